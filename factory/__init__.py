@@ -1,0 +1,3 @@
+"""The world factory: seed → spec → app → claims → tasks → bundles."""
+
+__version__ = "0.1.0"

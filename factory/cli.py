@@ -1,0 +1,127 @@
+"""Command line: `python -m factory world|check|serve|bench ...` (the Makefile calls these)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from factory.errors import FactoryError
+
+console = Console(stderr=True, highlight=False)
+
+
+def _world(args: argparse.Namespace) -> int:
+    from factory.world import build_world
+
+    with console.status(f"building {args.seed} ...") as status:
+        def progress(message: str) -> None:
+            console.print(f"  [dim]·[/dim] {message}")
+            status.update(message)
+
+        result = build_world(args.seed, args.out, progress=progress, frontend=not args.no_frontend)
+    m = result.manifest
+    total = sum(result.seconds.values())
+    console.print(f"[green]world:[/green] {m.world} built in {total:.1f}s → {result.path}")
+    console.print(f"  spec sha256 {m.spec_sha256[:16]}  seed db sha256 {m.seed_db_sha256[:16]}")
+    console.print(f"  {m.users} users, {m.entities} entities, {m.workflows} workflows, {sum(m.counts.values())} rows")
+    console.print(f"  frontend {result.path / 'app/frontend/dist'}  database {result.path / 'data/seed.db'}")
+    console.print(f"  serve it: make serve WORLD={result.path}")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from factory.builder import build_spec
+    from factory.seed.loader import load_seed
+
+    spec = build_spec(load_seed(args.seed))
+    rows = sum(len(r) for r in spec.seed_plan.rows.values())
+    console.print(f"[green]ok[/green] {args.seed}: {len(spec.entities) - 1} entities, {len(spec.workflows)} workflows, "
+                  f"{len(spec.users)} users, {rows} planned rows, {len(spec.storyline)} storyline events")
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from factory.spec.model import Spec
+    from factory.world import open_world
+
+    root = open_world(args.world).resolve()
+    spec = Spec.model_validate_json((root / "spec.json").read_text())
+    run = root / "run"
+    run.mkdir(exist_ok=True)
+    db = run / "app.db"
+    if args.fresh or not db.exists():
+        for leftover in run.glob("app.db*"):
+            leftover.unlink()
+        shutil.copyfile(root / "data" / "seed.db", db)  # never serve the seed database itself
+    table = Table(title=f"{spec.title} — http://{args.host}:{args.port}/")
+    for column in ("username", "password", "name"):
+        table.add_column(column)
+    for user in spec.users[: args.show_users]:
+        table.add_row(user.username, user.password, user.name)
+    console.print(table)
+    if len(spec.users) > args.show_users:
+        console.print(f"  … and {len(spec.users) - args.show_users} more in {root / 'README.md'}")
+    console.print(f"serving [bold]http://{args.host}:{args.port}/[/bold] (database {db}); Ctrl-C stops")
+    command = [sys.executable, "-m", "backend.app", "--host", args.host, "--port", str(args.port), "--db", str(db)]
+    if args.user:
+        command += ["--user", args.user]
+    try:
+        return subprocess.call(command, cwd=root / "app")
+    except KeyboardInterrupt:
+        return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from factory.bench import run_benchmarks
+
+    run_benchmarks(args.seeds, Path(args.output), repeats=args.repeats, console=console)
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="factory", description="A factory of verified worlds")
+    p.add_argument("-v", "--verbose", action="store_true")
+    sub = p.add_subparsers(dest="command", required=True)
+    w = sub.add_parser("world", help="build a world from a seed")
+    w.add_argument("seed")
+    w.add_argument("--out", default="worlds", help="directory holding worlds (default: worlds)")
+    w.add_argument("--no-frontend", action="store_true", help="skip the React build (backend-only tests)")
+    w.set_defaults(run=_world)
+    c = sub.add_parser("check", help="validate a seed and type-check its expressions, writing nothing")
+    c.add_argument("seed")
+    c.set_defaults(run=_check)
+    s = sub.add_parser("serve", help="serve a built world on localhost")
+    s.add_argument("world")
+    s.add_argument("--host", default="127.0.0.1")
+    s.add_argument("--port", type=int, default=8000)
+    s.add_argument("--user", default=None, help="act as this user when no one is logged in")
+    s.add_argument("--fresh", action="store_true", help="start from a fresh copy of the seed database")
+    s.add_argument("--show-users", type=int, default=8)
+    s.set_defaults(run=_serve)
+    b = sub.add_parser("bench", help="run the benchmarks and write bench/results.json")
+    b.add_argument("--seeds", nargs="*", default=None)
+    b.add_argument("--output", default="bench/results.json")
+    b.add_argument("--repeats", type=int, default=3)
+    b.set_defaults(run=_bench)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return int(args.run(args))
+    except FactoryError as exc:
+        console.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+        return exc.exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,140 @@
+"""Backend compiler: spec → FastAPI + SQLModel package `app/backend/`, plus its seed plan."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from factory.compiler.render import render
+from factory.spec import naming
+from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, Spec, WorkflowSpec
+
+_STATIC = ["runtime.py", "deps.py"]
+
+
+def render_backend(spec: Spec, app_dir: Path, spec_hash: str) -> list[Path]:
+    """Write every backend file for `spec` under `app_dir/backend`; return the paths written."""
+    out = app_dir / "backend"
+    entities = [e for e in spec.entities if not e.builtin]
+    models = ", ".join(["User"] + [e.model for e in entities])
+    base = {"title": spec.title, "world": spec.world, "today": spec.today, "spec_hash": spec_hash,
+            "model_imports": models, "random_seed": spec.random_seed, "secret": f"{spec.world}:{spec_hash[:16]}"}
+    entity_ctx = [_entity(e) for e in entities]
+    workflow_ctx = [_workflow(w, spec) for w in spec.workflows]
+    written = [
+        render("backend/runtime.py.j2", base, spec_hash, out / "runtime.py"),
+        render("backend/deps.py.j2", base, spec_hash, out / "deps.py"),
+        render("backend/models.py.j2", {**base, "entities": entity_ctx}, spec_hash, out / "models.py"),
+        render("backend/schema.py.j2", {**base, "entities": entity_ctx}, spec_hash, out / "schema.py"),
+        render("backend/workflows.py.j2", {**base, "workflows": workflow_ctx}, spec_hash, out / "workflows.py"),
+        render("backend/router_auth.py.j2", base, spec_hash, out / "routers" / "auth.py"),
+        render("backend/router_workflows.py.j2", {**base, "workflows": [w for w in workflow_ctx if not w["system"]]},
+               spec_hash, out / "routers" / "workflows.py"),
+        render("backend/app.py.j2", base, spec_hash, out / "app.py"),
+    ]
+    for e in entity_ctx:
+        written.append(render("backend/router_entity.py.j2", {**base, "e": e}, spec_hash, out / "routers" / f"{e['name']}.py"))
+    written.append(render("backend/routers_init.py.j2", {**base, "modules": ["auth", *[e["name"] for e in entity_ctx], "workflows"]},
+                          spec_hash, out / "routers" / "__init__.py"))
+    written.append(render("backend/package_init.py.j2", base, spec_hash, out / "__init__.py"))
+    timeline = sorted(((d, i, s.name, s.workflow) for i, s in enumerate(spec.storyline) for d in s.dates))
+    written.append(render("backend/seed.py.j2", {
+        **base, "storyline": spec.storyline, "timeline": repr([(d, n, w) for d, _, n, w in timeline]),
+        "chances": repr({s.name: s.chance for s in spec.storyline}),
+        "models_map": "{" + ", ".join(f"{e.name!r}: {e.model}" for e in entities) + "}",
+    }, spec_hash, out / "seed.py"))
+    plan = {"users": [u.model_dump() for u in spec.users], "rows": spec.seed_plan.rows}
+    plan_path = out / "seed_plan.json"
+    plan_path.write_text(json.dumps(plan, indent=1) + "\n")  # key order = insertion order
+    written.append(plan_path)
+    return written
+
+
+def _annotation(f: FieldSpec | ParamSpec) -> str:
+    py = {"date": "dt.date", "datetime": "dt.datetime"}.get(f.py_type, f.py_type)
+    return py if f.required else f"{py} | None"
+
+
+def _rule(f: FieldSpec | ParamSpec) -> str:
+    """A `Rule(...)` literal; money bounds become cents."""
+    scale = 100 if f.type == "money" else 1
+    lo = None if f.min is None else round(f.min * scale)
+    hi = None if f.max is None else round(f.max * scale)
+    values = None if f.values is None else tuple(f.values)
+    kind = f.type if f.type != "enum" else "enum"
+    return (f"Rule({f.label!r}, {kind!r}, required={f.required}, min={lo!r}, max={hi!r}, "
+            f"max_length={f.max_length!r}, values={values!r})")
+
+
+def _entity(e: EntitySpec) -> dict[str, Any]:
+    columns = []
+    for f in e.fields:
+        args: list[str] = []
+        if not f.required:
+            args.append("default=None")
+        elif f.default is not None:
+            args.append(f"default={_default_code(f, f.default)}")
+        if f.ref is not None:
+            args.append(f"foreign_key='{f.ref}.id'")
+            args.append("index=True")
+        if f.unique:
+            args.append("unique=True")
+        if f.max_length is not None:
+            args.append(f"max_length={f.max_length}")
+        columns.append({"name": f.name, "column": f.column, "annotation": _annotation(f), "ref": f.ref,
+                        "optional_annotation": _annotation(f).removesuffix(" | None") + " | None",
+                        "required": f.required, "field_args": ", ".join(args), "rule": _rule(f), "editable": f.editable})
+    editable = [c for c in columns if c["editable"] and c["column"] not in {f"{o}_id" for o in e.owner_fields}]
+    query_params: list[str] = []
+    for flt in e.filters:
+        if flt.kind in ("range", "date_range"):
+            query_params += [f"{flt.param}_min", f"{flt.param}_max"]
+        else:
+            query_params.append(flt.param)
+    return {
+        "name": e.name, "label": e.label, "plural": e.plural, "plural_name": naming.plural(e.name), "path": e.path,
+        "model": e.model, "table": e.table, "columns": columns, "editable": editable,
+        "editable_columns": repr(tuple(c["column"] for c in editable)),
+        "owners": repr(tuple(f"{o}_id" for o in e.owner_fields)), "public": e.visibility == "public",
+        "display": e.display, "refs": repr({f.column: f.ref for f in e.fields if f.ref}),
+        "search": repr(tuple(e.search_fields)), "filters": [{"column": next(f.column for f in e.fields if f.name == flt.field),
+                                                             "param": flt.param, "kind": flt.kind,
+                                                             "parent": _parent_column(e, flt.parent)} for flt in e.filters],
+        "sortable": repr(tuple(e.sort_fields)), "default_sort": e.default_sort, "page_size": e.page_size,
+        "operations": e.operations, "query_params": query_params,
+    }
+
+
+def _parent_column(e: EntitySpec, parent: str | None) -> str | None:
+    if parent is None:
+        return None
+    return next(f.column for f in e.fields if f.name == parent)
+
+
+def _default_code(f: FieldSpec | ParamSpec, value: Any) -> str:
+    if f.type == "money":
+        return repr(round(float(value) * 100))
+    if f.type == "date":
+        return f"dt.date.fromisoformat({str(value)!r})"
+    return repr(value)
+
+
+def _workflow(w: WorkflowSpec, spec: Spec) -> dict[str, Any]:
+    models = {e.name: e.model for e in spec.entities}
+    params = []
+    for p in w.params:
+        annotation = _annotation(p)
+        default = None
+        if p.default is not None:
+            default = _default_code(p, p.default)
+        elif not p.required:
+            default = "None"
+        params.append({"name": p.name, "var": p.var, "annotation": annotation, "default_code": default, "rule": _rule(p),
+                       "ref": p.ref, "model": models.get(p.ref or ""), "where_py": p.where_py})
+    return {
+        "name": w.name, "label": w.label, "description": w.description.replace('"""', "'''"), "system": w.system,
+        "params_class": naming.class_name(w.name) + "Params", "params": params,
+        "preconditions": w.preconditions, "effects": w.effects, "success": w.success,
+        "refs": repr({p.name: p.ref for p in w.params if p.ref}), "ref_params": [p for p in params if p["ref"]],
+    }

@@ -1,0 +1,79 @@
+"""The world manifest: machine-readable state of a world (see DESIGN.md, "Machine-readable results")."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MANIFEST_VERSION = 1
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ClaimsSummary(Strict):
+    total: int = 0
+    passed: int = 0
+    rounds: int = 0
+
+
+class TasksByType(Strict):
+    read: int = 0
+    write: int = 0
+    read_write: int = 0
+
+
+class TasksSummary(Strict):
+    drafted: int = 0
+    accepted: int = 0
+    by_type: TasksByType = Field(default_factory=TasksByType)
+
+
+class Manifest(Strict):
+    """What a world holds and how far it has been proven."""
+
+    schema_version: int = MANIFEST_VERSION
+    world: str
+    title: str
+    factory_version: str
+    seed_sha256: str
+    spec_sha256: str
+    seed_db_sha256: str
+    stages: list[str] = Field(description="stages completed, in order")
+    counts: dict[str, int] = Field(description="rows per table in the seed database")
+    users: int
+    entities: int
+    workflows: int
+    pages: int
+    routes: int
+    storyline: dict[str, int] = Field(description="storyline occurrences ran / rejected / skipped")
+    claims: ClaimsSummary = Field(default_factory=ClaimsSummary)
+    tasks: TasksSummary = Field(default_factory=TasksSummary)
+    gates: dict[str, int] = Field(default_factory=dict)
+    build_seconds: dict[str, float] = Field(default_factory=dict, description="wall time per stage (not hashed)")
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 16), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def write_manifest(path: Path, manifest: Manifest) -> None:
+    path.write_text(json.dumps(manifest.model_dump(mode="json"), indent=2, sort_keys=True) + "\n")
+
+
+def read_manifest(path: Path) -> Manifest:
+    return Manifest.model_validate(json.loads(path.read_text()))
+
+
+def manifest_fields() -> dict[str, Any]:
+    """The manifest's JSON Schema (for documentation and checks)."""
+    return Manifest.model_json_schema()

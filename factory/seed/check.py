@@ -1,0 +1,136 @@
+"""Structural checks of a seed that a JSON Schema cannot express (names, references, cycles).
+
+Expressions are checked later, by the builder, which type-checks them as it compiles them.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from collections.abc import Iterable
+
+from factory.seed.loader import LoadedSeed
+from factory.seed.model import EntityDef
+
+USER_FIELDS = ("username", "name", "email")
+RESERVED = {"id", "label", "me", "user", "metadata", "model_config", "today", "ctx", "session"}
+_TEMPLATE_FIELD = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
+
+
+def check_structure(loaded: LoadedSeed) -> None:
+    """Raise the first structural problem of the seed as a located SeedError."""
+    seed = loaded.seed
+    _unique(loaded, ("users", "accounts"), [u.username for u in seed.users.accounts], "username")
+    _unique(loaded, ("entities",), [e.name for e in seed.entities], "entity")
+    _unique(loaded, ("workflows",), [w.name for w in seed.workflows], "workflow")
+    _unique(loaded, ("tasks",), [t.name for t in seed.tasks], "task intent")
+    _unique(loaded, ("storyline",), [s.name for s in seed.storyline], "storyline event")
+    entities = {e.name: e for e in seed.entities}
+    for ei, entity in enumerate(seed.entities):
+        _check_entity(loaded, ei, entity, entities)
+    _check_cycles(loaded, entities)
+    workflows = {w.name for w in seed.workflows}
+    for wi, wf in enumerate(seed.workflows):
+        _unique(loaded, ("workflows", wi, "params"), [p.name for p in wf.params], "parameter")
+        params = {p.name: p for p in wf.params}
+        for pi, param in enumerate(wf.params):
+            where = ("workflows", wi, "params", pi)
+            _check_name(loaded, where + ("name",), param.name)
+            _check_typed(loaded, where, param.type, param.to, param.values, entities)
+            if param.range_end is not None:
+                end = params.get(param.range_end)
+                if end is None or end.type != param.type or param.type not in ("date", "datetime"):
+                    raise loaded.error(where + ("range_end",), f"{param.range_end!r} must be another date parameter of {wf.name}")
+        if wf.subject is not None:
+            subject = params.get(wf.subject)
+            if subject is None or subject.type != "reference":
+                raise loaded.error(("workflows", wi, "subject"), f"{wf.subject!r} is not a reference parameter of {wf.name}")
+    for ti, task in enumerate(seed.tasks):
+        if task.workflow is not None and task.workflow not in workflows:
+            raise loaded.error(("tasks", ti, "workflow"), f"unknown workflow {task.workflow!r}")
+    for si, event in enumerate(seed.storyline):
+        if event.workflow not in workflows:
+            raise loaded.error(("storyline", si, "workflow"), f"unknown workflow {event.workflow!r}")
+        if event.until is not None and event.until < event.start:
+            raise loaded.error(("storyline", si, "until"), "ends before it starts")
+
+
+def _unique(loaded: LoadedSeed, path: tuple, names: Iterable[str], what: str) -> None:
+    seen: set[str] = set()
+    for index, name in enumerate(names):
+        if name in seen:
+            raise loaded.error(path + (index, "name" if what != "username" else "username"), f"duplicate {what} name {name!r}")
+        seen.add(name)
+
+
+def _check_name(loaded: LoadedSeed, path: tuple, name: str) -> None:
+    if keyword.iskeyword(name) or name in RESERVED:
+        raise loaded.error(path, f"{name!r} is reserved; choose another name")
+
+
+def _check_typed(loaded: LoadedSeed, path: tuple, kind: str, to: str | None, values: list[str] | None,
+                 entities: dict[str, EntityDef]) -> None:
+    if kind == "reference":
+        if to is None:
+            raise loaded.error(path + ("type",), "a reference needs `to: <entity>`")
+        if to != "user" and to not in entities:
+            known = ", ".join(["user", *sorted(entities)])
+            raise loaded.error(path + ("to",), f"reference to missing entity {to!r} (entities: {known})")
+    elif to is not None:
+        raise loaded.error(path + ("to",), f"`to` only applies to references, not {kind}")
+    if kind == "enum" and not values:
+        raise loaded.error(path + ("type",), "an enum needs `values: [...]`")
+    if kind != "enum" and values is not None:
+        raise loaded.error(path + ("values",), f"`values` only applies to enums, not {kind}")
+
+
+def _check_entity(loaded: LoadedSeed, ei: int, entity: EntityDef, entities: dict[str, EntityDef]) -> None:
+    base = ("entities", ei)
+    if entity.name == "user":
+        raise loaded.error(base + ("name",), "'user' is built in; add people under `users:`")
+    _check_name(loaded, base + ("name",), entity.name)
+    _unique(loaded, base + ("fields",), [f.name for f in entity.fields], "field")
+    fields = {f.name: f for f in entity.fields}
+    for fi, field in enumerate(entity.fields):
+        where = base + ("fields", fi)
+        _check_name(loaded, where + ("name",), field.name)
+        _check_typed(loaded, where, field.type, field.to, field.values, entities)
+        if field.filter_parent is not None:
+            parent = fields.get(field.filter_parent)
+            if parent is None or not parent.filter:
+                raise loaded.error(where + ("filter_parent",), f"{field.filter_parent!r} is not a filter field of {entity.name}")
+    for oi, owner in enumerate(entity.owner):
+        field = fields.get(owner)
+        if field is None or field.type != "reference" or field.to != "user":
+            raise loaded.error(base + ("owner", oi), f"owner {owner!r} must be a reference-to-user field of {entity.name}")
+    display_fields = _TEMPLATE_FIELD.findall(entity.display) if "{" in entity.display else [entity.display]
+    for name in display_fields:
+        if name not in fields:
+            raise loaded.error(base + ("display",), f"display names unknown field {name!r}")
+    if entity.sort is not None and entity.sort.lstrip("-") not in fields:
+        raise loaded.error(base + ("sort",), f"sort names unknown field {entity.sort.lstrip('-')!r}")
+    if entity.visibility == "owner" and not entity.owner:
+        raise loaded.error(base + ("owner",), "an entity with owner visibility needs owner fields (or visibility: public)")
+
+
+def _check_cycles(loaded: LoadedSeed, entities: dict[str, EntityDef]) -> None:
+    """Required references must form no cycle, or no row could ever be created first."""
+    edges = {name: [(fi, f.to) for fi, f in enumerate(e.fields) if f.type == "reference" and f.required and f.to != "user"]
+             for name, e in entities.items()}
+    state: dict[str, int] = {}
+    order = list(entities)
+
+    def visit(name: str, trail: list[str]) -> None:
+        state[name] = 1
+        for fi, target in edges[name]:
+            if state.get(target or "") == 1:
+                cycle = " → ".join(trail[trail.index(target):] + [target]) if target in trail else f"{name} → {target}"
+                ei = order.index(name)
+                raise loaded.error(("entities", ei, "fields", fi, "to"), f"required reference cycle {cycle}; make one of them `required: false`")
+            if state.get(target or "") is None and target in edges:
+                visit(target, trail + [target])
+        state[name] = 2
+
+    for name in order:
+        if name not in state:
+            visit(name, [name])

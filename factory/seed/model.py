@@ -1,0 +1,199 @@
+"""The seed: the short hand-written description of a world, as strict pydantic models.
+
+The JSON Schema shipped in `schema.json` is generated from these models
+(`python -m factory.seed.schema`), so the file and the models cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+FieldType = Literal[
+    "string", "text", "int", "money", "date", "datetime", "enum", "bool", "email", "reference"
+]
+Identifier = Field(pattern=r"^[a-z][a-z0-9_]*$", max_length=40)
+Operation = Literal["list", "read", "create", "update", "delete"]
+Capability = Literal[
+    "date_picker", "date_range_picker", "nested_filters", "pagination", "search", "sort",
+    "modal_confirm", "number_stepper", "money_input", "select", "textarea", "toast",
+]
+
+
+class Strict(BaseModel):
+    """Base for seed models: unknown keys are errors, not silently ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class GenRule(Strict):
+    """How the seed-data plan fills one field (all optional; type-based defaults otherwise)."""
+
+    faker: str | None = Field(None, description="Faker provider, e.g. 'company' or 'city'")
+    choices: list[Any] | None = Field(None, description="pick uniformly among these values")
+    weights: list[float] | None = Field(None, description="weights for `choices`")
+    min: float | None = None
+    max: float | None = None
+    days_from: int | None = Field(None, description="dates: earliest offset from `today` in days")
+    days_to: int | None = Field(None, description="dates: latest offset from `today` in days")
+    template: str | None = Field(None, description="format string over earlier fields, {n} is the row number")
+    same_owner: bool = Field(True, description="references: pick a row with the same owner")
+    null_rate: float = Field(0.0, ge=0, le=1, description="share of rows left empty (optional fields)")
+    copy_from: str | None = Field(None, description="copy from a referenced row: '<reference field>.<its field>'")
+
+
+class FieldDef(Strict):
+    """A typed field of an entity."""
+
+    name: str = Identifier
+    type: FieldType
+    label: str | None = None
+    required: bool = True
+    unique: bool = False
+    to: str | None = Field(None, description="references: the target entity")
+    values: list[str] | None = Field(None, description="enums: the allowed values")
+    min: float | None = None
+    max: float | None = None
+    max_length: int | None = None
+    default: Any = None
+    searchable: bool = Field(False, description="matched by the list page's search box")
+    filter: bool = Field(False, description="offered as a filter on the list page")
+    filter_parent: str | None = Field(None, description="nested filters: the field whose value narrows this filter's options")
+    filter_group: str | None = Field(None, description="nested filters: the panel section holding this filter")
+    editable: bool = Field(True, description="offered in create/update forms")
+    hidden: bool = Field(False, description="never shown in lists")
+    gen: GenRule | None = None
+
+
+class SeedRule(Strict):
+    """How many rows the seed-data plan makes, and explicit rows."""
+
+    per_user: int | None = Field(None, ge=0, description="rows per user (owned entities)")
+    per_user_max: int | None = Field(None, ge=0, description="with per_user: a random count in [per_user, per_user_max]")
+    count: int | None = Field(None, ge=0, description="rows in total")
+    rows: list[dict[str, Any]] = Field(default_factory=list, description="explicit rows, made first")
+
+
+class EntityDef(Strict):
+    """A kind of record the app stores, lists and shows."""
+
+    name: str = Identifier
+    label: str | None = None
+    plural: str | None = None
+    display: str = Field(..., description="label of a row: a field name or a '{field} …' template")
+    owner: list[str] = Field(default_factory=list, description="reference-to-user fields; a row is visible to each of them")
+    visibility: Literal["owner", "public"] = Field("owner", description="public: every logged-in user can read")
+    operations: list[Operation] = Field(default_factory=lambda: ["list", "read"])
+    fields: list[FieldDef]
+    sort: str | None = Field(None, description="default sort, e.g. '-posted_on'")
+    page_size: int = Field(10, ge=1, le=100)
+    nav: bool = True
+    seed: SeedRule = Field(default_factory=SeedRule)
+
+
+class ParamDef(Strict):
+    """A workflow parameter: a form field in the UI, a JSON key in the API."""
+
+    name: str = Identifier
+    type: FieldType
+    label: str | None = None
+    required: bool = True
+    to: str | None = None
+    values: list[str] | None = None
+    min: float | None = None
+    max: float | None = None
+    max_length: int | None = None
+    default: Any = None
+    range_end: str | None = Field(None, description="dates: the parameter holding the end of a range picked with this one")
+    where: str | None = Field(None, description="references: an expression over `it` limiting the offered rows")
+
+
+class Precondition(Strict):
+    """A check a workflow makes before it acts, with the message a user sees when it fails."""
+
+    check: str
+    message: str
+
+
+class Effect(Strict):
+    """One change a workflow makes: set a field, create a row, or delete a row."""
+
+    set: str | None = Field(None, description="'param.field' to assign")
+    to: str | None = Field(None, description="with set: the new value (an expression)")
+    create: str | None = Field(None, description="entity to create a row of")
+    values: dict[str, str] | None = Field(None, description="with create: field → expression")
+    delete: str | None = Field(None, description="reference parameter whose row is deleted")
+
+
+class WorkflowDef(Strict):
+    """A user action with parameters, preconditions and effects, applied in one transaction."""
+
+    name: str = Identifier
+    label: str
+    description: str | None = None
+    subject: str | None = Field(None, description="reference parameter naming the row acted on; puts a button on its detail page")
+    params: list[ParamDef] = Field(default_factory=list)
+    preconditions: list[Precondition] = Field(default_factory=list)
+    effects: list[Effect]
+    confirm: str | None = Field(None, description="ask for confirmation in a modal with this text")
+    success: str = "Done"
+    system: bool = Field(False, description="storyline-only: no endpoint, no form")
+
+
+class UserDef(Strict):
+    """A hand-written persona."""
+
+    username: str = Identifier
+    name: str
+    email: str | None = None
+    password: str | None = None
+    persona: str | None = None
+
+
+class UsersDef(Strict):
+    """Hand-written personas plus generated users."""
+
+    accounts: list[UserDef] = Field(default_factory=list)
+    generate: int = Field(0, ge=0, le=500)
+
+
+class TaskIntent(Strict):
+    """A kind of task users ask for, with phrasings whose {slots} name entities or values."""
+
+    name: str = Identifier
+    kind: Literal["read", "write", "read_write"]
+    workflow: str | None = None
+    phrasings: list[str] = Field(min_length=1)
+    slots: dict[str, str] = Field(default_factory=dict, description="slot → what fills it")
+
+
+class StoryEvent(Strict):
+    """A dated, possibly repeating event that runs a workflow to build history."""
+
+    name: str = Identifier
+    workflow: str
+    start: dt.date
+    every: Literal["day", "week", "month"] | None = None
+    until: dt.date | None = Field(None, description="default: the seed's today")
+    for_each: str | None = Field(None, description="'x in entity [where cond]': run once per matching row")
+    actor: str = Field(..., description="expression giving the acting user")
+    params: dict[str, str] = Field(default_factory=dict)
+    chance: float = Field(1.0, gt=0, le=1, description="probability each occurrence happens")
+
+
+class Seed(Strict):
+    """A whole seed file."""
+
+    world: str = Field(pattern=r"^[a-z][a-z0-9_-]*$", max_length=40)
+    title: str
+    scenario: str
+    today: dt.date
+    random_seed: int = 7
+    users: UsersDef
+    entities: list[EntityDef] = Field(min_length=1)
+    workflows: list[WorkflowDef] = Field(default_factory=list)
+    tasks: list[TaskIntent] = Field(default_factory=list)
+    capabilities: list[Capability] = Field(default_factory=list)
+    storyline: list[StoryEvent] = Field(default_factory=list)

@@ -1,0 +1,1 @@
+"""The spec: the builder's full, versioned expansion of a seed."""

@@ -1,0 +1,217 @@
+"""Spec models: everything the compiler, claims and tasks derive from, written as `spec.json`.
+
+Pure data, no I/O. `schema_version` changes whenever a field's meaning changes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+
+Widget = Literal[
+    "text", "textarea", "email", "number", "money", "date", "datetime", "select", "checkbox",
+    "reference", "date_range",
+]
+
+
+class Strict(BaseModel):
+    """Base for spec models: unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class FieldSpec(Strict):
+    """A stored field: its column, API key, type and how the UI shows and edits it."""
+
+    name: str
+    column: str = Field(description="database column and API key (`<name>_id` for references)")
+    label: str
+    type: str = Field(description="seed field type")
+    py_type: str = Field(description="Python annotation in the generated models")
+    required: bool
+    unique: bool
+    ref: str | None = None
+    values: list[str] | None = None
+    min: float | None = Field(None, description="lower bound (money in major units)")
+    max: float | None = None
+    max_length: int | None = None
+    default: Any = None
+    widget: Widget
+    editable: bool
+    in_list: bool
+
+
+class FilterSpec(Strict):
+    """A list-page filter; `parent` makes it nested (its options narrow with the parent's value)."""
+
+    field: str
+    param: str = Field(description="query parameter name (ranges add `_min`/`_max`)")
+    label: str
+    kind: Literal["select", "reference", "range", "date_range", "bool"]
+    group: str
+    parent: str | None = None
+
+
+class EntitySpec(Strict):
+    """A stored entity with everything the backend and the list/detail pages need."""
+
+    name: str
+    label: str
+    plural: str
+    path: str = Field(description="URL segment of its pages and API routes")
+    model: str = Field(description="SQLModel class name")
+    table: str
+    display: str = Field(description="label template over field names")
+    display_fields: list[str]
+    owner_fields: list[str]
+    visibility: Literal["owner", "public"]
+    operations: list[str]
+    fields: list[FieldSpec]
+    search_fields: list[str]
+    filters: list[FilterSpec]
+    sort_fields: list[str]
+    default_sort: str
+    page_size: int
+    nav: bool
+    builtin: bool = False
+
+
+class ParamSpec(Strict):
+    """A workflow parameter: JSON key, form widget and validation bounds."""
+
+    name: str
+    var: str = Field(description="Python variable name in generated code")
+    label: str
+    type: str
+    py_type: str
+    required: bool
+    ref: str | None = None
+    values: list[str] | None = None
+    min: float | None = None
+    max: float | None = None
+    max_length: int | None = None
+    default: Any = None
+    widget: Widget
+    range_end: str | None = None
+    range_of: str | None = Field(None, description="set on the end parameter of a date range")
+    where_py: str | None = Field(None, description="compiled option filter (SQL context, row model `it`)")
+
+
+class CheckSpec(Strict):
+    """A compiled precondition."""
+
+    id: str
+    source: str
+    message: str
+    python: str
+
+
+class EffectSpec(Strict):
+    """A compiled effect: a readable Python statement block plus what it touches."""
+
+    kind: Literal["set", "create", "delete"]
+    source: str
+    entity: str
+    field: str | None = None
+    python: list[str]
+
+
+class WorkflowSpec(Strict):
+    """A workflow with compiled preconditions and effects, its endpoint and its form."""
+
+    name: str
+    label: str
+    description: str
+    subject: str | None
+    subject_entity: str | None
+    params: list[ParamSpec]
+    preconditions: list[CheckSpec]
+    effects: list[EffectSpec]
+    confirm: str | None
+    success: str
+    system: bool
+    path: str
+    operation_id: str
+    form_path: str | None
+
+
+class PageSpec(Strict):
+    """A frontend page."""
+
+    id: str
+    path: str
+    kind: Literal["login", "home", "list", "detail", "form"]
+    title: str
+    entity: str | None = None
+    workflow: str | None = None
+    nav: bool = False
+
+
+class RouteSpec(Strict):
+    """An API route with a stable operation id."""
+
+    method: Literal["GET", "POST", "PATCH", "DELETE"]
+    path: str
+    operation_id: str
+    auth: bool
+    kind: str
+    entity: str | None = None
+    workflow: str | None = None
+
+
+class UserSpec(Strict):
+    """A user account of the world."""
+
+    id: int
+    username: str
+    name: str
+    email: str
+    password: str
+    persona: str
+
+
+class StorySpec(Strict):
+    """A compiled storyline event."""
+
+    name: str
+    workflow: str
+    dates: list[str]
+    rows_py: str | None = Field(None, description="compiled row selector")
+    row_var: str | None = None
+    actor_py: str
+    params_py: dict[str, str]
+    chance: float
+
+
+class SeedPlan(Strict):
+    """Base rows per entity (in insertion order), before the storyline runs."""
+
+    rows: dict[str, list[dict[str, Any]]]
+
+
+class Spec(Strict):
+    """The whole spec."""
+
+    schema_version: int = SCHEMA_VERSION
+    factory_version: str
+    seed_sha256: str
+    world: str
+    title: str
+    scenario: str
+    today: str
+    random_seed: int
+    users: list[UserSpec]
+    entities: list[EntitySpec]
+    workflows: list[WorkflowSpec]
+    pages: list[PageSpec]
+    routes: list[RouteSpec]
+    storyline: list[StorySpec]
+    capabilities: list[str]
+    task_intents: list[dict[str, Any]]
+    seed_plan: SeedPlan
+
+    def entity(self, name: str) -> EntitySpec:
+        return next(e for e in self.entities if e.name == name)

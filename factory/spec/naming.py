@@ -1,0 +1,40 @@
+"""Naming rules shared by the builder: plurals, labels, paths, class names, safe variables."""
+
+from __future__ import annotations
+
+import builtins
+import keyword
+
+# Names the generated code uses itself; a parameter with one of these names gets a trailing _.
+_TAKEN = {"session", "ctx", "select", "func", "and_", "or_", "not_", "timedelta", "created", "row", "params"}
+
+
+def plural(name: str) -> str:
+    """English plural of a snake_case noun (last word only)."""
+    if name.endswith("y") and not name.endswith(("ay", "ey", "oy", "uy")):
+        return name[:-1] + "ies"
+    if name.endswith(("s", "x", "ch", "sh")):
+        return name + "es"
+    return name + "s"
+
+
+def title(name: str) -> str:
+    """`scheduled_payment` → `Scheduled payment`."""
+    words = name.replace("_", " ").strip()
+    return words[:1].upper() + words[1:]
+
+
+def kebab(name: str) -> str:
+    return name.replace("_", "-")
+
+
+def class_name(name: str) -> str:
+    """`scheduled_payment` → `ScheduledPayment`."""
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+def py_var(name: str) -> str:
+    """A Python variable for an expression name that cannot clash with generated code."""
+    if keyword.iskeyword(name) or name in _TAKEN or hasattr(builtins, name):
+        return name + "_"
+    return name

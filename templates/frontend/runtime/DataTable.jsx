@@ -1,0 +1,66 @@
+/** The list table: a label column linking to each row, sortable headers, clickable rows. */
+import { Link, fillPath, navigate } from "./router.jsx";
+import { Value } from "./Value.jsx";
+
+/** `sort` is `col` or `-col`; clicking a column sorts ascending, clicking again descending. */
+export function nextSort(sort, key) {
+  return sort === key ? `-${key}` : key;
+}
+
+function SortHeader({ header, sortKey, sort, onSort }) {
+  if (!sortKey) return <th scope="col">{header}</th>;
+  const active = sort === sortKey || sort === `-${sortKey}`;
+  const descending = sort === `-${sortKey}`;
+  return (
+    <th scope="col" aria-sort={active ? (descending ? "descending" : "ascending") : "none"}>
+      <button type="button" className={active ? "sort-btn active" : "sort-btn"} onClick={() => onSort(nextSort(sort, sortKey))}>
+        {header}
+        <span className="sort-icon" aria-hidden="true">{active ? (descending ? "▼" : "▲") : "↕"}</span>
+      </button>
+    </th>
+  );
+}
+
+export function DataTable({ entity, rows, sort, onSort }) {
+  const fields = Object.fromEntries(entity.fields.map((field) => [field.name, field]));
+  const { label, columns } = entity.table;
+  return (
+    <div className="table-wrap">
+      <table className="table" data-testid={`list-${entity.name}`}>
+        <thead>
+          <tr>
+            <SortHeader header={label.header} sortKey={label.sortKey} sort={sort} onSort={onSort} />
+            {columns.map((column) => (
+              <SortHeader key={column.name} header={fields[column.name].label} sortKey={column.sortKey} sort={sort} onSort={onSort} />
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.length === 0 && (
+            <tr className="row-empty">
+              <td colSpan={columns.length + 1}>
+                <div className="empty-title">No {entity.plural.toLowerCase()} found</div>
+                <div className="muted">Try a different search or clear the filters.</div>
+              </td>
+            </tr>
+          )}
+          {rows.map((row) => {
+            const href = fillPath(entity.detailHref, { id: row.id });
+            return (
+              <tr key={row.id} data-testid={`row-${entity.name}-${row.id}`} className="row-link" onClick={() => navigate(href)}>
+                <td className="cell-label">
+                  <Link to={href} onClick={(e) => e.stopPropagation()}>{row.label}</Link>
+                </td>
+                {columns.map((column) => (
+                  <td key={column.name}>
+                    <Value field={fields[column.name]} row={row} />
+                  </td>
+                ))}
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,103 @@
+/** One row: every field formatted, its workflows as action buttons, edit and delete when allowed. */
+import { useEffect, useState } from "react";
+import { api, withQuery } from "./api.js";
+import { EntityForm } from "./EntityForm.jsx";
+import { ConfirmDialog } from "./Modal.jsx";
+import { Link, navigate } from "./router.jsx";
+import { useToast } from "./Toast.jsx";
+import { Value } from "./Value.jsx";
+
+function NotFound({ entity }) {
+  return (
+    <div className="page">
+      <div className="card empty">
+        <div className="empty-title">{entity.label} not found</div>
+        <p className="muted">It may have been removed, or it belongs to someone else.</p>
+        <Link className="btn" to={entity.listHref}>Back to {entity.plural.toLowerCase()}</Link>
+      </div>
+    </div>
+  );
+}
+
+export function DetailPage({ entity, id }) {
+  const [row, setRow] = useState(null);
+  const [error, setError] = useState(null);
+  const [editing, setEditing] = useState(false);
+  const [deleting, setDeleting] = useState(false);
+  const [reloads, setReloads] = useState(0);
+  const toast = useToast();
+
+  useEffect(() => {
+    let live = true;
+    api.get(`${entity.api}/${encodeURIComponent(id)}`)
+      .then((result) => live && setRow(result))
+      .catch((err) => live && setError(err));
+    return () => {
+      live = false;
+    };
+  }, [entity.api, id, reloads]);
+
+  if (error) return error.status === 404 ? <NotFound entity={entity} /> : (
+    <div className="page"><div className="card empty error-text" role="alert">{error.detail}</div></div>
+  );
+  if (!row) return <div className="page"><div className="card empty muted">Loading…</div></div>;
+
+  const remove = async () => {
+    try {
+      await api.del(`${entity.api}/${row.id}`);
+      toast.success(`${entity.label} deleted.`);
+      navigate(entity.listHref);
+    } catch (err) {
+      setDeleting(false);
+      toast.error(err.detail);
+    }
+  };
+
+  return (
+    <div className="page">
+      <div className="page-header">
+        <div>
+          <div className="breadcrumb"><Link to={entity.listHref}>{entity.plural}</Link> / #{row.id}</div>
+          <h1 className="page-title">{row.label}</h1>
+        </div>
+        <div className="actions">
+          {entity.actions.map((action) => (
+            <Link key={action.workflow} className="btn" data-testid={`action-${action.workflow}`} role="button"
+              to={withQuery(action.href, { [action.subjectParam]: row.id })}>
+              {action.label}
+            </Link>
+          ))}
+          {entity.canUpdate && !editing && (
+            <button type="button" className="btn" data-testid={`edit-${entity.name}`} onClick={() => setEditing(true)}>Edit</button>
+          )}
+          {entity.canDelete && (
+            <button type="button" className="btn btn-danger-outline" data-testid={`delete-${entity.name}`} onClick={() => setDeleting(true)}>
+              Delete
+            </button>
+          )}
+        </div>
+      </div>
+      {editing && (
+        <EntityForm entity={entity} row={row} onCancel={() => setEditing(false)}
+          onDone={() => {
+            setEditing(false);
+            setReloads((n) => n + 1);
+          }} />
+      )}
+      <section className="card" data-testid={`detail-${entity.name}`} aria-label={`${entity.label} details`}>
+        <dl className="details">
+          {entity.fields.map((field) => (
+            <div className="detail-item" key={field.name}>
+              <dt>{field.label}</dt>
+              <dd data-field={field.name}><Value field={field} row={row} /></dd>
+            </div>
+          ))}
+        </dl>
+      </section>
+      {deleting && (
+        <ConfirmDialog title={`Delete ${entity.label.toLowerCase()}`} danger
+          message={`Delete "${row.label}"? This cannot be undone.`} onConfirm={remove} onCancel={() => setDeleting(false)} />
+      )}
+    </div>
+  );
+}

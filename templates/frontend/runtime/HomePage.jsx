@@ -1,0 +1,55 @@
+/** The dashboard: a count card per navigable entity and quick links to every workflow form. */
+import { useEffect, useState } from "react";
+import { api, withQuery } from "./api.js";
+import { Link } from "./router.jsx";
+import { SPEC } from "../spec.gen.js";
+
+function CountCard({ entity }) {
+  const [total, setTotal] = useState(null);
+  useEffect(() => {
+    let live = true;
+    api.get(withQuery(entity.api, { page_size: 1 }))
+      .then((data) => live && setTotal(data.total))
+      .catch(() => live && setTotal("—"));
+    return () => {
+      live = false;
+    };
+  }, [entity.api]);
+  return (
+    <Link className="card stat-card" to={entity.listHref} data-testid={`stat-${entity.name}`}>
+      <span className="stat-label">{entity.plural}</span>
+      <span className="stat-value">{total ?? "…"}</span>
+      <span className="stat-link">View all →</span>
+    </Link>
+  );
+}
+
+export function HomePage({ user }) {
+  const entities = SPEC.nav.map((item) => SPEC.entities[item.entity]);
+  return (
+    <div className="page">
+      <div className="page-header">
+        <div>
+          <h1 className="page-title">Welcome back, {(user.name || user.username).split(" ")[0]}</h1>
+          <p className="page-subtitle">Here is what is in {SPEC.title} for you today.</p>
+        </div>
+      </div>
+      <div className="stat-grid">
+        {entities.map((entity) => <CountCard key={entity.name} entity={entity} />)}
+      </div>
+      {SPEC.actions.length > 0 && (
+        <section className="card">
+          <h2 className="card-title">Quick actions</h2>
+          <div className="quick-actions">
+            {SPEC.actions.map((action) => (
+              <Link key={action.workflow} className="quick-action" to={action.href}>
+                <span className="quick-action-label">{action.label}</span>
+                <span className="muted">{SPEC.workflows[action.workflow].description || "Open the form"}</span>
+              </Link>
+            ))}
+          </div>
+        </section>
+      )}
+    </div>
+  );
+}
