@@ -85,6 +85,14 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _setup(args: argparse.Namespace) -> int:
+    from factory.bootstrap import bootstrap
+
+    for what, where in bootstrap(chromium=not args.no_chromium).items():
+        console.print(f"  [green]✓[/green] {what}: {where}")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="factory", description="A factory of verified worlds")
     p.add_argument("-v", "--verbose", action="store_true")
@@ -105,6 +113,9 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--fresh", action="store_true", help="start from a fresh copy of the seed database")
     s.add_argument("--show-users", type=int, default=8)
     s.set_defaults(run=_serve)
+    u = sub.add_parser("setup", help="install the npm packages and Chromium the builds and tests need")
+    u.add_argument("--no-chromium", action="store_true")
+    u.set_defaults(run=_setup)
     b = sub.add_parser("bench", help="run the benchmarks and write bench/results.json")
     b.add_argument("--seeds", nargs="*", default=None)
     b.add_argument("--output", default="bench/results.json")

@@ -55,7 +55,6 @@ class Manifest(Strict):
     claims: ClaimsSummary = Field(default_factory=ClaimsSummary)
     tasks: TasksSummary = Field(default_factory=TasksSummary)
     gates: dict[str, int] = Field(default_factory=dict)
-    build_seconds: dict[str, float] = Field(default_factory=dict, description="wall time per stage (not hashed)")
 
 
 def sha256_file(path: Path) -> str:

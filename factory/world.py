@@ -133,8 +133,8 @@ def _assemble(seed_text: str, spec: Spec, root: Path, say: Progress, lap: Callab
         spec_sha256=spec_hash, seed_db_sha256=sha256_file(data / "seed.db"),
         stages=["builder", "compiler", "data"], counts=counts, users=len(spec.users),
         entities=len(spec.entities) - 1, workflows=len(spec.workflows), pages=len(spec.pages), routes=len(spec.routes),
-        storyline=stats, build_seconds=dict(timings),
-    )
+        storyline=stats,
+    )  # no timings here: the committed tree must be byte-identical for the same seed
     write_manifest(root / "manifest.json", manifest)
     render("world/README.md.j2", {"spec": spec, "manifest": manifest, "counts": counts}, spec_hash, root / "README.md")
     commit("manifest: world built")

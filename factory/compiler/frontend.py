@@ -248,6 +248,11 @@ def _entity_view(entity: EntitySpec, spec: Spec, refs: dict[str, dict[str, str |
     }
 
 
+def _description(workflow: WorkflowSpec) -> str:
+    # A description that only repeats the label says nothing: show none instead.
+    return "" if workflow.description.strip() == workflow.label.strip() else workflow.description
+
+
 def _workflow_view(workflow: WorkflowSpec, refs: dict[str, dict[str, str | None]]) -> dict[str, Any]:
     api = f"/api/workflows/{workflow.name}"
     params = []
@@ -261,7 +266,7 @@ def _workflow_view(workflow: WorkflowSpec, refs: dict[str, dict[str, str | None]
     return {
         "name": workflow.name,
         "label": workflow.label,
-        "description": workflow.description,
+        "description": _description(workflow),
         "api": api,
         "href": form_href(workflow),
         "confirm": workflow.confirm,
@@ -269,6 +274,16 @@ def _workflow_view(workflow: WorkflowSpec, refs: dict[str, dict[str, str | None]
         "subjectEntity": workflow.subject_entity,
         "params": params,
     }
+
+
+def _action_hint(workflow: WorkflowSpec, spec: Spec) -> str:
+    """One line under a quick action on the home page."""
+    description = _description(workflow)
+    if description:
+        return description
+    if workflow.subject_entity:
+        return f"Choose one of your {spec.entity(workflow.subject_entity).plural.lower()}"
+    return "Open the form"
 
 
 def _routes_view(spec: Spec) -> list[dict[str, Any]]:
@@ -291,7 +306,8 @@ def view_model(spec: Spec) -> dict[str, Any]:
         "title": spec.title,
         "routes": _routes_view(spec),
         "nav": [{"entity": e["name"], "label": e["plural"], "href": e["listHref"]} for e in entities if e["nav"]],
-        "actions": [{"workflow": w.name, "label": w.label, "href": form_href(w)} for w in visible],
+        "actions": [{"workflow": w.name, "label": w.label, "href": form_href(w), "hint": _action_hint(w, spec)}
+                    for w in visible],
         "entities": {e["name"]: e for e in entities},
         "workflows": {w.name: _workflow_view(w, refs) for w in visible},
     }
@@ -309,7 +325,7 @@ def form_view(workflow: WorkflowSpec) -> dict[str, Any]:
     return {
         "component": f"{_pascal(workflow.name)}Form",
         "name": _js(workflow.name),
-        "label": workflow.label,
+        "label": workflow.label.replace("*/", "* /"),  # printed inside a /** */ comment
         "fields": fields,
         "imports": sorted({f["component"] for f in fields}),
     }

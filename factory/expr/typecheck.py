@@ -227,7 +227,7 @@ class Checker:
     def _sql_safe(self, node: Node, var: str) -> None:
         """Inside a query, the row variable may only be used one field deep (it becomes a column)."""
         if isinstance(node, Attr) and isinstance(node.obj, Attr) and _root(node) == var:
-            raise self.fail(node, f"inside a query, use {var}'s own fields only (no {var}.a.b chains)")
+            raise self.fail(node, f"inside a query, use {var}'s fields one field deep ({var}.x, not {var}.x.y)")
         if isinstance(node, Name) and node.id == var:
             return
         if isinstance(node, Query):

@@ -79,6 +79,13 @@ def _validate_schema(data: Any, file: str, lines: dict[KeyPath, int]) -> None:
         return
     err = _deepest(errors[0])
     path = tuple(err.absolute_path)
+    if err.validator == "additionalProperties" and isinstance(err.instance, dict):
+        allowed = set(err.schema.get("properties", {}))
+        extra = sorted(k for k in err.instance if k not in allowed)
+        if extra:  # point at the offending key itself, not at its parent mapping
+            path = path + (extra[0],)
+            known = ", ".join(sorted(allowed))
+            raise SeedError(file, line_of(lines, path), dotted(path), f"unknown key {extra[0]!r} (allowed here: {known})")
     raise SeedError(file, line_of(lines, path), dotted(path), _describe(err))
 
 

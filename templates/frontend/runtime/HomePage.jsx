@@ -44,7 +44,7 @@ export function HomePage({ user }) {
             {SPEC.actions.map((action) => (
               <Link key={action.workflow} className="quick-action" to={action.href}>
                 <span className="quick-action-label">{action.label}</span>
-                <span className="muted">{SPEC.workflows[action.workflow].description || "Open the form"}</span>
+                <span className="muted">{action.hint}</span>
               </Link>
             ))}
           </div>

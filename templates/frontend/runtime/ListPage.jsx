@@ -18,7 +18,12 @@ function SearchBox({ entity, value, onSearch }) {
   const [text, setText] = useDebounced(value, onSearch, 300);
   return (
     <div className="search">
-      <span className="search-icon" aria-hidden="true">⌕</span>
+      <span className="search-icon" aria-hidden="true">
+        <svg width="16" height="16" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round">
+          <circle cx="11" cy="11" r="7" />
+          <path d="m20 20-3.5-3.5" />
+        </svg>
+      </span>
       <input type="search" className="input" data-testid={`search-${entity.name}`} value={text}
         placeholder={`Search ${entity.plural.toLowerCase()}…`} aria-label={`Search ${entity.plural.toLowerCase()}`}
         onChange={(e) => setText(e.target.value)} onKeyDown={(e) => e.key === "Enter" && onSearch(text)} />
@@ -83,6 +88,7 @@ export function ListPage({ entity }) {
           </button>
         )}
       </div>
+      {/* The create form replaces the list, so its labels never compete with the filters'. */}
       {creating && (
         <EntityForm entity={entity} onCancel={() => setCreating(false)}
           onDone={(row) => {
@@ -91,7 +97,7 @@ export function ListPage({ entity }) {
             else setReloads((n) => n + 1);
           }} />
       )}
-      <div className="card list-card">
+      {!creating && <div className="card list-card">
         <div className="list-toolbar">
           {entity.search && <SearchBox entity={entity} value={params.q} onSearch={(q) => update({ q })} />}
         </div>
@@ -107,7 +113,7 @@ export function ListPage({ entity }) {
           <Pagination page={data.page ?? page} pageSize={data.page_size ?? entity.pageSize} total={data.total}
             onPage={(p) => update({ page: p > 1 ? p : "" })} />
         )}
-      </div>
+      </div>}
     </div>
   );
 }

@@ -81,6 +81,7 @@ function App({ forms }) {
     try {
       await request("POST", "/api/auth/logout", {}, { quiet401: true });
     } finally {
+      navigate("/login"); // a plain /login: the next person should not land on this user's page
       setUser(null);
     }
   }, []);

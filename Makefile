@@ -1,0 +1,54 @@
+# World factory. `make` lists the targets.
+.DEFAULT_GOAL := help
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+SEED ?= seeds/echobank.yaml
+WORLD ?= worlds/echobank
+PORT ?= 8000
+SEEDS := seeds/mock.yaml seeds/echobank.yaml seeds/echostay.yaml seeds/echomail.yaml \
+         seeds/capabilities/datepickers.yaml seeds/capabilities/nested_filters.yaml
+
+.PHONY: help setup world worlds check serve test test-fast bench schema clean
+
+help: ## list the targets
+	@echo "World factory — targets:"
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+	@echo "Variables: SEED=$(SEED) WORLD=$(WORLD) PORT=$(PORT)"
+
+$(VENV)/.installed: pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e .
+	@touch $@
+
+setup: $(VENV)/.installed ## create the venv, install npm packages and Chromium (apt-get when root)
+	$(PY) -m factory setup
+
+world: setup ## build a world: make world SEED=seeds/echobank.yaml
+	$(PY) -m factory world $(SEED)
+
+worlds: setup ## build every seed in the repository
+	@for s in $(SEEDS); do $(PY) -m factory world $$s || exit $$?; done
+
+check: $(VENV)/.installed ## validate a seed without building: make check SEED=...
+	$(PY) -m factory check $(SEED)
+
+serve: $(VENV)/.installed ## serve a built world on localhost: make serve WORLD=worlds/echobank
+	$(PY) -m factory serve $(WORLD) --port $(PORT)
+
+test: setup ## run the whole test suite (unit, integration with real servers, UI in Chromium)
+	$(PY) -m pytest -q
+
+test-fast: $(VENV)/.installed ## unit tests only
+	$(PY) -m pytest -q tests/unit
+
+bench: setup ## run the benchmarks; writes bench/results.json
+	$(PY) -m factory bench
+
+schema: $(VENV)/.installed ## regenerate factory/seed/schema.json from the seed models
+	$(PY) -m factory.seed.schema
+
+clean: ## remove built worlds and caches (keeps the venv)
+	rm -rf worlds/*/ worlds/.building-* .cache/node .pytest_cache

@@ -1,0 +1,88 @@
+"""Run a built world's app as a real uvicorn server on a free loopback port (for tests and the verifier)."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import TracebackType
+
+import httpx
+
+from factory.errors import WorldError
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def fresh_db(world: Path, target: Path) -> Path:
+    """Copy the world's seed database to `target` (servers never touch the seed database itself)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    for leftover in target.parent.glob(target.name + "*"):
+        leftover.unlink()
+    shutil.copyfile(world / "data" / "seed.db", target)
+    return target
+
+
+class AppServer:
+    """`with AppServer(world, db) as server:` — the app is up (health answered) inside the block."""
+
+    def __init__(self, world: Path, db: Path, user: str | None = None, host: str = "127.0.0.1",
+                 port: int | None = None, timeout: float = 30.0) -> None:
+        self.world, self.db, self.user, self.host = Path(world), Path(db), user, host
+        self.port = port or free_port()
+        self.timeout = timeout
+        self.process: subprocess.Popen[bytes] | None = None
+        self.log_path = self.db.with_suffix(".server.log")
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def start(self) -> "AppServer":
+        command = [sys.executable, "-m", "backend.app", "--host", self.host, "--port", str(self.port),
+                   "--db", str(self.db.resolve())]
+        if self.user:
+            command += ["--user", self.user]
+        log = self.log_path.open("wb")
+        self.process = subprocess.Popen(command, cwd=self.world / "app", stdout=log, stderr=subprocess.STDOUT)
+        self._wait_ready()
+        return self
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + self.timeout
+        while time.monotonic() < deadline:
+            assert self.process is not None
+            if self.process.poll() is not None:
+                raise WorldError(f"app exited with code {self.process.returncode}: {self.log_path.read_text()[-2000:]}")
+            try:
+                if httpx.get(f"{self.url}/api/health", timeout=1.0).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.05)  # polling a readiness probe, not waiting a fixed time
+        self.stop()
+        raise WorldError(f"app did not answer /api/health within {self.timeout}s")
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process = None
+
+    def __enter__(self) -> "AppServer":
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()

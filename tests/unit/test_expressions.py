@@ -1,0 +1,73 @@
+"""The expression language: parsing, type checking and the Python it compiles to."""
+
+from __future__ import annotations
+
+import pytest
+
+from factory.errors import ExpressionError
+from factory.expr.pycode import PyGen
+from factory.expr.syntax import parse, parse_rows
+from factory.expr.typecheck import BOOL, DATE, INT, MONEY, STR, Scope, Type, check
+
+SCHEMA = {
+    "user": {"id": INT, "name": STR},
+    "account": {"id": INT, "balance": MONEY, "status": Type("str", values=("open", "frozen")),
+                "owner": Type("ref", entity="user"), "opened_on": DATE},
+    "txn": {"id": INT, "account": Type("ref", entity="account"), "amount": MONEY},
+}
+SCOPE = Scope(SCHEMA, {"acct": Type("ref", entity="account"), "other": Type("ref", entity="account"),
+                       "amount": MONEY, "n": INT, "me": Type("ref", entity="user")})
+GEN = PyGen(names={"acct": "acct", "other": "other", "amount": "amount", "n": "n", "me": "ctx.actor"},
+            models={"user": "User", "account": "Account", "txn": "Txn"})
+
+
+def compile_(source: str) -> str:
+    node = parse(source)
+    check(source, node, SCOPE)
+    return GEN.expr(node)
+
+
+@pytest.mark.parametrize("source,python", [
+    ("acct.balance >= amount", "(acct.balance >= amount)"),
+    ("acct.balance >= 10.5", "(acct.balance >= 1050)"),
+    ("acct != other", "(not _same(acct, other))"),
+    ("acct.owner == me", "_same(_load(session, User, acct.owner_id), ctx.actor)"),
+    ("acct.opened_on + days(30) < today()", "((acct.opened_on + timedelta(days=30)) < ctx.today)"),
+    ("not (acct.status == 'frozen') and n > 2", "((not (acct.status == 'frozen')) and (n > 2))"),
+    ("count(t in txn where t.account == acct and t.amount < 0) == 0",
+     "(_scalar(session, select(func.count()).select_from(Txn).where(and_((Txn.account_id == _id(acct)), (Txn.amount < 0)))) == 0)"),
+    ("sum(t.amount for t in txn where t.account == acct) == acct.balance",
+     "(_scalar(session, select(func.coalesce(func.sum(Txn.amount), 0)).select_from(Txn).where((Txn.account_id == _id(acct)))) == acct.balance)"),
+])
+def test_compiles_to_readable_python(source: str, python: str) -> None:
+    assert compile_(source) == python
+
+
+@pytest.mark.parametrize("source,message", [
+    ("acct.balanse > 0", "has no field 'balanse'"),
+    ("amount > 'x'", "cannot compare money with str"),
+    ("acct.status == 'closed'", "'closed' is not one of open, frozen"),
+    ("n and true", "'and' needs bools"),
+    ("acct < other", "cannot order"),
+    ("frobnicate(n)", "unknown function frobnicate()"),
+    ("rand_int(1, 2) > 0", "only allowed in storyline"),
+    ("import os", "unexpected 'os'"),
+    ("__import__('os')", "unknown function __import__()"),
+    ("acct.__class__", "has no field '__class__'"),
+    ("n > 1 > 0", "cannot be chained"),
+    ("count(t in txn where t.account.owner == me) > 0", "one field deep"),
+    ("acct.balance ; 1", "unexpected character ';'"),
+    ("", "empty expression"),
+])
+def test_rejects_with_a_clear_message(source: str, message: str) -> None:
+    with pytest.raises(ExpressionError) as caught:
+        node = parse(source)
+        check(source, node, SCOPE)
+    assert message in str(caught.value)
+
+
+def test_condition_type_is_bool_and_rows_selector() -> None:
+    assert check("n > 1", parse("n > 1"), SCOPE) == BOOL
+    rows = parse_rows("a in account where a.status == 'open'")
+    check("", rows, SCOPE)
+    assert GEN.expr(rows) == "session.exec(select(Account).where((Account.status == 'open')).order_by(Account.id)).all()"
