@@ -1,0 +1,67 @@
+"""Benchmarks (`make bench`): measured figures written to bench/results.json and shown as a table."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from factory.bootstrap import ensure_node_modules
+from factory.world import build_world
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_SEEDS = ["seeds/mock.yaml", "seeds/echobank.yaml", "seeds/echostay.yaml", "seeds/echomail.yaml",
+                 "seeds/capabilities/datepickers.yaml", "seeds/capabilities/nested_filters.yaml"]
+TARGETS = {"build_seconds": 60.0}
+
+
+def machine_note() -> str:
+    return f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def measure(name: str, unit: str, repeats: int, run: Callable[[], float]) -> dict[str, Any]:
+    samples = [run() for _ in range(repeats)]
+    return {"name": name, "unit": unit, "median": round(statistics.median(samples), 3), "min": round(min(samples), 3),
+            "max": round(max(samples), 3), "n": len(samples), "machine": machine_note()}
+
+
+def run_benchmarks(seeds: list[str] | None, output: Path, repeats: int = 3, console: Console | None = None) -> list[dict[str, Any]]:
+    """Measure every figure; write them to `output`; return them."""
+    console = console or Console(stderr=True)
+    ensure_node_modules()  # first-time package installs are not part of a build's time
+    results: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+        for seed in seeds or DEFAULT_SEEDS:
+            path = REPO / seed if not Path(seed).is_absolute() else Path(seed)
+            if not path.is_file():
+                console.print(f"[yellow]skip[/yellow] {seed}: not found")
+                continue
+
+            def once() -> float:
+                start = time.perf_counter()
+                build_world(path, Path(tmp))
+                return time.perf_counter() - start
+
+            console.print(f"building {seed} ×{repeats} …")
+            results.append(measure(f"build_seconds.{path.stem}", "s", repeats, once))
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps({"schema_version": 1, "results": results}, indent=2) + "\n")
+    table = Table(title=f"benchmarks ({machine_note()})")
+    for column in ("figure", "median", "min", "max", "n", "target"):
+        table.add_column(column)
+    for r in results:
+        target = TARGETS.get(r["name"].split(".")[0])
+        table.add_row(r["name"], f"{r['median']} {r['unit']}", str(r["min"]), str(r["max"]), str(r["n"]),
+                      f"≤ {target} {r['unit']}" if target else "")
+    console.print(table)
+    console.print(f"written to {output}")
+    return results
