@@ -171,11 +171,11 @@ def _filters_view(entity: EntitySpec) -> list[dict[str, Any]]:
     fields = {f.name: f for f in entity.fields}
     api = f"/api/{entity.path.strip('/')}"
 
-    def descendants(name: str) -> list[str]:
+    def descendants(name: str, seen: frozenset[str] = frozenset()) -> list[str]:
         keys: list[str] = []
         for child in entity.filters:
-            if child.parent == name:
-                keys += _filter_keys(child) + descendants(child.field)
+            if child.parent == name and child.field not in seen:  # `seen` guards a parent cycle
+                keys += _filter_keys(child) + descendants(child.field, seen | {name})
         return keys
 
     groups: dict[str, list[dict[str, Any]]] = {}

@@ -36,14 +36,6 @@ export function DataTable({ entity, rows, sort, onSort }) {
           </tr>
         </thead>
         <tbody>
-          {rows.length === 0 && (
-            <tr className="row-empty">
-              <td colSpan={columns.length + 1}>
-                <div className="empty-title">No {entity.plural.toLowerCase()} found</div>
-                <div className="muted">Try a different search or clear the filters.</div>
-              </td>
-            </tr>
-          )}
           {rows.map((row) => {
             const href = fillPath(entity.detailHref, { id: row.id });
             return (
@@ -61,6 +53,13 @@ export function DataTable({ entity, rows, sort, onSort }) {
           })}
         </tbody>
       </table>
+      {/* Outside the table so a wide table cannot push the message off screen. */}
+      {rows.length === 0 && (
+        <div className="empty">
+          <div className="empty-title">No {entity.plural.toLowerCase()} found</div>
+          <div className="muted">Try a different search or clear the filters.</div>
+        </div>
+      )}
     </div>
   );
 }
