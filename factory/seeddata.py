@@ -76,6 +76,15 @@ def _reference_order(entities: list[EntityDef]) -> list[EntityDef]:
     return [by_name[n] for n in done]
 
 
+def _stage(field: FieldDef) -> int:
+    """Generation order: plain values, then copies from referenced rows, then templates."""
+    if field.gen is not None and field.gen.copy_from is not None:
+        return 1
+    if field.gen is not None and field.gen.template is not None:
+        return 2
+    return 0
+
+
 class _Planner:
     def __init__(self, seed: Seed, users: list[dict[str, Any]], loaded: LoadedSeed) -> None:
         self.seed, self.users, self.loaded = seed, users, loaded
@@ -107,25 +116,31 @@ class _Planner:
              path: tuple) -> dict[str, Any]:
         row: dict[str, Any] = {"id": row_id}
         context: dict[str, Any] = {"n": row_id, "i": index + 1}
-        if owner is None and entity.owner and entity.owner[0] not in explicit:
-            owner = self.rng.choice(self.users)["id"]
-        if owner is not None:
-            user = self.users[owner - 1]
-            context["owner_first"], context["owner_last"] = user["name"].split(" ")[0], user["name"].split(" ")[-1]
         unknown = set(explicit) - {f.name for f in entity.fields}
         if unknown:
             raise self.loaded.error(path, f"explicit row names unknown field(s): {', '.join(sorted(unknown))}")
-        for field in entity.fields:
+        main_owner = entity.owner[0] if entity.owner else None
+        # Copies and templates read other fields, so they come last (templates after copies); the owner comes first, since same-owner
+        # references and `{owner_first}` templates depend on it.
+        order = sorted(entity.fields, key=lambda f: (_stage(f), f.name != main_owner))
+        values: dict[str, Any] = {}
+        for field in order:
             column = f"{field.name}_id" if field.type == "reference" else field.name
             if field.name in explicit:
                 value = self._explicit(field, explicit[field.name], path)
-            elif owner is not None and field.name == entity.owner[0]:
+            elif owner is not None and field.name == main_owner:
                 value = owner
             else:
                 value = self._generate(entity, field, row, context, owner)
+            if field.name == main_owner and value is not None:
+                owner = value
+                user = self.users[owner - 1]
+                context["owner_first"], context["owner_last"] = user["name"].split(" ")[0], user["name"].split(" ")[-1]
             row[column] = value
+            values[column] = value
             context[field.name] = value
-        return row
+        # columns in declaration order, so the plan reads like the seed
+        return {"id": row_id, **{(f"{f.name}_id" if f.type == "reference" else f.name): values[f"{f.name}_id" if f.type == "reference" else f.name] for f in entity.fields}}
 
     def _explicit(self, field: FieldDef, value: Any, path: tuple) -> Any:
         if field.type == "reference" and field.to == "user" and isinstance(value, str):
@@ -156,7 +171,13 @@ class _Planner:
             return self._money(self.rng.choices(gen.choices, weights=gen.weights)[0], field)
         if gen is not None and gen.template is not None:
             context.setdefault("word", self.fake.word())
-            return gen.template.format(**{k: v for k, v in context.items()})
+            try:
+                return gen.template.format(**context)
+            except (KeyError, IndexError, ValueError) as exc:
+                ei = self.seed.entities.index(entity)
+                raise self.loaded.error(("entities", ei, "fields", entity.fields.index(field), "gen", "template"),
+                                        f"template {gen.template!r} cannot be filled ({exc!r}); it may use the row's "
+                                        "fields, n, i, word, owner_first, owner_last") from exc
         if field.default is not None and gen is None:
             return self._money(field.default, field)
         return self._by_type(field, gen)

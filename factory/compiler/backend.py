@@ -52,7 +52,8 @@ def render_backend(spec: Spec, app_dir: Path, spec_hash: str) -> list[Path]:
 
 
 def _annotation(f: FieldSpec | ParamSpec) -> str:
-    py = {"date": "dt.date", "datetime": "dt.datetime"}.get(f.py_type, f.py_type)
+    # NaiveDatetime: the world's clock has no time zone, and SQLModel refuses naive `datetime` columns
+    py = {"date": "dt.date", "datetime": "NaiveDatetime"}.get(f.py_type, f.py_type)
     return py if f.required else f"{py} | None"
 
 

@@ -76,9 +76,12 @@ class PyGen:
         return f"(-{self.expr(node.operand)})"
 
     def _operands(self, node: Binary) -> tuple[str, str]:
+        # A number next to money is an amount (cents) for + - and comparisons, but a plain
+        # factor for * / %: `price * 2`, `deposit / 10`.
+        scale = node.op not in ("*", "/", "%")
         left_t, right_t = node.left.type, node.right.type
-        left = self.expr(node.left, MONEY if right_t.kind == "money" else None)
-        right = self.expr(node.right, MONEY if left_t.kind == "money" else None)
+        left = self.expr(node.left, MONEY if scale and right_t.kind == "money" else None)
+        right = self.expr(node.right, MONEY if scale and left_t.kind == "money" else None)
         return left, right
 
     def _binary(self, node: Binary) -> str:

@@ -30,6 +30,7 @@ def compile_(source: str) -> str:
 @pytest.mark.parametrize("source,python", [
     ("acct.balance >= amount", "(acct.balance >= amount)"),
     ("acct.balance >= 10.5", "(acct.balance >= 1050)"),
+    ("acct.balance / 10 + 2 > amount * 3", "(((acct.balance // 10) + 200) > (amount * 3))"),
     ("acct != other", "(not _same(acct, other))"),
     ("acct.owner == me", "_same(_load(session, User, acct.owner_id), ctx.actor)"),
     ("acct.opened_on + days(30) < today()", "((acct.opened_on + timedelta(days=30)) < ctx.today)"),

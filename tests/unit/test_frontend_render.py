@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shutil
 from pathlib import Path
@@ -103,3 +104,20 @@ def test_build_produces_deterministic_dist(spec: Spec, tmp_path: Path) -> None:
     bundle = (dist / "assets" / "app.js").read_text()
     assert str(tmp_path) not in bundle  # no absolute paths leak into the bundle
     assert "sourceMappingURL" not in bundle
+
+
+GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "golden" / "frontend"
+GENERATED = ("index.html", "src/App.jsx", "src/spec.gen.js", "src/forms/PlanTripForm.jsx", "src/forms/WriteNoteForm.jsx")
+
+
+@pytest.mark.parametrize("relative", GENERATED)
+def test_generated_sources_match_golden(spec: Spec, tmp_path: Path, relative: str) -> None:
+    """Rendered per-world files against checked-in copies; `UPDATE_GOLDEN=1 pytest` rewrites them."""
+    render_frontend(spec, tmp_path, SPEC_HASH)
+    actual = (tmp_path / "frontend" / relative).read_text()
+    golden = GOLDEN / relative
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text(actual)
+    assert golden.is_file(), f"{golden} is missing; run with UPDATE_GOLDEN=1 to create it"
+    assert actual == golden.read_text(), f"{relative} changed; if intended, run with UPDATE_GOLDEN=1"
