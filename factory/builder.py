@@ -285,7 +285,8 @@ class _Builder:
         routes = [RouteSpec(method="GET", path="/api/health", operation_id="health", auth=False, kind="health"),
                   RouteSpec(method="POST", path="/api/auth/login", operation_id="login", auth=False, kind="auth"),
                   RouteSpec(method="POST", path="/api/auth/logout", operation_id="logout", auth=False, kind="auth"),
-                  RouteSpec(method="GET", path="/api/auth/me", operation_id="me", auth=True, kind="auth")]
+                  RouteSpec(method="GET", path="/api/auth/me", operation_id="me", auth=True, kind="auth"),
+                  RouteSpec(method="GET", path="/api/auth/session", operation_id="session", auth=False, kind="auth")]
         for e in entities:
             base = f"/api/{e.path}"
             ops = {"list": ("GET", base, f"list_{naming.plural(e.name)}"),

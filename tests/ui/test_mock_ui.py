@@ -79,3 +79,19 @@ def test_list_page_search_sort_and_pagination(page: Page, mock_server: AppServer
     page.get_by_test_id("search-note").fill(title)
     expect(table.get_by_role("row")).to_have_count(2)  # header + the one match
     expect(table).to_contain_text(title)
+
+
+def test_pages_render_without_console_errors(page: Page, mock_server: AppServer, mock_world: Path) -> None:
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(mock_server.url + "/")
+    expect(page.get_by_label("Username")).to_be_visible()
+    login(page, mock_server.url, "alice", "alice-pass")
+    spec = _spec(mock_world)
+    for p in spec.pages:
+        if p.kind == "login":
+            continue
+        page.goto(mock_server.url + p.path.replace(":id", "1"))
+        expect(page.get_by_role("heading").first).to_be_visible()
+    assert errors == []

@@ -55,7 +55,7 @@ function App({ forms }) {
 
   useEffect(() => {
     onUnauthorized(() => setUser(null));
-    request("GET", "/api/auth/me", undefined, { quiet401: true })
+    request("GET", "/api/auth/session", undefined, { quiet401: true })
       .then((data) => setUser(data.user ?? null))
       .catch(() => setUser(null));
   }, []);
