@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Any
+from typing import Any, Protocol
 
 from factory import __version__
 from factory.errors import ExpressionError
@@ -33,9 +33,26 @@ _PY_TYPES = {"string": "str", "text": "str", "email": "str", "int": "int", "mone
 _TEMPLATE_FIELD = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 
 
-def build_spec(loaded: LoadedSeed) -> Spec:
+class BuilderPolicy(Protocol):
+    """How a seed is expanded into a spec. The LLM policy (a later issue) plugs in here."""
+
+    name: str
+
+    def expand(self, loaded: LoadedSeed) -> Spec: ...
+
+
+class DeterministicBuilder:
+    """The default policy: rules only, offline, byte-for-byte reproducible."""
+
+    name = "deterministic"
+
+    def expand(self, loaded: LoadedSeed) -> Spec:
+        return _Builder(loaded).build()
+
+
+def build_spec(loaded: LoadedSeed, policy: BuilderPolicy | None = None) -> Spec:
     """Expand a validated seed into its spec; raises SeedError on any expression problem."""
-    return _Builder(loaded).build()
+    return (policy or DeterministicBuilder()).expand(loaded)
 
 
 class _Builder:
@@ -240,7 +257,7 @@ class _Builder:
         if ev.for_each is not None:
             try:
                 query = parse_rows(ev.for_each)
-                check(ev.for_each, query, scope)
+                check(ev.for_each, query, Scope(self.schema, {}))  # the row selection itself is not random
             except ExpressionError as exc:
                 raise self.loaded.error(base + ("for_each",), str(exc)) from exc
             row_var = naming.py_var(query.var)

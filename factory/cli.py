@@ -14,7 +14,7 @@ from rich.table import Table
 
 from factory.errors import FactoryError
 
-console = Console(stderr=True, highlight=False)
+console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _world(args: argparse.Namespace) -> int:
