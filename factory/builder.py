@@ -114,6 +114,11 @@ class _Builder:
 
     def _entity(self, e: EntityDef) -> EntitySpec:
         fields = [self._field(f) for f in e.fields]
+        if e.visibility == "owner" and len(e.owner) == 1:
+            # the sole owner is always the viewer: a column repeating their own name says nothing
+            for f in fields:
+                if f.name == e.owner[0]:
+                    f.in_list = False
         by_name = {f.name: f for f in fields}
         display_fields = _TEMPLATE_FIELD.findall(e.display) if "{" in e.display else [e.display]
         filters = [self._filter(e, f, by_name) for f in e.fields if f.filter]
