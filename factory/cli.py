@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -72,9 +73,14 @@ def _serve(args: argparse.Namespace) -> int:
     command = [sys.executable, "-m", "backend.app", "--host", args.host, "--port", str(args.port), "--db", str(db)]
     if args.user:
         command += ["--user", args.user]
+    child = subprocess.Popen(command, cwd=root / "app")
+    # stopping `factory serve` must stop the app too, or it would keep the port (and pipes) open
+    signal.signal(signal.SIGTERM, lambda _signum, _frame: child.terminate())
     try:
-        return subprocess.call(command, cwd=root / "app")
+        return child.wait()
     except KeyboardInterrupt:
+        child.terminate()
+        child.wait()
         return 0
 
 
