@@ -275,7 +275,8 @@ def check(source: str, node: Node, scope: Scope, expect: Type | None = None, nul
     typ = Checker(source, scope).check(node)
     if expect is not None and not assignable(node, typ, expect, nullable):
         raise ExpressionError(source, f"expected {expect} but the expression is {typ}", node.pos)
-    if expect is not None and expect.values and isinstance(node, Literal) and node.value not in expect.values:
+    if (expect is not None and expect.values and isinstance(node, Literal) and node.value is not None
+            and node.value not in expect.values):
         raise ExpressionError(source, f"{node.value!r} is not one of {', '.join(expect.values)}", node.pos)
     return typ
 

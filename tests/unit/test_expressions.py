@@ -72,3 +72,12 @@ def test_condition_type_is_bool_and_rows_selector() -> None:
     rows = parse_rows("a in account where a.status == 'open'")
     check("", rows, SCOPE)
     assert GEN.expr(rows) == "session.exec(select(Account).where((Account.status == 'open')).order_by(Account.id)).all()"
+
+
+def test_null_is_assignable_to_an_optional_enum_only() -> None:
+    enum = Type("str", values=("a", "b"))
+    assert check("null", parse("null"), SCOPE, enum, nullable=True).kind == "null"
+    with pytest.raises(ExpressionError):
+        check("null", parse("null"), SCOPE, enum, nullable=False)
+    with pytest.raises(ExpressionError, match="'c' is not one of a, b"):
+        check("'c'", parse("'c'"), SCOPE, enum)
