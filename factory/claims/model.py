@@ -1,0 +1,136 @@
+"""Claim models: what is fetched (getter), how it is judged (predicate), where it came from.
+
+Pure data. Claims are hash-locked: `claims.json` is only ever written by the claims compiler,
+and a repair that changes it is refused.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+CLAIMS_VERSION = 1
+Layer = Literal["db", "backend", "frontend"]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# ---- getters -------------------------------------------------------------------------------
+class HttpStep(Strict):
+    """One request, as `user` (a username) or anonymously."""
+
+    method: Literal["GET", "POST", "PATCH", "DELETE"]
+    path: str
+    user: str | None = None
+    query: dict[str, Any] | None = None
+    body: dict[str, Any] | None = None
+
+
+class HttpGetter(Strict):
+    """Requests against a running app; the last step's response is judged.
+
+    With `fresh_db` the claim runs on its own copy of the seed database and the row-level
+    difference it caused is part of the evidence.
+    """
+
+    type: Literal["http"] = "http"
+    steps: list[HttpStep]
+    fresh_db: bool = False
+
+
+class SqlGetter(Strict):
+    """A read-only query over the seed database; it selects the rows that would be violations."""
+
+    type: Literal["sql"] = "sql"
+    query: str
+
+
+class UiGetter(Strict):
+    """A browser script run in a fresh Chromium context on a fresh database copy."""
+
+    type: Literal["ui"] = "ui"
+    script: Literal["page", "workflow", "date_range_filter", "nested_filter", "pagination"]
+    user: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+Getter = Annotated[HttpGetter | SqlGetter | UiGetter, Field(discriminator="type")]
+
+
+# ---- predicates ----------------------------------------------------------------------------
+class StatusIs(Strict):
+    """The response has this status (and, if given, these top-level JSON values)."""
+
+    type: Literal["status"] = "status"
+    status: int
+    json_subset: dict[str, Any] | None = None
+    html: bool = False  # the body is the app's HTML page
+
+
+class NoRows(Strict):
+    """The query returns no rows (each row is a violation)."""
+
+    type: Literal["no_rows"] = "no_rows"
+
+
+class Footprint(Strict):
+    """What a workflow may change in one table."""
+
+    update: list[str] = Field(default_factory=list)
+    insert: bool = False
+    delete: bool = False
+
+
+class EffectsExactly(Strict):
+    """Status 200, every declared create/delete happened, and nothing outside the footprint changed."""
+
+    type: Literal["effects"] = "effects"
+    footprint: dict[str, Footprint]
+    must_insert: list[str] = Field(default_factory=list)
+    must_delete: list[str] = Field(default_factory=list)
+
+
+class RejectedUnchanged(Strict):
+    """A 4xx answer (with this message, if given) and a database left exactly as it was."""
+
+    type: Literal["rejected"] = "rejected"
+    status: int
+    detail: str | None = None
+    precondition: str | None = None
+
+
+class UiPasses(Strict):
+    """The browser script completed its checks (and, for workflows, the effects predicate holds)."""
+
+    type: Literal["ui"] = "ui"
+    effects: EffectsExactly | None = None
+
+
+Predicate = Annotated[StatusIs | NoRows | EffectsExactly | RejectedUnchanged | UiPasses, Field(discriminator="type")]
+
+
+class Claim(Strict):
+    """One machine-checkable statement about the world."""
+
+    id: str = Field(description="stable id: kind and subject, never a counter")
+    layer: Layer
+    kind: str
+    description: str
+    getter: Getter
+    predicate: Predicate
+    provenance: str = Field(description="where in the spec the claim comes from")
+    gates: bool = True
+
+
+class ClaimSet(Strict):
+    """Everything in `claims.json`."""
+
+    schema_version: int = CLAIMS_VERSION
+    world: str
+    spec_sha256: str
+    seed_db_sha256: str
+    claims: list[Claim]
+    unwitnessed: list[str] = Field(default_factory=list, description="statements no witness could be found for")

@@ -1,0 +1,1 @@
+"""Verifier: runs every claim against the running world and gathers evidence."""
