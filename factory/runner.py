@@ -34,8 +34,9 @@ class AppServer:
     """`with AppServer(world, db) as server:` — the app is up (health answered) inside the block."""
 
     def __init__(self, world: Path, db: Path, user: str | None = None, host: str = "127.0.0.1",
-                 port: int | None = None, timeout: float = 30.0) -> None:
+                 port: int | None = None, timeout: float = 30.0, control_token: str | None = None) -> None:
         self.world, self.db, self.user, self.host = Path(world), Path(db), user, host
+        self.control_token = control_token
         self.port = port or free_port()
         self.timeout = timeout
         self.process: subprocess.Popen[bytes] | None = None
@@ -50,6 +51,8 @@ class AppServer:
                    "--db", str(self.db.resolve())]
         if self.user:
             command += ["--user", self.user]
+        if self.control_token:
+            command += ["--control-token", self.control_token]
         log = self.log_path.open("wb")
         self.process = subprocess.Popen(command, cwd=self.world / "app", stdout=log, stderr=subprocess.STDOUT)
         self._wait_ready()
@@ -69,6 +72,23 @@ class AppServer:
             time.sleep(0.05)  # polling a readiness probe, not waiting a fixed time
         self.stop()
         raise WorldError(f"app did not answer /api/health within {self.timeout}s")
+
+    def use_db(self, db: Path) -> None:
+        """Rebind the running app to another database file (needs a control token)."""
+        if not self.control_token:
+            raise WorldError("this server was started without a control token")
+        response = httpx.post(f"{self.url}/__control/database", json={"path": str(Path(db).resolve())},
+                              headers={"x-control-token": self.control_token}, timeout=10)
+        if response.status_code != 200:
+            raise WorldError(f"could not switch the app's database: {response.status_code} {response.text[:200]}")
+        self.db = Path(db)
+
+    def log_tail(self, offset: int) -> tuple[list[str], int]:
+        """Server log lines written since byte `offset`, and the new offset."""
+        if not self.log_path.exists():
+            return [], offset
+        data = self.log_path.read_bytes()
+        return data[offset:].decode(errors="replace").splitlines(), len(data)
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:

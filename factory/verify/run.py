@@ -1,0 +1,258 @@
+"""Run every claim of a world against the running app and write the verification report.
+
+SQL claims read the seed database. HTTP and UI claims talk to one real uvicorn server on a free
+loopback port; every claim that may write gets its own fresh copy of the seed database (the
+server is rebound to it through its control endpoint), and its row-level difference from the
+seed database is part of the evidence. UI claims share one Chromium, each in a fresh context.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import shutil
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from factory.claims.compile import CLAIMS_FILE, claims_sha256
+from factory.claims.model import (
+    Claim, ClaimSet, EffectsExactly, HttpGetter, NoRows, RejectedUnchanged, SqlGetter, StatusIs, UiGetter, UiPasses,
+)
+from factory.errors import WorldError
+from factory.runner import AppServer, fresh_db
+from factory.spec.model import Spec
+from factory.verify.judge import judge_effects, judge_rejected, judge_status
+from factory.verify.model import ClaimResult, Evidence, RequestRecord, VerifyReport
+from verifiers.dbdiff import diff_databases
+
+Progress = Callable[[int, int, ClaimResult], None]
+REPORT_FILE = "reports/verification.json"
+SUMMARY_FILE = "reports/verification.md"
+
+
+def load_claims(world: Path, expected_sha256: str | None = None) -> tuple[ClaimSet, str]:
+    """The world's claims and their hash; with `expected_sha256`, refuse a claims file that changed."""
+    path = world / CLAIMS_FILE
+    if not path.is_file():
+        raise WorldError(f"{path} is missing: compile the claims first")
+    text = path.read_text()
+    digest = claims_sha256(text)
+    if expected_sha256 is not None and digest != expected_sha256:
+        raise ClaimsTampered(f"{path} changed since the claims compiler wrote it (sha256 {digest[:12]} ≠ "
+                             f"{expected_sha256[:12]}); claims are the yardstick and are never edited by hand or by a repair")
+    return ClaimSet.model_validate_json(text), digest
+
+
+class ClaimsTampered(WorldError):
+    """claims.json does not match its lock."""
+
+
+class _Clients:
+    """One logged-in HTTP client per user (sessions are signed cookies, valid across databases)."""
+
+    def __init__(self, base: str, spec: Spec) -> None:
+        self.base, self.spec = base, spec
+        self.clients: dict[str | None, httpx.Client] = {}
+
+    def get(self, user: str | None) -> httpx.Client:
+        if user not in self.clients:
+            client = httpx.Client(base_url=self.base, timeout=20)
+            if user is not None:
+                password = next(u.password for u in self.spec.users if u.username == user)
+                response = client.post("/api/auth/login", json={"username": user, "password": password})
+                if response.status_code != 200:
+                    raise WorldError(f"cannot log in as {user}: {response.status_code} {response.text[:200]}")
+            self.clients[user] = client
+        return self.clients[user]
+
+    def close(self) -> None:
+        for client in self.clients.values():
+            client.close()
+
+
+class Verifier:
+    """Checks claims against one world; `run` returns the report."""
+
+    def __init__(self, world: Path, ui: bool = True, keep_screenshots: bool = False) -> None:
+        self.world = world.resolve()
+        self.spec = Spec.model_validate_json((self.world / "spec.json").read_text())
+        self.ui, self.keep_screenshots = ui, keep_screenshots
+        self.work = self.world / "run" / "verify"
+        self.seed = self.world / "data" / "seed.db"
+        self._flip = 0
+
+    def run(self, claims: ClaimSet, digest: str, progress: Progress | None = None) -> VerifyReport:
+        start = time.perf_counter()
+        if self.work.exists():
+            shutil.rmtree(self.work)
+        self.work.mkdir(parents=True)
+        todo = [c for c in claims.claims if self.ui or not isinstance(c.getter, UiGetter)]
+        results: dict[str, ClaimResult] = {}
+
+        def record(result: ClaimResult) -> None:
+            results[result.id] = result
+            if progress:
+                progress(len(results), len(todo), result)
+
+        for claim in todo:
+            if isinstance(claim.getter, SqlGetter):
+                record(self._sql(claim))
+        http = [c for c in todo if isinstance(c.getter, HttpGetter)]
+        browser_claims = [c for c in todo if isinstance(c.getter, UiGetter)]
+        token = secrets.token_hex(16)
+        with AppServer(self.world, fresh_db(self.world, self.work / "base.db"), control_token=token) as server:
+            clients = _Clients(server.url, self.spec)
+            try:
+                for claim in http:
+                    record(self._http(claim, server, clients))
+                if browser_claims:
+                    self._browser(browser_claims, server, record)
+            finally:
+                clients.close()
+        ordered = [results[c.id] for c in todo]
+        report = VerifyReport(world=claims.world, claims_sha256=digest, total=len(ordered),
+                              passed=sum(r.passed for r in ordered), seconds=round(time.perf_counter() - start, 2),
+                              results=ordered)
+        return report
+
+    # ---- getters --------------------------------------------------------------------------
+    def _sql(self, claim: Claim) -> ClaimResult:
+        started = time.perf_counter()
+        assert isinstance(claim.getter, SqlGetter) and isinstance(claim.predicate, NoRows)
+        evidence = Evidence()
+        try:
+            with sqlite3.connect(f"file:{self.seed}?mode=ro", uri=True) as conn:
+                rows = [list(r) for r in conn.execute(claim.getter.query).fetchmany(20)]
+            evidence.sql_rows = rows
+            ok, message = (not rows), ("no violations" if not rows else f"{len(rows)}+ violating rows, e.g. {rows[0]}")
+        except sqlite3.Error as exc:
+            ok, message, evidence.error = False, f"query failed: {exc}", str(exc)
+        return self._result(claim, ok, message, started, evidence)
+
+    def _fresh(self, server: AppServer) -> Path:
+        """A fresh copy of the seed database, bound to the server (two files, used in turn)."""
+        self._flip ^= 1
+        db = self.work / f"claim-{self._flip}.db"
+        for leftover in self.work.glob(db.name + "*"):
+            leftover.unlink()
+        shutil.copyfile(self.seed, db)
+        server.use_db(db)
+        return db
+
+    def _http(self, claim: Claim, server: AppServer, clients: _Clients) -> ClaimResult:
+        started = time.perf_counter()
+        getter = claim.getter
+        assert isinstance(getter, HttpGetter)
+        evidence = Evidence()
+        _, offset = server.log_tail(0)
+        if not getter.steps:
+            return self._result(claim, False, "no witness: the claims compiler found no call that completes it",
+                                started, evidence)
+        db = self._fresh(server) if getter.fresh_db else None
+        status, body, content_type = 0, None, ""
+        try:
+            for step in getter.steps:
+                client = clients.get(step.user)
+                if step.user is None:
+                    client.cookies.clear()
+                response = client.request(step.method, step.path, params=step.query,
+                                          json=step.body if step.method != "GET" else None)
+                status, content_type = response.status_code, response.headers.get("content-type", "")
+                body = response.json() if "json" in content_type else response.text[:300]
+                evidence.requests.append(RequestRecord(method=step.method, path=step.path, user=step.user,
+                                                       status=status, body=body))
+        except httpx.HTTPError as exc:
+            evidence.error = f"{type(exc).__name__}: {exc}"
+            return self._result(claim, False, f"request failed: {exc}", started, evidence)
+        diff = diff_databases(self.seed, db) if db is not None else None
+        if diff is not None:
+            evidence.db_diff = diff.to_json()
+        evidence.server_log = server.log_tail(offset)[0][-40:]
+        ok, message = self._judge(claim, status, body, content_type, diff)
+        if db is not None:
+            server.use_db(self.work / "base.db")  # reads between writes see the untouched copy
+        return self._result(claim, ok, message, started, evidence)
+
+    def _judge(self, claim: Claim, status: int, body: Any, content_type: str, diff: Any) -> tuple[bool, str]:
+        predicate = claim.predicate
+        if isinstance(predicate, StatusIs):
+            return judge_status(predicate, status, body, content_type)
+        if isinstance(predicate, EffectsExactly):
+            return judge_effects(predicate, status, body, diff)
+        if isinstance(predicate, RejectedUnchanged):
+            return judge_rejected(predicate, status, body, diff)
+        raise AssertionError(f"{claim.id}: predicate {predicate.type} does not apply to an HTTP getter")
+
+    def _browser(self, claims: list[Claim], server: AppServer, record: Callable[[ClaimResult], None]) -> None:
+        from playwright.sync_api import sync_playwright
+
+        from factory.browser import launch
+        from factory.verify.ui import run_ui_claim
+
+        passwords = {u.username: u.password for u in self.spec.users}
+        shots = self.world / "reports" / "screenshots"
+        shots.mkdir(parents=True, exist_ok=True)
+        with sync_playwright() as playwright:
+            browser = launch(playwright)
+            try:
+                for claim in claims:
+                    started = time.perf_counter()
+                    getter, predicate = claim.getter, claim.predicate
+                    assert isinstance(getter, UiGetter) and isinstance(predicate, UiPasses)
+                    _, offset = server.log_tail(0)
+                    db = self._fresh(server)
+                    outcome = run_ui_claim(browser, server.url, self.spec, getter, passwords.__getitem__, shots,
+                                           claim.id, keep_screenshots=self.keep_screenshots)
+                    evidence = Evidence(console_errors=outcome.console_errors,
+                                        screenshot=str(Path(outcome.screenshot).relative_to(self.world)) if outcome.screenshot else None)
+                    ok, message = outcome.ok, outcome.message
+                    if predicate.effects is not None:
+                        diff = diff_databases(self.seed, db)
+                        evidence.db_diff = diff.to_json()
+                        if ok:
+                            ok, message = judge_effects(predicate.effects, 200, None, diff)
+                    evidence.server_log = server.log_tail(offset)[0][-40:]
+                    server.use_db(self.work / "base.db")
+                    record(self._result(claim, ok, message, started, evidence))
+            finally:
+                browser.close()
+
+    @staticmethod
+    def _result(claim: Claim, ok: bool, message: str, started: float, evidence: Evidence) -> ClaimResult:
+        return ClaimResult(id=claim.id, layer=claim.layer, kind=claim.kind, passed=ok, message=message,
+                           seconds=round(time.perf_counter() - started, 3), evidence=evidence)
+
+
+def write_report(world: Path, report: VerifyReport) -> None:
+    """The JSON report and a readable summary next to it."""
+    path = world / REPORT_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report.model_dump(mode="json"), indent=1) + "\n")
+    lines = [f"# Verification of {report.world}", "",
+             f"{report.passed}/{report.total} claims passed ({100 * report.rate:.1f}%) in {report.seconds:.1f}s.", ""]
+    by_layer: dict[str, list[int]] = {}
+    for r in report.results:
+        tally = by_layer.setdefault(r.layer, [0, 0])
+        tally[0] += r.passed
+        tally[1] += 1
+    lines += ["| layer | passed | total |", "|---|---|---|"]
+    lines += [f"| {layer} | {p} | {t} |" for layer, (p, t) in sorted(by_layer.items())]
+    failures = report.failures()
+    if failures:
+        lines += ["", "## Failures", ""]
+        lines += [f"- `{r.id}` ({r.layer}): {r.message}" for r in failures]
+    (world / SUMMARY_FILE).write_text("\n".join(lines) + "\n")
+
+
+def verify_world(world: Path, ui: bool = True, expected_sha256: str | None = None,
+                 progress: Progress | None = None) -> VerifyReport:
+    """Verify every claim of a built world and write its report."""
+    claims, digest = load_claims(world, expected_sha256)
+    report = Verifier(world, ui=ui).run(claims, digest, progress)
+    write_report(world, report)
+    return report

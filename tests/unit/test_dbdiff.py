@@ -1,0 +1,325 @@
+"""Row-level database diffs: semantics, read-only access, errors, speed, and sqldiff's format."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import shutil
+import sqlite3
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from verifiers import (
+    DatabaseNotFoundError,
+    NotADatabaseError,
+    RowChange,
+    UnknownTableError,
+    VerifierError,
+    diff_databases,
+    render_sqldiff,
+)
+
+SQLDIFF = shutil.which("sqldiff")
+needs_sqldiff = pytest.mark.skipif(
+    SQLDIFF is None, reason="the sqldiff binary is absent (apt-get install sqlite3-tools)"
+)
+
+SCHEMA = """
+CREATE TABLE account(id INTEGER PRIMARY KEY, owner TEXT NOT NULL, balance INTEGER, rate REAL,
+                     frozen BOOLEAN);
+CREATE TABLE currency(code TEXT PRIMARY KEY, name TEXT);
+CREATE TABLE holding(account_id INT, symbol TEXT, qty REAL, note TEXT,
+                     PRIMARY KEY(symbol, account_id));
+CREATE TABLE log(at TEXT, message TEXT);
+CREATE TABLE "order"(id INTEGER PRIMARY KEY, "due date" TEXT, kind2 TEXT);
+"""
+ROWS = {
+    "account": [(1, "ann", 100, 0.5, False), (2, "bob", None, 1.25, True), (3, "it's", 7, None, 0)],
+    "currency": [("EUR", "Euro"), ("USD", "Dollar"), ("GBP", None)],
+    "holding": [(1, "ACME", 10.0, "n"), (2, "ACME", 2.5, "x"), (1, "ZZZ", 1e20, "y")],
+    "log": [("d1", "opened"), ("d2", "moved")],
+    "order": [(1, "2024-01-01", "a")],
+}
+
+
+def make_db(path: Path, schema: str = SCHEMA, rows: dict[str, list[tuple]] | None = None,
+            edit: Callable[[sqlite3.Connection], None] | None = None) -> Path:
+    conn = sqlite3.connect(path)
+    conn.executescript(schema)
+    for table, values in (ROWS if rows is None else rows).items():
+        marks = ",".join("?" * len(values[0]))
+        conn.executemany(f'INSERT INTO "{table}" VALUES({marks})', values)
+    if edit:
+        edit(conn)
+    conn.commit()
+    conn.close()
+    return path
+
+
+def edit_many(conn: sqlite3.Connection) -> None:
+    """Inserts, updates and deletes across every kind of key, with awkward values."""
+    conn.executescript("""
+        UPDATE account SET balance = balance - 30, rate = 0.125 WHERE id = 1;
+        UPDATE account SET owner = 'o''brien "quoted"', frozen = 0 WHERE id = 2;
+        DELETE FROM account WHERE id = 3;
+        INSERT INTO account VALUES (0, 'zero', -5, -0.0, NULL), (9, 'tab' || char(9) || 'new'
+            || char(10) || 'line', 2, 2.5e-07, 1);
+        UPDATE currency SET name = 'Euro €' WHERE code = 'EUR';
+        DELETE FROM currency WHERE code = 'USD';
+        INSERT INTO currency VALUES ('AUD', ''), ('eur', NULL);
+        UPDATE holding SET qty = 11.5, note = NULL WHERE account_id = 1 AND symbol = 'ACME';
+        DELETE FROM holding WHERE account_id = 2;
+        INSERT INTO holding VALUES (3, 'ACME', 0.1, x'00ff10');
+        UPDATE log SET message = 'moved twice' WHERE at = 'd2';
+        INSERT INTO log VALUES ('d3', NULL);
+        UPDATE "order" SET "due date" = NULL, kind2 = 'b';
+    """)
+
+
+@pytest.fixture()
+def pair(tmp_path: Path) -> tuple[Path, Path]:
+    return make_db(tmp_path / "before.db"), make_db(tmp_path / "after.db", edit=edit_many)
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_identical_databases_have_an_empty_diff(tmp_path: Path) -> None:
+    diff = diff_databases(make_db(tmp_path / "a.db"), make_db(tmp_path / "b.db"))
+    assert diff.is_empty
+    assert diff.tables_changed() == []
+    assert diff.summary() == "no changes"
+    assert [t.table for t in diff.tables] == ["account", "currency", "holding", "log", "order"]
+
+
+def test_rows_are_matched_by_primary_key(pair: tuple[Path, Path]) -> None:
+    diff = diff_databases(*pair)
+    account = diff.table("account")
+    assert account.key_columns == ("id",)
+    assert [r["id"] for r in account.inserted] == [0, 9]
+    assert account.deleted == [{"id": 3, "owner": "it's", "balance": 7, "rate": None, "frozen": 0}]
+    assert account.updated[0] == RowChange(
+        key=(1,),
+        before={"id": 1, "owner": "ann", "balance": 100, "rate": 0.5, "frozen": 0},
+        after={"id": 1, "owner": "ann", "balance": 70, "rate": 0.125, "frozen": 0},
+        changed=("balance", "rate"),
+    )
+    # frozen went from 1 to 0 as well as owner changing
+    assert account.updated[1].changed == ("owner", "frozen")
+
+
+def test_composite_text_and_rowid_keys(pair: tuple[Path, Path]) -> None:
+    diff = diff_databases(*pair)
+    holding = diff.table("holding")
+    assert holding.key_columns == ("symbol", "account_id")  # declared PK order, key first
+    assert holding.columns == ("symbol", "account_id", "qty", "note")
+    assert [u.key for u in holding.updated] == [("ACME", 1)]
+    assert holding.updated[0].changed == ("qty", "note")
+    assert [(r["symbol"], r["account_id"]) for r in holding.deleted] == [("ACME", 2)]
+    currency = diff.table("currency")
+    # Text keys sort by code point, like SQLite's BINARY collation: upper case first.
+    assert [r["code"] for r in currency.inserted] == ["AUD", "eur"]
+    log = diff.table("log")
+    assert log.key_columns == ("rowid",)
+    assert log.inserted == [{"rowid": 3, "at": "d3", "message": None}]
+    assert log.updated[0].key == (2,)
+
+
+def test_summary_and_changed_tables(pair: tuple[Path, Path]) -> None:
+    diff = diff_databases(*pair)
+    assert diff.tables_changed() == ["account", "currency", "holding", "log", "order"]
+    assert diff.summary() == (
+        "account: 2 inserted, 2 updated (owner, balance, rate, frozen), 1 deleted; "
+        "currency: 2 inserted, 1 updated (name), 1 deleted; "
+        "holding: 1 inserted, 1 updated (qty, note), 1 deleted; "
+        "log: 1 inserted, 1 updated (message); "
+        "order: 1 updated (due date, kind2)"
+    )
+
+
+def test_to_json_is_serialisable_and_deterministic(pair: tuple[Path, Path]) -> None:
+    first = json.dumps(diff_databases(*pair).to_json(), allow_nan=False)
+    again = json.dumps(diff_databases(*pair).to_json(), allow_nan=False)
+    assert first == again
+    data = json.loads(first)
+    assert list(data["tables"]) == sorted(data["tables"])
+    assert data["tables"]["holding"]["updated"][0]["key"] == ["ACME", 1]
+    assert data["tables"]["holding"]["inserted"][0]["note"] == {"blob_hex": "00ff10"}
+
+
+def test_the_tables_argument_limits_the_diff(pair: tuple[Path, Path]) -> None:
+    diff = diff_databases(*pair, tables=["log", "currency"])
+    assert [t.table for t in diff.tables] == ["currency", "log"]
+    with pytest.raises(UnknownTableError, match="'nope'.*account"):
+        diff_databases(*pair, tables=["nope"])
+
+
+def test_tables_on_one_side_only(tmp_path: Path) -> None:
+    before = make_db(tmp_path / "a.db", edit=lambda c: c.execute("CREATE TABLE old(x)"))
+    after = make_db(tmp_path / "b.db", edit=lambda c: c.executescript(
+        "CREATE TABLE new(id INTEGER PRIMARY KEY, v); INSERT INTO new VALUES (2, 'b'), (1, 'a');"
+        " CREATE INDEX new_v ON new(v); ANALYZE;"))  # ANALYZE adds sqlite_stat1: skipped
+    diff = diff_databases(before, after)
+    assert diff.tables_changed() == ["new", "old"]
+    assert diff.table("new").schema == "added"
+    assert diff.table("new").inserted == [{"id": 1, "v": "a"}, {"id": 2, "v": "b"}]
+    assert diff.table("old").schema == "dropped"
+    assert diff.summary() == "new: table added, 2 inserted; old: table dropped"
+
+
+def test_appended_columns_read_as_null_and_other_changes_replace(tmp_path: Path) -> None:
+    before = make_db(tmp_path / "a.db", "CREATE TABLE t(id INTEGER PRIMARY KEY, a);"
+                     "CREATE TABLE u(id INTEGER PRIMARY KEY, a);", {"t": [(1, 1), (2, 2)], "u": [(1, 1)]})
+    after = make_db(tmp_path / "b.db", "CREATE TABLE t(id INTEGER PRIMARY KEY, a, b);"
+                    "CREATE TABLE u(id INTEGER PRIMARY KEY, b);",
+                    {"t": [(1, 1, None), (2, 2, "x")], "u": [(1, 1)]})
+    diff = diff_databases(before, after)
+    t, u = diff.table("t"), diff.table("u")
+    assert (t.schema, t.new_columns) == ("columns_added", ("b",))
+    assert [(c.key, c.changed) for c in t.updated] == [((2,), ("b",))]
+    assert (u.schema, len(u.deleted), len(u.inserted)) == ("replaced", 1, 1)
+
+
+def test_diffing_never_writes(pair: tuple[Path, Path]) -> None:
+    hashes = [sha(p) for p in pair]
+    diff_databases(*pair)
+    assert [sha(p) for p in pair] == hashes
+    assert sorted(p.name for p in pair[0].parent.iterdir()) == ["after.db", "before.db"]
+
+
+def test_committed_rows_in_a_wal_file_are_seen(tmp_path: Path) -> None:
+    before = make_db(tmp_path / "before.db")
+    after = make_db(tmp_path / "after.db")
+    writer = sqlite3.connect(after)
+    try:
+        writer.execute("PRAGMA journal_mode=WAL")
+        writer.execute("PRAGMA wal_autocheckpoint=0")  # keep the change in the -wal file only
+        writer.execute("UPDATE account SET balance = 1 WHERE id = 1")
+        writer.commit()
+        writer.execute("INSERT INTO log VALUES ('d9', 'uncommitted')")  # open, uncommitted
+        wal = tmp_path / "after.db-wal"
+        assert wal.stat().st_size > 0
+        hashes = sha(after), sha(wal)
+        diff = diff_databases(before, after)
+        assert diff.summary() == "account: 1 updated (balance)"
+        assert (sha(after), sha(wal)) == hashes
+        # A writer that died leaves the -wal behind (no -shm); copy that state aside.
+        crashed = tmp_path / "crashed"
+        crashed.mkdir()
+        shutil.copy(after, crashed / "after.db")
+        shutil.copy(wal, crashed / "after.db-wal")
+    finally:
+        writer.close()
+    hashes = sha(crashed / "after.db"), sha(crashed / "after.db-wal")
+    assert diff_databases(before, crashed / "after.db").summary() == "account: 1 updated (balance)"
+    # SQLite may rebuild the -shm index (shared memory, not data); the data files stay as they were.
+    assert (sha(crashed / "after.db"), sha(crashed / "after.db-wal")) == hashes
+
+
+def test_missing_and_non_sqlite_files_name_the_path(tmp_path: Path) -> None:
+    good = make_db(tmp_path / "good.db")
+    with pytest.raises(DatabaseNotFoundError, match="missing.db"):
+        diff_databases(good, tmp_path / "missing.db")
+    text = tmp_path / "notes.txt"
+    text.write_text("hello, not a database\n")
+    with pytest.raises(NotADatabaseError, match="notes.txt"):
+        diff_databases(text, good)
+    with pytest.raises(NotADatabaseError, match="directory"):
+        diff_databases(good, tmp_path)
+    truncated = tmp_path / "truncated.db"
+    truncated.write_bytes(good.read_bytes()[:100])
+    with pytest.raises(VerifierError, match="truncated.db"):
+        diff_databases(good, truncated)
+
+
+def test_large_database_with_few_changes_is_fast(tmp_path: Path) -> None:
+    schema = "".join(f"CREATE TABLE t{i}(id INTEGER PRIMARY KEY, a TEXT, b INTEGER, c REAL);"
+                     for i in range(9))
+    rows = {f"t{i}": [(n, f"row {n}", n * 7, n / 3) for n in range(700)] for i in range(9)}
+    before = make_db(tmp_path / "a.db", schema, rows)
+    after = make_db(tmp_path / "b.db", schema, rows, edit=lambda c: c.executescript(
+        "UPDATE t3 SET b = 0 WHERE id IN (5, 6); INSERT INTO t8 VALUES (999, 'n', 1, 1.0);"))
+    diff_databases(before, after)  # warm the OS cache
+    started = time.perf_counter()
+    diff = diff_databases(before, after)
+    elapsed = time.perf_counter() - started
+    assert diff.summary() == "t3: 2 updated (b); t8: 1 inserted"
+    assert elapsed < 0.5, f"diffing 6,300 rows took {elapsed * 1000:.0f} ms"
+
+
+# --- sqldiff compatibility ---------------------------------------------------------------
+
+def run_sqldiff(before: Path, after: Path, *flags: str) -> str:
+    assert SQLDIFF is not None
+    done = subprocess.run([SQLDIFF, *flags, str(before), str(after)], capture_output=True,
+                          check=True)
+    return done.stdout.decode()
+
+
+@needs_sqldiff
+def test_rendering_matches_sqldiff_primarykey_byte_for_byte(pair: tuple[Path, Path]) -> None:
+    rendered = render_sqldiff(diff_databases(*pair))
+    assert rendered == run_sqldiff(*pair, "--primarykey")
+    assert "X'09'\n||'new'" in rendered  # the control-character case really is covered
+
+
+@needs_sqldiff
+def test_rendering_matches_plain_sqldiff_when_keys_are_storage_keys(tmp_path: Path) -> None:
+    # Generated worlds key every table by INTEGER PRIMARY KEY; WITHOUT ROWID and keyless
+    # tables are also keyed the same way by plain sqldiff.
+    schema = ("CREATE TABLE a(id INTEGER PRIMARY KEY, v);"
+              "CREATE TABLE w(k TEXT, n INT, v, PRIMARY KEY(n, k)) WITHOUT ROWID;"
+              "CREATE TABLE z(v);")
+    rows = {"a": [(1, "x"), (2, 1.5)], "w": [("p", 1, None), ("q", 1, 2)], "z": [(1,), (2,)]}
+    before = make_db(tmp_path / "a.db", schema, rows)
+    after = make_db(tmp_path / "b.db", schema, rows, edit=lambda c: c.executescript(
+        "UPDATE a SET v = 9e300 * 9e300 WHERE id = 2; INSERT INTO a VALUES (3, 1.0 / 3), (4, 5e-324);"
+        "DELETE FROM w WHERE k = 'p'; INSERT INTO w VALUES ('a', 0, x''); UPDATE z SET v = 'y';"
+        "CREATE TABLE extra(id INTEGER PRIMARY KEY, v); CREATE INDEX extra_v ON extra(v);"
+        "INSERT INTO extra VALUES (1, 'e');"))
+    rendered = render_sqldiff(diff_databases(before, after))
+    assert rendered == run_sqldiff(before, after)
+    assert "Inf" in rendered and "X''" in rendered
+
+
+
+@needs_sqldiff
+def test_reals_are_printed_like_sqldiff(tmp_path: Path) -> None:
+    # Python's correctly rounded '%.15g' and SQLite's printf disagree on about 1 value in 1,000;
+    # 3,000 seeded values of every magnitude make sure the rendering follows SQLite.
+    rng = random.Random(7)
+    reals = [rng.uniform(-1, 1) * 10 ** rng.randint(-300, 300) for _ in range(3000)]
+    schema = "CREATE TABLE r(id INTEGER PRIMARY KEY, x REAL);"
+    before = make_db(tmp_path / "a.db", schema, {"r": [(0, 0.0)]})
+    after = make_db(tmp_path / "b.db", schema, {"r": list(enumerate(reals))})
+    assert render_sqldiff(diff_databases(before, after)) == run_sqldiff(before, after)
+
+@needs_sqldiff
+def test_rendering_matches_sqldiff_for_schema_changes(tmp_path: Path) -> None:
+    before = make_db(tmp_path / "a.db", "CREATE TABLE t(id INTEGER PRIMARY KEY, a);"
+                     "CREATE TABLE u(id INTEGER PRIMARY KEY, a); CREATE TABLE gone(x);",
+                     {"t": [(1, 1)], "u": [(1, 1)], "gone": [(1,)]})
+    after = make_db(tmp_path / "b.db", "CREATE TABLE t(id INTEGER PRIMARY KEY, a, b);"
+                    "CREATE TABLE u(id INTEGER PRIMARY KEY, b);",
+                    {"t": [(1, 1, None), (2, 2, "x")], "u": [(1, 1)]})
+    assert render_sqldiff(diff_databases(before, after)) == run_sqldiff(before, after)
+
+
+def test_applying_the_rendering_reproduces_after(pair: tuple[Path, Path], tmp_path: Path) -> None:
+    before, after = pair
+    patched = tmp_path / "patched.db"
+    shutil.copy(before, patched)
+    conn = sqlite3.connect(patched)
+    conn.executescript(render_sqldiff(diff_databases(before, after)))
+    conn.close()
+    assert diff_databases(patched, after).is_empty
+
+
+def test_rendering_is_empty_for_no_changes(tmp_path: Path) -> None:
+    assert render_sqldiff(diff_databases(make_db(tmp_path / "a.db"), make_db(tmp_path / "b.db"))) == ""

@@ -1,0 +1,395 @@
+"""Row-level diff of two SQLite databases, matched by primary key and read strictly read-only.
+
+`diff_databases(before, after)` attaches both files read-only to one in-memory connection and,
+per table, lets SQLite find the rows that are not identical on both sides (`EXCEPT` both ways),
+so identical tables never reach Python; only the differing rows are loaded and paired by key.
+
+Semantics, chosen to match `sqldiff --primarykey`:
+- a row's key is the declared PRIMARY KEY (composite allowed); a table without one is keyed by
+  its rowid, exposed as a `rowid` column (or `_rowid_` / `oid` when a real column takes the name);
+- rows hold the key columns first, then the others in declared order;
+- a table only in `before` is "dropped" (all rows deleted), only in `after` is "added" (all rows
+  inserted); columns appended in `after` read as NULL in `before` ("columns_added"); any other
+  schema change is "replaced" (every row deleted, then every row inserted);
+- values compare as SQLite compares them (1 equals 1.0, text never equals a blob), but always with
+  BINARY collation so a change of letter case is a change even in a NOCASE column;
+- internal `sqlite_%` tables and virtual tables are skipped.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+from urllib.parse import quote
+
+from verifiers.errors import (
+    DatabaseError,
+    DatabaseNotFoundError,
+    DatabaseReadError,
+    NotADatabaseError,
+    UnkeyedTableError,
+    UnknownTableError,
+)
+
+Value = int | float | str | bytes | None
+Row = dict[str, Value]
+Key = tuple[Value, ...]
+SchemaStatus = Literal["same", "added", "dropped", "columns_added", "replaced"]
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+ROWID_ALIASES = ("rowid", "_rowid_", "oid")
+# Schema names for the two attached files; neither is an SQL keyword.
+BEFORE, AFTER = "before_db", "after_db"
+
+
+def sqlite_order(value: Value) -> tuple[int, Value]:
+    """Sort key that orders values like SQLite: NULL, then numbers, then text, then blobs."""
+    if value is None:
+        return (0, 0)
+    if isinstance(value, int | float):
+        return (1, value)
+    if isinstance(value, str):
+        # Code-point order equals UTF-8 byte order, i.e. SQLite's BINARY collation.
+        return (2, value)
+    return (3, bytes(value))
+
+
+def key_order(key: Sequence[Value]) -> tuple[tuple[int, Value], ...]:
+    """Sort key for a whole primary-key tuple."""
+    return tuple(sqlite_order(v) for v in key)
+
+
+@dataclass(frozen=True)
+class RowChange:
+    """One row present on both sides whose values differ; `changed` is in column order."""
+
+    key: Key
+    before: Row
+    after: Row
+    changed: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TableDiff:
+    """Every difference in one table; each list is sorted by key."""
+
+    table: str
+    key_columns: tuple[str, ...]
+    inserted: list[Row] = field(default_factory=list)
+    deleted: list[Row] = field(default_factory=list)
+    updated: list[RowChange] = field(default_factory=list)
+    # Column order of the rows (key first): the `after` side's, or `before`'s for a dropped table.
+    columns: tuple[str, ...] = ()
+    schema: SchemaStatus = "same"
+    # Columns appended in `after` ("columns_added" only).
+    new_columns: tuple[str, ...] = ()
+    # The `after` side's CREATE TABLE then CREATE INDEX statements ("added" and "replaced" only),
+    # so the diff can be rendered as SQL that recreates the table.
+    create_sql: tuple[str, ...] = ()
+
+    @property
+    def is_empty(self) -> bool:
+        """True when the table is the same on both sides, schema included."""
+        return self.schema == "same" and not (self.inserted or self.deleted or self.updated)
+
+    def changed_columns(self) -> tuple[str, ...]:
+        """Columns changed by at least one update, in column order."""
+        seen = {c for change in self.updated for c in change.changed}
+        return tuple(c for c in self.columns if c in seen)
+
+    def to_json(self) -> dict[str, object]:
+        """A JSON-serialisable, deterministic description of this table's changes."""
+        return {
+            "table": self.table,
+            "schema": self.schema,
+            "key_columns": list(self.key_columns),
+            "columns": list(self.columns),
+            "new_columns": list(self.new_columns),
+            "inserted": [_json_row(r) for r in self.inserted],
+            "deleted": [_json_row(r) for r in self.deleted],
+            "updated": [
+                {
+                    "key": [_json_value(v) for v in u.key],
+                    "changed": list(u.changed),
+                    "before": _json_row(u.before),
+                    "after": _json_row(u.after),
+                }
+                for u in self.updated
+            ],
+        }
+
+    def summary(self) -> str:
+        """One clause such as `account: 2 updated (balance), 1 inserted`."""
+        parts: list[str] = []
+        if self.schema == "added":
+            parts.append("table added")
+        elif self.schema == "dropped":
+            parts.append("table dropped")
+        elif self.schema == "replaced":
+            parts.append("schema replaced")
+        elif self.schema == "columns_added":
+            parts.append(f"columns added ({', '.join(self.new_columns)})")
+        if self.inserted:
+            parts.append(f"{len(self.inserted)} inserted")
+        if self.updated:
+            parts.append(f"{len(self.updated)} updated ({', '.join(self.changed_columns())})")
+        if self.deleted:
+            parts.append(f"{len(self.deleted)} deleted")
+        return f"{self.table}: {', '.join(parts) if parts else 'no changes'}"
+
+
+@dataclass(frozen=True)
+class DbDiff:
+    """The differences between two databases: one `TableDiff` per compared table, by name."""
+
+    tables: tuple[TableDiff, ...]
+
+    @property
+    def is_empty(self) -> bool:
+        """True when no compared table differs."""
+        return all(t.is_empty for t in self.tables)
+
+    def tables_changed(self) -> list[str]:
+        """Names of the tables that differ, sorted."""
+        return [t.table for t in self.tables if not t.is_empty]
+
+    def table(self, name: str) -> TableDiff:
+        """The diff of one compared table (empty if it did not change)."""
+        for t in self.tables:
+            if t.table == name:
+                return t
+        raise UnknownTableError(name, [t.table for t in self.tables])
+
+    def to_json(self) -> dict[str, object]:
+        """JSON-serialisable and deterministic: changed tables by name, keys as lists."""
+        return {
+            "compared": [t.table for t in self.tables],
+            "tables": {t.table: t.to_json() for t in self.tables if not t.is_empty},
+        }
+
+    def summary(self) -> str:
+        """E.g. `account: 2 updated (balance); transaction: 2 inserted`, or `no changes`."""
+        clauses = [t.summary() for t in self.tables if not t.is_empty]
+        return "; ".join(clauses) if clauses else "no changes"
+
+
+def _json_value(value: Value) -> object:
+    # Blobs and non-finite floats have no JSON literal; give them unambiguous stand-ins.
+    if isinstance(value, bytes):
+        return {"blob_hex": value.hex()}
+    if isinstance(value, float) and not math.isfinite(value):
+        return {"real": "Inf" if value > 0 else "-Inf"}
+    return value
+
+
+def _json_row(row: Row) -> dict[str, object]:
+    return {name: _json_value(value) for name, value in row.items()}
+
+
+def diff_databases(
+    before: str | Path, after: str | Path, tables: list[str] | None = None
+) -> DbDiff:
+    """Diff two SQLite files row by row by primary key; neither file is ever modified.
+
+    `tables` limits the diff to those names (each must exist on at least one side); by default
+    every table on either side is compared.
+    """
+    before_path, after_path = _checked(before), _checked(after)
+    conn = sqlite3.connect(":memory:", uri=True)
+    try:
+        _attach(conn, before_path, BEFORE)
+        _attach(conn, after_path, AFTER)
+        # One read transaction over both files: a consistent snapshot even if a server writes.
+        conn.execute("BEGIN")
+        try:
+            return _diff(conn, before_path, after_path, tables)
+        finally:
+            conn.rollback()
+    finally:
+        conn.close()
+
+
+def _checked(path: str | Path) -> Path:
+    """Reject missing and non-SQLite files up front, with a message naming the path."""
+    p = Path(path)
+    if not p.exists():
+        raise DatabaseNotFoundError(p)
+    if not p.is_file():
+        raise NotADatabaseError(p, "it is a directory" if p.is_dir() else "not a regular file")
+    try:
+        with p.open("rb") as fh:
+            header = fh.read(len(SQLITE_HEADER))
+    except OSError as exc:
+        raise DatabaseError(p, f"cannot read the file ({exc.strerror})") from exc
+    # SQLite treats an empty file as an empty database; anything else needs the magic header.
+    if header and header != SQLITE_HEADER:
+        raise NotADatabaseError(p, "the file lacks the 'SQLite format 3' header")
+    return p.resolve()
+
+
+def _attach(conn: sqlite3.Connection, path: Path, schema: str) -> None:
+    # mode=ro: SQLite refuses every write, yet still reads committed rows from a -wal file.
+    uri = f"file:{quote(str(path))}?mode=ro"
+    try:
+        conn.execute(f"ATTACH DATABASE ? AS {schema}", (uri,))
+        conn.execute(f"SELECT count(*) FROM {schema}.sqlite_master").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise NotADatabaseError(path, str(exc)) from exc
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """How one side stores a table: its key and its columns, key first."""
+
+    key: tuple[str, ...]
+    columns: tuple[str, ...]
+    by_rowid: bool
+    sql: str
+
+    def select_list(self) -> list[str]:
+        # The rowid alias must stay unquoted: a quoted "oid" could not fall back to the rowid.
+        names = [c if self.by_rowid and i == 0 else _ident(c) for i, c in enumerate(self.columns)]
+        return [f"{n} COLLATE BINARY" for n in names]
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _table_sql(conn: sqlite3.Connection, schema: str) -> dict[str, str]:
+    rows = conn.execute(
+        f"SELECT name, coalesce(sql, '') FROM {schema}.sqlite_master"
+        " WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+        " AND coalesce(sql, '') NOT LIKE 'CREATE VIRTUAL%'"
+    ).fetchall()
+    return dict(rows)
+
+
+def _layout(conn: sqlite3.Connection, path: Path, schema: str, table: str, sql: str) -> _Layout:
+    info = conn.execute(
+        "SELECT name, pk FROM pragma_table_info(?, ?) ORDER BY cid", (table, schema)
+    ).fetchall()
+    key = tuple(name for name, pk in sorted((r for r in info if r[1]), key=lambda r: r[1]))
+    others = tuple(name for name, pk in info if not pk)
+    if key:
+        return _Layout(key, key + others, False, sql)
+    taken = {name.lower() for name, _ in info}
+    alias = next((a for a in ROWID_ALIASES if a not in taken), None)
+    if alias is None:
+        raise UnkeyedTableError(path, table)
+    return _Layout((alias,), (alias,) + others, True, sql)
+
+
+def _index_sql(conn: sqlite3.Connection, schema: str, table: str) -> tuple[str, ...]:
+    rows = conn.execute(
+        f"SELECT sql FROM {schema}.sqlite_master"
+        " WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY rowid",
+        (table,),
+    ).fetchall()
+    return tuple(r[0] for r in rows)
+
+
+def _diff(
+    conn: sqlite3.Connection, before: Path, after: Path, only: list[str] | None
+) -> DbDiff:
+    old_tables, new_tables = _table_sql(conn, BEFORE), _table_sql(conn, AFTER)
+    names = sorted(old_tables.keys() | new_tables.keys())
+    if only is not None:
+        for name in only:
+            if name not in old_tables and name not in new_tables:
+                raise UnknownTableError(name, names)
+        names = sorted(set(only))
+    result: list[TableDiff] = []
+    for name in names:
+        old = _layout(conn, before, BEFORE, name, old_tables[name]) if name in old_tables else None
+        new = _layout(conn, after, AFTER, name, new_tables[name]) if name in new_tables else None
+        try:
+            result.append(_diff_table(conn, name, old, new))
+        except sqlite3.DatabaseError as exc:
+            raise DatabaseReadError(before, after, name, str(exc)) from exc
+    return DbDiff(tuple(result))
+
+
+def _all_rows(conn: sqlite3.Connection, schema: str, table: str, layout: _Layout) -> list[Row]:
+    cursor = conn.execute(f"SELECT {', '.join(layout.select_list())} FROM {schema}.{_ident(table)}")
+    return _sorted_rows((dict(zip(layout.columns, r)) for r in cursor), len(layout.key))
+
+
+def _sorted_rows(rows: Iterable[Row], key_len: int) -> list[Row]:
+    return sorted(rows, key=lambda r: key_order(list(r.values())[:key_len]))
+
+
+def _diff_table(
+    conn: sqlite3.Connection, table: str, old: _Layout | None, new: _Layout | None
+) -> TableDiff:
+    if new is None:
+        assert old is not None  # the table came from one of the two sides
+        return TableDiff(table, old.key, deleted=_all_rows(conn, BEFORE, table, old),
+                         columns=old.columns, schema="dropped")
+    create = (new.sql, *_index_sql(conn, AFTER, table))
+    if old is None:
+        return TableDiff(table, new.key, inserted=_all_rows(conn, AFTER, table, new),
+                         columns=new.columns, schema="added", create_sql=create)
+    old_names = [c.lower() for c in old.columns]
+    new_names = [c.lower() for c in new.columns]
+    # Like sqldiff: same key, and `after` may only append columns; anything else replaces.
+    if len(old.key) != len(new.key) or new_names[: len(old_names)] != old_names:
+        return TableDiff(
+            table, new.key,
+            inserted=_all_rows(conn, AFTER, table, new),
+            deleted=_all_rows(conn, BEFORE, table, old),
+            columns=new.columns, schema="replaced", create_sql=create,
+        )
+    appended = new.columns[len(old.columns):]
+    old_select = ", ".join(old.select_list() + ["NULL"] * len(appended))
+    new_select = ", ".join(new.select_list())
+    ident = _ident(table)
+    gone = conn.execute(
+        f"SELECT {old_select} FROM {BEFORE}.{ident} EXCEPT SELECT {new_select} FROM {AFTER}.{ident}"
+    ).fetchall()
+    came = conn.execute(
+        f"SELECT {new_select} FROM {AFTER}.{ident} EXCEPT SELECT {old_select} FROM {BEFORE}.{ident}"
+    ).fetchall()
+    return _pair(table, new, gone, came, appended)
+
+
+def _pair(
+    table: str,
+    layout: _Layout,
+    gone: list[tuple[Value, ...]],
+    came: list[tuple[Value, ...]],
+    appended: tuple[str, ...],
+) -> TableDiff:
+    """Pair rows that left `before` with rows that arrived in `after` by key."""
+    n = len(layout.key)
+    old_by_key = {tuple(r[:n]): r for r in gone}
+    new_by_key = {tuple(r[:n]): r for r in came}
+    inserted: list[Row] = []
+    deleted: list[Row] = []
+    updated: list[RowChange] = []
+    for key in sorted(old_by_key.keys() | new_by_key.keys(), key=key_order):
+        old_row, new_row = old_by_key.get(key), new_by_key.get(key)
+        if old_row is None:
+            inserted.append(dict(zip(layout.columns, new_row or ())))
+        elif new_row is None:
+            deleted.append(dict(zip(layout.columns, old_row)))
+        else:
+            changed = tuple(
+                c for c, a, b in zip(layout.columns, old_row, new_row) if not _same(a, b)
+            )
+            if changed:
+                updated.append(RowChange(key, dict(zip(layout.columns, old_row)),
+                                         dict(zip(layout.columns, new_row)), changed))
+    return TableDiff(table, layout.key, inserted, deleted, updated, columns=layout.columns,
+                     schema="columns_added" if appended else "same", new_columns=appended)
+
+
+def _same(a: Value, b: Value) -> bool:
+    """SQLite's `IS` under BINARY collation: 1 is 1.0, but text is never a blob or a number."""
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b
+    return type(a) is type(b) and a == b
