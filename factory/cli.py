@@ -19,6 +19,9 @@ console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _world(args: argparse.Namespace) -> int:
+    from factory import loop
+    from factory.graph import run_stage_one
+    from factory.manifest import read_manifest
     from factory.world import build_world
 
     with console.status(f"building {args.seed} ...") as status:
@@ -26,14 +29,40 @@ def _world(args: argparse.Namespace) -> int:
             console.print(f"  [dim]·[/dim] {message}")
             status.update(message)
 
-        result = build_world(args.seed, args.out, progress=progress, frontend=not args.no_frontend)
-    m = result.manifest
-    total = sum(result.seconds.values())
-    console.print(f"[green]world:[/green] {m.world} built in {total:.1f}s → {result.path}")
+        if args.build_only:
+            path = build_world(args.seed, args.out, progress=progress, frontend=not args.no_frontend).path
+        else:
+            loop.set_reporter(progress)
+            state = run_stage_one(args.seed, args.out, ui=not args.no_ui, target=args.target, max_rounds=args.rounds,
+                                  fresh=args.fresh)
+            path = Path(state["world"])
+    _summary(path)
+    return 0
+
+
+def _summary(path: Path) -> None:
+    from factory.manifest import read_manifest
+
+    m = read_manifest(path / "manifest.json")
+    console.print(f"[green]world:[/green] {m.world} → {path}")
     console.print(f"  spec sha256 {m.spec_sha256[:16]}  seed db sha256 {m.seed_db_sha256[:16]}")
     console.print(f"  {m.users} users, {m.entities} entities, {m.workflows} workflows, {sum(m.counts.values())} rows")
-    console.print(f"  frontend {result.path / 'app/frontend/dist'}  database {result.path / 'data/seed.db'}")
-    console.print(f"  serve it: make serve WORLD={result.path}")
+    console.print(f"  frontend {path / 'app/frontend/dist'}  database {path / 'data/seed.db'}")
+    if m.claims.total:
+        rate = 100 * m.claims.passed / m.claims.total
+        console.print(f"claims: {m.claims.passed}/{m.claims.total} passed ({rate:.1f}%) in {m.claims.rounds} rounds")
+    console.print(f"  serve it: make serve WORLD={path}")
+
+
+def _prove(args: argparse.Namespace) -> int:
+    from factory import loop
+    from factory.graph import run_stage_one
+    from factory.world import open_world
+
+    root = open_world(args.world)
+    loop.set_reporter(lambda message: console.print(f"  [dim]·[/dim] {message}"))
+    run_stage_one(world=str(root), ui=not args.no_ui, target=args.target, max_rounds=args.rounds, fresh=args.fresh)
+    _summary(root)
     return 0
 
 
@@ -99,6 +128,13 @@ def _setup(args: argparse.Namespace) -> int:
     return 0
 
 
+def _loop_options(p: argparse.ArgumentParser, target: float = 0.95) -> None:
+    p.add_argument("--no-ui", action="store_true", help="skip the browser claims (faster)")
+    p.add_argument("--target", type=float, default=target, help=f"stop when this share of claims passes (default {target})")
+    p.add_argument("--rounds", type=int, default=3, help="repair round budget")
+    p.add_argument("--fresh", action="store_true", help="ignore a checkpoint of an interrupted run")
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="factory", description="A factory of verified worlds")
     p.add_argument("-v", "--verbose", action="store_true")
@@ -106,8 +142,14 @@ def parser() -> argparse.ArgumentParser:
     w = sub.add_parser("world", help="build a world from a seed")
     w.add_argument("seed")
     w.add_argument("--out", default="worlds", help="directory holding worlds (default: worlds)")
-    w.add_argument("--no-frontend", action="store_true", help="skip the React build (backend-only tests)")
+    w.add_argument("--no-frontend", action="store_true", help="with --build-only: skip the React build")
+    w.add_argument("--build-only", action="store_true", help="build the app and database, skip claims and repair")
+    _loop_options(w)
     w.set_defaults(run=_world)
+    pr = sub.add_parser("prove", help="compile claims for a built world, verify, triage and repair it")
+    pr.add_argument("world")
+    _loop_options(pr, target=1.0)  # a world under repair aims at every claim
+    pr.set_defaults(run=_prove)
     c = sub.add_parser("check", help="validate a seed and type-check its expressions, writing nothing")
     c.add_argument("seed")
     c.set_defaults(run=_check)

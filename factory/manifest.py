@@ -53,6 +53,7 @@ class Manifest(Strict):
     routes: int
     storyline: dict[str, int] = Field(description="storyline occurrences ran / rejected / skipped")
     claims: ClaimsSummary = Field(default_factory=ClaimsSummary)
+    claims_sha256: str | None = Field(None, description="lock: hash of claims.json as the claims compiler wrote it")
     tasks: TasksSummary = Field(default_factory=TasksSummary)
     gates: dict[str, int] = Field(default_factory=dict)
 

@@ -59,10 +59,10 @@ def _break_effect(view: WorldView, target: Target, _rng: random.Random) -> Appli
     if effect.kind == "create":
         # The row is built but never added to the session: the workflow answers 200 and nothing is stored.
         broken = replace_once(block, "    session.add(row)\n", "", f"{WORKFLOWS} ({workflow.name})")
-        what = "builds the new row but never adds it to the session"
+        what = "builds its row but never adds it to the session"
     else:
         broken = f"    # {effect.source}\n"  # the statement is gone, its comment stays, as in a half-done edit
-        what = "no longer applies it"
+        what = "is no longer applied"
     body = body[:at] + broken + body[at + len(block):]
     view.write(WORKFLOWS, splice(text, start, end, body))
     return Applied(f"{workflow.name}: effect `{effect.source}` {what} ({WORKFLOWS})", (WORKFLOWS,))
@@ -102,8 +102,8 @@ def _invert_precondition(view: WorldView, target: Target, _rng: random.Random) -
     body = replace_once(text[start:end], f"    if not {check.python}:\n", f"    if {inverted}:\n",
                         f"{WORKFLOWS} ({check.id})")
     view.write(WORKFLOWS, splice(text, start, end, body))
-    return Applied(f"{check.id}: `{check.source}` now refuses when `{inverted}`, so valid calls are refused and "
-                   f"invalid ones accepted ({WORKFLOWS})", (WORKFLOWS,))
+    return Applied(f"{check.id}: the check `{check.source}` is inverted (the code refuses when `{inverted}`), so "
+                   f"valid calls are refused and invalid ones accepted ({WORKFLOWS})", (WORKFLOWS,))
 
 
 # ---------------------------------------------------------------- swallow_error_message

@@ -12,12 +12,13 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Route
+from playwright.sync_api import Browser, BrowserContext, Page, Route
+from playwright.sync_api import Error as PlaywrightError
 
 from factory.claims.model import UiGetter
 from factory.runner import AppServer, fresh_db
 from factory.spec.model import Spec
-from factory.verify.ui import UiOutcome, run_ui_claim
+from factory.verify.ui import UiOutcome, describe_failure, run_ui_claim
 
 
 class Served:
@@ -176,3 +177,15 @@ def test_nested_filter_fails_for_an_unknown_parent_value(browser: Browser, neste
     outcome = nested.run(browser, "sam", "nested_filter", args, "nested-gardening")
     assert not outcome.ok
     assert outcome.message.startswith("parent filter 'Category' does not offer 'Gardening' on /products")
+
+
+# ---- failure messages --------------------------------------------------------------------------
+def test_failures_name_the_missing_locator(page: Page) -> None:
+    page.set_content("<main><h1>Transfer funds</h1><label for=a>Amount due</label><input id=a></main>")
+    with pytest.raises(PlaywrightError) as missing:
+        page.get_by_label("Amount", exact=True).fill("12.00", timeout=300)
+    assert describe_failure(missing.value, "/actions/transfer-funds") == 'label "Amount" not found on /actions/transfer-funds'
+    with pytest.raises(AssertionError) as invisible:
+        from playwright.sync_api import expect
+        expect(page.get_by_role("main").get_by_test_id("toast-success")).to_be_visible(timeout=300)
+    assert describe_failure(invisible.value, "/x") == 'a main › test id "toast-success" not found on /x'

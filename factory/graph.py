@@ -1,0 +1,66 @@
+"""The stage-one graph: builder → claims → verifier → (triager → repairer → verifier)* — wiring only."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.graph import END, START, StateGraph
+
+from factory import loop
+from factory.seed.loader import load_seed
+from factory.loop import LoopState
+
+
+def stage_one_graph() -> StateGraph:
+    graph = StateGraph(LoopState)
+    graph.add_node("build", loop.build)
+    graph.add_node("claims", loop.claims)
+    graph.add_node("verify", loop.verify)
+    graph.add_node("triage", loop.triage_node)
+    graph.add_node("repair", loop.repair)
+    graph.add_node("finish", loop.finish)
+    graph.add_edge(START, "build")
+    graph.add_edge("build", "claims")
+    graph.add_edge("claims", "verify")
+    graph.add_conditional_edges("verify", loop.route_after_verify, {"triage": "triage", "done": "finish"})
+    graph.add_edge("triage", "repair")
+    graph.add_edge("repair", "verify")
+    graph.add_edge("finish", END)
+    return graph
+
+
+def run_stage_one(seed: str | None = None, worlds: str = "worlds", world: str | None = None, ui: bool = True,
+                  target: float = 0.95, max_rounds: int = 3, fresh: bool = False) -> LoopState:
+    """Run (or resume, after an interruption) stage one for a seed, or prove an existing world.
+
+    Checkpoints live beside the worlds, one thread per seed (or world), so a rerun after Ctrl-C or
+    `kill -9` continues from the last finished node.
+    """
+    if world is not None:
+        worlds = str(Path(world).parent)
+    if seed:
+        load_seed(seed)  # a bad seed fails here, before anything is written
+    subject = Path(seed if seed is not None else world or "").resolve()
+    checkpoints = Path(worlds) / ".checkpoints.sqlite"
+    checkpoints.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(checkpoints, check_same_thread=False)
+    try:
+        app = stage_one_graph().compile(checkpointer=SqliteSaver(conn))
+        config: dict[str, Any] = {"configurable": {"thread_id": f"stage-one:{subject}"},
+                                  "recursion_limit": 64}
+        snapshot = app.get_state(config)
+        if snapshot.next and not fresh:
+            loop._say(f"resuming stage one at {', '.join(snapshot.next)}")
+            result = app.invoke(None, config)
+        else:
+            start: LoopState = {"seed": str(seed) if seed else "", "worlds": str(worlds), "ui": ui, "target": target,
+                                "max_rounds": max_rounds}
+            if world is not None:
+                start["world"] = str(Path(world).resolve())
+            result = app.invoke(start, config)
+        return result  # type: ignore[return-value]
+    finally:
+        conn.close()

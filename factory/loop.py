@@ -1,0 +1,149 @@
+"""Stage one's node logic: build, compile claims, verify, triage, repair (the graph wires them).
+
+Each node takes the loop state and returns the keys it changes. Everything a node decides is
+also committed to the world's git repository, so `git log` tells the loop's story.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, TypedDict
+
+from factory.claims.compile import compile_claims, write_claims
+from factory.manifest import ClaimsSummary, read_manifest, write_manifest
+from factory.repair import commit_all, repair_round
+from factory.triage import Triage, triage, write_triage
+from factory.verify.model import VerifyReport
+from factory.verify.run import REPORT_FILE, load_claims, verify_world
+from factory.world import build_world
+
+log = logging.getLogger(__name__)
+Say = Callable[[str], None]
+
+
+class LoopState(TypedDict, total=False):
+    """What the stage-one graph carries between nodes (and checkpoints)."""
+
+    seed: str
+    worlds: str
+    world: str
+    ui: bool
+    target: float
+    max_rounds: int
+    claims_sha256: str
+    round: int
+    history: list[dict[str, Any]]
+    repairs: list[dict[str, Any]]
+    progress_made: bool
+    status: str
+
+
+_say: Say = lambda message: log.info(message)  # noqa: E731  (replaced by the CLI's console)
+
+
+def set_reporter(say: Say) -> None:
+    global _say
+    _say = say
+
+
+def _report(state: LoopState) -> VerifyReport:
+    return VerifyReport.model_validate_json((Path(state["world"]) / REPORT_FILE).read_text())
+
+
+def build(state: LoopState) -> dict[str, Any]:
+    """Builder and compiler: seed → world directory (an existing world is proven as it stands)."""
+    if not state.get("seed"):
+        world = Path(state["world"])
+        commit_all(world, "snapshot: changes found before proving")
+        return {"round": 0, "history": [], "repairs": [], "status": "existing"}
+    result = build_world(state["seed"], state["worlds"], progress=_say)
+    return {"world": str(result.path), "round": 0, "history": [], "repairs": [], "status": "built"}
+
+
+def claims(state: LoopState) -> dict[str, Any]:
+    """Claims compiler: the yardstick, compiled once from the freshly built world and hash-locked.
+
+    Proving an existing world reuses its locked claims: compiling them again from an app that may
+    be broken would let the defect lower the bar.
+    """
+    world = Path(state["world"])
+    manifest = read_manifest(world / "manifest.json")
+    if not state.get("seed") and manifest.claims_sha256:
+        _, digest = load_claims(world, manifest.claims_sha256)  # refuses a claims.json that changed
+        _say(f"claims: using the locked claims ({digest[:12]})")
+        return {"claims_sha256": digest}
+    claim_set = compile_claims(world)
+    digest = write_claims(world, claim_set)
+    manifest.claims_sha256 = digest
+    write_manifest(world / "manifest.json", manifest)
+    commit_all(world, f"claims: {len(claim_set.claims)} compiled ({digest[:12]}), {len(claim_set.unwitnessed)} unwitnessed")
+    _say(f"claims: {len(claim_set.claims)} compiled, {len(claim_set.unwitnessed)} statements without a witness")
+    return {"claims_sha256": digest}
+
+
+def _verify(state: LoopState) -> VerifyReport:
+    world = Path(state["world"])
+    return verify_world(world, ui=state.get("ui", True), expected_sha256=state["claims_sha256"])
+
+
+def verify(state: LoopState) -> dict[str, Any]:
+    """Verifier: every claim against the running world."""
+    world = Path(state["world"])
+    report = _verify(state)
+    round_no = state.get("round", 0)
+    _say(f"verify: round {round_no}: {report.passed}/{report.total} passed ({100 * report.rate:.1f}%) in {report.seconds:.0f}s")
+    commit_all(world, f"verify: round {round_no}: {report.passed}/{report.total} claims passed")
+    history = [*state.get("history", []), {"round": round_no, "passed": report.passed, "total": report.total,
+                                            "rate": round(report.rate, 4)}]
+    return {"history": history}
+
+
+def triage_node(state: LoopState) -> dict[str, Any]:
+    """Triager: clusters of failures (read-only)."""
+    world = Path(state["world"])
+    result = triage(_report(state))
+    write_triage(world, result)
+    placed = sum(not c.needs_llm for c in result.clusters)
+    _say(f"triage: {result.failed} failures in {len(result.clusters)} clusters ({placed} placed by the signature table)")
+    return {}
+
+
+def repair(state: LoopState) -> dict[str, Any]:
+    """Repairer: fixers per cluster, each a commit, kept only when the pass rate does not fall."""
+    world = Path(state["world"])
+    result = Triage.model_validate_json((world / "reports" / "triage.json").read_text())
+    round_no = state.get("round", 0) + 1
+    records, _ = repair_round(world, round_no, result, _report(state), lambda: _verify(state))
+    kept = [r for r in records if r.outcome == "kept"]
+    for r in records:
+        _say(f"repair: round {round_no}: {r.fixer} → {r.outcome} ({len(r.files)} files){': ' + r.note if r.note else ''}")
+    commit_all(world, f"repair: round {round_no}: {len(kept)} kept of {len(records)}")
+    return {"round": round_no, "repairs": [*state.get("repairs", []), *map(asdict, records)], "progress_made": bool(kept)}
+
+
+def route_after_verify(state: LoopState) -> str:
+    """Stop at the target pass rate, at the round budget, or when a round made no progress."""
+    last = state["history"][-1]
+    if last["rate"] >= state.get("target", 0.95):
+        return "done"
+    if state.get("round", 0) >= state.get("max_rounds", 3):
+        return "done"
+    if state.get("round", 0) >= 1 and not state.get("progress_made", True):
+        return "done"
+    return "triage"
+
+
+def finish(state: LoopState) -> dict[str, Any]:
+    """Record the final pass rate in the manifest."""
+    world = Path(state["world"])
+    last = state["history"][-1]
+    manifest = read_manifest(world / "manifest.json")
+    manifest.claims = ClaimsSummary(total=last["total"], passed=last["passed"], rounds=state.get("round", 0))
+    if "claims" not in manifest.stages:
+        manifest.stages.append("claims")
+    write_manifest(world / "manifest.json", manifest)
+    commit_all(world, f"manifest: claims {last['passed']}/{last['total']} after {state.get('round', 0)} repair round(s)")
+    return {"status": "done"}
