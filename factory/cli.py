@@ -71,7 +71,7 @@ def _check(args: argparse.Namespace) -> int:
     from factory.seed.loader import load_seed
 
     spec = build_spec(load_seed(args.seed))
-    rows = sum(len(r) for r in spec.seed_plan.rows.values())
+    rows = spec.seed_plan.total()
     console.print(f"[green]ok[/green] {args.seed}: {len(spec.entities) - 1} entities, {len(spec.workflows)} workflows, "
                   f"{len(spec.users)} users, {rows} planned rows, {len(spec.storyline)} storyline events")
     return 0

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import git
+from pydantic import ValidationError
 
 from factory.compiler.frontend import build_frontend
 from factory.errors import FactoryError
@@ -50,7 +51,12 @@ class Fault:
 
 def _view(world: Path) -> WorldView:
     root = open_world(world)
-    return WorldView(root, Spec.model_validate_json((root / "spec.json").read_text()))
+    try:
+        spec = Spec.model_validate_json((root / "spec.json").read_text())
+    except ValidationError as exc:
+        raise MutationError(f"{root}/spec.json does not match this factory's spec model ({exc.error_count()} "
+                            "errors); rebuild the world with `factory world` first") from exc
+    return WorldView(root, spec)
 
 
 def _mutation(kind: str) -> Mutation:
@@ -119,7 +125,7 @@ def inject(world: Path, kind: str, seed: int, *, target: str | None = None) -> F
 def _commit(view: WorldView, kind: str, target: str, paths: list[str], bundle: bool) -> tuple[str, ...]:
     repo = view.repo
     repo.git.add("--all", "--", *paths)
-    files = tuple(repo.git.diff("--cached", "--name-only").split())
+    files = tuple(repo.git.diff("--cached", "--name-only").splitlines())
     if not files:
         raise MutationError(f"{view.root}: the {kind} fault on {target!r} changed nothing")
     if bundle and not any(f.startswith(DIST + "/") for f in files):
@@ -192,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m factory.mutate", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m factory.mutate", description="Inject one seeded fault into a built world")
     add_arguments(parser)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:

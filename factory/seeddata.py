@@ -16,7 +16,7 @@ from faker import Faker
 from factory.errors import BuildError
 from factory.seed.loader import LoadedSeed
 from factory.seed.model import EntityDef, FieldDef, Seed
-from factory.spec.model import SeedPlan
+from factory.spec.model import PlanTable, SeedPlan
 
 _NAME_HINTS = [  # (pattern over the field name, faker provider) for strings without a gen rule
     (r"first_name", "first_name"), (r"last_name", "last_name"), (r"(^|_)name$", "name"),
@@ -55,7 +55,7 @@ def plan_seed_data(seed: Seed, users: list[dict[str, Any]], loaded: LoadedSeed) 
     planner = _Planner(seed, users, loaded)
     for entity in _reference_order(seed.entities):
         planner.plan(entity)
-    return SeedPlan(rows=planner.rows)  # insertion (reference) order: parents before children
+    return SeedPlan(tables=[PlanTable(entity=name, rows=rows) for name, rows in planner.rows.items()])  # parents first
 
 
 def _reference_order(entities: list[EntityDef]) -> list[EntityDef]:

@@ -170,10 +170,10 @@ class _Compiler:
                 for kind, text, sql in checks:
                     out.append(Claim(id=f"state:{kind}:{e.name}.{f.name}", layer="db", kind=f"db_{kind}", description=text,
                                      provenance=where, getter=SqlGetter(query=sql), predicate=NoRows()))
-            planned = len(self.spec.seed_plan.rows.get(e.name, []))
+            planned = len(self.spec.seed_plan.rows_of(e.name))
             if planned:
                 out.append(Claim(id=f"state:plan:{e.name}", layer="db", kind="db_plan",
-                                 description=f"the {planned} planned {e.plural.lower()} are present", provenance=f"seed_plan.rows[{e.name}]",
+                                 description=f"the {planned} planned {e.plural.lower()} are present", provenance=f"seed_plan.tables[{e.name}]",
                                  getter=SqlGetter(query=f"SELECT 'missing' WHERE (SELECT COUNT(*) FROM {t} WHERE id <= {planned}) < {planned}"),
                                  predicate=NoRows()))
         for i, event in enumerate(self.spec.storyline):
@@ -181,7 +181,7 @@ class _Compiler:
             created = [eff.entity for eff in wf.effects if eff.kind == "create"]
             for entity in dict.fromkeys(created):
                 e = self.spec.entity(entity)
-                planned = len(self.spec.seed_plan.rows.get(entity, []))
+                planned = len(self.spec.seed_plan.rows_of(entity))
                 out.append(Claim(id=f"state:storyline:{event.name}:{entity}", layer="db", kind="db_storyline",
                                  description=f"storyline event {event.name} added {e.plural.lower()} beyond the plan",
                                  provenance=f"storyline[{i}]",

@@ -45,9 +45,10 @@ def render_backend(spec: Spec, app_dir: Path, spec_hash: str) -> list[Path]:
         "chances": repr({s.name: s.chance for s in spec.storyline}),
         "models_map": "{" + ", ".join(f"{e.name!r}: {e.model}" for e in entities) + "}",
     }, spec_hash, out / "seed.py"))
-    plan = {"users": [u.model_dump() for u in spec.users], "rows": spec.seed_plan.rows}
+    plan = {"users": [u.model_dump() for u in spec.users],
+            "tables": [{"entity": t.entity, "rows": t.rows} for t in spec.seed_plan.tables]}
     plan_path = out / "seed_plan.json"
-    plan_path.write_text(json.dumps(plan, indent=1) + "\n")  # key order = insertion order
+    plan_path.write_text(json.dumps(plan, indent=1, sort_keys=True) + "\n")
     written.append(plan_path)
     return written
 

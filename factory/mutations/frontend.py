@@ -21,6 +21,8 @@ _SPEC_PREFIX = "export const SPEC = "
 
 
 def _field_targets(view: WorldView) -> list[Target]:
+    if not (view.root / SRC / "forms").is_dir():
+        return []  # a world built without its frontend has no forms to break
     # an end-of-range parameter shares its start's widget, so the start stands for both
     return [Target(f"{w.name} form field {p.name}", (w, p)) for w in view.spec.workflows
             if not w.system and w.form_path for p in w.params if p.range_of is None]

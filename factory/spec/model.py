@@ -186,10 +186,24 @@ class StorySpec(Strict):
     chance: float
 
 
-class SeedPlan(Strict):
-    """Base rows per entity (in insertion order), before the storyline runs."""
+class PlanTable(Strict):
+    """The planned rows of one entity."""
 
-    rows: dict[str, list[dict[str, Any]]]
+    entity: str
+    rows: list[dict[str, Any]]
+
+
+class SeedPlan(Strict):
+    """Base rows per entity before the storyline runs. A list, not a mapping: the order is the
+    insertion order (parents before children) and must survive canonical, key-sorted JSON."""
+
+    tables: list[PlanTable]
+
+    def rows_of(self, entity: str) -> list[dict[str, Any]]:
+        return next((t.rows for t in self.tables if t.entity == entity), [])
+
+    def total(self) -> int:
+        return sum(len(t.rows) for t in self.tables)
 
 
 class Spec(Strict):

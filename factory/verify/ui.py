@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field as dataclass_field
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -95,7 +95,7 @@ class _Session:
     base_url: str
     spec: Spec
     timeout_ms: int
-    console_errors: list[str] = field(default_factory=list)
+    console_errors: list[str] = dataclass_field(default_factory=list)
 
     @property
     def path(self) -> str:

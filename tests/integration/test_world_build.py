@@ -41,8 +41,8 @@ def test_seed_database_honours_the_plan(mock_world: Path) -> None:
     spec = json.loads((mock_world / "spec.json").read_text())
     with sqlite3.connect(mock_world / "data" / "seed.db") as conn:
         assert conn.execute("SELECT COUNT(*) FROM user").fetchone()[0] == len(spec["users"])
-        for entity, rows in spec["seed_plan"]["rows"].items():
-            assert conn.execute(f'SELECT COUNT(*) FROM "{entity}"').fetchone()[0] >= len(rows)
+        for table in spec["seed_plan"]["tables"]:
+            assert conn.execute(f'SELECT COUNT(*) FROM "{table["entity"]}"').fetchone()[0] >= len(table["rows"])
         # every note points at a notebook of its own owner (owned references stay within the owner)
         bad = conn.execute("SELECT COUNT(*) FROM note JOIN notebook ON note.notebook_id = notebook.id "
                            "WHERE note.owner_id != notebook.owner_id").fetchone()[0]

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Route
+from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
 from playwright.sync_api import Error as PlaywrightError
 
 from factory.claims.model import UiGetter
@@ -186,6 +186,5 @@ def test_failures_name_the_missing_locator(page: Page) -> None:
         page.get_by_label("Amount", exact=True).fill("12.00", timeout=300)
     assert describe_failure(missing.value, "/actions/transfer-funds") == 'label "Amount" not found on /actions/transfer-funds'
     with pytest.raises(AssertionError) as invisible:
-        from playwright.sync_api import expect
         expect(page.get_by_role("main").get_by_test_id("toast-success")).to_be_visible(timeout=300)
     assert describe_failure(invisible.value, "/x") == 'a main › test id "toast-success" not found on /x'

@@ -1,0 +1,133 @@
+"""Stage one on the mock world: claims, the repair loop, refused weakening, locks and resumption."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import git
+import pytest
+
+from factory.claims.model import ClaimSet
+from factory.cli import main
+from factory.graph import run_stage_one
+from factory.manifest import read_manifest
+from factory.repair import repair_round
+from factory.triage import Cluster, Triage
+from factory.verify.model import VerifyReport
+from factory.verify.run import ClaimsTampered, load_claims
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def proven_mock(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The mock world after stage one (claims compiled and locked, all passing), built once."""
+    worlds = tmp_path_factory.mktemp("proven")
+    state = run_stage_one(str(REPO / "seeds" / "mock.yaml"), str(worlds), ui=False)
+    return Path(state["world"])
+
+
+@pytest.fixture()
+def world(proven_mock: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "worlds" / "mock"
+    shutil.copytree(proven_mock, copy, ignore=shutil.ignore_patterns("run"))
+    return copy
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_claims_cover_every_workflow(proven_mock: Path) -> None:
+    claims = ClaimSet.model_validate_json((proven_mock / "claims.json").read_text())
+    spec = json.loads((proven_mock / "spec.json").read_text())
+    for wf in (w for w in spec["workflows"] if not w["system"]):
+        kinds = Counter(c.layer for c in claims.claims if wf["name"] in c.id.split(":")[1].split(".")[0].split(":"))
+        behaviour = [c for c in claims.claims if c.id.startswith(f"behaviour:{wf['name']}")]
+        assert len(behaviour) >= 3, wf["name"]
+        assert any(c.id == f"ui:workflow:{wf['name']}" for c in claims.claims), kinds
+    assert {c.layer for c in claims.claims} == {"db", "backend", "frontend"}
+    manifest = read_manifest(proven_mock / "manifest.json")
+    assert manifest.claims.passed == manifest.claims.total > 80
+
+
+def test_loop_repairs_injected_faults(world: Path) -> None:
+    backend = world / "app" / "backend"
+    _edit(backend / "workflows.py", "raise PreconditionFailed('Only active notes can be archived.', 'archive_note.pre1')", "pass")
+    _edit(backend / "runtime.py", "    if meta.public:\n        return true()", "    if True:\n        return true()")  # ownership dropped
+    with __import__("sqlite3").connect(world / "data" / "seed.db") as conn:
+        conn.execute("UPDATE note SET status = 'lost' WHERE id = 3")  # enum violation in the seed data
+    state = run_stage_one(world=str(world), ui=False)
+    first, last = state["history"][0], state["history"][-1]
+    assert first["passed"] < first["total"]
+    assert last["passed"] == last["total"], state["history"]
+    assert 1 <= state["round"] <= 3
+    kept = {r["fixer"] for r in state["repairs"] if r["outcome"] == "kept"}
+    assert {"regenerate_backend", "regenerate_data"} <= kept
+    log = [c.message for c in git.Repo(world).iter_commits()]
+    assert any(m.startswith("repair(regenerate_backend)") for m in log)
+    assert "Only active notes can be archived." in (backend / "workflows.py").read_text()
+
+
+def test_weakening_repair_is_refused_and_rolled_back(world: Path) -> None:
+    claims_before = (world / "claims.json").read_text()
+    report = VerifyReport.model_validate_json((world / "reports" / "verification.json").read_text())
+
+    def weaken(target: Path) -> list[str]:
+        data = json.loads((target / "claims.json").read_text())
+        data["claims"] = data["claims"][:-5]  # "fixes" failures by dropping claims
+        (target / "claims.json").write_text(json.dumps(data))
+        return ["claims.json"]
+
+    triage = Triage(world="mock", failed=1, clusters=[Cluster(id="backend:x:y", layer="backend", signature="x", fixer="weaken",
+                                                              needs_llm=False, claims=["c"], suspected_files=[], example="")])
+    head = git.Repo(world).head.commit.hexsha
+    records, _ = repair_round(world, 1, triage, report, lambda: pytest.fail("a refused repair is never verified"),
+                              extra={"weaken": weaken})
+    assert records[0].fixer == "weaken" and records[0].outcome == "refused"
+    assert (world / "claims.json").read_text() == claims_before
+    assert git.Repo(world).head.commit.hexsha == head
+
+
+def test_loop_refuses_tampered_claims(world: Path) -> None:
+    data = json.loads((world / "claims.json").read_text())
+    data["claims"] = data["claims"][:10]
+    (world / "claims.json").write_text(json.dumps(data))
+    with pytest.raises(ClaimsTampered):
+        load_claims(world, read_manifest(world / "manifest.json").claims_sha256)
+    assert main(["prove", str(world), "--no-ui"]) == 2
+
+
+def test_kill_9_mid_loop_then_rerun_gives_the_same_result(world: Path, tmp_path: Path) -> None:
+    twin = tmp_path / "twin" / "mock"
+    shutil.copytree(world, twin)
+    for target in (world, twin):
+        _edit(target / "app" / "backend" / "workflows.py",
+              "raise PreconditionFailed('Unpin the note before archiving it.', 'archive_note.pre2')", "pass")
+    command = [sys.executable, "-m", "factory", "prove", str(world), "--no-ui"]
+    process = subprocess.Popen(command, cwd=REPO, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    assert process.stderr is not None
+    for line in process.stderr:
+        if "triage:" in line:  # the loop is between its first verification and its repair
+            process.send_signal(signal.SIGKILL)
+            break
+    process.wait(timeout=60)
+    assert process.returncode == -signal.SIGKILL
+    assert read_manifest(world / "manifest.json").claims.passed == read_manifest(world / "manifest.json").claims.total  # not yet rewritten
+    rerun = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert rerun.returncode == 0, rerun.stderr
+    assert "resuming stage one" in rerun.stderr
+    straight = subprocess.run([sys.executable, "-m", "factory", "prove", str(twin), "--no-ui"], cwd=REPO,
+                              capture_output=True, text=True, timeout=300)
+    assert straight.returncode == 0, straight.stderr
+    resumed, uninterrupted = read_manifest(world / "manifest.json"), read_manifest(twin / "manifest.json")
+    assert resumed.claims == uninterrupted.claims
+    assert resumed.claims.passed == resumed.claims.total
