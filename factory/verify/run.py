@@ -197,6 +197,7 @@ class Verifier:
         passwords = {u.username: u.password for u in self.spec.users}
         shots = self.world / "reports" / "screenshots"
         shots.mkdir(parents=True, exist_ok=True)
+        sessions: dict[str, Any] = {}
         with sync_playwright() as playwright:
             browser = launch(playwright)
             try:
@@ -207,7 +208,7 @@ class Verifier:
                     _, offset = server.log_tail(0)
                     db = self._fresh(server)
                     outcome = run_ui_claim(browser, server.url, self.spec, getter, passwords.__getitem__, shots,
-                                           claim.id, keep_screenshots=self.keep_screenshots)
+                                           claim.id, keep_screenshots=self.keep_screenshots, sessions=sessions)
                     evidence = Evidence(console_errors=outcome.console_errors,
                                         screenshot=str(Path(outcome.screenshot).relative_to(self.world)) if outcome.screenshot else None)
                     ok, message = outcome.ok, outcome.message

@@ -442,11 +442,17 @@ def _screenshot(page: Page, shots_dir: Path, claim_id: str) -> str | None:
 
 
 def run_ui_claim(browser: Browser, base_url: str, spec: Spec, getter: UiGetter, password_of: Callable[[str], str],
-                 shots_dir: Path, claim_id: str, keep_screenshots: bool = False, timeout_ms: int = 8000) -> UiOutcome:
-    """Sign in as `getter.user` in a fresh context, run `getter.script` and judge it."""
+                 shots_dir: Path, claim_id: str, keep_screenshots: bool = False, timeout_ms: int = 8000,
+                 sessions: dict[str, Any] | None = None) -> UiOutcome:
+    """Sign in as `getter.user` in a fresh context, run `getter.script` and judge it.
+
+    With `sessions` (username → storage state), a user signs in through the login page once; later
+    claims start their fresh context with that session cookie, which saves a login per claim.
+    """
     script = SCRIPTS[getter.script]
     base_url = base_url.rstrip("/")
-    context = browser.new_context(viewport=VIEWPORT)
+    known = sessions.get(getter.user) if sessions is not None else None
+    context = browser.new_context(viewport=VIEWPORT, storage_state=known) if known else browser.new_context(viewport=VIEWPORT)
     try:
         context.set_default_timeout(timeout_ms)
         page = context.new_page()
@@ -456,10 +462,13 @@ def run_ui_claim(browser: Browser, base_url: str, spec: Spec, getter: UiGetter, 
         page.on("pageerror", lambda error: session.console_errors.append(f"uncaught: {error}"))
         ok, message, verbatim = False, "", False
         try:
-            try:
-                login(page, base_url, getter.user, password_of(getter.user))
-            except (PlaywrightError, AssertionError) as exc:
-                raise UiCheckFailed(f"login as {getter.user} failed: {describe_failure(exc, session.path)}") from exc
+            if known is None:
+                try:
+                    login(page, base_url, getter.user, password_of(getter.user))
+                except (PlaywrightError, AssertionError) as exc:
+                    raise UiCheckFailed(f"login as {getter.user} failed: {describe_failure(exc, session.path)}") from exc
+                if sessions is not None:
+                    sessions[getter.user] = context.storage_state()
             message = script(session, getter.args)
             ok = True
         except UiCheckFailed as exc:
