@@ -128,6 +128,28 @@ def _setup(args: argparse.Namespace) -> int:
     return 0
 
 
+def _mutate(args: argparse.Namespace) -> int:
+    from factory.mutation_score import score_world
+    from factory.world import open_world
+
+    root = open_world(args.world)
+    table = Table(title=f"mutations of {root.name}")
+    for column in ("kind", "layer", "target", "killed", "repaired", "rounds"):
+        table.add_column(column)
+
+    def show(outcome: object) -> None:
+        o = outcome  # FaultOutcome
+        console.print(f"  [dim]·[/dim] {o.kind} {o.target}: {'killed' if o.killed else '[red]survived[/red]'}, "  # type: ignore[attr-defined]
+                      f"{'repaired' if o.repaired else '[red]not repaired[/red]'}")  # type: ignore[attr-defined]
+        table.add_row(o.kind, o.layer, o.target, str(o.killed), str(o.repaired), str(o.rounds))  # type: ignore[attr-defined]
+
+    score = score_world(root, args.kind or None, args.per_kind, args.seed, progress=show)
+    console.print(table)
+    console.print(f"mutations: {len(score.faults)} faults, kill rate {100 * score.kill_rate:.1f}%, "
+                  f"repair rate {100 * score.repair_rate:.1f}%")
+    return 0
+
+
 def _loop_options(p: argparse.ArgumentParser, target: float = 0.95) -> None:
     p.add_argument("--no-ui", action="store_true", help="skip the browser claims (faster)")
     p.add_argument("--target", type=float, default=target, help=f"stop when this share of claims passes (default {target})")
@@ -161,6 +183,12 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--fresh", action="store_true", help="start from a fresh copy of the seed database")
     s.add_argument("--show-users", type=int, default=8)
     s.set_defaults(run=_serve)
+    mu = sub.add_parser("mutate", help="inject seeded faults into copies of a proven world; kill and repair rates")
+    mu.add_argument("world")
+    mu.add_argument("--kind", action="append", help="fault kind (repeatable; default: every kind)")
+    mu.add_argument("--per-kind", type=int, default=1)
+    mu.add_argument("--seed", type=int, default=0)
+    mu.set_defaults(run=_mutate)
     u = sub.add_parser("setup", help="install the npm packages and Chromium the builds and tests need")
     u.add_argument("--no-chromium", action="store_true")
     u.set_defaults(run=_setup)

@@ -198,7 +198,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m factory.mutate", description="Inject one seeded fault into a built world")
+    parser = argparse.ArgumentParser(prog="python -m factory.mutate",
+                                     description="Inject one seeded fault into a built world")
     add_arguments(parser)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from factory.claims.model import (
-    Claim, ClaimSet, EffectsExactly, Footprint, HttpGetter, HttpStep, NoRows, RejectedUnchanged, SqlGetter,
+    Claim, ClaimSet, EffectsExactly, Footprint, HttpGetter, HttpStep, ListIs, NoRows, RejectedUnchanged, SqlGetter,
     StatusIs, UiGetter, UiPasses,
 )
 from factory.claims.probe import Probe
@@ -96,6 +96,7 @@ class _Compiler:
             out.append(Claim(id=f"page:{page.id}", layer="frontend", kind="page_status",
                              description=f"{path} serves the app's page", provenance=f"pages[{page.id}]",
                              getter=HttpGetter(steps=[HttpStep(method="GET", path=path)]), predicate=StatusIs(status=200, html=True)))
+        out += self.lists()
         for e in self._owned_entities():
             rid = self._row_of(e, self.user.id, exclude_user=self.other.id)
             if rid is None or "read" not in e.operations:
@@ -104,6 +105,80 @@ class _Compiler:
                                   f"{self.other.username} cannot read {self.user.username}'s {e.label.lower()} {rid}",
                                   [HttpStep(method="GET", path=f"/api/{e.path}/{rid}", user=self.other.username)], StatusIs(status=404)))
         return out
+
+    # ---- lists: pagination, filters, search and sort, with the expected rows computed in SQL -----
+    def lists(self) -> list[Claim]:
+        out: list[Claim] = []
+        for e in self.spec.entities:
+            if e.builtin or "list" not in e.operations:
+                continue
+            visible = self._visible_rows(e, self.user.id)
+            if not visible:
+                continue
+            total = len(visible)
+            cases: list[tuple[str, str, dict[str, Any], list[sqlite3.Row]]] = []
+            if total > e.page_size:
+                cases.append(("page2", "the second page holds the next rows in order", {"page": 2}, visible))
+            for flt in e.filters:
+                values = [r[flt.param] for r in visible if r[flt.param] is not None]
+                if flt.kind in ("select", "reference", "bool"):
+                    counts: dict[Any, int] = {}
+                    for v in values:
+                        counts[v] = counts.get(v, 0) + 1
+                    narrowing = sorted((v for v in counts if counts[v] < total), key=lambda v: (-counts[v], str(v)))
+                    if narrowing:
+                        value = narrowing[0]
+                        shown = ("true" if value else "false") if flt.kind == "bool" else value
+                        cases.append((f"filter:{flt.field}", f"filtering by {flt.label} = {shown} keeps exactly its rows",
+                                      {flt.param: shown, "page_size": 100}, [r for r in visible if r[flt.param] == value]))
+                elif flt.kind == "range" or (flt.kind == "date_range" and all(len(str(v)) == 10 for v in values)):
+                    ordered = sorted(values)
+                    if len(set(ordered)) >= 3:
+                        lo, hi = ordered[len(ordered) // 4], ordered[(3 * len(ordered)) // 4]
+                        kept = [r for r in visible if r[flt.param] is not None and lo <= r[flt.param] <= hi]
+                        if len(kept) < total:
+                            cases.append((f"range:{flt.field}", f"{flt.label} between {lo} and {hi} keeps exactly those rows",
+                                          {f"{flt.param}_min": lo, f"{flt.param}_max": hi, "page_size": 100}, kept))
+            if e.search_fields:
+                word = next((str(r[e.search_fields[0]]).split()[0] for r in visible if r[e.search_fields[0]]), None)
+                if word:
+                    needle = word.lower()
+                    kept = [r for r in visible if any(needle in str(r[f] or "").lower() for f in e.search_fields)]
+                    cases.append(("search", f"searching for {word!r} finds exactly the matching rows",
+                                  {"q": word, "page_size": 100}, kept))
+            alternative = next((c for c in e.sort_fields if c != e.default_sort.lstrip("-")), None)
+            if alternative:
+                cases.append((f"sort:{alternative}", f"sorting by {alternative} descending orders the rows",
+                              {"sort": f"-{alternative}", "page_size": 100}, visible))
+            for name, text, query, rows in cases:
+                sort = str(query.get("sort") or e.default_sort)
+                ids = self._ordered_ids(rows, sort)
+                size = int(query.get("page_size") or e.page_size)
+                page = int(query.get("page") or 1)
+                out.append(Claim(id=f"list:{e.name}:{name}", layer="backend", kind="list_query",
+                                 description=f"{e.plural}: {text}", provenance=f"entities[{e.name}]",
+                                 getter=HttpGetter(steps=[HttpStep(method="GET", path=f"/api/{e.path}", user=self.user.username,
+                                                                   query=query)]),
+                                 predicate=ListIs(total=len(rows), ids=ids[(page - 1) * size: page * size])))
+        return out
+
+    @staticmethod
+    def _ordered_ids(rows: list[sqlite3.Row], sort: str) -> list[int]:
+        """Row ids in the app's order: the sort column (NULLs first ascending, as SQLite), then id."""
+        column, descending = sort.lstrip("-"), sort.startswith("-")
+
+        def key(row: sqlite3.Row) -> tuple[int, Any]:
+            value = row[column]
+            return (0, 0) if value is None else (1, value)
+
+        ordered = sorted(rows, key=lambda r: r["id"])
+        ordered = sorted(ordered, key=key, reverse=descending)
+        if descending:  # ties keep ascending ids, as the app's secondary order does
+            groups: dict[Any, list[sqlite3.Row]] = {}
+            for r in ordered:
+                groups.setdefault(key(r), []).append(r)
+            ordered = [r for k in sorted(groups, reverse=True) for r in sorted(groups[k], key=lambda r: r["id"])]
+        return [r["id"] for r in ordered]
 
     def _concrete(self, path: str, entity: str | None) -> str | None:
         """Fill path parameters with values that exist for the claim's user."""
@@ -191,6 +266,7 @@ class _Compiler:
 
     # ---- behaviour ------------------------------------------------------------------------
     def footprint(self, wf: WorkflowSpec) -> EffectsExactly:
+        witness = self.witnesses.get(wf.name)
         tables: dict[str, Footprint] = {}
         must_insert: list[str] = []
         must_delete: list[str] = []
@@ -207,8 +283,11 @@ class _Compiler:
             else:
                 fp.delete = True
                 must_delete.append(table)
-        return EffectsExactly(footprint=dict(sorted(tables.items())), must_insert=sorted(set(must_insert)),
-                              must_delete=sorted(set(must_delete)))
+        # a set effect must show, unless the witness itself only re-wrote values a row already held
+        set_tables = {t for t, fp in tables.items() if fp.update}
+        must_update = sorted(set_tables & set(witness.updated)) if witness else []
+        return EffectsExactly(footprint=dict(sorted(tables.items())), must_update=must_update,
+                              must_insert=sorted(set(must_insert)), must_delete=sorted(set(must_delete)))
 
     def behaviour(self) -> list[Claim]:
         out: list[Claim] = []
@@ -274,9 +353,12 @@ class _Compiler:
             path = self._concrete(page.path.replace(":id", "{id}"), page.entity)
             if path is None:
                 continue
+            buttons = self._buttons(page.kind, page.entity)
+            text = f"{path} renders for {self.user.username} without console errors"
             out.append(Claim(id=f"ui:page:{page.id}", layer="frontend", kind="ui_page",
-                             description=f"{path} renders for {self.user.username} without console errors",
-                             provenance=f"pages[{page.id}]", getter=UiGetter(script="page", user=self.user.username, args={"path": path}),
+                             description=text + (f" and offers {', '.join(buttons)}" if buttons else ""),
+                             provenance=f"pages[{page.id}]",
+                             getter=UiGetter(script="page", user=self.user.username, args={"path": path, "buttons": buttons}),
                              predicate=UiPasses()))
         for wf in self.spec.workflows:
             if wf.system:
@@ -290,6 +372,19 @@ class _Compiler:
                              predicate=UiPasses(effects=self.footprint(wf))))
         out += self._capabilities()
         return out
+
+    def _buttons(self, kind: str, entity: str | None) -> list[str]:
+        """Test ids of the actions a page must offer (from the spec's workflows and operations)."""
+        if entity is None:
+            return []
+        e = self.spec.entity(entity)
+        if kind == "list":
+            return [f"new-{e.name}"] if "create" in e.operations else []
+        if kind != "detail":
+            return []
+        buttons = [f"action-{w.name}" for w in self.spec.workflows if not w.system and w.subject_entity == e.name]
+        buttons += [f"{op}-{e.name}" for op, verb in (("edit", "update"), ("delete", "delete")) if verb in e.operations]
+        return buttons
 
     def _capabilities(self) -> list[Claim]:
         out: list[Claim] = []

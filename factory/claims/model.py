@@ -89,6 +89,7 @@ class EffectsExactly(Strict):
 
     type: Literal["effects"] = "effects"
     footprint: dict[str, Footprint]
+    must_update: list[str] = Field(default_factory=list, description="tables where some row must change value")
     must_insert: list[str] = Field(default_factory=list)
     must_delete: list[str] = Field(default_factory=list)
 
@@ -102,6 +103,14 @@ class RejectedUnchanged(Strict):
     precondition: str | None = None
 
 
+class ListIs(Strict):
+    """A list answer with this total and exactly these row ids, in this order (page, filter, sort)."""
+
+    type: Literal["list"] = "list"
+    total: int
+    ids: list[int]
+
+
 class UiPasses(Strict):
     """The browser script completed its checks (and, for workflows, the effects predicate holds)."""
 
@@ -109,7 +118,7 @@ class UiPasses(Strict):
     effects: EffectsExactly | None = None
 
 
-Predicate = Annotated[StatusIs | NoRows | EffectsExactly | RejectedUnchanged | UiPasses, Field(discriminator="type")]
+Predicate = Annotated[StatusIs | NoRows | EffectsExactly | RejectedUnchanged | ListIs | UiPasses, Field(discriminator="type")]
 
 
 class Claim(Strict):

@@ -30,6 +30,7 @@ class Witness:
     user: int | None = None
     params: dict[str, Any] | None = None
     created: dict[str, list[int]] = field(default_factory=dict)
+    updated: list[str] = field(default_factory=list)
     violations: dict[str, tuple[int, dict[str, Any]]] = field(default_factory=dict)
     tries: int = 0
 
@@ -171,11 +172,13 @@ class WitnessSearch:
         self.probe.prefetch_options([(w.name, p.name, u) for w in workflows for p in w.params
                                      if p.type == "reference" for u in users])
         witnesses = {w.name: Witness(workflow=w.name) for w in workflows}
+        set_tables = {w.name: {self.spec.entity(e.entity).table for e in w.effects if e.kind == "set"} for w in workflows}
         tried: dict[str, list[tuple[int, dict[str, Any], dict[str, Any]]]] = {w.name: [] for w in workflows}
         for user in users:
             calls: list[tuple[str, int, dict[str, Any]]] = []
             for wf in workflows:
-                if witnesses[wf.name].params is not None:
+                found = witnesses[wf.name]
+                if found.params is not None and set(found.updated) >= set_tables[wf.name]:
                     continue
                 domains = self._domains(wf, user)
                 if domains is None:
@@ -189,8 +192,13 @@ class WitnessSearch:
                 witness = witnesses[name]
                 witness.tries += 1
                 tried[name].append((user, params, answer))
-                if answer["status"] == 200 and witness.params is None:
-                    witness.user, witness.params, witness.created = user, params, answer.get("created") or {}
+                if answer["status"] != 200:
+                    continue
+                # prefer a call that really changes every table the workflow sets (not a no-op set)
+                complete = set(answer.get("updated") or []) >= set_tables[name]
+                if witness.params is None or (complete and not set(witness.updated) >= set_tables[name]):
+                    witness.user, witness.params = user, params
+                    witness.created, witness.updated = answer.get("created") or {}, answer.get("updated") or []
         for wf in workflows:
             for user, params, answer in tried[wf.name]:
                 code = answer.get("precondition")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 import re
+import sqlite3
+from contextlib import closing
 from typing import Any
 
 from factory.mutations.base import (
@@ -11,6 +13,7 @@ from factory.mutations.base import (
 )
 
 SCHEMA = "app/backend/schema.py"
+SEED_DB = "data/seed.db"
 ROUTERS = "app/backend/routers"
 
 
@@ -81,9 +84,23 @@ _FORWARD = "    return list_rows(session, META, user, dict(request.query_params)
 _DROP_PAGE = '    return list_rows(session, META, user, {k: v for k, v in request.query_params.items() if k != "page"})\n'
 
 
+def _has_second_page(view: WorldView, entity: Any) -> bool:
+    """Whether some user sees more rows than fit on a page: else the UI never asks for page 2."""
+    columns = [f.column for f in entity.fields if f.name in entity.owner_fields]
+    if entity.visibility == "public" or not columns:
+        queries = [f'SELECT COUNT(*) FROM "{entity.table}"']
+    else:
+        queries = [f'SELECT COUNT(*) FROM "{entity.table}" GROUP BY "{c}"' for c in columns]
+    with closing(sqlite3.connect(view.root / SEED_DB)) as conn:
+        if not conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (entity.table,)).fetchone():
+            return False
+        return any(n > entity.page_size for query in queries for (n,) in conn.execute(query))
+
+
 def _page_targets(view: WorldView) -> list[Target]:
     routes = {r.entity: r for r in view.spec.routes if r.kind == "list" and r.entity}
-    return [Target(f"{e.name} list pagination", routes[e.name]) for e in _listed(view) if e.name in routes]
+    return [Target(f"{e.name} list pagination", routes[e.name]) for e in _listed(view)
+            if e.name in routes and _has_second_page(view, e)]
 
 
 def _break_pagination(view: WorldView, target: Target, _rng: random.Random) -> Applied:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from factory.claims.model import EffectsExactly, RejectedUnchanged, StatusIs
+from factory.claims.model import EffectsExactly, ListIs, RejectedUnchanged, StatusIs
 
 
 def _changes(diff: Any) -> dict[str, dict[str, Any]]:
@@ -47,6 +47,9 @@ def judge_effects(predicate: EffectsExactly, status: int, body: Any, diff: Any) 
             return False, f"inserted into {table}, which its effects do not create"
         if change["deleted"] and not allowed.delete:
             return False, f"deleted from {table}, which its effects do not delete"
+    for table in predicate.must_update:
+        if not changes.get(table, {}).get("updated_columns"):
+            return False, f"no row of {table} changed, though its effects set it"
     for table in predicate.must_insert:
         if not changes.get(table, {}).get("inserted"):
             return False, f"no row was created in {table}"
@@ -70,3 +73,14 @@ def judge_rejected(predicate: RejectedUnchanged, status: int, body: Any, diff: A
     if changes:
         return False, f"refused but changed {', '.join(sorted(changes))}"
     return True, f"refused with {status} and nothing changed"
+
+
+def judge_list(predicate: ListIs, status: int, body: Any) -> tuple[bool, str]:
+    if status != 200 or not isinstance(body, dict):
+        return False, f"status {status}, expected a list answer"
+    ids = [item.get("id") for item in body.get("items", [])]
+    if body.get("total") != predicate.total:
+        return False, f"total {body.get('total')}, expected {predicate.total}"
+    if ids != predicate.ids:
+        return False, f"rows {ids[:8]}, expected {predicate.ids[:8]}"
+    return True, f"{len(ids)} rows of {predicate.total}, as expected"

@@ -21,12 +21,13 @@ import httpx
 
 from factory.claims.compile import CLAIMS_FILE, claims_sha256
 from factory.claims.model import (
-    Claim, ClaimSet, EffectsExactly, HttpGetter, NoRows, RejectedUnchanged, SqlGetter, StatusIs, UiGetter, UiPasses,
+    Claim, ClaimSet, EffectsExactly, HttpGetter, ListIs, NoRows, RejectedUnchanged, SqlGetter, StatusIs, UiGetter,
+    UiPasses,
 )
 from factory.errors import WorldError
 from factory.runner import AppServer, fresh_db
 from factory.spec.model import Spec
-from factory.verify.judge import judge_effects, judge_rejected, judge_status
+from factory.verify.judge import judge_effects, judge_list, judge_rejected, judge_status
 from factory.verify.model import ClaimResult, Evidence, RequestRecord, VerifyReport
 from verifiers.dbdiff import diff_databases
 
@@ -52,6 +53,10 @@ class ClaimsTampered(WorldError):
     """claims.json does not match its lock."""
 
 
+class LoginFailed(WorldError):
+    """A claim's user could not log in (recorded as the claim's failure, not raised out of the run)."""
+
+
 class _Clients:
     """One logged-in HTTP client per user (sessions are signed cookies, valid across databases)."""
 
@@ -65,8 +70,8 @@ class _Clients:
             if user is not None:
                 password = next(u.password for u in self.spec.users if u.username == user)
                 response = client.post("/api/auth/login", json={"username": user, "password": password})
-                if response.status_code != 200:
-                    raise WorldError(f"cannot log in as {user}: {response.status_code} {response.text[:200]}")
+                if response.status_code != 200 or "session" not in client.cookies:
+                    raise LoginFailed(f"cannot log in as {user}: {response.status_code} {response.text[:200]}")
             self.clients[user] = client
         return self.clients[user]
 
@@ -166,8 +171,10 @@ class Verifier:
                 body = response.json() if "json" in content_type else response.text[:300]
                 evidence.requests.append(RequestRecord(method=step.method, path=step.path, user=step.user,
                                                        status=status, body=body))
-        except httpx.HTTPError as exc:
+        except (httpx.HTTPError, LoginFailed) as exc:
             evidence.error = f"{type(exc).__name__}: {exc}"
+            if db is not None:
+                server.use_db(self.work / "base.db")
             return self._result(claim, False, f"request failed: {exc}", started, evidence)
         diff = diff_databases(self.seed, db) if db is not None else None
         if diff is not None:
@@ -186,6 +193,8 @@ class Verifier:
             return judge_effects(predicate, status, body, diff)
         if isinstance(predicate, RejectedUnchanged):
             return judge_rejected(predicate, status, body, diff)
+        if isinstance(predicate, ListIs):
+            return judge_list(predicate, status, body)
         raise AssertionError(f"{claim.id}: predicate {predicate.type} does not apply to an HTTP getter")
 
     def _browser(self, claims: list[Claim], server: AppServer, record: Callable[[ClaimResult], None]) -> None:

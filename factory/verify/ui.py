@@ -61,6 +61,7 @@ class _Args(BaseModel):
 
 class PageArgs(_Args):
     path: str
+    buttons: list[str] = Field(default_factory=list)  # test ids of actions the page must offer
 
 
 class WorkflowArgs(_Args):
@@ -252,6 +253,9 @@ def script_page(session: _Session, raw: dict[str, Any]) -> str:
              lambda: expect(heading.or_(not_found).first).to_be_visible(timeout=session.timeout_ms))
     if not_found.count() and not_found.first.is_visible():
         raise UiCheckFailed(f"page {args.path} shows the not-found page ({not_found.first.inner_text().strip()!r})")
+    for test_id in args.buttons:
+        _checked(f"page {args.path} lacks its {test_id} button", session,
+                 lambda: expect(session.page.get_by_test_id(test_id)).to_be_visible(timeout=session.timeout_ms))
     _settle(session)
     return f"page {args.path} shows heading {heading.first.inner_text().strip()!r}"
 

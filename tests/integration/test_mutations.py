@@ -112,7 +112,8 @@ def test_every_target_of_every_kind_applies(mock_world: Path, tmp_path: Path) ->
 ])
 def test_drop_route(mutant: Mutant, target: str, method: str, path: str) -> None:
     world, fault = mutant("drop_route", target)
-    assert fault.layer == "backend" and fault.files == ("app/backend/routers/" + ("workflows.py" if "workflows" in path else "note.py"),)
+    router = "workflows.py" if "workflows" in path else "note.py"
+    assert fault.layer == "backend" and fault.files == (f"app/backend/routers/{router}",)
     with serve(world) as server, signed_in(server, "alice") as alice:
         note = archivable(alice)  # the list route still answers
         answer = alice.request(method, path.format(id=note["id"]), json={"note": note["id"]} if method == "POST" else None)
