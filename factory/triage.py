@@ -41,13 +41,15 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature("ui_effect", "backend", r"^ui_workflow \| (changed|inserted|deleted|no row)", "regenerate_backend"),
     Signature("ui_toast", "frontend", r"^ui_\w+ \|", "regenerate_frontend"),
     Signature("page_missing", "frontend", r"^page_status \|", "regenerate_frontend"),
+    Signature("list_wrong_rows", "backend", r"^list_query \| (rows|total|status)", "regenerate_backend"),
     Signature("route_missing", "backend", r"status 40[45], expected (200|401|409|422)", "regenerate_backend"),
-    Signature("effects_outside_footprint", "backend", r"which its effects do not|no row was (created|deleted)", "regenerate_backend"),
+    Signature("effects_wrong", "backend", r"which its effects do not|no row was (created|deleted)|no row of \w+ changed", "regenerate_backend"),
     Signature("refused_but_changed", "backend", r"refused but changed", "regenerate_backend"),
     Signature("wrong_message", "backend", r"\| message .* expected", "regenerate_backend"),
     Signature("wrong_precondition", "backend", r"failed precondition", "regenerate_backend"),
     Signature("wrong_status", "backend", r"status \d+.*expected \d+", "regenerate_backend"),
 )
+_LAYER_FIXERS = {"backend": "regenerate_backend", "frontend": "regenerate_frontend", "db": "regenerate_data"}
 _FILE_IN_TRACE = re.compile(r'File "[^"]*/app/(backend/[\w/]+\.py)"')
 
 
@@ -118,7 +120,9 @@ def triage(report: VerifyReport) -> Triage:
         key = (layer, name, _subject(result.id))
         cluster = clusters.get(key)
         if cluster is None:
-            cluster = Cluster(id=f"{layer}:{name}:{key[2]}", layer=layer, signature=name, fixer=sig.fixer if sig else None,
+            # unplaced failures still get their layer's re-derivation; the LLM policy may do better later
+            fixer = sig.fixer if sig else _LAYER_FIXERS.get(layer)
+            cluster = Cluster(id=f"{layer}:{name}:{key[2]}", layer=layer, signature=name, fixer=fixer,
                               needs_llm=sig is None, claims=[], suspected_files=[], example=result.message)
             clusters[key] = cluster
         cluster.claims.append(result.id)
