@@ -54,13 +54,13 @@ def run_stage_one(seed: str | None = None, worlds: str = "worlds", world: str | 
         snapshot = app.get_state(config)
         if snapshot.next and not fresh:
             loop._say(f"resuming stage one at {', '.join(snapshot.next)}")
-            result = app.invoke(None, config)
+            result = app.invoke(None, config, durability="sync")
         else:
             start: LoopState = {"seed": str(seed) if seed else "", "worlds": str(worlds), "ui": ui, "target": target,
                                 "max_rounds": max_rounds}
             if world is not None:
                 start["world"] = str(Path(world).resolve())
-            result = app.invoke(start, config)
+            result = app.invoke(start, config, durability="sync")  # each node's checkpoint is on disk before the next runs
         return result  # type: ignore[return-value]
     finally:
         conn.close()
