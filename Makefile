@@ -10,7 +10,7 @@ PORT ?= 8000
 SEEDS := seeds/mock.yaml seeds/echobank.yaml seeds/echostay.yaml seeds/echomail.yaml \
          seeds/capabilities/datepickers.yaml seeds/capabilities/nested_filters.yaml
 
-.PHONY: help setup world worlds check serve test test-fast bench schema clean
+.PHONY: help setup world worlds check serve prove mutate test test-fast bench schema clean
 
 help: ## list the targets
 	@echo "World factory — targets:"
@@ -43,6 +43,12 @@ test: setup ## run the whole test suite (unit, integration with real servers, UI
 
 test-fast: $(VENV)/.installed ## unit tests only
 	$(PY) -m pytest -q tests/unit
+
+prove: setup ## compile claims (if new), verify, triage and repair a built world: make prove WORLD=...
+	$(PY) -m factory prove $(WORLD)
+
+mutate: setup ## inject seeded faults into copies of a proven world; kill and repair rates
+	$(PY) -m factory mutate $(WORLD)
 
 bench: setup ## run the benchmarks; writes bench/results.json
 	$(PY) -m factory bench
