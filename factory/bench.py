@@ -48,7 +48,7 @@ def run_benchmarks(seeds: list[str] | None, output: Path, repeats: int = 3, cons
                 console.print(f"[yellow]skip[/yellow] {seed}: not found")
                 continue
 
-            def once() -> float:
+            def once(path: Path = path) -> float:
                 start = time.perf_counter()
                 build_world(path, Path(tmp))
                 return time.perf_counter() - start

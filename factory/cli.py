@@ -21,7 +21,6 @@ console = Console(stderr=True, highlight=False, soft_wrap=True)
 def _world(args: argparse.Namespace) -> int:
     from factory import loop
     from factory.graph import run_stage_one
-    from factory.manifest import read_manifest
     from factory.world import build_world
 
     with console.status(f"building {args.seed} ...") as status:

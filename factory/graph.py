@@ -10,6 +10,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, StateGraph
 
 from factory import loop
+from factory.builder import build_spec
 from factory.seed.loader import load_seed
 from factory.loop import LoopState
 
@@ -42,7 +43,7 @@ def run_stage_one(seed: str | None = None, worlds: str = "worlds", world: str | 
     if world is not None:
         worlds = str(Path(world).parent)
     if seed:
-        load_seed(seed)  # a bad seed fails here, before anything is written
+        build_spec(load_seed(seed))  # a bad seed fails here, before anything (even a checkpoint) is written
     subject = Path(seed if seed is not None else world or "").resolve()
     checkpoints = Path(worlds) / ".checkpoints.sqlite"
     checkpoints.parent.mkdir(parents=True, exist_ok=True)

@@ -26,8 +26,7 @@ from factory.seed.loader import load_seed
 from factory.spec.model import Spec
 from factory.triage import Triage
 from factory.verify.model import VerifyReport
-from factory.world import _seed_database, spec_json
-from factory.world import _sha as text_sha
+from factory.world import seed_database, spec_json, text_sha256
 
 REPAIR_LOG = "reports/repairs.jsonl"
 Verify = Callable[[], VerifyReport]
@@ -49,7 +48,7 @@ class RepairRecord:
 
 def _spec(world: Path) -> tuple[Spec, str]:
     text = (world / "spec.json").read_text()
-    return Spec.model_validate_json(text), text_sha(text)
+    return Spec.model_validate_json(text), text_sha256(text)
 
 
 def _sync(generated: Path, target: Path, world: Path) -> list[str]:
@@ -99,7 +98,7 @@ def regenerate_data(world: Path) -> list[str]:
         app = Path(tmp) / "app"
         render_backend(spec, app, digest)
         db = Path(tmp) / "seed.db"
-        _seed_database(app, db)
+        seed_database(app, db)
         target = world / "data" / "seed.db"
         if target.is_file() and sha256_file(target) == sha256_file(db):
             return []

@@ -17,6 +17,7 @@ succeeded, so a failed build never leaves a half-written world behind.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import logging
 import shutil
@@ -104,7 +105,7 @@ def _assemble(seed_text: str, spec: Spec, root: Path, say: Progress, lap: Callab
     (root / "seed.yaml").write_text(seed_text)
     text = spec_json(spec)
     (root / "spec.json").write_text(text)
-    spec_hash = _sha(text)
+    spec_hash = text_sha256(text)
     say(f"builder: spec {spec_hash[:12]} ({len(spec.entities) - 1} entities, {len(spec.workflows)} workflows, "
         f"{len(spec.pages)} pages, {len(spec.routes)} routes)")
     commit(f"builder: seed → spec ({spec_hash[:12]})")
@@ -122,7 +123,7 @@ def _assemble(seed_text: str, spec: Spec, root: Path, say: Progress, lap: Callab
 
     data = root / "data"
     data.mkdir()
-    stats = _seed_database(app, data / "seed.db")
+    stats = seed_database(app, data / "seed.db")
     counts = _table_counts(data / "seed.db")
     lap("seed_database")
     say(f"data: seed database with {sum(counts.values())} rows ({stats['ran']} storyline events)")
@@ -141,7 +142,7 @@ def _assemble(seed_text: str, spec: Spec, root: Path, say: Progress, lap: Callab
     return manifest
 
 
-def _seed_database(app: Path, db: Path) -> dict[str, int]:
+def seed_database(app: Path, db: Path) -> dict[str, int]:
     """Run the generated seeder in its own interpreter, as a user of the world would."""
     result = subprocess.run([sys.executable, "-m", "backend.seed", "--db", str(db.resolve())], cwd=app,
                             capture_output=True, text=True, timeout=600, check=False)
@@ -169,9 +170,8 @@ def _replace(temp: Path, final: Path) -> None:
         shutil.rmtree(old)
 
 
-def _sha(text: str) -> str:
-    import hashlib
-
+def text_sha256(text: str) -> str:
+    """The sha256 of a text's UTF-8 bytes (spec hashes)."""
     return hashlib.sha256(text.encode()).hexdigest()
 
 

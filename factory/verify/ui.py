@@ -255,7 +255,7 @@ def script_page(session: _Session, raw: dict[str, Any]) -> str:
         raise UiCheckFailed(f"page {args.path} shows the not-found page ({not_found.first.inner_text().strip()!r})")
     for test_id in args.buttons:
         _checked(f"page {args.path} lacks its {test_id} button", session,
-                 lambda: expect(session.page.get_by_test_id(test_id)).to_be_visible(timeout=session.timeout_ms))
+                 lambda test_id=test_id: expect(session.page.get_by_test_id(test_id)).to_be_visible(timeout=session.timeout_ms))
     _settle(session)
     return f"page {args.path} shows heading {heading.first.inner_text().strip()!r}"
 
@@ -410,7 +410,7 @@ def script_pagination(session: _Session, raw: dict[str, Any]) -> str:
         next_button.click()
         current += 1
         _checked(f"Next did not move to page {current}", session,
-                 lambda: expect(info).to_contain_text(f"Page {current} of", timeout=session.timeout_ms))
+                 lambda current=current: expect(info).to_contain_text(f"Page {current} of", timeout=session.timeout_ms))
     _checked(f"the page indicator does not end at 'Page {pages} of {pages}' ({total} rows, {size} per page)", session,
              lambda: expect(info).to_have_text(f"Page {pages} of {pages}", timeout=session.timeout_ms))
     last = total - (pages - 1) * size
