@@ -246,7 +246,7 @@ class _Compiler:
                     out.append(Claim(id=f"state:{kind}:{e.name}.{f.name}", layer="db", kind=f"db_{kind}", description=text,
                                      provenance=where, getter=SqlGetter(query=sql), predicate=NoRows()))
             planned = len(self.spec.seed_plan.rows_of(e.name))
-            if planned:
+            if planned and e.name not in self._storyline_deletes():  # a storyline may delete planned rows
                 out.append(Claim(id=f"state:plan:{e.name}", layer="db", kind="db_plan",
                                  description=f"the {planned} planned {e.plural.lower()} are present", provenance=f"seed_plan.tables[{e.name}]",
                                  getter=SqlGetter(query=f"SELECT 'missing' WHERE (SELECT COUNT(*) FROM {t} WHERE id <= {planned}) < {planned}"),
@@ -263,6 +263,10 @@ class _Compiler:
                                  getter=SqlGetter(query=f"SELECT 'missing' WHERE (SELECT COUNT(*) FROM \"{e.table}\" WHERE id > {planned}) = 0"),
                                  predicate=NoRows()))
         return out
+
+    def _storyline_deletes(self) -> set[str]:
+        workflows = {w.name: w for w in self.spec.workflows}
+        return {eff.entity for event in self.spec.storyline for eff in workflows[event.workflow].effects if eff.kind == "delete"}
 
     # ---- behaviour ------------------------------------------------------------------------
     def footprint(self, wf: WorkflowSpec) -> EffectsExactly:

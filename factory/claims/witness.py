@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import random
+import re
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -133,7 +134,19 @@ class WitnessSearch:
                 domains[p.name] = ids + ([None] if not p.required else [])
             else:
                 domains[p.name] = scalar_candidates(p, self.today)
+                if p.type == "date":
+                    domains[p.name] += [d for d in self._mined_dates(wf) if d not in domains[p.name]]
         return domains
+
+    def _mined_dates(self, wf: WorkflowSpec) -> list[str]:
+        """Dates just inside and outside the `days(N)` bounds the preconditions mention (an age
+        limit of 5844 days needs a date 16 years back), plus a few far-away years."""
+        offsets: list[int] = []
+        for check in wf.preconditions:
+            for n in map(int, re.findall(r"days\((\d+)\)", check.source)):
+                offsets += [-n - 1, -n + 1, n - 1, n + 1]
+        offsets += [-365 * years for years in (1, 10, 30, 60)]
+        return [(self.today + dt.timedelta(days=o)).isoformat() for o in offsets]
 
     @staticmethod
     def _params(wf: WorkflowSpec, choice: dict[str, Any]) -> dict[str, Any]:
