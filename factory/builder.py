@@ -22,7 +22,7 @@ from factory.seed.model import EntityDef, FieldDef, ParamDef, StoryEvent, Workfl
 from factory.seeddata import plan_seed_data, plan_users
 from factory.spec import naming
 from factory.spec.model import (
-    CheckSpec, EffectSpec, EntitySpec, FieldSpec, FilterSpec, PageSpec, ParamSpec, RouteSpec, Spec,
+    CheckSpec, EffectSpec, EntitySpec, FieldSpec, FilterSpec, InvariantSpec, PageSpec, ParamSpec, RouteSpec, Spec,
     StorySpec, UserSpec, WorkflowSpec,
 )
 
@@ -85,6 +85,7 @@ class _Builder:
             pages=self._pages(entities, workflows),
             routes=self._routes(entities, workflows),
             storyline=storyline,
+            invariants=[self._invariant(i, inv) for i, inv in enumerate(self.seed.invariants)],
             capabilities=sorted(set(self.seed.capabilities)),
             task_intents=[t.model_dump(mode="json") for t in self.seed.tasks],
             seed_plan=plan_seed_data(self.seed, users, self.loaded),
@@ -286,6 +287,19 @@ class _Builder:
             raise self.loaded.error(base + ("params",), f"missing parameter(s) of {wf.name}: {', '.join(missing)}")
         return StorySpec(name=ev.name, workflow=ev.workflow, dates=_dates(ev, self.seed.today), rows_py=rows_py,
                          row_var=row_var, actor_py=gen.expr(actor), params_py=params_py, chance=ev.chance)
+
+    def _invariant(self, index: int, inv: Any) -> InvariantSpec:
+        base = ("invariants", index)
+        try:
+            query = parse_rows(inv.for_each)
+            check(inv.for_each, query, Scope(self.schema, {}))
+        except ExpressionError as exc:
+            raise self.loaded.error(base + ("for_each",), str(exc)) from exc
+        var = naming.py_var(query.var)
+        scope = Scope(self.schema, {query.var: Type("ref", entity=query.entity)})
+        node = self._compile(inv.check, base + ("check",), scope, BOOL)
+        return InvariantSpec(name=inv.name, source=inv.check, message=inv.message, entity=query.entity,
+                             rows_py=self._gen({}).expr(query), row_var=var, check_py=self._gen({query.var: var}).expr(node))
 
     # ---- pages and routes -------------------------------------------------------------
     def _pages(self, entities: list[EntitySpec], workflows: list[WorkflowSpec]) -> list[PageSpec]:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from factory.claims.model import (
-    Claim, ClaimSet, EffectsExactly, Footprint, HttpGetter, HttpStep, ListIs, NoRows, RejectedUnchanged, SqlGetter,
+    Claim, ClaimSet, EffectsExactly, Footprint, HttpGetter, HttpStep, InvariantGetter, ListIs, NoRows, RejectedUnchanged, SqlGetter,
     StatusIs, UiGetter, UiPasses,
 )
 from factory.claims.probe import Probe
@@ -251,6 +251,10 @@ class _Compiler:
                                  description=f"the {planned} planned {e.plural.lower()} are present", provenance=f"seed_plan.tables[{e.name}]",
                                  getter=SqlGetter(query=f"SELECT 'missing' WHERE (SELECT COUNT(*) FROM {t} WHERE id <= {planned}) < {planned}"),
                                  predicate=NoRows()))
+        for inv in self.spec.invariants:
+            out.append(Claim(id=f"state:invariant:{inv.name}", layer="db", kind="db_invariant",
+                             description=f"every {inv.entity}: {inv.message} (`{inv.source}`)", provenance=f"invariants[{inv.name}]",
+                             getter=InvariantGetter(name=inv.name), predicate=NoRows()))
         for i, event in enumerate(self.spec.storyline):
             wf = next(w for w in self.spec.workflows if w.name == event.workflow)
             created = [eff.entity for eff in wf.effects if eff.kind == "create"]

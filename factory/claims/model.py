@@ -48,6 +48,13 @@ class SqlGetter(Strict):
     query: str
 
 
+class InvariantGetter(Strict):
+    """A seed invariant, evaluated over the seed database by the app's generated checker."""
+
+    type: Literal["invariant"] = "invariant"
+    name: str
+
+
 class UiGetter(Strict):
     """A browser script run in a fresh Chromium context on a fresh database copy."""
 
@@ -57,7 +64,7 @@ class UiGetter(Strict):
     args: dict[str, Any] = Field(default_factory=dict)
 
 
-Getter = Annotated[HttpGetter | SqlGetter | UiGetter, Field(discriminator="type")]
+Getter = Annotated[HttpGetter | SqlGetter | InvariantGetter | UiGetter, Field(discriminator="type")]
 
 
 # ---- predicates ----------------------------------------------------------------------------

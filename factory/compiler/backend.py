@@ -33,6 +33,7 @@ def render_backend(spec: Spec, app_dir: Path, spec_hash: str) -> list[Path]:
                spec_hash, out / "routers" / "workflows.py"),
         render("backend/app.py.j2", base, spec_hash, out / "app.py"),
         render("backend/probe.py.j2", base, spec_hash, out / "probe.py"),
+        render("backend/invariants.py.j2", {**base, "invariants": spec.invariants}, spec_hash, out / "invariants.py"),
     ]
     for e in entity_ctx:
         written.append(render("backend/router_entity.py.j2", {**base, "e": e}, spec_hash, out / "routers" / f"{e['name']}.py"))

@@ -25,6 +25,7 @@ def check_structure(loaded: LoadedSeed) -> None:
     _unique(loaded, ("workflows",), [w.name for w in seed.workflows], "workflow")
     _unique(loaded, ("tasks",), [t.name for t in seed.tasks], "task intent")
     _unique(loaded, ("storyline",), [s.name for s in seed.storyline], "storyline event")
+    _unique(loaded, ("invariants",), [i.name for i in seed.invariants], "invariant")
     entities = {e.name: e for e in seed.entities}
     for ei, entity in enumerate(seed.entities):
         _check_entity(loaded, ei, entity, entities)

@@ -183,6 +183,15 @@ class StoryEvent(Strict):
     chance: float = Field(1.0, gt=0, le=1, description="probability each occurrence happens")
 
 
+class InvariantDef(Strict):
+    """A statement every row of the seed database must satisfy (checked by a claim)."""
+
+    name: str = Identifier
+    for_each: str = Field(..., description="'x in entity [where cond]': the rows it is about")
+    check: str = Field(..., description="a bool expression over the row variable")
+    message: str
+
+
 class Seed(Strict):
     """A whole seed file."""
 
@@ -197,3 +206,4 @@ class Seed(Strict):
     tasks: list[TaskIntent] = Field(default_factory=list)
     capabilities: list[Capability] = Field(default_factory=list)
     storyline: list[StoryEvent] = Field(default_factory=list)
+    invariants: list[InvariantDef] = Field(default_factory=list)

@@ -186,6 +186,18 @@ class StorySpec(Strict):
     chance: float
 
 
+class InvariantSpec(Strict):
+    """A compiled invariant: rows to check and the condition each must meet."""
+
+    name: str
+    source: str
+    message: str
+    entity: str
+    rows_py: str
+    row_var: str
+    check_py: str
+
+
 class PlanTable(Strict):
     """The planned rows of one entity."""
 
@@ -223,6 +235,7 @@ class Spec(Strict):
     pages: list[PageSpec]
     routes: list[RouteSpec]
     storyline: list[StorySpec]
+    invariants: list[InvariantSpec] = Field(default_factory=list)
     capabilities: list[str]
     task_intents: list[dict[str, Any]]
     seed_plan: SeedPlan

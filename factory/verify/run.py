@@ -12,6 +12,8 @@ import json
 import secrets
 import shutil
 import sqlite3
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -21,7 +23,7 @@ import httpx
 
 from factory.claims.compile import CLAIMS_FILE, claims_sha256
 from factory.claims.model import (
-    Claim, ClaimSet, EffectsExactly, HttpGetter, ListIs, NoRows, RejectedUnchanged, SqlGetter, StatusIs, UiGetter,
+    Claim, ClaimSet, EffectsExactly, HttpGetter, InvariantGetter, ListIs, NoRows, RejectedUnchanged, SqlGetter, StatusIs, UiGetter,
     UiPasses,
 )
 from factory.errors import WorldError
@@ -104,9 +106,14 @@ class Verifier:
             if progress:
                 progress(len(results), len(todo), result)
 
+        invariants: dict[str, list[int]] | str | None = None
         for claim in todo:
             if isinstance(claim.getter, SqlGetter):
                 record(self._sql(claim))
+            elif isinstance(claim.getter, InvariantGetter):
+                if invariants is None:
+                    invariants = self._invariants()
+                record(self._invariant(claim, invariants))
         http = [c for c in todo if isinstance(c.getter, HttpGetter)]
         browser_claims = [c for c in todo if isinstance(c.getter, UiGetter)]
         token = secrets.token_hex(16)
@@ -138,6 +145,29 @@ class Verifier:
         except sqlite3.Error as exc:
             ok, message, evidence.error = False, f"query failed: {exc}", str(exc)
         return self._result(claim, ok, message, started, evidence)
+
+    def _invariants(self) -> dict[str, list[int]] | str:
+        """Every invariant's violations, from the app's checker (or the reason it could not run)."""
+        result = subprocess.run([sys.executable, "-m", "backend.invariants", "--db", str(self.seed)], cwd=self.world / "app",
+                                capture_output=True, text=True, timeout=600, check=False)
+        if result.returncode != 0:
+            return " ".join(result.stderr.strip().splitlines()[-3:]) or f"exit code {result.returncode}"
+        found: dict[str, list[int]] = json.loads(result.stdout)
+        return found
+
+    def _invariant(self, claim: Claim, invariants: dict[str, list[int]] | str) -> ClaimResult:
+        started = time.perf_counter()
+        assert isinstance(claim.getter, InvariantGetter)
+        evidence = Evidence()
+        if isinstance(invariants, str):
+            evidence.error = invariants
+            return self._result(claim, False, f"query failed: the invariant checker did not run: {invariants}", started, evidence)
+        if claim.getter.name not in invariants:
+            return self._result(claim, False, f"query failed: the app does not check invariant {claim.getter.name}", started, evidence)
+        rows = invariants[claim.getter.name]
+        evidence.sql_rows = [[i] for i in rows[:20]]
+        message = "no violations" if not rows else f"{len(rows)}+ violating rows, e.g. {rows[:5]}"
+        return self._result(claim, not rows, message, started, evidence)
 
     def _fresh(self, server: AppServer) -> Path:
         """A fresh copy of the seed database, bound to the server (two files, used in turn)."""

@@ -77,6 +77,18 @@ def test_loop_repairs_injected_faults(world: Path) -> None:
     assert "Only active notes can be archived." in (backend / "workflows.py").read_text()
 
 
+def test_invariant_claim_catches_inconsistent_history(world: Path) -> None:
+    from factory.verify.run import verify_world
+
+    with __import__("sqlite3").connect(world / "data" / "seed.db") as conn:
+        other = conn.execute("SELECT id FROM notebook WHERE owner_id != (SELECT owner_id FROM note WHERE id = 1)").fetchone()[0]
+        conn.execute("UPDATE note SET notebook_id = ? WHERE id = 1", (other,))  # a note in someone else's notebook
+    report = verify_world(world, ui=False, expected_sha256=read_manifest(world / "manifest.json").claims_sha256)
+    failed = {r.id: r for r in report.failures()}
+    assert "state:invariant:note_in_own_notebook" in failed
+    assert failed["state:invariant:note_in_own_notebook"].evidence.sql_rows == [[1]]
+
+
 def test_weakening_repair_is_refused_and_rolled_back(world: Path) -> None:
     claims_before = (world / "claims.json").read_text()
     report = VerifyReport.model_validate_json((world / "reports" / "verification.json").read_text())
