@@ -14,7 +14,9 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
+from dataclasses import dataclass
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -82,16 +84,25 @@ class _Clients:
             client.close()
 
 
+@dataclass
+class _Lane:
+    """One server with its own database copies (claims in a lane run one after another)."""
+
+    server: AppServer
+    work: Path
+    flip: int = 0
+
+
 class Verifier:
     """Checks claims against one world; `run` returns the report."""
 
-    def __init__(self, world: Path, ui: bool = True, keep_screenshots: bool = False) -> None:
+    def __init__(self, world: Path, ui: bool = True, keep_screenshots: bool = False, workers: int = 2) -> None:
         self.world = world.resolve()
         self.spec = Spec.model_validate_json((self.world / "spec.json").read_text())
         self.ui, self.keep_screenshots = ui, keep_screenshots
         self.work = self.world / "run" / "verify"
         self.seed = self.world / "data" / "seed.db"
-        self._flip = 0
+        self.workers = workers
 
     def run(self, claims: ClaimSet, digest: str, progress: Progress | None = None) -> VerifyReport:
         start = time.perf_counter()
@@ -100,11 +111,13 @@ class Verifier:
         self.work.mkdir(parents=True)
         todo = [c for c in claims.claims if self.ui or not isinstance(c.getter, UiGetter)]
         results: dict[str, ClaimResult] = {}
+        lock = threading.Lock()
 
         def record(result: ClaimResult) -> None:
-            results[result.id] = result
-            if progress:
-                progress(len(results), len(todo), result)
+            with lock:
+                results[result.id] = result
+                if progress:
+                    progress(len(results), len(todo), result)
 
         invariants: dict[str, list[int]] | str | None = None
         for claim in todo:
@@ -116,21 +129,45 @@ class Verifier:
                 record(self._invariant(claim, invariants))
         http = [c for c in todo if isinstance(c.getter, HttpGetter)]
         browser_claims = [c for c in todo if isinstance(c.getter, UiGetter)]
-        token = secrets.token_hex(16)
-        with AppServer(self.world, fresh_db(self.world, self.work / "base.db"), control_token=token) as server:
-            clients = _Clients(server.url, self.spec)
+        # Lanes run in parallel, each with its own server, database copies and browser: claims
+        # never share a database, so parallel checking cannot make one claim see another's writes.
+        lanes = max(1, min(self.workers, len(browser_claims)))
+        shares = [browser_claims[i::lanes] for i in range(lanes)]
+        errors: list[BaseException] = []
+
+        def lane(index: int) -> None:
             try:
-                for claim in http:
-                    record(self._http(claim, server, clients))
-                if browser_claims:
-                    self._browser(browser_claims, server, record)
-            finally:
-                clients.close()
+                self._lane(index, http if index == 0 else [], shares[index], record)
+            except BaseException as exc:  # re-raised in the calling thread below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=lane, args=(i,), name=f"verify-lane-{i}") for i in range(lanes)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        if errors:
+            raise errors[0]
         ordered = [results[c.id] for c in todo]
         report = VerifyReport(world=claims.world, claims_sha256=digest, total=len(ordered),
                               passed=sum(r.passed for r in ordered), seconds=round(time.perf_counter() - start, 2),
                               results=ordered)
         return report
+
+    def _lane(self, index: int, http: list[Claim], browser_claims: list[Claim], record: Callable[[ClaimResult], None]) -> None:
+        work = self.work / f"lane-{index}"
+        work.mkdir(parents=True, exist_ok=True)
+        token = secrets.token_hex(16)
+        with AppServer(self.world, fresh_db(self.world, work / "base.db"), control_token=token) as server:
+            lane = _Lane(server=server, work=work)
+            clients = _Clients(server.url, self.spec)
+            try:
+                for claim in http:
+                    record(self._http(claim, lane, clients))
+            finally:
+                clients.close()
+            if browser_claims:
+                self._browser(browser_claims, lane, record)
 
     # ---- getters --------------------------------------------------------------------------
     def _sql(self, claim: Claim) -> ClaimResult:
@@ -169,17 +206,18 @@ class Verifier:
         message = "no violations" if not rows else f"{len(rows)}+ violating rows, e.g. {rows[:5]}"
         return self._result(claim, not rows, message, started, evidence)
 
-    def _fresh(self, server: AppServer) -> Path:
-        """A fresh copy of the seed database, bound to the server (two files, used in turn)."""
-        self._flip ^= 1
-        db = self.work / f"claim-{self._flip}.db"
-        for leftover in self.work.glob(db.name + "*"):
+    def _fresh(self, lane: _Lane) -> Path:
+        """A fresh copy of the seed database, bound to the lane's server (two files, used in turn)."""
+        lane.flip ^= 1
+        db = lane.work / f"claim-{lane.flip}.db"
+        for leftover in lane.work.glob(db.name + "*"):
             leftover.unlink()
         shutil.copyfile(self.seed, db)
-        server.use_db(db)
+        lane.server.use_db(db)
         return db
 
-    def _http(self, claim: Claim, server: AppServer, clients: _Clients) -> ClaimResult:
+    def _http(self, claim: Claim, lane: _Lane, clients: _Clients) -> ClaimResult:
+        server = lane.server
         started = time.perf_counter()
         getter = claim.getter
         assert isinstance(getter, HttpGetter)
@@ -188,7 +226,7 @@ class Verifier:
         if not getter.steps:
             return self._result(claim, False, "no witness: the claims compiler found no call that completes it",
                                 started, evidence)
-        db = self._fresh(server) if getter.fresh_db else None
+        db = self._fresh(lane) if getter.fresh_db else None
         status, body, content_type = 0, None, ""
         try:
             for step in getter.steps:
@@ -204,7 +242,7 @@ class Verifier:
         except (httpx.HTTPError, LoginFailed) as exc:
             evidence.error = f"{type(exc).__name__}: {exc}"
             if db is not None:
-                server.use_db(self.work / "base.db")
+                server.use_db(lane.work / "base.db")
             return self._result(claim, False, f"request failed: {exc}", started, evidence)
         diff = diff_databases(self.seed, db) if db is not None else None
         if diff is not None:
@@ -212,7 +250,7 @@ class Verifier:
         evidence.server_log = server.log_tail(offset)[0][-40:]
         ok, message = self._judge(claim, status, body, content_type, diff)
         if db is not None:
-            server.use_db(self.work / "base.db")  # reads between writes see the untouched copy
+            server.use_db(lane.work / "base.db")  # reads between writes see the untouched copy
         return self._result(claim, ok, message, started, evidence)
 
     def _judge(self, claim: Claim, status: int, body: Any, content_type: str, diff: Any) -> tuple[bool, str]:
@@ -227,7 +265,8 @@ class Verifier:
             return judge_list(predicate, status, body)
         raise AssertionError(f"{claim.id}: predicate {predicate.type} does not apply to an HTTP getter")
 
-    def _browser(self, claims: list[Claim], server: AppServer, record: Callable[[ClaimResult], None]) -> None:
+    def _browser(self, claims: list[Claim], lane: _Lane, record: Callable[[ClaimResult], None]) -> None:
+        server = lane.server
         from playwright.sync_api import sync_playwright
 
         from factory.browser import launch
@@ -245,7 +284,7 @@ class Verifier:
                     getter, predicate = claim.getter, claim.predicate
                     assert isinstance(getter, UiGetter) and isinstance(predicate, UiPasses)
                     _, offset = server.log_tail(0)
-                    db = self._fresh(server)
+                    db = self._fresh(lane)
                     outcome = run_ui_claim(browser, server.url, self.spec, getter, passwords.__getitem__, shots,
                                            claim.id, keep_screenshots=self.keep_screenshots, sessions=sessions)
                     evidence = Evidence(console_errors=outcome.console_errors,
@@ -257,7 +296,7 @@ class Verifier:
                         if ok:
                             ok, message = judge_effects(predicate.effects, 200, None, diff)
                     evidence.server_log = server.log_tail(offset)[0][-40:]
-                    server.use_db(self.work / "base.db")
+                    server.use_db(lane.work / "base.db")
                     record(self._result(claim, ok, message, started, evidence))
             finally:
                 browser.close()
@@ -290,9 +329,9 @@ def write_report(world: Path, report: VerifyReport) -> None:
 
 
 def verify_world(world: Path, ui: bool = True, expected_sha256: str | None = None,
-                 progress: Progress | None = None) -> VerifyReport:
-    """Verify every claim of a built world and write its report."""
+                 progress: Progress | None = None, workers: int = 2) -> VerifyReport:
+    """Verify every claim of a built world and write its report (browser claims in `workers` lanes)."""
     claims, digest = load_claims(world, expected_sha256)
-    report = Verifier(world, ui=ui).run(claims, digest, progress)
+    report = Verifier(world, ui=ui, workers=workers).run(claims, digest, progress)
     write_report(world, report)
     return report
