@@ -20,7 +20,9 @@ from factory.claims.probe import Probe
 from factory.spec.model import ParamSpec, Spec, WorkflowSpec
 
 SAMPLES_PER_USER = 40
+EXTRA_SAMPLES = 12  # per further user, once a workflow has its witness: only to find more bases
 USERS_TRIED = 6
+BASES = 4  # successful calls (of different users) that the precondition search varies
 
 
 @dataclass
@@ -32,6 +34,7 @@ class Witness:
     params: dict[str, Any] | None = None
     created: dict[str, list[int]] = field(default_factory=dict)
     updated: list[str] = field(default_factory=list)
+    bases: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # one successful call per user
     violations: dict[str, tuple[int, dict[str, Any]]] = field(default_factory=dict)
     tries: int = 0
 
@@ -191,13 +194,15 @@ class WitnessSearch:
             calls: list[tuple[str, int, dict[str, Any]]] = []
             for wf in workflows:
                 found = witnesses[wf.name]
-                if found.params is not None and set(found.updated) >= set_tables[wf.name]:
+                complete = found.params is not None and set(found.updated) >= set_tables[wf.name]
+                if complete and (len(found.bases) >= BASES or not wf.preconditions):
                     continue
                 domains = self._domains(wf, user)
                 if domains is None:
                     continue
                 rng = random.Random(f"{self.spec.random_seed}:{wf.name}:{user}")
-                calls += [(wf.name, user, params) for params in self._samples(wf, domains, rng)]
+                samples = self._samples(wf, domains, rng)
+                calls += [(wf.name, user, params) for params in (samples[:EXTRA_SAMPLES] if complete else samples)]
             if not calls:
                 continue
             answers = self.probe.try_many(calls)
@@ -207,6 +212,8 @@ class WitnessSearch:
                 tried[name].append((user, params, answer))
                 if answer["status"] != 200:
                     continue
+                if user not in [b[0] for b in witness.bases] and len(witness.bases) < BASES:
+                    witness.bases.append((user, params))
                 # prefer a call that really changes every table the workflow sets (not a no-op set)
                 complete = set(answer.get("updated") or []) >= set_tables[name]
                 if witness.params is None or (complete and not set(witness.updated) >= set_tables[name]):
@@ -217,7 +224,8 @@ class WitnessSearch:
                 code = answer.get("precondition")
                 if code and code not in witnesses[wf.name].violations:
                     witnesses[wf.name].violations[code] = (user, params)
-        calls = [call for wf in workflows for call in self._variations(wf, witnesses[wf.name])]
+        calls = [call for wf in workflows for user, params in witnesses[wf.name].bases
+                 for call in self._variations(wf, witnesses[wf.name], user, params)]
         answers = self.probe.try_many(calls)
         for (name, user, params), answer in zip(calls, answers):
             witness = witnesses[name]
@@ -227,30 +235,32 @@ class WitnessSearch:
                 witness.violations[code] = (user, params)
         return witnesses
 
-    def _variations(self, wf: WorkflowSpec, witness: Witness) -> list[tuple[str, int, dict[str, Any]]]:
-        """Calls that vary one parameter (or the user) of the successful one, to trip the other preconditions."""
+    def _variations(self, wf: WorkflowSpec, witness: Witness, user: int,
+                    params: dict[str, Any]) -> list[tuple[str, int, dict[str, Any]]]:
+        """Calls that vary one parameter (or the user) of a successful one, to trip the other preconditions."""
         wanted = {c.id for c in wf.preconditions} - set(witness.violations)
-        if not wanted or witness.params is None or witness.user is None:
+        if not wanted:
             return []
+        base = Witness(workflow=wf.name, user=user, params=params)
         calls: list[tuple[str, int, dict[str, Any]]] = []
-        for user in [u.id for u in self.spec.users[:USERS_TRIED]]:
-            if user != witness.user:
-                calls.append((wf.name, user, dict(witness.params)))
-        domains = self._domains(wf, witness.user) or {}
+        for other in [u.id for u in self.spec.users[:USERS_TRIED]]:
+            if other != user:
+                calls.append((wf.name, other, dict(params)))
+        domains = self._domains(wf, user) or {}
         for p in wf.params:
             if p.range_of is not None:
                 continue
             if p.range_end is not None:
                 values = [list(pair) for pair in domains.get(p.name, [])]
-                values += [[witness.params[p.range_end], witness.params[p.name]],
+                values += [[params[p.range_end], params[p.name]],
                            [(self.today - dt.timedelta(days=3)).isoformat(), (self.today - dt.timedelta(days=1)).isoformat()],
                            [self.today.isoformat(), (self.today + dt.timedelta(days=400)).isoformat()]]
                 for start, end in values:
-                    calls.append((wf.name, witness.user, {**witness.params, p.name: start, p.range_end: end}))
+                    calls.append((wf.name, user, {**params, p.name: start, p.range_end: end}))
                 continue
             values = list(domains.get(p.name, []))
             if p.type in ("int", "money", "date"):
-                values += self._near_row_values(wf, witness, p)
+                values += self._near_row_values(wf, base, p)
             if p.type in ("int", "money"):
                 values += [0, -1, 10**9]
             if p.type in ("string", "text"):
@@ -260,10 +270,10 @@ class WitnessSearch:
             if p.type == "reference" and p.ref:
                 # rows the form does not offer (its `where` filters them) and other users' rows:
                 # preconditions such as "already paid" or "not your own listing" need them
-                values += self.rows.visible_ids(p.ref, witness.user) + self._all_options(wf, p)
+                values += self.rows.visible_ids(p.ref, user) + self._all_options(wf, p)
             for value in values:
-                if value != witness.params.get(p.name):
-                    calls.append((wf.name, witness.user, {**witness.params, p.name: value}))
+                if value != params.get(p.name):
+                    calls.append((wf.name, user, {**params, p.name: value}))
         return calls
 
     def _near_row_values(self, wf: WorkflowSpec, witness: Witness, p: ParamSpec) -> list[Any]:
