@@ -1,28 +1,43 @@
-"""Standalone grading and checking runtime (standard library only): database diffs and errors."""
+"""Standalone grading and checking runtime (standard library only): diffs, reward programs, grades."""
 
 from verifiers.dbdiff import DbDiff, RowChange, TableDiff, diff_databases
 from verifiers.errors import (
+    CheckError,
     DatabaseError,
     DatabaseNotFoundError,
     DatabaseReadError,
     NotADatabaseError,
+    ReadOnlyQueryError,
+    RewardProgramError,
     UnkeyedTableError,
     UnknownTableError,
     VerifierError,
 )
+from verifiers.grade import CheckResult, Grade, grade
+from verifiers.normalize import match_answer
+from verifiers.reward import RewardProgram, load_reward
 from verifiers.sqlrender import render_sqldiff
 
 __all__ = [
+    "CheckError",
+    "CheckResult",
     "DatabaseError",
     "DatabaseNotFoundError",
     "DatabaseReadError",
     "DbDiff",
+    "Grade",
     "NotADatabaseError",
+    "ReadOnlyQueryError",
+    "RewardProgram",
+    "RewardProgramError",
     "RowChange",
     "TableDiff",
     "UnkeyedTableError",
     "UnknownTableError",
     "VerifierError",
     "diff_databases",
+    "grade",
+    "load_reward",
+    "match_answer",
     "render_sqldiff",
 ]

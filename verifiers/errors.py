@@ -59,3 +59,25 @@ class UnkeyedTableError(VerifierError):
             f"{self.path}: table {table!r} has no primary key and columns named rowid, _rowid_ "
             "and oid hide its rowid, so its rows cannot be matched; declare a PRIMARY KEY"
         )
+
+
+class RewardProgramError(VerifierError):
+    """A reward program is malformed; `problems` lists every one, each naming the check and field."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = list(problems)
+        listed = "\n  - ".join(self.problems)
+        super().__init__(f"invalid reward program ({len(self.problems)} problem(s)):\n  - {listed}")
+
+
+class CheckError(VerifierError):
+    """A well-formed check cannot be evaluated on these databases (no such table or column,
+    a failing query); a program bug, so it is raised rather than scored as a failure."""
+
+    def __init__(self, check_id: str, message: str) -> None:
+        self.check_id = check_id
+        super().__init__(f"check {check_id!r}: {message}")
+
+
+class ReadOnlyQueryError(CheckError):
+    """An `sql` check's query is not a single read-only SELECT/WITH statement."""

@@ -39,7 +39,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
+from datetime import date
 from typing import ClassVar, Literal
 
 from verifiers.errors import RewardProgramError
@@ -58,8 +59,6 @@ class Check:
     """Fields every check has; subclasses set TYPE, the name used in JSON."""
 
     TYPE: ClassVar[str] = ""
-    # Check classes that read the row-level diff, and of which tables (None: all of them).
-    USES_DIFF: ClassVar[bool] = False
 
     id: str
     weight: float = 1.0
@@ -74,16 +73,18 @@ class Check:
         out: dict[str, object] = {"id": self.id, "type": self.TYPE}
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name in ("id",) or (f.name == "weight" and value == 1.0) or value in ("", None):
-                continue
-            out[f.name] = _plain(value)
+            default = f.default_factory() if f.default_factory is not MISSING else f.default
+            if f.name != "id" and value != default:  # defaults are left out, as people write them
+                out[f.name] = _plain(value)
         return out
 
 
 def _plain(value: object) -> object:
     if isinstance(value, TableAllowance):
-        return {"insert": value.insert, "delete": value.delete,
-                "update": True if value.update is True else list(value.update)}
+        out: dict[str, object] = {k: True for k in ("insert", "delete") if getattr(value, k)}
+        if value.update:
+            out["update"] = True if value.update is True else list(value.update)
+        return out
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, tuple | list):
@@ -119,7 +120,6 @@ class RowsAdded(Check):
     """Exactly `count` inserted rows of `table` match `where`."""
 
     TYPE: ClassVar[str] = "rows_added"
-    USES_DIFF: ClassVar[bool] = True
     table: str
     where: dict[str, Scalar] = field(default_factory=dict)
     count: int = 1
@@ -149,7 +149,6 @@ class DiffWithin(Check):
     """Every difference between the databases is one the program allows."""
 
     TYPE: ClassVar[str] = "diff_within"
-    USES_DIFF: ClassVar[bool] = True
     allowed: dict[str, TableAllowance]
 
     def diff_tables(self) -> list[str] | None:
@@ -161,7 +160,6 @@ class Unchanged(Check):
     """The named tables are identical in both databases."""
 
     TYPE: ClassVar[str] = "unchanged"
-    USES_DIFF: ClassVar[bool] = True
     tables: tuple[str, ...]
 
     def diff_tables(self) -> list[str] | None:
@@ -195,8 +193,6 @@ class AnswerCheck(Check):
         out = super().to_dict()
         if len(self.one_of) == 1:
             out["expected"] = out.pop("one_of")[0]  # type: ignore[index]
-        if self.kind != "list":
-            out.pop("item_kind", None)
         return out
 
 
@@ -505,7 +501,11 @@ def _expected_problem(kind: str, item_kind: str, value: object) -> str:
         return "" if ok else f"must be a number for kind {kind!r}, not {value!r}"
     if kind == "date":
         if isinstance(value, str) and ISO_DATE.fullmatch(value):
-            return ""
+            try:
+                date.fromisoformat(value)
+                return ""
+            except ValueError:
+                pass
         return f"must be an ISO date (YYYY-MM-DD) for kind 'date', not {value!r}"
     if kind == "bool":
         return "" if isinstance(value, bool) else f"must be true or false, not {value!r}"
