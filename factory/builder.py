@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from factory import __version__
 from factory.errors import ExpressionError
 from factory.expr.pycode import PyGen
-from factory.expr.syntax import Node, parse, parse_rows
+from factory.expr.syntax import Node, Query, parse, parse_rows
 from factory.expr.typecheck import BOOL, Schema, Scope, Type, check, field_type
 from factory.seed.check import USER_FIELDS
 from factory.seed.loader import LoadedSeed
@@ -159,6 +159,15 @@ class _Builder:
             raise self.loaded.error(path, str(exc)) from exc
         return node
 
+    def _rows(self, source: str, path: tuple) -> Query:
+        """A checked row selector `x in entity [where …]` (never random: it picks rows, not values)."""
+        try:
+            query = parse_rows(source)
+            check(source, query, Scope(self.schema, {}))
+        except ExpressionError as exc:
+            raise self.loaded.error(path, str(exc)) from exc
+        return query
+
     def _gen(self, names: dict[str, str]) -> PyGen:
         return PyGen(names=names, models=self.models)
 
@@ -261,11 +270,7 @@ class _Builder:
         rows_py, row_var = None, None
         names: dict[str, str] = {}
         if ev.for_each is not None:
-            try:
-                query = parse_rows(ev.for_each)
-                check(ev.for_each, query, Scope(self.schema, {}))  # the row selection itself is not random
-            except ExpressionError as exc:
-                raise self.loaded.error(base + ("for_each",), str(exc)) from exc
+            query = self._rows(ev.for_each, base + ("for_each",))
             row_var = naming.py_var(query.var)
             rows_py = self._gen({}).expr(query)
             scope = scope.child(query.var, Type("ref", entity=query.entity))
@@ -290,11 +295,7 @@ class _Builder:
 
     def _invariant(self, index: int, inv: Any) -> InvariantSpec:
         base = ("invariants", index)
-        try:
-            query = parse_rows(inv.for_each)
-            check(inv.for_each, query, Scope(self.schema, {}))
-        except ExpressionError as exc:
-            raise self.loaded.error(base + ("for_each",), str(exc)) from exc
+        query = self._rows(inv.for_each, base + ("for_each",))
         var = naming.py_var(query.var)
         scope = Scope(self.schema, {query.var: Type("ref", entity=query.entity)})
         node = self._compile(inv.check, base + ("check",), scope, BOOL)

@@ -6,7 +6,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
 
+from factory.browser import launch
 from factory.runner import AppServer, fresh_db
 from factory.world import build_world
 
@@ -42,3 +44,21 @@ def mock_server(mock_world: Path, tmp_path: Path) -> Iterator[AppServer]:
     """The mock world on its own fresh database copy."""
     with AppServer(mock_world, fresh_db(mock_world, tmp_path / "app.db")) as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """One Chromium for the whole session (tests get a fresh context each)."""
+    with sync_playwright() as playwright:
+        chromium = launch(playwright)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture()
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(10_000)
+    page = context.new_page()
+    yield page
+    context.close()

@@ -1,8 +1,11 @@
 """Row-level diff of two SQLite databases, matched by primary key and read strictly read-only.
 
 `diff_databases(before, after)` attaches both files read-only to one in-memory connection and,
-per table, lets SQLite find the rows that are not identical on both sides (`EXCEPT` both ways),
-so identical tables never reach Python; only the differing rows are loaded and paired by key.
+per table, lets SQLite find the rows that are not identical on both sides, so identical tables
+never reach Python; only the differing rows are loaded and paired by key. A table keyed by its
+rowid on both sides (an INTEGER PRIMARY KEY, or no key at all) is matched with joins on the rowid,
+several times faster than the general path, `EXCEPT` both ways over whole rows, which every
+other table takes; both paths find exactly the same rows.
 
 Semantics, chosen to match `sqldiff --primarykey`:
 - a row's key is the declared PRIMARY KEY (composite allowed); a table without one is keyed by
@@ -198,6 +201,14 @@ def diff_databases(
     `tables` limits the diff to those names (each must exist on at least one side); by default
     every table on either side is compared.
     """
+    return _diff_databases(before, after, tables, rowid_join=True)
+
+
+def _diff_databases(
+    before: str | Path, after: str | Path, tables: list[str] | None, *, rowid_join: bool
+) -> DbDiff:
+    """`diff_databases`; `rowid_join=False` sends every table down the general `EXCEPT` path,
+    which the tests use as the reference the rowid joins must agree with."""
     before_path, after_path = _checked(before), _checked(after)
     conn = sqlite3.connect(":memory:", uri=True)
     try:
@@ -206,7 +217,7 @@ def diff_databases(
         # One read transaction over both files: a consistent snapshot even if a server writes.
         conn.execute("BEGIN")
         try:
-            return _diff(conn, before_path, after_path, tables)
+            return _diff(conn, before_path, after_path, tables, rowid_join)
         finally:
             conn.rollback()
     finally:
@@ -249,39 +260,77 @@ class _Layout:
     columns: tuple[str, ...]
     by_rowid: bool
     sql: str
+    # The key is the rowid itself (an INTEGER PRIMARY KEY alias, or no declared key): integer,
+    # unique and never NULL, so rows can be matched with a join on it.
+    rowid_key: bool = False
 
     def select_list(self) -> list[str]:
         # The rowid alias must stay unquoted: a quoted "oid" could not fall back to the rowid.
         names = [c if self.by_rowid and i == 0 else _ident(c) for i, c in enumerate(self.columns)]
         return [f"{n} COLLATE BINARY" for n in names]
 
+    def refs(self, alias: str) -> list[str]:
+        """The columns qualified by a table alias, as `select_list` names them."""
+        return [f"{alias}.{c}" if self.by_rowid and i == 0 else f"{alias}.{_ident(c)}"
+                for i, c in enumerate(self.columns)]
+
 
 def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _table_sql(conn: sqlite3.Connection, schema: str) -> dict[str, str]:
-    rows = conn.execute(
-        f"SELECT name, coalesce(sql, '') FROM {schema}.sqlite_master"
-        " WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
-        " AND coalesce(sql, '') NOT LIKE 'CREATE VIRTUAL%'"
-    ).fetchall()
-    return dict(rows)
+@dataclass
+class _TableInfo:
+    """What one side's catalog says about a table."""
+
+    sql: str
+    # (name, position in the primary key or 0) per column, in declared order.
+    columns: list[tuple[str, int]] = field(default_factory=list)
+    # SQLite built an index for the primary key, so the key is not the rowid.
+    pk_index: bool = False
 
 
-def _layout(conn: sqlite3.Connection, path: Path, schema: str, table: str, sql: str) -> _Layout:
-    info = conn.execute(
-        "SELECT name, pk FROM pragma_table_info(?, ?) ORDER BY cid", (table, schema)
-    ).fetchall()
-    key = tuple(name for name, pk in sorted((r for r in info if r[1]), key=lambda r: r[1]))
-    others = tuple(name for name, pk in info if not pk)
+# Catalog queries, one statement for every table of a side: preparing a statement per table
+# cost more than a rowid-keyed diff of a small table.
+_COLUMNS_SQL = (
+    "SELECT m.name, coalesce(m.sql, ''), c.name, c.pk"
+    " FROM {schema}.sqlite_master AS m, pragma_table_info(m.name, '{schema}') AS c"
+    " WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+    " AND coalesce(m.sql, '') NOT LIKE 'CREATE VIRTUAL%'"
+    " ORDER BY m.name, c.cid"
+)
+_PK_INDEX_SQL = (
+    "SELECT DISTINCT m.name"
+    " FROM {schema}.sqlite_master AS m, pragma_index_list(m.name, '{schema}') AS i"
+    " WHERE m.type = 'table' AND i.origin = 'pk'"
+)
+
+
+def _tables(conn: sqlite3.Connection, schema: str) -> dict[str, _TableInfo]:
+    """Every diffable table of one side: not internal (`sqlite_%`), not virtual."""
+    tables: dict[str, _TableInfo] = {}
+    for name, sql, column, pk in conn.execute(_COLUMNS_SQL.format(schema=schema)):
+        tables.setdefault(name, _TableInfo(sql)).columns.append((column, pk))
+    for (name,) in conn.execute(_PK_INDEX_SQL.format(schema=schema)):
+        if name in tables:
+            tables[name].pk_index = True
+    return tables
+
+
+def _layout(path: Path, table: str, info: _TableInfo) -> _Layout:
+    columns, sql = info.columns, info.sql
+    key = tuple(name for name, pk in sorted((r for r in columns if r[1]), key=lambda r: r[1]))
+    others = tuple(name for name, pk in columns if not pk)
     if key:
-        return _Layout(key, key + others, False, sql)
-    taken = {name.lower() for name, _ in info}
+        # A one-column key is the rowid unless SQLite had to build an index for it ('pk' origin):
+        # that catches INT PRIMARY KEY, INTEGER PRIMARY KEY DESC and WITHOUT ROWID tables.
+        return _Layout(key, key + others, False, sql,
+                       rowid_key=len(key) == 1 and not info.pk_index)
+    taken = {name.lower() for name, _ in columns}
     alias = next((a for a in ROWID_ALIASES if a not in taken), None)
     if alias is None:
         raise UnkeyedTableError(path, table)
-    return _Layout((alias,), (alias,) + others, True, sql)
+    return _Layout((alias,), (alias,) + others, True, sql, rowid_key=True)
 
 
 def _index_sql(conn: sqlite3.Connection, schema: str, table: str) -> tuple[str, ...]:
@@ -294,9 +343,10 @@ def _index_sql(conn: sqlite3.Connection, schema: str, table: str) -> tuple[str, 
 
 
 def _diff(
-    conn: sqlite3.Connection, before: Path, after: Path, only: list[str] | None
+    conn: sqlite3.Connection, before: Path, after: Path, only: list[str] | None,
+    rowid_join: bool,
 ) -> DbDiff:
-    old_tables, new_tables = _table_sql(conn, BEFORE), _table_sql(conn, AFTER)
+    old_tables, new_tables = _tables(conn, BEFORE), _tables(conn, AFTER)
     names = sorted(old_tables.keys() | new_tables.keys())
     if only is not None:
         for name in only:
@@ -305,10 +355,10 @@ def _diff(
         names = sorted(set(only))
     result: list[TableDiff] = []
     for name in names:
-        old = _layout(conn, before, BEFORE, name, old_tables[name]) if name in old_tables else None
-        new = _layout(conn, after, AFTER, name, new_tables[name]) if name in new_tables else None
+        old = _layout(before, name, old_tables[name]) if name in old_tables else None
+        new = _layout(after, name, new_tables[name]) if name in new_tables else None
         try:
-            result.append(_diff_table(conn, name, old, new))
+            result.append(_diff_table(conn, name, old, new, rowid_join))
         except sqlite3.DatabaseError as exc:
             raise DatabaseReadError(before, after, name, str(exc)) from exc
     return DbDiff(tuple(result))
@@ -324,16 +374,17 @@ def _sorted_rows(rows: Iterable[Row], key_len: int) -> list[Row]:
 
 
 def _diff_table(
-    conn: sqlite3.Connection, table: str, old: _Layout | None, new: _Layout | None
+    conn: sqlite3.Connection, table: str, old: _Layout | None, new: _Layout | None,
+    rowid_join: bool,
 ) -> TableDiff:
     if new is None:
         assert old is not None  # the table came from one of the two sides
         return TableDiff(table, old.key, deleted=_all_rows(conn, BEFORE, table, old),
                          columns=old.columns, schema="dropped")
-    create = (new.sql, *_index_sql(conn, AFTER, table))
     if old is None:
         return TableDiff(table, new.key, inserted=_all_rows(conn, AFTER, table, new),
-                         columns=new.columns, schema="added", create_sql=create)
+                         columns=new.columns, schema="added",
+                         create_sql=(new.sql, *_index_sql(conn, AFTER, table)))
     old_names = [c.lower() for c in old.columns]
     new_names = [c.lower() for c in new.columns]
     # Like sqldiff: same key, and `after` may only append columns; anything else replaces.
@@ -342,9 +393,13 @@ def _diff_table(
             table, new.key,
             inserted=_all_rows(conn, AFTER, table, new),
             deleted=_all_rows(conn, BEFORE, table, old),
-            columns=new.columns, schema="replaced", create_sql=create,
+            columns=new.columns, schema="replaced",
+            create_sql=(new.sql, *_index_sql(conn, AFTER, table)),
         )
     appended = new.columns[len(old.columns):]
+    if rowid_join and old.rowid_key and new.rowid_key:
+        gone, came = _changed_by_rowid(conn, table, old, new, appended)
+        return _pair(table, new, gone, came, appended)
     old_select = ", ".join(old.select_list() + ["NULL"] * len(appended))
     new_select = ", ".join(new.select_list())
     ident = _ident(table)
@@ -355,6 +410,54 @@ def _diff_table(
         f"SELECT {new_select} FROM {AFTER}.{ident} EXCEPT SELECT {old_select} FROM {BEFORE}.{ident}"
     ).fetchall()
     return _pair(table, new, gone, came, appended)
+
+
+def _changed_by_rowid(
+    conn: sqlite3.Connection, table: str, old: _Layout, new: _Layout, appended: tuple[str, ...]
+) -> tuple[list[tuple[Value, ...]], list[tuple[Value, ...]]]:
+    """The rows `EXCEPT` would find both ways, for a table keyed by its rowid on both sides.
+
+    Returns (gone, came) shaped like the general path's: `before` rows padded with NULL for the
+    appended columns, and `after` rows.
+    """
+    ident = _ident(table)
+    old_refs, new_refs = old.refs("a"), new.refs("b")
+    old_key, new_key = old_refs[0], new_refs[0]
+    # `EXCEPT` compares values with no type affinity and, here, BINARY collation. Unary `+`
+    # strips the column's affinity (otherwise an INTEGER column would make '1' equal 1 when the
+    # two sides declare different types) and the explicit COLLATE overrides e.g. NOCASE. The
+    # keys are equal by the join, so only the other columns need comparing.
+    differs = [f"(+{a}) COLLATE BINARY IS NOT (+{b}) COLLATE BINARY"
+               for a, b in zip(old_refs[1:], new_refs[1:])]
+    # Appended columns read as NULL in `before`.
+    differs += [f"{b} IS NOT NULL" for b in new_refs[len(old_refs):]]
+    condition = " OR ".join([f"{old_key} IS NULL", *differs])
+    # One pass over `after` finds inserted rows (no partner) and updated ones (a partner that
+    # differs): each row costs a rowid lookup, where `EXCEPT` sorts whole rows of both tables.
+    rows = conn.execute(
+        f"SELECT {', '.join(new_refs + old_refs)} FROM {AFTER}.{ident} AS b"
+        f" LEFT JOIN {BEFORE}.{ident} AS a ON {old_key} = {new_key} WHERE {condition}"
+    ).fetchall()
+    n_new = len(new_refs)
+    padding: tuple[Value, ...] = (None,) * len(appended)
+    came = [row[:n_new] for row in rows]
+    gone = [row[n_new:] + padding for row in rows if row[n_new] is not None]
+    inserted = len(rows) - len(gone)
+    # Keys are unique on each side, so `before` rows without a partner number
+    # count(before) - (count(after) - inserted). Counting walks b-tree pages without decoding a
+    # row, which lets the usual case (nothing deleted) skip the second pass entirely.
+    old_count, new_count = conn.execute(
+        f"SELECT (SELECT count(*) FROM {BEFORE}.{ident}), (SELECT count(*) FROM {AFTER}.{ident})"
+    ).fetchone()
+    if old_count > new_count - inserted:
+        gone += [
+            row + padding
+            for row in conn.execute(
+                f"SELECT {', '.join(old_refs)} FROM {BEFORE}.{ident} AS a"
+                f" LEFT JOIN {AFTER}.{ident} AS b ON {new_key} = {old_key} WHERE {new_key} IS NULL"
+            )
+        ]
+    return gone, came
 
 
 def _pair(

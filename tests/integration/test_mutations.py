@@ -14,9 +14,9 @@ from pathlib import Path
 import git
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Page, expect
 
-from factory.browser import launch, login
+from factory.browser import login
 from factory.mutate import FAULT_KINDS, Fault, MutationError, inject, plan, targets
 from factory.runner import AppServer, fresh_db
 from factory.spec.model import Spec
@@ -241,22 +241,6 @@ def test_corrupt_seed_rows(mutant: Mutant, mock_world: Path, seed: int) -> None:
 
 
 # ---------------------------------------------------------------- frontend faults in Chromium
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        chromium = launch(playwright)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture()
-def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    context.set_default_timeout(10_000)
-    yield context.new_page()
-    context.close()
 
 
 @pytest.mark.ui
