@@ -279,54 +279,29 @@ def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-@dataclass
-class _TableInfo:
-    """What one side's catalog says about a table."""
-
-    sql: str
-    # (name, position in the primary key or 0) per column, in declared order.
-    columns: list[tuple[str, int]] = field(default_factory=list)
-    # SQLite built an index for the primary key, so the key is not the rowid.
-    pk_index: bool = False
+def _table_sql(conn: sqlite3.Connection, schema: str) -> dict[str, str]:
+    rows = conn.execute(
+        f"SELECT name, coalesce(sql, '') FROM {schema}.sqlite_master"
+        " WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+        " AND coalesce(sql, '') NOT LIKE 'CREATE VIRTUAL%'"
+    ).fetchall()
+    return dict(rows)
 
 
-# Catalog queries, one statement for every table of a side: preparing a statement per table
-# cost more than a rowid-keyed diff of a small table.
-_COLUMNS_SQL = (
-    "SELECT m.name, coalesce(m.sql, ''), c.name, c.pk"
-    " FROM {schema}.sqlite_master AS m, pragma_table_info(m.name, '{schema}') AS c"
-    " WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
-    " AND coalesce(m.sql, '') NOT LIKE 'CREATE VIRTUAL%'"
-    " ORDER BY m.name, c.cid"
-)
-_PK_INDEX_SQL = (
-    "SELECT DISTINCT m.name"
-    " FROM {schema}.sqlite_master AS m, pragma_index_list(m.name, '{schema}') AS i"
-    " WHERE m.type = 'table' AND i.origin = 'pk'"
-)
-
-
-def _tables(conn: sqlite3.Connection, schema: str) -> dict[str, _TableInfo]:
-    """Every diffable table of one side: not internal (`sqlite_%`), not virtual."""
-    tables: dict[str, _TableInfo] = {}
-    for name, sql, column, pk in conn.execute(_COLUMNS_SQL.format(schema=schema)):
-        tables.setdefault(name, _TableInfo(sql)).columns.append((column, pk))
-    for (name,) in conn.execute(_PK_INDEX_SQL.format(schema=schema)):
-        if name in tables:
-            tables[name].pk_index = True
-    return tables
-
-
-def _layout(path: Path, table: str, info: _TableInfo) -> _Layout:
-    columns, sql = info.columns, info.sql
-    key = tuple(name for name, pk in sorted((r for r in columns if r[1]), key=lambda r: r[1]))
-    others = tuple(name for name, pk in columns if not pk)
+def _layout(conn: sqlite3.Connection, path: Path, schema: str, table: str, sql: str) -> _Layout:
+    info = conn.execute(
+        "SELECT name, pk FROM pragma_table_info(?, ?) ORDER BY cid", (table, schema)
+    ).fetchall()
+    key = tuple(name for name, pk in sorted((r for r in info if r[1]), key=lambda r: r[1]))
+    others = tuple(name for name, pk in info if not pk)
     if key:
         # A one-column key is the rowid unless SQLite had to build an index for it ('pk' origin):
         # that catches INT PRIMARY KEY, INTEGER PRIMARY KEY DESC and WITHOUT ROWID tables.
-        return _Layout(key, key + others, False, sql,
-                       rowid_key=len(key) == 1 and not info.pk_index)
-    taken = {name.lower() for name, _ in columns}
+        pk_index = conn.execute(
+            "SELECT 1 FROM pragma_index_list(?, ?) WHERE origin = 'pk'", (table, schema)
+        ).fetchone()
+        return _Layout(key, key + others, False, sql, rowid_key=len(key) == 1 and not pk_index)
+    taken = {name.lower() for name, _ in info}
     alias = next((a for a in ROWID_ALIASES if a not in taken), None)
     if alias is None:
         raise UnkeyedTableError(path, table)
@@ -346,7 +321,7 @@ def _diff(
     conn: sqlite3.Connection, before: Path, after: Path, only: list[str] | None,
     rowid_join: bool,
 ) -> DbDiff:
-    old_tables, new_tables = _tables(conn, BEFORE), _tables(conn, AFTER)
+    old_tables, new_tables = _table_sql(conn, BEFORE), _table_sql(conn, AFTER)
     names = sorted(old_tables.keys() | new_tables.keys())
     if only is not None:
         for name in only:
@@ -355,8 +330,8 @@ def _diff(
         names = sorted(set(only))
     result: list[TableDiff] = []
     for name in names:
-        old = _layout(before, name, old_tables[name]) if name in old_tables else None
-        new = _layout(after, name, new_tables[name]) if name in new_tables else None
+        old = _layout(conn, before, BEFORE, name, old_tables[name]) if name in old_tables else None
+        new = _layout(conn, after, AFTER, name, new_tables[name]) if name in new_tables else None
         try:
             result.append(_diff_table(conn, name, old, new, rowid_join))
         except sqlite3.DatabaseError as exc:

@@ -20,6 +20,7 @@ from verifiers import (
     RowChange,
     UnknownTableError,
     VerifierError,
+    dbdiff,
     diff_databases,
     render_sqldiff,
 )
@@ -323,3 +324,180 @@ def test_applying_the_rendering_reproduces_after(pair: tuple[Path, Path], tmp_pa
 
 def test_rendering_is_empty_for_no_changes(tmp_path: Path) -> None:
     assert render_sqldiff(diff_databases(make_db(tmp_path / "a.db"), make_db(tmp_path / "b.db"))) == ""
+
+
+# --- rowid joins agree with the general EXCEPT path -------------------------------------------
+
+AGREE_BEFORE = """
+CREATE TABLE r(id INTEGER PRIMARY KEY, t TEXT, n TEXT COLLATE NOCASE, i INTEGER, f REAL, b BLOB,
+               u, m NUMERIC);
+CREATE TABLE k(x, y TEXT COLLATE NOCASE);
+CREATE TABLE g(id INTEGER NOT NULL, v, PRIMARY KEY(id));
+CREATE TABLE a(id INTEGER PRIMARY KEY, v);
+CREATE TABLE d(id INTEGER PRIMARY KEY, v INTEGER);
+CREATE TABLE c(p TEXT, q INT, v, PRIMARY KEY(p, q));
+CREATE TABLE w(id INTEGER PRIMARY KEY, v) WITHOUT ROWID;
+CREATE TABLE s(id INT PRIMARY KEY, v);
+CREATE TABLE x(id INTEGER PRIMARY KEY DESC, v);
+"""
+# `a` gains a column; `d` keeps its column names but changes the declared type (and so the
+# affinity) of `v`, which a plain `a.v IS NOT b.v` would compare after converting '1' to 1.
+AGREE_AFTER = (AGREE_BEFORE
+               .replace("a(id INTEGER PRIMARY KEY, v)", "a(id INTEGER PRIMARY KEY, v, e)")
+               .replace("v INTEGER)", "v TEXT)"))
+# Tables whose key is the rowid on both sides; the others have a key SQLite had to index.
+ROWID_TABLES = {"r", "k", "g", "a", "d"}
+KEYS = {"c": ("p", "q"), "k": ("rowid",)}
+
+
+def random_value(rng: random.Random) -> object:
+    return rng.choice([
+        None, rng.randint(-3, 3), rng.choice([0.0, -0.0, 1.0, 2.5, -1e300, float("inf")]),
+        rng.choice(["a", "A", "b", "1", "1.0", " a", "", "É"]), rng.choice([b"a", b"1", b""]),
+        2**53, float(2**53), 2**53 + 1,
+    ])
+
+
+def twin(value: object, rng: random.Random) -> object:
+    """A value SQLite may or may not call equal: 1 -> 1.0, 'a' -> 'A' or b'a', b'1' -> '1'."""
+    if isinstance(value, bool) or value is None:
+        return rng.choice([None, 0, ""])
+    if isinstance(value, int):
+        return float(value)
+    if isinstance(value, float):
+        return int(value) if value.is_integer() and abs(value) < 2**63 else str(value)
+    if isinstance(value, str):
+        return rng.choice([value.swapcase(), value.encode(), value + " "])
+    return bytes(value).decode()  # type: ignore[arg-type]
+
+
+def random_edits(conn: sqlite3.Connection, rng: random.Random) -> None:
+    for table in ("r", "k", "g", "a", "d", "c", "w", "s", "x"):
+        names = [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
+        key = KEYS.get(table, ("id",))
+        values = [c for c in names if c not in key]
+        rows = conn.execute(f"SELECT {', '.join(key)}, * FROM {table}").fetchall()
+        for row in rows:
+            where = " AND ".join(f"{k} IS ?" for k in key)
+            old = dict(zip(names, row[len(key):]))
+            roll = rng.random()
+            if roll < 0.1:
+                conn.execute(f"DELETE FROM {table} WHERE {where}", row[:len(key)])
+            elif roll < 0.45:
+                column = rng.choice(values)
+                new = twin(old[column], rng) if rng.random() < 0.6 else random_value(rng)
+                conn.execute(f"UPDATE {table} SET {column} = ? WHERE {where}",
+                             (new, *row[:len(key)]))
+        for n in range(rng.randint(0, 3)):
+            fresh = {c: random_value(rng) for c in names}
+            fresh.update({"id": 1000 + n, "p": f"new{n}", "q": n})
+            marks = ", ".join("?" * len(names))
+            conn.execute(f"INSERT INTO {table}({', '.join(names)}) VALUES({marks})",
+                         [fresh[c] for c in names])
+
+
+def random_pair(tmp_path: Path, seed: int) -> tuple[Path, Path]:
+    rng = random.Random(seed)
+    rows: dict[str, list[tuple]] = {}
+    for table, width in (("r", 8), ("k", 2), ("g", 2), ("a", 2), ("d", 2), ("c", 3), ("w", 2),
+                         ("s", 2), ("x", 2)):
+        count = rng.randint(1, 25)
+        if table == "c":
+            rows[table] = [(rng.choice("aAbB"), i, random_value(rng)) for i in range(count)]
+        elif table == "k":
+            rows[table] = [(random_value(rng), random_value(rng)) for _ in range(count)]
+        else:
+            rows[table] = [(i * rng.randint(1, 3), *(random_value(rng) for _ in range(width - 1)))
+                           for i in range(count)]
+            rows[table] = list({r[0]: r for r in rows[table]}.values())
+    before = make_db(tmp_path / f"before{seed}.db", AGREE_BEFORE, rows)
+    after_rows = {t: [(*r, "extra" if r[0] % 2 else None) for r in v] if t == "a" else v
+                  for t, v in rows.items()}
+    after = make_db(tmp_path / f"after{seed}.db", AGREE_AFTER, after_rows,
+                    edit=lambda conn: random_edits(conn, rng))
+    return before, after
+
+
+@pytest.fixture()
+def rowid_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Names of the tables diffed with rowid joins."""
+    calls: list[str] = []
+    real = dbdiff._changed_by_rowid
+
+    def spy(conn: sqlite3.Connection, table: str, *args: object) -> object:
+        calls.append(table)
+        return real(conn, table, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(dbdiff, "_changed_by_rowid", spy)
+    return calls
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_rowid_joins_and_except_find_the_same_changes(
+    tmp_path: Path, seed: int, rowid_calls: list[str]
+) -> None:
+    before, after = random_pair(tmp_path, seed)
+    general = dbdiff._diff_databases(before, after, None, rowid_join=False)
+    assert rowid_calls == []
+    fast = diff_databases(before, after)
+    assert set(rowid_calls) == ROWID_TABLES
+    # repr tells 1 from 1.0 and text from blobs, which == on the rows would not.
+    assert repr(fast) == repr(general)
+    assert json.dumps(fast.to_json()) == json.dumps(general.to_json())
+    assert render_sqldiff(fast) == render_sqldiff(general)
+    assert not fast.table("r").is_empty or not fast.table("k").is_empty
+
+
+def test_rowid_joins_report_equal_values_and_affinity_like_except(
+    tmp_path: Path, rowid_calls: list[str]
+) -> None:
+    schema = "CREATE TABLE t(id INTEGER PRIMARY KEY, n TEXT COLLATE NOCASE, u, i INTEGER);"
+    rows = {"t": [(1, "a", 1, 5), (2, "b", "x", 6), (3, "c", 2.0, 7), (4, "d", None, 8)]}
+    before = make_db(tmp_path / "a.db", schema, rows)
+    after = make_db(tmp_path / "b.db", schema.replace("i INTEGER", "i TEXT"), rows,
+                    edit=lambda c: c.executescript(
+                        "UPDATE t SET n = 'A', u = 1.0 WHERE id = 1;"  # case change counts
+                        "UPDATE t SET u = CAST('x' AS BLOB) WHERE id = 2;"  # text is not a blob
+                        "UPDATE t SET u = 2 WHERE id = 3;"  # 2.0 is 2: no change
+                        "DELETE FROM t WHERE id = 4; INSERT INTO t VALUES (5, 'e', NULL, 9);"))
+    diff = diff_databases(before, after)
+    t = diff.table("t")
+    assert rowid_calls == ["t"]
+    # '5' in the TEXT column is not 5 in the INTEGER one: every surviving row changed `i`.
+    assert [(u.key, u.changed) for u in t.updated] == [
+        ((1,), ("n", "i")), ((2,), ("u", "i")), ((3,), ("i",))]
+    assert [r["id"] for r in t.inserted] == [5] and [r["id"] for r in t.deleted] == [4]
+    assert repr(diff) == repr(dbdiff._diff_databases(before, after, None, rowid_join=False))
+
+
+@pytest.mark.parametrize("edit", [
+    "DELETE FROM t WHERE id = 2",  # counts differ by the deletion
+    "DELETE FROM t WHERE id = 2; INSERT INTO t VALUES (9, 'new')",  # same count, other keys
+    "DELETE FROM t; INSERT INTO t VALUES (1, 'one'), (7, 'seven'), (8, 'eight')",
+    "UPDATE t SET id = 10 WHERE id = 3",  # a changed key is a delete plus an insert
+])
+def test_deletions_are_found_whatever_the_row_counts(
+    tmp_path: Path, edit: str, rowid_calls: list[str]
+) -> None:
+    schema = "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT);"
+    rows = {"t": [(1, "one"), (2, "two"), (3, "three")]}
+    before = make_db(tmp_path / "a.db", schema, rows)
+    after = make_db(tmp_path / "b.db", schema, rows, edit=lambda c: c.executescript(edit))
+    fast = diff_databases(before, after)
+    assert rowid_calls == ["t"]
+    assert repr(fast) == repr(dbdiff._diff_databases(before, after, None, rowid_join=False))
+    assert fast.table("t").deleted
+
+
+def test_only_keys_that_are_the_rowid_on_both_sides_take_rowid_joins(
+    tmp_path: Path, rowid_calls: list[str]
+) -> None:
+    # `t` is INTEGER PRIMARY KEY before but INT PRIMARY KEY (any value, e.g. text) after.
+    before = make_db(tmp_path / "a.db", "CREATE TABLE t(id INTEGER PRIMARY KEY, v);",
+                     {"t": [(1, "x"), (2, "y")]})
+    after = make_db(tmp_path / "b.db", "CREATE TABLE t(id INT PRIMARY KEY, v);",
+                    {"t": [(1, "x"), ("two", "y")]})
+    diff = diff_databases(before, after)
+    assert rowid_calls == []
+    assert [r["id"] for r in diff.table("t").inserted] == ["two"]
+    assert [r["id"] for r in diff.table("t").deleted] == [2]
