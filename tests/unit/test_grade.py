@@ -23,7 +23,6 @@ from verifiers import (
 )
 
 REPO = Path(__file__).resolve().parents[2]
-MOCK_SEED = REPO / "worlds" / "mock" / "data" / "seed.db"
 
 SCHEMA = """
 CREATE TABLE account(id INTEGER PRIMARY KEY, owner TEXT NOT NULL, balance INTEGER NOT NULL);
@@ -327,12 +326,12 @@ def test_loading_reports_every_problem_at_once() -> None:
 
 
 @pytest.fixture()
-def mock_dbs(tmp_path: Path) -> tuple[Path, Path]:
-    if not MOCK_SEED.exists():
-        pytest.skip("the mock world is not built (worlds/mock/data/seed.db)")
+def mock_dbs(tmp_path: Path, mock_world: Path) -> tuple[Path, Path]:
+    """Two copies of the mock world's seed database (built once per session by tests/conftest.py)."""
+    seed = mock_world / "data" / "seed.db"
     initial, final = tmp_path / "initial.db", tmp_path / "final.db"
-    shutil.copyfile(MOCK_SEED, initial)
-    shutil.copyfile(MOCK_SEED, final)
+    shutil.copyfile(seed, initial)
+    shutil.copyfile(seed, final)
     conn = sqlite3.connect(final)
     conn.execute("UPDATE note SET status = 'archived', pinned = 0 WHERE id = 1")
     conn.commit()
