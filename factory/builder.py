@@ -7,6 +7,7 @@ expression language into readable Python. Expression problems become located See
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import re
 from typing import Any, Protocol
@@ -362,8 +363,8 @@ def _dates(ev: StoryEvent, today: dt.date) -> list[str]:
             day = ev.start + dt.timedelta(days=n)
         elif ev.every == "week":
             day = ev.start + dt.timedelta(weeks=n)
-        else:
+        else:  # the same day of each month, or the month's last day (Jan 31 → Feb 28 → Mar 31)
             month = ev.start.month - 1 + n
             year, month = ev.start.year + month // 12, month % 12 + 1
-            day = dt.date(year, month, min(ev.start.day, 28))
+            day = dt.date(year, month, min(ev.start.day, calendar.monthrange(year, month)[1]))
     return out

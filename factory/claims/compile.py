@@ -372,7 +372,10 @@ class _Compiler:
             if wf.system:
                 continue
             w = self.witnesses[wf.name]
-            args: dict[str, Any] = {"workflow": wf.name, "values": w.params or {}}
+            if w.params is None:  # the behaviour claim already fails for the missing witness
+                self.unwitnessed.append(f"ui:workflow:{wf.name}: no values that complete it")
+                continue
+            args: dict[str, Any] = {"workflow": wf.name, "values": w.params}
             out.append(Claim(id=f"ui:workflow:{wf.name}", layer="frontend", kind="ui_workflow",
                              description=f"{wf.label} can be completed through its form and the database shows its effects",
                              provenance=f"workflows[{wf.name}]",

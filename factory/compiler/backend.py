@@ -56,7 +56,7 @@ def render_backend(spec: Spec, app_dir: Path, spec_hash: str) -> list[Path]:
 
 def _annotation(f: FieldSpec | ParamSpec) -> str:
     # NaiveDatetime: the world's clock has no time zone, and SQLModel refuses naive `datetime` columns
-    py = {"date": "dt.date", "datetime": "NaiveDatetime"}.get(f.py_type, f.py_type)
+    py = {"date": "_dt.date", "datetime": "NaiveDatetime"}.get(f.py_type, f.py_type)
     return py if f.required else f"{py} | None"
 
 
@@ -120,7 +120,7 @@ def _default_code(f: FieldSpec | ParamSpec, value: Any) -> str:
     if f.type == "money":
         return repr(round(float(value) * 100))
     if f.type == "date":
-        return f"dt.date.fromisoformat({str(value)!r})"
+        return f"_dt.date.fromisoformat({str(value)!r})"
     return repr(value)
 
 

@@ -154,6 +154,9 @@ class Checker:
     def _arith(self, node: Binary, left: Type, right: Type) -> Type:
         op = node.op
         lk, rk = left.kind, right.kind
+        if op in ("*", "/", "%") and "money" in (lk, rk) and "number" in (lk, rk):
+            # amounts are whole cents: scaling by 1.5 would store fractions of a cent
+            raise self.fail(node, f"'{op}' of money takes a whole number (money * 3, money / 2), not a decimal")
         if op == "+" and lk == rk == "str":
             return STR
         if op in ("+", "-") and lk in ("date", "datetime") and rk == "duration":

@@ -8,9 +8,13 @@ from __future__ import annotations
 import keyword
 import re
 from collections.abc import Iterable
+from functools import lru_cache
+from typing import Any
+
+from faker import Faker
 
 from factory.seed.loader import LoadedSeed
-from factory.seed.model import EntityDef
+from factory.seed.model import EntityDef, FieldDef
 
 USER_FIELDS = ("username", "name", "email")
 RESERVED = {"id", "label", "me", "user", "metadata", "model_config", "today", "ctx", "session"}
@@ -38,6 +42,7 @@ def check_structure(loaded: LoadedSeed) -> None:
             where = ("workflows", wi, "params", pi)
             _check_name(loaded, where + ("name",), param.name)
             _check_typed(loaded, where, param.type, param.to, param.values, entities)
+            _check_bounds(loaded, where, param.min, param.max, param.default, param.values)
             if param.range_end is not None:
                 end = params.get(param.range_end)
                 if end is None or end.type != param.type or param.type not in ("date", "datetime"):
@@ -54,6 +59,10 @@ def check_structure(loaded: LoadedSeed) -> None:
             raise loaded.error(("storyline", si, "workflow"), f"unknown workflow {event.workflow!r}")
         if event.until is not None and event.until < event.start:
             raise loaded.error(("storyline", si, "until"), "ends before it starts")
+        if event.start > seed.today:
+            raise loaded.error(("storyline", si, "start"), f"starts after the world's today ({seed.today}): history is the past")
+        if event.until is not None and event.until > seed.today:
+            raise loaded.error(("storyline", si, "until"), f"runs past the world's today ({seed.today}): history is the past")
 
 
 def _unique(loaded: LoadedSeed, path: tuple, names: Iterable[str], what: str) -> None:
@@ -96,10 +105,18 @@ def _check_entity(loaded: LoadedSeed, ei: int, entity: EntityDef, entities: dict
         where = base + ("fields", fi)
         _check_name(loaded, where + ("name",), field.name)
         _check_typed(loaded, where, field.type, field.to, field.values, entities)
+        _check_bounds(loaded, where, field.min, field.max, field.default, field.values)
         if field.filter_parent is not None:
             parent = fields.get(field.filter_parent)
-            if parent is None or not parent.filter:
-                raise loaded.error(where + ("filter_parent",), f"{field.filter_parent!r} is not a filter field of {entity.name}")
+            if parent is None or not parent.filter or parent.name == field.name:
+                raise loaded.error(where + ("filter_parent",), f"{field.filter_parent!r} is not another filter field of {entity.name}")
+        if field.gen is not None:
+            _check_gen(loaded, where + ("gen",), field, entity, entities)
+    for ri, row in enumerate(entity.seed.rows):
+        for name, value in row.items():
+            field = fields.get(name)
+            if field is not None and field.values and value is not None and value not in field.values:
+                raise loaded.error(base + ("seed", "rows", ri, name), f"{value!r} is not one of {', '.join(field.values)}")
     for oi, owner in enumerate(entity.owner):
         field = fields.get(owner)
         if field is None or field.type != "reference" or field.to != "user":
@@ -112,6 +129,47 @@ def _check_entity(loaded: LoadedSeed, ei: int, entity: EntityDef, entities: dict
         raise loaded.error(base + ("sort",), f"sort names unknown field {entity.sort.lstrip('-')!r}")
     if entity.visibility == "owner" and not entity.owner:
         raise loaded.error(base + ("owner",), "an entity with owner visibility needs owner fields (or visibility: public)")
+
+
+def _check_bounds(loaded: LoadedSeed, path: tuple, lo: float | None, hi: float | None, default: Any,
+                  values: list[str] | None) -> None:
+    """min ≤ max, and a default that the field or parameter would itself accept."""
+    if lo is not None and hi is not None and lo > hi:
+        raise loaded.error(path + ("min",), f"min {lo:g} is above max {hi:g}")
+    if default is None:
+        return
+    if values is not None and default not in values:
+        raise loaded.error(path + ("default",), f"default {default!r} is not one of {', '.join(values)}")
+    if isinstance(default, (int, float)) and not isinstance(default, bool):
+        if (lo is not None and default < lo) or (hi is not None and default > hi):
+            raise loaded.error(path + ("default",), f"default {default} is outside [{lo}, {hi}]")
+
+
+@lru_cache(maxsize=1)
+def _faker() -> Faker:
+    return Faker("en_US")
+
+
+def _check_gen(loaded: LoadedSeed, path: tuple, field: FieldDef, entity: EntityDef, entities: dict[str, EntityDef]) -> None:
+    """Generation rules that would only fail (or silently break a constraint) when the database is built."""
+    gen = field.gen
+    assert gen is not None
+    if gen.faker is not None and not hasattr(_faker(), gen.faker):
+        raise loaded.error(path + ("faker",), f"unknown Faker provider {gen.faker!r} (e.g. name, company, city, sentence, word)")
+    if gen.choices is not None and field.values is not None:
+        wrong = [c for c in gen.choices if c not in field.values]
+        if wrong:
+            raise loaded.error(path + ("choices",), f"{wrong[0]!r} is not one of {', '.join(field.values)}")
+    if gen.weights is not None and (gen.choices is None or len(gen.weights) != len(gen.choices)):
+        raise loaded.error(path + ("weights",), "weights need one number per choice")
+    if gen.copy_from is not None:
+        ref_name, _, attr = gen.copy_from.partition(".")
+        ref = next((f for f in entity.fields if f.name == ref_name and f.type == "reference"), None)
+        if ref is None:
+            raise loaded.error(path + ("copy_from",), f"{ref_name!r} is not a reference field of {entity.name}")
+        target_fields = set(USER_FIELDS) | {"id"} if ref.to == "user" else {f.name for f in entities[ref.to or ""].fields} | {"id"}
+        if attr not in target_fields:
+            raise loaded.error(path + ("copy_from",), f"{ref.to} has no field {attr!r}")
 
 
 def _check_cycles(loaded: LoadedSeed, entities: dict[str, EntityDef]) -> None:

@@ -106,7 +106,7 @@ def _describe(err: jsonschema.ValidationError) -> str:
     if err.validator == "required":
         return f"missing key: {err.message}"
     if err.validator == "pattern":
-        return f"{err.instance!r} is not a valid name (lower-case letters, digits and _; starting with a letter)"
+        return f"{err.instance!r} does not match {err.validator_value} (a name starting with a lower-case letter)"
     if err.validator == "format" and err.validator_value == "date":
         return f"{err.instance!r} is not a date (expected YYYY-MM-DD)"
     return err.message

@@ -43,6 +43,8 @@ def test_kitchen_sink_world(tmp_path: Path) -> None:
         assert loan["lender_id"] == foreign["keeper_id"] and loan["state"] == "open"
         assert loan["fee"] == max(500, foreign["deposit"] // 10)
         assert loan["id_text"] == f"L-{foreign['serial']}"
+        # labels format money and name references by their own labels
+        assert loan["label"] == f"Loan L-{foreign['serial']} of {foreign['label']} (${loan['fee'] / 100:,.2f})"
         # the lender sees the loan too (two owner fields); a third user does not
         keeper = next(u for u in ann.get("/api/users").json()["items"] if u["id"] == foreign["keeper_id"])
         third = next(u for u in ann.get("/api/users").json()["items"] if u["id"] not in (1, foreign["keeper_id"]))

@@ -59,6 +59,8 @@ def test_compiles_to_readable_python(source: str, python: str) -> None:
     ("count(t in txn where t.account.owner == me) > 0", "one field deep"),
     ("acct.balance ; 1", "unexpected character ';'"),
     ("", "empty expression"),
+    ("acct.balance * 1.5 > amount", "takes a whole number"),
+    ("amount % 0.05 == 0", "takes a whole number"),
 ])
 def test_rejects_with_a_clear_message(source: str, message: str) -> None:
     with pytest.raises(ExpressionError) as caught:

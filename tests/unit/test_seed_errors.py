@@ -37,6 +37,12 @@ CASES = [
      "to: no", ["required reference cycle"]),
     ("effect_on_missing_field", _mutate("{set: note.status, to: \"'archived'\"}", "{set: note.state, to: \"'archived'\"}"), "note.state", ["effect on missing field 'state'"]),
     ("unknown_key", _mutate("random_seed: 11", "random_seed: 11\ncolour: blue"), "colour: blue", ["unknown key 'colour'"]),
+    ("enum_default_not_in_values", _mutate("values: [red, green, blue], filter: true}", "values: [red, green, blue], filter: true, default: purple}"), "default: purple", ["default 'purple' is not one of red, green, blue"]),
+    ("choices_outside_enum", _mutate("gen: {choices: [active, active, archived]}", "gen: {choices: [active, deleted]}"), "choices: [active, deleted]", ["'deleted' is not one of active, archived"]),
+    ("unknown_faker_provider", _mutate("gen: {faker: sentence}", "gen: {faker: not_a_provider}"), "not_a_provider", ["unknown Faker provider 'not_a_provider'"]),
+    ("filter_parent_itself", _mutate("{name: status, type: enum, values: [active, archived], filter: true,", "{name: status, type: enum, values: [active, archived], filter: true, filter_parent: status,"), "filter_parent: status", ["is not another filter field"]),
+    ("storyline_in_the_future", _mutate("    start: 2026-05-04", "    start: 2026-07-04"), "start: 2026-07-04", ["starts after the world's today"]),
+    ("min_above_max", _mutate("{name: priority, type: int, min: 1, max: 5,", "{name: priority, type: int, min: 6, max: 5,"), "min: 6, max: 5", ["min 6 is above max 5"]),
     ("bad_enum_literal", _mutate("note.status == 'active'", "note.status == 'actve'"), "note.status == 'actve'", ["'actve' is not one of"]),
 ]
 
