@@ -20,6 +20,8 @@ from factory.claims.model import (
 from factory.claims.probe import Probe
 from factory.claims.witness import SeedRows, Witness, WitnessSearch
 from factory.manifest import read_manifest
+from factory.errors import FactoryError
+from factory.expr.syntax import Binary, Literal, Name, parse
 from factory.spec.model import EntitySpec, Spec, WorkflowSpec
 
 log = logging.getLogger(__name__)
@@ -58,6 +60,37 @@ def write_claims(world: Path, claims: ClaimSet) -> str:
     text = claims_text(claims)
     (world / CLAIMS_FILE).write_text(text)
     return claims_sha256(text)
+
+
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+
+
+def shadowed_by_bounds(source: str, wf: WorkflowSpec) -> str | None:
+    """Why a precondition cannot be broken through the API: `amount > 0` when the parameter's own
+    `min: 0.01` already refuses every amount that would break it (422 before the check runs)."""
+    try:
+        node = parse(source)
+    except FactoryError:
+        return None
+    if not isinstance(node, Binary) or node.op not in _FLIP:
+        return None
+    left, right, op = node.left, node.right, node.op
+    if isinstance(left, Literal) and isinstance(right, Name):
+        left, right, op = right, left, _FLIP[op]
+    if not (isinstance(left, Name) and isinstance(right, Literal) and isinstance(right.value, (int, float))):
+        return None
+    param = next((p for p in wf.params if p.name == left.id and p.type in ("int", "money")), None)
+    if param is None:
+        return None
+    bound = float(right.value)
+    # the values that break the check lie entirely outside the parameter's declared bounds
+    below = op in (">", ">=") and param.min is not None and (param.min > bound if op == ">" else param.min >= bound)
+    above = op in ("<", "<=") and param.max is not None and (param.max < bound if op == "<" else param.max <= bound)
+    if below:
+        return f"shadowed: `{source}` can only fail below the parameter's min {param.min:g}, which is refused first (422)"
+    if above:
+        return f"shadowed: `{source}` can only fail above the parameter's max {param.max:g}, which is refused first (422)"
+    return None
 
 
 class _Compiler:
@@ -324,7 +357,8 @@ class _Compiler:
             for check in wf.preconditions:
                 found = w.violations.get(check.id)
                 if found is None:
-                    self.unwitnessed.append(f"{check.id}: no call found that breaks only `{check.source}`")
+                    reason = shadowed_by_bounds(check.source, wf)
+                    self.unwitnessed.append(f"{check.id}: " + (reason or f"no call found that breaks only `{check.source}`"))
                     continue
                 user, params = found
                 out.append(self._http(f"behaviour:{check.id}", "wf_precondition", f"{where}.preconditions[{check.id}]",

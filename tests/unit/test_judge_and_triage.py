@@ -82,3 +82,19 @@ def test_signature_table_places_failures() -> None:
     assert "app/backend/workflows.py" in server.suspected_files
     unplaced = next(c for c in result.clusters if c.signature == "unplaced")
     assert unplaced.needs_llm and unplaced.fixer == "regenerate_backend"
+
+
+def test_preconditions_shadowed_by_parameter_bounds() -> None:
+    from factory.claims.compile import shadowed_by_bounds
+    from factory.spec.model import ParamSpec, WorkflowSpec
+
+    amount = ParamSpec(name="amount", var="amount", label="Amount", type="money", py_type="int", required=True,
+                       min=0.01, max=25000, widget="money")
+    wf = WorkflowSpec(name="pay", label="Pay", description="", subject=None, subject_entity=None, params=[amount],
+                      preconditions=[], effects=[], confirm=None, success="", system=False, path="/api/workflows/pay",
+                      operation_id="run_pay", form_path=None)
+    assert "below the parameter's min 0.01" in (shadowed_by_bounds("amount > 0", wf) or "")
+    assert "above the parameter's max 25000" in (shadowed_by_bounds("amount <= 25000", wf) or "")
+    assert "min" in (shadowed_by_bounds("0 < amount", wf) or "")
+    assert shadowed_by_bounds("amount > 100", wf) is None  # 0.01..100 breaks it: a real, testable precondition
+    assert shadowed_by_bounds("amount <= 10000", wf) is None
