@@ -259,7 +259,7 @@ class WitnessSearch:
                     calls.append((wf.name, user, {**params, p.name: start, p.range_end: end}))
                 continue
             values = list(domains.get(p.name, []))
-            if p.type in ("int", "money", "date"):
+            if p.type in ("int", "money", "date", "string", "text", "email"):
                 values += self._near_row_values(wf, base, p)
             if p.type in ("int", "money"):
                 values += [0, -1, 10**9]
@@ -291,6 +291,8 @@ class WitnessSearch:
                     continue
                 if p.type in ("int", "money"):
                     out += [value + 1, value, value - 1]
+                elif p.type in ("string", "text", "email"):
+                    out.append(value)  # "the new nickname must differ from the current one"
                 else:
                     day = dt.date.fromisoformat(str(value)[:10])
                     out += [(day + dt.timedelta(days=d)).isoformat() for d in (-1, 0, 1)]
