@@ -117,7 +117,8 @@ class _Compiler:
                 if route.auth:
                     out.append(self._http(f"route:{route.operation_id}:user", "route_status", where,
                                           f"GET {path} answers 200 to a logged-in user",
-                                          [HttpStep(method="GET", path=path, user=self.user.username)], StatusIs(status=200)))
+                                          [HttpStep(method="GET", path=path, user=self.viewer(route.entity).username)],
+                                          StatusIs(status=200)))
             elif route.kind in ("create", "update", "delete", "workflow") or route.auth:
                 out.append(self._http(f"route:{route.operation_id}:anonymous", "route_status", where,
                                       f"{route.method} {path} is refused (401) to an anonymous visitor",
@@ -131,12 +132,15 @@ class _Compiler:
                              getter=HttpGetter(steps=[HttpStep(method="GET", path=path)]), predicate=StatusIs(status=200, html=True)))
         out += self.lists()
         for e in self._owned_entities():
-            rid = self._row_of(e, self.user.id, exclude_user=self.other.id)
-            if rid is None or "read" not in e.operations:
+            if "read" not in e.operations:
                 continue
+            pair = self._owner_and_stranger(e)
+            if pair is None:
+                continue
+            owner, stranger, rid = pair
             out.append(self._http(f"ownership:read:{e.name}", "ownership_read", f"entities[{e.name}].owner",
-                                  f"{self.other.username} cannot read {self.user.username}'s {e.label.lower()} {rid}",
-                                  [HttpStep(method="GET", path=f"/api/{e.path}/{rid}", user=self.other.username)], StatusIs(status=404)))
+                                  f"{stranger.username} cannot read {owner.username}'s {e.label.lower()} {rid}",
+                                  [HttpStep(method="GET", path=f"/api/{e.path}/{rid}", user=stranger.username)], StatusIs(status=404)))
         return out
 
     # ---- lists: pagination, filters, search and sort, with the expected rows computed in SQL -----
@@ -145,7 +149,8 @@ class _Compiler:
         for e in self.spec.entities:
             if e.builtin or "list" not in e.operations:
                 continue
-            visible = self._visible_rows(e, self.user.id)
+            viewer = self.viewer(e.name)
+            visible = self._visible_rows(e, viewer.id)
             if not visible:
                 continue
             total = len(visible)
@@ -190,7 +195,7 @@ class _Compiler:
                 page = int(query.get("page") or 1)
                 out.append(Claim(id=f"list:{e.name}:{name}", layer="backend", kind="list_query",
                                  description=f"{e.plural}: {text}", provenance=f"entities[{e.name}]",
-                                 getter=HttpGetter(steps=[HttpStep(method="GET", path=f"/api/{e.path}", user=self.user.username,
+                                 getter=HttpGetter(steps=[HttpStep(method="GET", path=f"/api/{e.path}", user=viewer.username,
                                                                    query=query)]),
                                  predicate=ListIs(total=len(rows), ids=ids[(page - 1) * size: page * size])))
         return out
@@ -213,11 +218,19 @@ class _Compiler:
             ordered = [r for k in sorted(groups, reverse=True) for r in sorted(groups[k], key=lambda r: r["id"])]
         return [r["id"] for r in ordered]
 
+    def viewer(self, entity: str | None) -> Any:
+        """The first user (personas first) who sees rows of `entity`: hosts see their listings'
+        blocks, guests their trips; claims about an entity's pages are made as such a user."""
+        if entity is None:
+            return self.user
+        e = self.spec.entity(entity)
+        return next((u for u in self.spec.users if self.rows.visible_ids(e.name, u.id, limit=1)), self.user)
+
     def _concrete(self, path: str, entity: str | None) -> str | None:
-        """Fill path parameters with values that exist for the claim's user."""
+        """Fill path parameters with values that exist for the entity's viewer."""
         if "{id}" in path:
             e = self.spec.entity(entity or "")
-            rid = self._row_of(e, self.user.id)
+            rid = self._row_of(e, self.viewer(entity).id)
             if rid is None:
                 return None
             path = path.replace("{id}", str(rid))
@@ -227,6 +240,17 @@ class _Compiler:
                 return None
             path = path.replace("{field}", e.filters[0].field)
         return path
+
+    def _owner_and_stranger(self, e: EntitySpec) -> tuple[Any, Any, int] | None:
+        """A user with a row of `e` and another user who must not see it."""
+        candidates = self.spec.users[:8]
+        for owner in candidates:
+            for stranger in candidates:
+                if stranger.id != owner.id:
+                    rid = self._row_of(e, owner.id, exclude_user=stranger.id)
+                    if rid is not None:
+                        return owner, stranger, rid
+        return None
 
     def _owned_entities(self) -> list[EntitySpec]:
         return [e for e in self.spec.entities if not e.builtin and e.visibility == "owner"]
@@ -396,11 +420,12 @@ class _Compiler:
             if path is None:
                 continue
             buttons = self._buttons(page.kind, page.entity)
-            text = f"{path} renders for {self.user.username} without console errors"
+            viewer = self.viewer(page.entity)
+            text = f"{path} renders for {viewer.username} without console errors"
             out.append(Claim(id=f"ui:page:{page.id}", layer="frontend", kind="ui_page",
                              description=text + (f" and offers {', '.join(buttons)}" if buttons else ""),
                              provenance=f"pages[{page.id}]",
-                             getter=UiGetter(script="page", user=self.user.username, args={"path": path, "buttons": buttons}),
+                             getter=UiGetter(script="page", user=viewer.username, args={"path": path, "buttons": buttons}),
                              predicate=UiPasses()))
         for wf in self.spec.workflows:
             if wf.system:
@@ -433,10 +458,10 @@ class _Compiler:
 
     def _capabilities(self) -> list[Claim]:
         out: list[Claim] = []
-        user = self.user
         for e in self.spec.entities:
             if e.builtin or "list" not in e.operations:
                 continue
+            user = self.viewer(e.name)
             visible = self._visible_rows(e, user.id)
             for flt in e.filters:
                 if flt.kind == "date_range":
@@ -444,7 +469,7 @@ class _Compiler:
                     if len(set(values)) >= 4:
                         lo, hi = values[len(values) // 4], values[(3 * len(values)) // 4]
                         if lo < hi:
-                            out.append(self._ui_cap(f"ui:date_range:{e.name}.{flt.field}", "ui_date_range", e, flt.field,
+                            out.append(self._ui_cap(user, f"ui:date_range:{e.name}.{flt.field}", "ui_date_range", e, flt.field,
                                                     f"the {flt.label} date-range filter on {e.plural} sets both dates and narrows the list",
                                                     {"entity": e.name, "field": flt.field, "min": lo, "max": hi}))
                 if flt.parent is not None:
@@ -457,20 +482,21 @@ class _Compiler:
                     for value in best:
                         narrowed = {r[flt.param] for r in visible if r[parent.param] == value}
                         if narrowed < children:
-                            out.append(self._ui_cap(f"ui:nested:{e.name}.{flt.field}", "ui_nested_filter", e, flt.field,
+                            out.append(self._ui_cap(user, f"ui:nested:{e.name}.{flt.field}", "ui_nested_filter", e, flt.field,
                                                     f"choosing {parent.label} narrows the {flt.label} filter on {e.plural}",
                                                     {"entity": e.name, "parent": parent.field, "child": flt.field, "parent_value": value}))
                             break
             if len(visible) > e.page_size:
-                out.append(self._ui_cap(f"ui:pagination:{e.name}", "ui_pagination", e, None,
+                out.append(self._ui_cap(user, f"ui:pagination:{e.name}", "ui_pagination", e, None,
                                         f"pagination on {e.plural} reaches the last page", {"entity": e.name}))
         return out
 
-    def _ui_cap(self, cid: str, kind: str, e: EntitySpec, field: str | None, text: str, args: dict[str, Any]) -> Claim:
+    def _ui_cap(self, user: Any, cid: str, kind: str, e: EntitySpec, field: str | None, text: str,
+                args: dict[str, Any]) -> Claim:
         script = {"ui_date_range": "date_range_filter", "ui_nested_filter": "nested_filter", "ui_pagination": "pagination"}[kind]
         where = f"entities[{e.name}].fields[{field}].filter" if field else f"entities[{e.name}].page_size"
         return Claim(id=cid, layer="frontend", kind=kind, description=text, provenance=where,
-                     getter=UiGetter(script=script, user=self.user.username, args=args), predicate=UiPasses())  # type: ignore[arg-type]
+                     getter=UiGetter(script=script, user=user.username, args=args), predicate=UiPasses())  # type: ignore[arg-type]
 
     def _visible_rows(self, e: EntitySpec, user: int) -> list[sqlite3.Row]:
         ids = self.rows.visible_ids(e.name, user, limit=10**6)
