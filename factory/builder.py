@@ -291,8 +291,11 @@ class _Builder:
         missing = [p.name for p in wf.params if p.required and p.name not in ev.params and p.default is None]
         if missing:
             raise self.loaded.error(base + ("params",), f"missing parameter(s) of {wf.name}: {', '.join(missing)}")
+        # sorted: the seeder draws random values in this order, and spec.json stores keys sorted, so
+        # a seeder re-rendered from spec.json must see the same order to rebuild the same database
         return StorySpec(name=ev.name, workflow=ev.workflow, dates=_dates(ev, self.seed.today), rows_py=rows_py,
-                         row_var=row_var, actor_py=gen.expr(actor), params_py=params_py, chance=ev.chance)
+                         row_var=row_var, actor_py=gen.expr(actor), params_py=dict(sorted(params_py.items())),
+                         chance=ev.chance)
 
     def _invariant(self, index: int, inv: Any) -> InvariantSpec:
         base = ("invariants", index)
