@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -73,7 +72,3 @@ def write_manifest(path: Path, manifest: Manifest) -> None:
 def read_manifest(path: Path) -> Manifest:
     return Manifest.model_validate(json.loads(path.read_text()))
 
-
-def manifest_fields() -> dict[str, Any]:
-    """The manifest's JSON Schema (for documentation and checks)."""
-    return Manifest.model_json_schema()

@@ -10,7 +10,6 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -138,6 +137,3 @@ def write_triage(world: Path, result: Triage) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(result.model_dump(mode="json"), indent=1) + "\n")
 
-
-def load_triage(world: Path) -> dict[str, Any]:
-    return json.loads((world / TRIAGE_FILE).read_text())

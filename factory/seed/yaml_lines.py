@@ -36,9 +36,8 @@ def _walk(node: yaml.Node, path: Path, lines: dict[Path, int]) -> None:
     if isinstance(node, yaml.MappingNode):
         for key_node, value_node in node.value:
             key = key_node.value
-            lines[path + (key,)] = key_node.start_mark.line + 1
             _walk(value_node, path + (key,), lines)
-            lines[path + (key,)] = key_node.start_mark.line + 1
+            lines[path + (key,)] = key_node.start_mark.line + 1  # the key's line, not its value's
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             _walk(item, path + (index,), lines)

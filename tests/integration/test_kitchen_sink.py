@@ -55,13 +55,16 @@ def test_kitchen_sink_world(tmp_path: Path) -> None:
         other = next(t for t in tools if t["keeper_id"] != 1 and t["id"] != foreign["id"])
         long = ann.post("/api/workflows/borrow", json={**body, "tool": other["id"], "ends_on": "2026-04-30"})
         assert long.status_code == 409 and long.json()["detail"] == "Loans last two weeks at most."
-        mine = ann.get("/api/tools", params={"page_size": 100}).json()["items"]
-        own = [t for t in mine if t["keeper_id"] == 1]
-        if own:
-            serviced = ann.post("/api/workflows/service", json={"tool": own[0]["id"], "at": "2026-03-09T10:00:00", "contact": "fix@sink.example"})
-            assert serviced.status_code == 200, serviced.text
-            after = ann.get(f"/api/tools/{own[0]['id']}").json()
-            assert after["deposit"] == own[0]["deposit"] + 125 or serviced.status_code != 200
+        # service: only the keeper may log it; a money field moves by a literal amount ($1.25 = 125 cents)
+        keeper_api = _client(server, keeper["username"], "letmein" if keeper["username"] == "ben" else f"{keeper['username']}-pass")
+        tool = keeper_api.get(f"/api/tools/{other['id']}").json() if other["keeper_id"] == keeper["id"] else foreign
+        refused = ann.post("/api/workflows/service", json={"tool": tool["id"], "at": "2026-03-09T10:00:00"})
+        assert refused.status_code == 409 and refused.json()["detail"] == "Only the keeper logs services."
+        serviced = keeper_api.post("/api/workflows/service", json={"tool": tool["id"], "at": "2026-03-09T10:00:00",
+                                                                   "contact": "fix@sink.example"})
+        assert serviced.status_code == 200, serviced.text
+        after = keeper_api.get(f"/api/tools/{tool['id']}").json()
+        assert after["deposit"] == tool["deposit"] + 125 and after["contact"] == "fix@sink.example"
         # delete effect, guarded by a precondition
         assert ann.post("/api/workflows/forget_loan", json={"loan": loan_id}).json()["detail"] == "Return it first."
         # options endpoint applies the parameter's `where`

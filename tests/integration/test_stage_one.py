@@ -7,7 +7,6 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections import Counter
 from pathlib import Path
 
 import git
@@ -50,10 +49,9 @@ def test_claims_cover_every_workflow(proven_mock: Path) -> None:
     claims = ClaimSet.model_validate_json((proven_mock / "claims.json").read_text())
     spec = json.loads((proven_mock / "spec.json").read_text())
     for wf in (w for w in spec["workflows"] if not w["system"]):
-        kinds = Counter(c.layer for c in claims.claims if wf["name"] in c.id.split(":")[1].split(".")[0].split(":"))
         behaviour = [c for c in claims.claims if c.id.startswith(f"behaviour:{wf['name']}")]
         assert len(behaviour) >= 3, wf["name"]
-        assert any(c.id == f"ui:workflow:{wf['name']}" for c in claims.claims), kinds
+        assert any(c.id == f"ui:workflow:{wf['name']}" for c in claims.claims), wf["name"]
     assert {c.layer for c in claims.claims} == {"db", "backend", "frontend"}
     manifest = read_manifest(proven_mock / "manifest.json")
     assert manifest.claims.passed == manifest.claims.total > 80
