@@ -10,7 +10,7 @@ PORT ?= 8000
 SEEDS := seeds/mock.yaml seeds/echobank.yaml seeds/echostay.yaml seeds/echomail.yaml \
          seeds/capabilities/datepickers.yaml seeds/capabilities/nested_filters.yaml
 
-.PHONY: help setup world worlds check serve prove mutate test test-fast bench schema clean
+.PHONY: help setup world worlds tasks check serve prove mutate test test-fast bench schema clean
 
 help: ## list the targets
 	@echo "World factory — targets:"
@@ -31,6 +31,9 @@ world: setup ## build a world: make world SEED=seeds/echobank.yaml
 
 worlds: setup ## build every seed in the repository
 	@for s in $(SEEDS); do $(PY) -m factory world $$s || exit $$?; done
+
+tasks: setup ## (re)run stage two on a proven world: make tasks WORLD=worlds/echobank
+	$(PY) -m factory tasks $(WORLD)
 
 check: $(VENV)/.installed ## validate a seed without building: make check SEED=...
 	$(PY) -m factory check $(SEED)

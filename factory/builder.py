@@ -229,14 +229,15 @@ class _Builder:
             var = naming.py_var(target)
             value = gen.expr(node, field_type(field.type, field.to, field.values))
             line = f"{var}.{field.name}_id = _id({value})" if field.type == "reference" else f"{var}.{field.name} = {value}"
-            return EffectSpec(kind="set", source=f"{eff.set} = {eff.to}", entity=param.to or "", field=field.name, python=[line])
+            return EffectSpec(kind="set", source=f"{eff.set} = {eff.to}", entity=param.to or "", field=field.name, python=[line],
+                              target=target, to=eff.to)
         if eff.create is not None:
             return self._create(path, eff.create, eff.values or {}, scope, gen)
         param = params.get(eff.delete or "")
         if param is None or param.type != "reference":
             raise self.loaded.error(path + ("delete",), f"delete needs a reference parameter, got {eff.delete!r}")
         return EffectSpec(kind="delete", source=f"delete {eff.delete}", entity=param.to or "",
-                          python=[f"session.delete({naming.py_var(param.name)})"])
+                          python=[f"session.delete({naming.py_var(param.name)})"], target=param.name)
 
     def _create(self, path: tuple, entity_name: str, values: dict[str, str], scope: Scope, gen: PyGen) -> EffectSpec:
         entity = self.entities.get(entity_name)
@@ -259,9 +260,12 @@ class _Builder:
             if f.required and f.name not in values and f.name not in entity.owner and f.default is None:
                 raise self.loaded.error(path + ("values",), f"create {entity_name} must set required field {f.name!r}")
         model = self.models[entity_name]
+        # sorted: spec.json stores keys sorted anyway, and a spec reloaded from it must compare equal
+        # (the values are independent expressions, so their order never changes a result)
+        sources = {name: str(source) for name, source in sorted(values.items())}
         return EffectSpec(kind="create", source=f"create {entity_name}", entity=entity_name,
                           python=[f"row = {model}({', '.join(args)})", "session.add(row)", "session.flush()",
-                                  f"created.setdefault({entity_name!r}, []).append(row.id)"])
+                                  f"created.setdefault({entity_name!r}, []).append(row.id)"], values=sources)
 
     # ---- storyline --------------------------------------------------------------------
     def _story(self, si: int, ev: StoryEvent) -> StorySpec:

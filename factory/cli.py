@@ -8,6 +8,7 @@ import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
@@ -35,7 +36,29 @@ def _world(args: argparse.Namespace) -> int:
             state = run_stage_one(args.seed, args.out, ui=not args.no_ui, target=args.target, max_rounds=args.rounds,
                                   fresh=args.fresh)
             path = Path(state["world"])
+            if not args.no_tasks:
+                _stage_two(path, args, progress)
     _summary(path)
+    return 0
+
+
+def _stage_two(path: Path, args: argparse.Namespace, progress: Callable[[str], None]) -> None:
+    from factory.tasks.stage import run_stage_two
+
+    run_stage_two(path, total=args.tasks, ui=not args.no_ui, workers=args.workers, say=progress)
+
+
+def _tasks(args: argparse.Namespace) -> int:
+    from factory.world import open_world
+
+    root = open_world(args.world)
+    with console.status(f"stage two on {root} ...") as status:
+        def progress(message: str) -> None:
+            console.print(f"  [dim]·[/dim] {message}")
+            status.update(message)
+
+        _stage_two(root, args, progress)
+    _summary(root)
     return 0
 
 
@@ -50,6 +73,11 @@ def _summary(path: Path) -> None:
     if m.claims.total:
         rate = 100 * m.claims.passed / m.claims.total
         console.print(f"claims: {m.claims.passed}/{m.claims.total} passed ({rate:.1f}%) in {m.claims.rounds} rounds")
+    if m.tasks.drafted:
+        rate = 100 * m.tasks.accepted / m.tasks.drafted
+        t = m.tasks.by_type
+        console.print(f"tasks: {m.tasks.accepted}/{m.tasks.drafted} accepted ({rate:.1f}%): "
+                      f"{t.read} read, {t.write} write, {t.read_write} read_write → {path / 'tasks/tasks.jsonl'}")
     console.print(f"  serve it: make serve WORLD={path}")
 
 
@@ -156,6 +184,11 @@ def _loop_options(p: argparse.ArgumentParser, target: float = 0.95) -> None:
     p.add_argument("--fresh", action="store_true", help="ignore a checkpoint of an interrupted run")
 
 
+def _task_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tasks", type=int, default=190, help="task drafts to propose (default 190)")
+    p.add_argument("--workers", type=int, default=2, help="parallel browsers for the UI gate")
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="factory", description="A factory of verified worlds")
     p.add_argument("-v", "--verbose", action="store_true")
@@ -165,12 +198,19 @@ def parser() -> argparse.ArgumentParser:
     w.add_argument("--out", default="worlds", help="directory holding worlds (default: worlds)")
     w.add_argument("--no-frontend", action="store_true", help="with --build-only: skip the React build")
     w.add_argument("--build-only", action="store_true", help="build the app and database, skip claims and repair")
+    w.add_argument("--no-tasks", action="store_true", help="stop after stage one (no task corpus)")
     _loop_options(w)
+    _task_options(w)
     w.set_defaults(run=_world)
     pr = sub.add_parser("prove", help="compile claims for a built world, verify, triage and repair it")
     pr.add_argument("world")
     _loop_options(pr, target=1.0)  # a world under repair aims at every claim
     pr.set_defaults(run=_prove)
+    t = sub.add_parser("tasks", help="(re)run stage two on a proven world: propose, set up, reward, gate")
+    t.add_argument("world")
+    t.add_argument("--no-ui", action="store_true", help="skip the UI-feasibility gate (faster)")
+    _task_options(t)
+    t.set_defaults(run=_tasks)
     c = sub.add_parser("check", help="validate a seed and type-check its expressions, writing nothing")
     c.add_argument("seed")
     c.set_defaults(run=_check)

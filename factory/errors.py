@@ -37,3 +37,12 @@ class BootstrapError(FactoryError):
 
 class WorldError(FactoryError):
     """A world directory is missing, incomplete or cannot be written."""
+
+
+class TaskError(FactoryError):
+    """A stage-two task cannot be made: its instruction, setup or reward is not sound."""
+
+
+class PredictionError(FactoryError):
+    """A workflow's database effects cannot be predicted: an unknown or invisible row, a parameter
+    the app would reject, or an effect the database would refuse."""

@@ -241,24 +241,39 @@ def check_diff_within(check: DiffWithin, ctx: Context) -> Outcome:
                                    f"has (tables: {', '.join(sorted(compared))})")
     offending: list[dict[str, object]] = []
     for td in diff.tables:
+        allow = check.allowed.get(td.table)
+        if allow is not None and allow.rows is not None and len(td.key_columns) != 1:
+            # Whether or not the table changed: a program that cannot work should fail loudly.
+            raise CheckError(check.id, f"allowed[{td.table!r}] names rows, but the table's key has "
+                                       f"{len(td.key_columns)} columns ({', '.join(td.key_columns)})")
         if td.is_empty:
             continue
-        allow = check.allowed.get(td.table)
         if td.schema != "same":
             offending.append({"table": td.table, "change": f"schema {td.schema}"})
             continue
-        if not (allow and allow.insert):
-            offending += [{"table": td.table, "change": "insert", "key": _key_of(td, r)}
-                          for r in td.inserted]
-        if not (allow and allow.delete):
-            offending += [{"table": td.table, "change": "delete", "key": _key_of(td, r)}
-                          for r in td.deleted]
+        limit = 0 if allow is None else allow.max_inserts
+        # Rows are in key order, so the rows past the limit are the newest keys: name those.
+        for r in td.inserted[limit:] if limit is not None else ():
+            offence: dict[str, object] = {"table": td.table, "change": "insert", "key": _key_of(td, r)}
+            if limit:
+                offence["limit"] = limit
+            offending.append(offence)
+        for r in td.deleted:
+            if not (allow and allow.delete):
+                offending.append({"table": td.table, "change": "delete", "key": _key_of(td, r)})
+            elif not allow.allows_row(tuple(r.get(c) for c in td.key_columns)):
+                offending.append({"table": td.table, "change": "delete", "key": _key_of(td, r),
+                                  "reason": "row not in rows"})
         permitted = () if allow is None else allow.update
         for change in td.updated:
             extra = [] if permitted is True else [c for c in change.changed if c not in permitted]
             if extra:
                 offending.append({"table": td.table, "change": "update",
                                   "key": jsonable(list(change.key)), "columns": extra})
+            elif allow is not None and not allow.allows_row(change.key):
+                offending.append({"table": td.table, "change": "update",
+                                  "key": jsonable(list(change.key)),
+                                  "columns": list(change.changed), "reason": "row not in rows"})
     evidence = {"changes": diff.summary(), "offending_total": len(offending),
                 "offending": offending[:MAX_LISTED]}
     if not offending:
@@ -275,6 +290,10 @@ def _offence_text(offence: Mapping[str, object]) -> str:
         text += f" key {key}"
     if "columns" in offence:
         text += f" ({', '.join(offence['columns'])})"  # type: ignore[arg-type]
+    if "limit" in offence:
+        text += f" (over the limit of {offence['limit']} new rows)"
+    if "reason" in offence:
+        text += f" ({offence['reason']})"
     return text
 
 

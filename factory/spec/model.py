@@ -117,6 +117,12 @@ class EffectSpec(Strict):
     entity: str
     field: str | None = None
     python: list[str]
+    # The expression sources as written in the seed, so an independent interpreter (stage two's
+    # reward generation) can predict an effect without running the generated Python. Optional:
+    # spec.json files written before they existed still load.
+    target: str | None = Field(None, description="set/delete: the reference parameter whose row is touched")
+    to: str | None = Field(None, description="set: the expression source of the new value")
+    values: dict[str, str] | None = Field(None, description="create: field name → expression source")
 
 
 class WorkflowSpec(Strict):

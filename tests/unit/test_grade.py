@@ -361,3 +361,104 @@ def test_mock_world_archive_a_note(mock_dbs: tuple[Path, Path]) -> None:
     assert not failing.passed
     assert {c.id for c in failing.checks if not c.passed} == {"archived", "count", "title"}
     assert (sha(initial), sha(final)) == hashes
+
+
+# ---- diff_within: `rows` limits updates and deletes to named keys; `insert` may be a count ----
+ROWS_ALLOWED = {"bill": {"update": ["status", "paid_on"], "rows": [845]},
+                "account": {"update": ["balance"], "rows": [1]},
+                "transaction": {"insert": 1}, "payee": {"delete": True, "rows": [4]}}
+
+
+def within(allowed: dict) -> dict:
+    return {"id": "nothing_else", "type": "diff_within", "allowed": allowed}
+
+
+def test_diff_within_rows_and_insert_count_pass_on_exactly_the_allowed_changes(
+        dbs: tuple[Path, Path]) -> None:
+    result = grade(program(within(ROWS_ALLOWED)), *dbs)
+    assert result.passed, result.explanation
+    assert result.checks[0].evidence["offending"] == []
+
+
+@pytest.mark.parametrize(("edit", "offence", "phrase"), [
+    # The right column, the wrong row: allowed by columns, refused by rows.
+    ("UPDATE bill SET status = 'paid' WHERE id = 846;",
+     {"table": "bill", "change": "update", "key": [846], "columns": ["status"],
+      "reason": "row not in rows"}, "bill update key [846] (status) (row not in rows)"),
+    ("DELETE FROM payee WHERE id = 3;",
+     {"table": "payee", "change": "delete", "key": [3], "reason": "row not in rows"},
+     "payee delete key [3] (row not in rows)"),
+    # One transaction more than the limit: the newest key is named.
+    ("INSERT INTO \"transaction\" VALUES (3, 1, 5, 'extra');",
+     {"table": "transaction", "change": "insert", "key": [3], "limit": 1},
+     "transaction insert key [3] (over the limit of 1 new rows)"),
+])
+def test_diff_within_rows_and_insert_count_name_the_offending_row(
+        tmp_path: Path, dbs: tuple[Path, Path], edit: str, offence: dict, phrase: str) -> None:
+    initial, _ = dbs
+    final = make_db(tmp_path / "sloppy.db", GOLDEN + edit)
+    result = grade(program(within(ROWS_ALLOWED)), initial, final)
+    assert not result.passed and result.score == 0.0
+    assert result.checks[0].evidence["offending"] == [offence]
+    assert phrase in result.checks[0].message, result.checks[0].message
+
+
+def test_diff_within_insert_zero_or_false_allows_none_and_true_any(dbs: tuple[Path, Path]) -> None:
+    base = {"bill": {"update": True}, "account": {"update": True}, "payee": {"delete": True}}
+    for insert in (0, False):
+        result = grade(program(within({**base, "transaction": {"insert": insert}})), *dbs)
+        assert not result.passed
+        assert result.checks[0].evidence["offending"] == [
+            {"table": "transaction", "change": "insert", "key": [2]}]
+    assert grade(program(within({**base, "transaction": {"insert": True}})), *dbs).passed
+    assert grade(program(within({**base, "transaction": {"insert": 2}})), *dbs).passed
+
+
+def test_diff_within_rows_compare_keys_strictly(dbs: tuple[Path, Path]) -> None:
+    allowed = {**ROWS_ALLOWED, "bill": {"update": True, "rows": ["845"]}}  # text is not a number
+    result = grade(program(within(allowed)), *dbs)
+    assert not result.passed
+    assert "bill update key [845]" in result.checks[0].message
+
+
+def test_diff_within_rows_and_insert_round_trip(dbs: tuple[Path, Path]) -> None:
+    loaded = load_reward(program(within({**ROWS_ALLOWED, "card": {"insert": 0, "delete": True,
+                                                                  "rows": [9, 7, 7, "x"]}})))
+    allowed = loaded.to_dict()["checks"][0]["allowed"]  # type: ignore[index]
+    assert allowed["transaction"] == {"insert": 1}
+    assert allowed["card"] == {"delete": True, "rows": [7, 9, "x"]}  # 0 reads as no inserts
+    assert load_reward(loaded.to_dict()) == loaded
+    # "any number of inserts" and "at most one" must not compare equal although True == 1.
+    anyhow = load_reward(program(within({"transaction": {"insert": True}})))
+    once = load_reward(program(within({"transaction": {"insert": 1}})))
+    assert anyhow != once and json.dumps(anyhow.to_dict()) != json.dumps(once.to_dict())
+
+
+@pytest.mark.parametrize(("allowance", "phrases"), [
+    ({"insert": -1}, ["'nothing_else'", "allowed['t']", "'insert'", "whole number"]),
+    ({"insert": 1.5}, ["'insert'", "whole number"]),
+    ({"insert": "2"}, ["'insert'"]),
+    ({"update": True, "rows": []}, ["'rows'", "non-empty list"]),
+    ({"update": True, "rows": [1, True]}, ["'rows'", "primary-key values"]),
+    ({"update": True, "rows": [1.5]}, ["'rows'"]),
+    ({"update": True, "rows": 7}, ["'rows'"]),
+    ({"insert": True, "rows": [7]}, ["'rows'", "needs 'update' or 'delete'"]),
+    ({"update": True, "row": [7]}, ["unknown key 'row'", "rows"]),
+])
+def test_diff_within_loader_names_bad_rows_and_insert(allowance: dict, phrases: list[str]) -> None:
+    with pytest.raises(RewardProgramError) as info:
+        load_reward(program(within({"t": allowance})))
+    for phrase in phrases:
+        assert phrase in str(info.value), str(info.value)
+
+
+def test_diff_within_rows_need_a_one_column_key(tmp_path: Path) -> None:
+    for name in ("a.db", "b.db"):
+        conn = sqlite3.connect(tmp_path / name)
+        conn.execute("CREATE TABLE pair(x INT, y INT, v TEXT, PRIMARY KEY (x, y))")
+        conn.execute("INSERT INTO pair VALUES (1, 2, 'v')")
+        conn.commit()
+        conn.close()
+    with pytest.raises(CheckError, match="names rows, but the table's key has 2 columns"):
+        grade(program(within({"pair": {"update": True, "rows": [1]}})), tmp_path / "a.db",
+              tmp_path / "b.db")

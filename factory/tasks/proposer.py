@@ -1,0 +1,646 @@
+"""The proposer: task drafts grounded in the live seed database.
+
+Every draft names an acting user and rows that exist and that user can see, phrased the way a
+user would (labels, field values; never ids). Kinds:
+
+- READ: lookups, counts (filters, date ranges, nested filters), totals, and superlatives whose
+  top row is unique (a tie makes the question unanswerable, so such candidates are skipped);
+- WRITE: every workflow, with concrete rows and values (the seed's own phrasings where they can
+  carry all the parameters, the generic phrasings otherwise), plus two-workflow tasks;
+- READ_WRITE: find a row by a superlative, then act on it.
+
+Feasibility is screened with the independent effect interpreter before a draft is emitted: a
+draft whose preconditions would fail gets a setup (another workflow run first that makes them
+hold), or another candidate. All choices come from one seeded generator, so the same world gives
+the same drafts.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from faker import Faker
+
+from factory.errors import FactoryError
+from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, Spec, WorkflowSpec
+from factory.tasks.effects import Step, predict
+from factory.tasks.phrasing import (
+    Ask,
+    AskStep,
+    Cond,
+    IntentForm,
+    ParseError,
+    Question,
+    RefText,
+    field_value_text,
+    intent_forms,
+    param_text,
+    parse,
+    render,
+    render_intent,
+)
+from factory.tasks.resolve import (
+    AmbiguousError,
+    Answer,
+    UnresolvedError,
+    answer,
+    extreme,
+    find_rows,
+)
+from factory.tasks.rows import Row, World
+
+log = logging.getLogger(__name__)
+
+Options = Callable[[str, str, str], list[int]]  # (username, workflow, param) -> offered row ids
+ORDERED = ("money", "int", "date")
+LOOKUP_TYPES = ("money", "int", "date", "enum", "string", "bool", "email")
+MONEY_CHOICES = (5, 10, 12, 15, 20, 25, 30, 40, 45, 50, 60, 75, 80, 100, 120, 150, 200, 250)
+
+
+@dataclass
+class Draft:
+    """One proposed task, before setup-gen, reward-gen and the gates."""
+
+    key: str
+    task_type: str  # read | write | read_write
+    category: str
+    user: str
+    user_id: int
+    ask: Ask
+    goal: str
+    steps: list[Step] = field(default_factory=list)
+    setup: list[Step] = field(default_factory=list)
+    answer: Answer | None = None
+    form: str = "generic"
+    capabilities: list[str] = field(default_factory=list)
+    required: list[dict[str, Any]] = field(default_factory=list)
+    variant: int = 0
+
+
+@dataclass
+class Plan:
+    """How many drafts of each kind to make."""
+
+    read: int = 60
+    write: int = 88
+    read_write: int = 36
+    multi: int = 10
+
+    @classmethod
+    def for_total(cls, total: int) -> Plan:
+        read = round(total * 0.31)
+        read_write = round(total * 0.19)
+        multi = max(1, round(total * 0.05))
+        return cls(read, total - read - read_write - multi, read_write, multi)
+
+
+class Proposer:
+    """Deterministic proposer over one world (spec + seed database)."""
+
+    def __init__(self, spec: Spec, seed_db: Path, options: Options | None = None) -> None:
+        self.spec, self.seed_db = spec, seed_db
+        self.world = World.open(spec, seed_db)
+        self.rng = random.Random(f"{spec.random_seed}:tasks")
+        self.fake = Faker("en_US")
+        self.fake.seed_instance(spec.random_seed)
+        self.options = options
+        self.today = dt.date.fromisoformat(spec.today)
+        self.users = [u for u in spec.users if u.password]
+        self.forms = intent_forms(spec)
+        self.skipped: list[str] = []  # why candidates were passed over (for the report)
+        self._keys: dict[str, int] = {}
+
+    def close(self) -> None:
+        self.world.close()
+
+    # ------------------------------------------------------------------ public ----------------
+    def propose(self, plan: Plan) -> list[Draft]:
+        drafts: list[Draft] = []
+        drafts += self._reads(plan.read)
+        drafts += self._writes(plan.write)
+        drafts += self._read_writes(plan.read_write)
+        drafts += self._multis(plan.multi)
+        return drafts
+
+    def unusable_intents(self) -> list[str]:
+        """Seed phrasings the proposer cannot ground (reported, never silently dropped)."""
+        usable = {(f.intent, f.phrasing) for f in self.forms}
+        return [f"{i['name']}: {p!r}" for i in self.spec.task_intents for p in i.get("phrasings", [])
+                if (i["name"], p) not in usable]
+
+    # ------------------------------------------------------------------ helpers ---------------
+    def _key(self, kind: str, category: str) -> str:
+        name = f"{kind}-{category}"
+        self._keys[name] = self._keys.get(name, 0) + 1
+        return f"{self.spec.world}-{name}-{self._keys[name]:03d}".replace("_", "-")
+
+    def _reads_back(self, goal: str, ask: Ask) -> bool:
+        """The text parses back to the same kind of ask (else it is not emitted)."""
+        try:
+            back = parse(self.spec, goal)
+        except ParseError as exc:
+            self.skipped.append(f"phrasing: {exc}")
+            return False
+        same = back.kind == ask.kind and [s.workflow for s in back.steps] == [s.workflow for s in ask.steps]
+        if not same:
+            self.skipped.append(f"phrasing: {goal!r} reads back as another task")
+        return same
+
+    def _visible(self, entity: str, user_id: int) -> list[Row]:
+        return self.world.visible(entity, user_id)
+
+    def _label(self, entity: str, row: Row) -> str:
+        return self.world.label(entity, row)
+
+    def _unique_label(self, entity: str, row: Row, user_id: int) -> bool:
+        label = self._label(entity, row)
+        return '"' not in label and len(find_rows(self.world, entity, user_id, RefText(label))) == 1
+
+    def _users_with(self, entity: str) -> list[Any]:
+        return [u for u in self.users if self._visible(entity, u.id)]
+
+    def _entities(self) -> list[EntitySpec]:
+        return [e for e in self.spec.entities if not e.builtin and "list" in e.operations]
+
+    # ------------------------------------------------------------------ reads -----------------
+    def _reads(self, n: int) -> list[Draft]:
+        ops = ["lookup", "count", "sum", "extreme", "lookup", "count", "extreme", "range"]
+        drafts: list[Draft] = []
+        attempts = 0
+        while len(drafts) < n and attempts < n * 12:
+            attempts += 1
+            op = ops[attempts % len(ops)]
+            entities = self._entities()
+            ent = entities[(attempts // len(ops)) % len(entities)] if entities else None
+            if ent is None:
+                break
+            users = self._users_with(ent.name)
+            if not users:
+                continue
+            user = self.rng.choice(users)
+            draft = self._read(op, ent, user)
+            if draft is not None and draft.goal not in {d.goal for d in drafts}:
+                drafts.append(draft)
+        if len(drafts) < n:
+            self.skipped.append(f"read: only {len(drafts)} of {n} questions could be grounded")
+        return drafts
+
+    def _ask_read(self, q: Question, user: Any, category: str, caps: list[str]) -> Draft | None:
+        try:
+            found = answer(self.world, q, user.id)
+        except (AmbiguousError, UnresolvedError) as exc:
+            self.skipped.append(f"read {category}: {exc}")
+            return None
+        variant = self.rng.randrange(6)
+        ask = Ask("read", question=q)
+        goal = render(self.spec, ask, variant)
+        if not self._reads_back(goal, ask):
+            return None
+        required = [{"entity": q.entity, "id": i} for i in found.rows[:10]]
+        return Draft(self._key("read", category), "read", category, user.username, user.id, ask, goal,
+                     answer=found, capabilities=caps, required=required, variant=variant)
+
+    @staticmethod
+    def _nameable(ent: EntitySpec, name: str) -> bool:
+        """A field an instruction can name: no other field of the entity has its label."""
+        label = next(f.label for f in ent.fields if f.name == name).casefold()
+        return sum(1 for f in ent.fields if f.label.casefold() == label) == 1
+
+    def _lookup_fields(self, ent: EntitySpec) -> list[FieldSpec]:
+        return [f for f in ent.fields if f.type in LOOKUP_TYPES and f.name not in ent.display_fields
+                and f.name not in ent.owner_fields and self._nameable(ent, f.name)]
+
+    def _read(self, op: str, ent: EntitySpec, user: Any) -> Draft | None:
+        rows = self._visible(ent.name, user.id)
+        row = self.rng.choice(rows)
+        if op == "lookup":
+            fields = [f for f in self._lookup_fields(ent) if row.get(f.column) not in (None, "")]
+            if not fields or not self._unique_label(ent.name, row, user.id):
+                return None
+            f = self.rng.choice(fields)
+            form = next((fm for fm in self.forms if fm.kind == "read" and fm.lookup == f.name
+                         and next(iter(fm.slots.values()))[0] == ent.name), None)
+            if form is not None and self.rng.random() < 0.7:
+                draft = self._intent_read(form, ent, row, user)
+                if draft is not None:
+                    return draft
+            return self._ask_read(Question("lookup", ent.name, f.name, RefText(self._label(ent.name, row))),
+                                  user, "lookup", [])
+        conds, caps = self._conds(ent, row, user, want_range=(op == "range"))
+        if op in ("count", "range"):
+            if not conds:
+                return None
+            return self._ask_read(Question("count", ent.name, conds=conds), user,
+                                  "count" if op == "count" else "date-range", caps)
+        if op == "sum":
+            money = [f for f in ent.fields if f.type == "money" and row.get(f.column) is not None
+                     and self._nameable(ent, f.name)]
+            if not money:
+                return None
+            f = self.rng.choice(money)
+            return self._ask_read(Question("sum", ent.name, f.name, conds=conds[:1]), user, "total", caps)
+        ordered = [f for f in ent.fields if f.type in ORDERED and f.name not in ent.owner_fields
+                   and row.get(f.column) is not None and self._nameable(ent, f.name)]
+        if not ordered:
+            return None
+        f = self.rng.choice(ordered)
+        q = Question(self.rng.choice(["max", "min"]), ent.name, f.name, conds=conds[:1])
+        return self._ask_read(q, user, "superlative", caps)
+
+    def _intent_read(self, form: IntentForm, ent: EntitySpec, row: Row, user: Any) -> Draft | None:
+        (slot, (_e, fname, _p)), = form.slots.items()
+        f = self.world.field(ent.name, fname)
+        text = self.world.value_text(ent.name, fname, row.get(f.column))
+        if not text or len(find_rows(self.world, ent.name, user.id, RefText(text, fname))) != 1:
+            return None
+        assert form.lookup is not None
+        q = Question("lookup", ent.name, form.lookup, RefText(text, fname))
+        try:
+            found = answer(self.world, q, user.id)
+        except (AmbiguousError, UnresolvedError):
+            return None
+        goal = render_intent(form, {slot: text}, [])
+        return Draft(self._key("read", "lookup"), "read", "lookup", user.username, user.id,
+                     Ask("read", question=q), goal, answer=found, form=f"intent:{form.intent}",
+                     required=[{"entity": ent.name, "id": row["id"]}])
+
+    def _conds(self, ent: EntitySpec, row: Row, user: Any, want_range: bool) -> tuple[tuple[Cond, ...], list[str]]:
+        """Conditions the row itself meets (so the answer is never empty): a filter value, a
+        nested pair (parent, child) or a date range around the row's date."""
+        fields = {f.name: f for f in ent.fields}
+        filters = [fl for fl in ent.filters if row.get(fields[fl.field].column) is not None
+                   and fl.field not in ent.owner_fields and self._nameable(ent, fl.field)
+                   and (fl.parent is None or self._nameable(ent, fl.parent))]
+        nested = [fl for fl in filters if fl.parent and row.get(fields[fl.parent].column) is not None]
+        ranges = [fl for fl in filters if fl.kind == "date_range"]
+        if want_range and ranges:
+            fl = self.rng.choice(ranges)
+            day = dt.date.fromisoformat(str(row[fields[fl.field].column])[:10])
+            low = day - dt.timedelta(days=self.rng.randint(2, 20))
+            high = day + dt.timedelta(days=self.rng.randint(2, 20))
+            cond = Cond(fl.field, field_value_text("date", low.isoformat()),
+                        field_value_text("date", high.isoformat()))
+            return (cond,), ["date_range"]
+        if nested and self.rng.random() < 0.6:
+            fl = self.rng.choice(nested)
+            assert fl.parent is not None
+            pair = [self._cond(ent, fields[fl.parent], row, user), self._cond(ent, fields[fl.field], row, user)]
+            if all(pair):
+                return tuple(c for c in pair if c), ["nested_filters"]
+        equal = [fl for fl in filters if fl.kind in ("select", "bool", "reference")]
+        self.rng.shuffle(equal)
+        for fl in equal:
+            cond = self._cond(ent, fields[fl.field], row, user)
+            if cond is not None:
+                return (cond,), []
+        return (), []
+
+    def _cond(self, ent: EntitySpec, f: FieldSpec, row: Row, user: Any) -> Cond | None:
+        raw = row.get(f.column)
+        if raw is None:
+            return None
+        if f.type == "reference" and f.ref:
+            target = self.world.row(f.ref, raw)
+            if target is None or not self._unique_label(f.ref, target, user.id):
+                return None
+            return Cond(f.name, f'"{self._label(f.ref, target)}"')
+        if f.type in ("enum", "bool", "string", "int", "money", "date"):
+            text = field_value_text(f.type, raw)
+            return None if '"' in text.strip('"') else Cond(f.name, text)
+        return None
+
+    # ------------------------------------------------------------------ writes ----------------
+    def _workflows(self) -> list[WorkflowSpec]:
+        return [w for w in self.spec.workflows if not w.system and w.params]
+
+    def _writes(self, n: int) -> list[Draft]:
+        workflows = self._workflows()
+        drafts: list[Draft] = []
+        if not workflows:
+            return drafts
+        per = -(-n // len(workflows))
+        for workflow in workflows:
+            made = 0
+            for attempt in range(per * 6):
+                if made >= per or len(drafts) >= n + len(workflows):
+                    break
+                draft = self._write(workflow, attempt)
+                if draft is not None and draft.goal not in {d.goal for d in drafts}:
+                    drafts.append(draft)
+                    made += 1
+            if made == 0:
+                self.skipped.append(f"write {workflow.name}: no feasible candidate found")
+        # Round-robin so every workflow stays covered when the list is cut to size.
+        return _round_robin(drafts, n)
+
+    def _write(self, workflow: WorkflowSpec, attempt: int) -> Draft | None:
+        users = [u for u in self.users if all(
+            p.ref is None or not p.required or self._candidates(u, workflow, p) for p in workflow.params)]
+        if not users:
+            return None
+        user = self.rng.choice(users)
+        step = self._fill(workflow, user)
+        if step is None:
+            return None
+        setup = self._feasible(user, step)
+        if setup is None:
+            return None
+        forms = [f for f in self.forms if f.workflow == workflow.name]
+        ask_step, goal, form = None, "", "generic"
+        if forms and attempt % 2 == 0:
+            built = self._intent_write(self.rng.choice(forms), workflow, step, user)
+            if built is not None:
+                ask_step, goal = built
+                form = f"intent:{ask_step[1]}"
+                ask_step = ask_step[0]
+        variant = self.rng.randrange(6)
+        if ask_step is None:
+            ask_step = self._ask_step(workflow, step, user)
+            if ask_step is None:
+                return None
+            goal = render(self.spec, Ask("write", steps=(ask_step,)), variant)
+        if not self._reads_back(goal, Ask("write", steps=(ask_step,))):
+            return None
+        caps = ["date_range"] if any(p.range_end for p in workflow.params if p.name in step.params) else []
+        return Draft(self._key("write", workflow.name), "write", workflow.name, user.username, user.id,
+                     Ask("write", steps=(ask_step,)), goal, [step], setup, form=form, capabilities=caps,
+                     required=self._required(workflow, step), variant=variant)
+
+    def _required(self, workflow: WorkflowSpec, step: Step) -> list[dict[str, Any]]:
+        return [{"entity": p.ref, "id": step.params[p.name]} for p in workflow.params
+                if p.ref and step.params.get(p.name) is not None]
+
+    def _candidates(self, user: Any, workflow: WorkflowSpec, p: ParamSpec) -> list[int]:
+        assert p.ref is not None
+        visible = [r["id"] for r in self._visible(p.ref, user.id)]
+        if self.options is not None and p.where_py:
+            offered = set(self.options(user.username, workflow.name, p.name))
+            visible = [i for i in visible if i in offered]
+        return visible
+
+    def _fill(self, workflow: WorkflowSpec, user: Any) -> Step | None:
+        values: dict[str, Any] = {}
+        start: dt.date | None = None
+        for p in workflow.params:
+            if p.ref:
+                if not p.required:
+                    continue
+                pool = [i for i in self._candidates(user, workflow, p) if i not in values.values()]
+                if not pool:
+                    return None
+                values[p.name] = self.rng.choice(pool)
+            elif p.range_of:
+                assert start is not None
+                values[p.name] = (start + dt.timedelta(days=self.rng.randint(1, 6))).isoformat()
+            elif p.type == "date":
+                start = self.today + dt.timedelta(days=self.rng.randint(5, 40))
+                values[p.name] = start.isoformat()
+            elif not p.required and (p.type not in ("string", "text") or self.rng.random() < 0.7):
+                continue
+            else:
+                value = self._scalar(p)
+                if value is None:
+                    return None
+                values[p.name] = value
+        return Step(workflow.name, values)
+
+    def _scalar(self, p: ParamSpec) -> Any:
+        rng = self.rng
+        if p.type == "money":
+            low = round((p.min if p.min is not None else 1) * 100)
+            high = round((p.max if p.max is not None else 500) * 100)
+            picks = [c * 100 for c in MONEY_CHOICES if low <= c * 100 <= high]
+            return rng.choice(picks) if picks else max(low, 100)
+        if p.type == "int":
+            low = int(p.min) if p.min is not None else 1
+            high = int(p.max) if p.max is not None else max(low + 4, 5)
+            return rng.randint(low, min(high, low + 6))
+        if p.type == "datetime":
+            day = self.today + dt.timedelta(days=rng.randint(2, 30))
+            return f"{day.isoformat()}T{rng.choice(['09', '10', '14', '16'])}:00:00"
+        if p.type == "enum":
+            return rng.choice(p.values or [""]) or None
+        if p.type == "bool":
+            return rng.random() < 0.5
+        if p.type == "email":
+            return self.fake.email()
+        return self._text(p)
+
+    def _text(self, p: ParamSpec) -> str:
+        name = p.name.lower()
+        fake = self.fake
+        if "phone" in name:
+            value = fake.numerify("(###) 555-0###")
+        elif "postal" in name or "zip" in name:
+            value = fake.postcode()
+        elif "state" in name:
+            value = fake.state_abbr()
+        elif "city" in name:
+            value = fake.city()
+        elif "street" in name or "address" in name:
+            value = fake.street_address()
+        elif name in ("name", "title") or name.endswith("_name") or "nickname" in name:
+            value = fake.catch_phrase() if "name" != name else fake.company()
+        elif "number" in name:
+            value = fake.numerify("##-####")
+        elif p.type == "text":
+            value = fake.sentence(nb_words=8).rstrip(".")
+        else:
+            value = fake.sentence(nb_words=3).rstrip(".")
+        limit = p.max_length or 60
+        return value.replace('"', "").replace(";", ",")[:limit].strip()
+
+    def _feasible(self, user: Any, step: Step, before: list[Step] | None = None) -> list[Step] | None:
+        """[] when the step passes as is, setup steps that make it pass, or None."""
+        before = before or []
+        try:
+            prediction = predict(self.spec, self.seed_db, user.id, before + [step])
+        except FactoryError:
+            return None
+        if not prediction.failed:
+            return []
+        if before:
+            return None
+        workflow = next(w for w in self.spec.workflows if w.name == step.workflow)
+        subject = next((p for p in workflow.params if p.ref and p.name == (workflow.subject or p.name)), None)
+        if subject is None:
+            return None
+        for other in self._workflows():
+            if other.name == workflow.name:
+                continue
+            param = next((p for p in other.params if p.ref == subject.ref), None)
+            if param is None:
+                continue
+            fill = self._fill(other, user)
+            if fill is None:
+                continue
+            fill.params[param.name] = step.params[subject.name]
+            try:
+                both = predict(self.spec, self.seed_db, user.id, [fill, step])
+            except FactoryError:
+                continue
+            if not both.failed:
+                return [fill]
+        return None
+
+    def _ask_step(self, workflow: WorkflowSpec, step: Step, user: Any) -> AskStep | None:
+        args: dict[str, Any] = {}
+        for p in workflow.params:
+            if p.name not in step.params:
+                continue
+            value = step.params[p.name]
+            if p.ref:
+                row = self.world.row(p.ref, value)
+                if row is None or not self._unique_label(p.ref, row, user.id):
+                    return None
+                args[p.name] = RefText(self._label(p.ref, row))
+            else:
+                if isinstance(value, str) and ('"' in value or "; " in value):
+                    return None
+                args[p.name] = value
+        return AskStep(workflow.name, args)
+
+    def _intent_write(self, form: IntentForm, workflow: WorkflowSpec, step: Step,
+                      user: Any) -> tuple[tuple[AskStep, str], str] | None:
+        params = {p.name: p for p in workflow.params}
+        slot_texts: dict[str, str] = {}
+        args: dict[str, Any] = {}
+        for slot, (entity, fname, param) in form.slots.items():
+            assert param is not None
+            row = self.world.row(entity, step.params.get(param))  # type: ignore[arg-type]
+            if row is None:
+                return None
+            f = self.world.field(entity, fname)
+            text = self.world.value_text(entity, fname, row.get(f.column))
+            if not text or len(find_rows(self.world, entity, user.id, RefText(text, fname))) != 1:
+                return None
+            slot_texts[slot] = text
+            args[param] = RefText(text, fname)
+        literals = []
+        for _lit, param in form.literals:
+            value = step.params[param]
+            literals.append(param_text(params[param], value))
+            args[param] = value
+        extra = [name for name in step.params if name not in args]
+        if extra:
+            return None  # the phrasing cannot say every chosen value
+        return (AskStep(workflow.name, args), form.intent), render_intent(form, slot_texts, literals)
+
+    # ------------------------------------------------------------------ read-write ------------
+    def _read_writes(self, n: int) -> list[Draft]:
+        candidates = []
+        for workflow in self._workflows():
+            subject = next((p for p in workflow.params if p.ref and p.required
+                            and p.name == (workflow.subject or p.name)), None)
+            if subject is None or subject.ref is None:
+                continue
+            ent = self.spec.entity(subject.ref)
+            ordered = [f for f in ent.fields if f.type in ORDERED and f.name not in ent.owner_fields
+                       and self._nameable(ent, f.name)]
+            if ordered:
+                candidates.append((workflow, subject, ent, ordered))
+        drafts: list[Draft] = []
+        if not candidates:
+            self.skipped.append("read_write: no workflow acts on a row that can be found by a superlative")
+            return drafts
+        for attempt in range(n * 10):
+            if len(drafts) >= n:
+                break
+            workflow, subject, ent, ordered = candidates[attempt % len(candidates)]
+            draft = self._read_write(workflow, subject, ent, ordered)
+            if draft is not None and draft.goal not in {d.goal for d in drafts}:
+                drafts.append(draft)
+        return drafts
+
+    def _read_write(self, workflow: WorkflowSpec, subject: ParamSpec, ent: EntitySpec,
+                    ordered: list[FieldSpec]) -> Draft | None:
+        users = [u for u in self.users if self._candidates(u, workflow, subject)]
+        if not users:
+            return None
+        user = self.rng.choice(users)
+        offered = self._candidates(user, workflow, subject)
+        rows = [r for r in self._visible(ent.name, user.id) if r["id"] in offered]
+        if not rows:
+            return None
+        anchor = self.rng.choice(rows)
+        f = self.rng.choice(ordered)
+        conds, caps = self._conds(ent, anchor, user, want_range=False)
+        q = Question(self.rng.choice(["max", "min"]), ent.name, f.name, conds=conds[:1])
+        try:
+            target = extreme(self.world, q, user.id)
+        except (AmbiguousError, UnresolvedError):
+            return None
+        step = self._fill(workflow, user)
+        if step is None:
+            return None
+        step.params[subject.name] = target["id"]
+        if any(v == target["id"] for k, v in step.params.items() if k != subject.name
+               and next(p for p in workflow.params if p.name == k).ref == ent.name):
+            return None
+        setup = self._feasible(user, step)
+        if setup is None or setup:
+            return None  # a setup could change which row is the extreme: keep these setup-free
+        other = self._ask_step(workflow, Step(workflow.name, {k: v for k, v in step.params.items()
+                                                                 if k != subject.name}), user)
+        if other is None:
+            return None
+        ask_step = AskStep(workflow.name, other.args, (subject.name, q))
+        ask = Ask("read_write", steps=(ask_step,))
+        goal = render(self.spec, ask, 0)
+        if not self._reads_back(goal, ask):
+            return None
+        return Draft(self._key("read-write", workflow.name), "read_write", workflow.name, user.username,
+                     user.id, ask, goal, [step], [], capabilities=caps,
+                     required=self._required(workflow, step))
+
+    # ------------------------------------------------------------------ multi-step ------------
+    def _multis(self, n: int) -> list[Draft]:
+        workflows = self._workflows()
+        drafts: list[Draft] = []
+        if len(workflows) < 2:
+            return drafts
+        for attempt in range(n * 12):
+            if len(drafts) >= n:
+                break
+            first, second = self.rng.sample(workflows, 2)
+            users = self.users[:]
+            self.rng.shuffle(users)
+            user = users[0]
+            a, b = self._fill(first, user), self._fill(second, user)
+            if a is None or b is None:
+                continue
+            try:
+                prediction = predict(self.spec, self.seed_db, user.id, [a, b])
+            except FactoryError:
+                continue
+            if prediction.failed:
+                continue
+            sa, sb = self._ask_step(first, a, user), self._ask_step(second, b, user)
+            if sa is None or sb is None:
+                continue
+            ask = Ask("write", steps=(sa, sb))
+            goal = render(self.spec, ask, 0)
+            if goal in {d.goal for d in drafts} or not self._reads_back(goal, ask):
+                continue
+            drafts.append(Draft(self._key("write", "two-steps"), "write", "multi_step", user.username,
+                                user.id, ask, goal, [a, b], [],
+                                required=self._required(first, a) + self._required(second, b)))
+        return drafts
+
+
+def _round_robin(drafts: list[Draft], n: int) -> list[Draft]:
+    by: dict[str, list[Draft]] = {}
+    for d in drafts:
+        by.setdefault(d.category, []).append(d)
+    out: list[Draft] = []
+    while len(out) < n and any(by.values()):
+        for name in list(by):
+            if by[name] and len(out) < n:
+                out.append(by[name].pop(0))
+    return out

@@ -1,0 +1,196 @@
+"""Resolve a parsed instruction against a database: named rows to ids, questions to answers.
+
+Strict on purpose: a name that matches no visible row is unresolved, one that matches two rows
+is ambiguous, and a superlative with a tie has no single answer. Each of these fails the task
+(the instruction must be repaired), it is never guessed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from factory.errors import TaskError
+from factory.tasks.effects import Step
+from factory.tasks.phrasing import Ask, Cond, Question, RefText, parse_scalar
+from factory.tasks.rows import Row, World, enum_text
+
+
+class UnresolvedError(TaskError):
+    """A name in the instruction matches no row the acting user can see."""
+
+
+class AmbiguousError(TaskError):
+    """A name or a superlative in the instruction fits more than one row."""
+
+
+def _norm(text: str) -> str:
+    return " ".join(str(text).split()).casefold()
+
+
+def find_rows(world: World, entity: str, user_id: int, ref: RefText) -> list[Row]:
+    """Visible rows of `entity` that `ref` names (by label, or by the field it names)."""
+    rows = world.visible(entity, user_id)
+    want = _norm(ref.text)
+    if ref.by is None:
+        return [r for r in rows if _norm(world.label(entity, r)) == want]
+    f = world.field(entity, ref.by)
+    return [r for r in rows if r.get(f.column) is not None
+            and _norm(world.value_text(entity, ref.by, r[f.column])) in (want, _norm(str(r[f.column])))]
+
+
+def resolve_ref(world: World, entity: str, user_id: int, ref: RefText) -> Row:
+    rows = find_rows(world, entity, user_id, ref)
+    label = world.entity(entity).label.lower()
+    if not rows:
+        raise UnresolvedError(f"no {label} of this user is called {ref.text!r}")
+    if len(rows) > 1:
+        ids = ", ".join(str(r["id"]) for r in rows[:5])
+        raise AmbiguousError(f"{len(rows)} {world.entity(entity).plural.lower()} are called "
+                             f"{ref.text!r} (ids {ids})")
+    return rows[0]
+
+
+def _enum_value(values: list[str] | None, text: str) -> str:
+    for v in values or []:
+        if _norm(enum_text(v)) == _norm(text) or _norm(v) == _norm(text):
+            return v
+    raise UnresolvedError(f"{text!r} is not one of {', '.join(values or [])}")
+
+
+def field_value(world: World, entity: str, field: str, text: str, user_id: int) -> Any:
+    """The stored value a condition's text stands for."""
+    f = world.field(entity, field)
+    raw = text[1:-1] if text.startswith('"') and text.endswith('"') else text
+    if f.type == "reference" and f.ref:
+        return resolve_ref(world, f.ref, user_id, RefText(raw))["id"]
+    if f.type == "enum":
+        return _enum_value(f.values, raw)
+    if f.type in ("money", "date", "int", "bool"):
+        value = parse_scalar(f.type, raw)
+        return int(value) if f.type == "bool" else value
+    return raw
+
+
+def _predicate(world: World, entity: str, cond: Cond, user_id: int) -> Any:
+    """A test on a row for one condition (the condition's values resolved once)."""
+    f = world.field(entity, cond.field)
+    column = f.column
+    if cond.upper is not None:
+        low = field_value(world, entity, cond.field, cond.value, user_id)
+        high = field_value(world, entity, cond.field, cond.upper, user_id)
+        cut = 10 if f.type == "date" else None
+        return lambda row: row.get(column) is not None and low <= (
+            row[column][:cut] if cut else row[column]) <= high
+    want = field_value(world, entity, cond.field, cond.value, user_id)
+    if f.type == "string":
+        return lambda row: row.get(column) is not None and _norm(row[column]) == _norm(want)
+    return lambda row: row.get(column) is not None and row[column] == want
+
+
+def select(world: World, q: Question, user_id: int) -> list[Row]:
+    """The rows a question ranges over: visible to the user and meeting every condition."""
+    tests = [_predicate(world, q.entity, c, user_id) for c in q.conds]
+    return [r for r in world.visible(q.entity, user_id) if all(t(r) for t in tests)]
+
+
+def extreme(world: World, q: Question, user_id: int) -> Row:
+    """The single row with the highest/lowest value of `q.field`; ties are ambiguous."""
+    assert q.field is not None
+    column = world.field(q.entity, q.field).column
+    rows = [r for r in select(world, q, user_id) if r.get(column) is not None]
+    if not rows:
+        raise UnresolvedError(f"no {world.entity(q.entity).plural.lower()} meet the conditions")
+    best = max(r[column] for r in rows) if q.op == "max" else min(r[column] for r in rows)
+    top = [r for r in rows if r[column] == best]
+    if len(top) > 1:
+        raise AmbiguousError(f"{len(top)} {world.entity(q.entity).plural.lower()} tie for the "
+                             f"{'highest' if q.op == 'max' else 'lowest'} {q.field}")
+    return top[0]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A READ's answer: the `verifiers` answer kind, the expected value, accepted aliases."""
+
+    kind: str
+    value: Any
+    aliases: tuple[str, ...] = ()
+    rows: tuple[int, ...] = ()  # the rows the answer comes from (grounding evidence)
+
+
+def _answer_of(world: World, entity: str, field: str, raw: Any) -> tuple[str, Any, tuple[str, ...]]:
+    f = world.field(entity, field)
+    if f.type == "money":
+        return "money", raw / 100, ()
+    if f.type == "int":
+        return "number", raw, ()
+    if f.type == "date":
+        return "date", str(raw)[:10], ()
+    if f.type == "bool":
+        return "bool", bool(raw), ()
+    if f.type == "enum":
+        text = enum_text(str(raw))
+        return "text", text, ((str(raw),) if text != raw else ())
+    if f.type == "reference" and f.ref:
+        return "text", world.value_text(entity, field, raw), ()
+    if f.type == "datetime":
+        return "text", str(raw)[:16].replace("T", " "), ()
+    return "text", str(raw), ()
+
+
+def answer(world: World, q: Question, user_id: int) -> Answer:
+    """Compute a question's answer over the database."""
+    if q.op == "lookup":
+        assert q.target is not None and q.field is not None
+        row = resolve_ref(world, q.entity, user_id, q.target)
+        raw = row.get(world.field(q.entity, q.field).column)
+        if raw is None or raw == "":
+            raise UnresolvedError(f"the {q.field} of {q.target.text!r} is empty")
+        kind, value, aliases = _answer_of(world, q.entity, q.field, raw)
+        return Answer(kind, value, aliases, (row["id"],))
+    rows = select(world, q, user_id)
+    ids = tuple(r["id"] for r in rows)
+    if q.op == "count":
+        if not rows:
+            raise UnresolvedError("no rows meet the conditions (a count of zero is not asked)")
+        return Answer("number", len(rows), (), ids)
+    if q.op == "sum":
+        assert q.field is not None
+        f = world.field(q.entity, q.field)
+        total = sum(r.get(f.column) or 0 for r in rows)
+        if not rows:
+            raise UnresolvedError("no rows meet the conditions")
+        return Answer("money", total / 100, (), ids) if f.type == "money" else Answer("number", total, (), ids)
+    row = extreme(world, q, user_id)
+    return Answer("text", world.label(q.entity, row), (), (row["id"],))
+
+
+def steps_of(world: World, ask: Ask, user_id: int) -> list[Step]:
+    """API-level workflow steps for a write or read-write `ask`."""
+    steps: list[Step] = []
+    for ask_step in ask.steps:
+        workflow = next(w for w in world.spec.workflows if w.name == ask_step.workflow)
+        params = {p.name: p for p in workflow.params}
+        values: dict[str, Any] = {}
+        for name, text in ask_step.args.items():
+            p = params[name]
+            if p.type == "reference" and p.ref:
+                ref = text if isinstance(text, RefText) else RefText(str(text))
+                values[name] = resolve_ref(world, p.ref, user_id, ref)["id"]
+            elif p.type == "enum":
+                values[name] = _enum_value(p.values, str(text))
+            elif p.type in ("money", "int", "date", "datetime", "bool"):
+                values[name] = parse_scalar(p.type, str(text))
+            else:
+                values[name] = str(text)
+        if ask_step.pick is not None:
+            param, q = ask_step.pick
+            values[param] = extreme(world, q, user_id)["id"]
+        steps.append(Step(workflow.name, values))
+    return steps
+
+
+def today(world: World) -> dt.date:
+    return dt.date.fromisoformat(world.spec.today)

@@ -1,0 +1,129 @@
+"""Read a world database the way its users see it: visible rows, display labels, value texts.
+
+Shared by the proposer (which names rows in instructions) and reward-gen (which resolves those
+names back to rows), so both speak of a row exactly as the app's pages show it. Everything here is
+read-only and ordered by primary key, so results are deterministic.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from factory.spec.model import EntitySpec, FieldSpec, Spec
+
+_FIELD = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
+
+Row = dict[str, Any]
+
+
+def connect_ro(db: Path) -> sqlite3.Connection:
+    """A read-only connection (URI mode=ro): nothing here may change a database."""
+    conn = sqlite3.connect(f"file:{Path(db).resolve()}?mode=ro", uri=True)
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+def money_text(cents: int | None) -> str:
+    """Money as the app shows it: $1,234.56 (cents in, display units out)."""
+    if cents is None:
+        return ""
+    sign = "-" if cents < 0 else ""
+    return f"{sign}${abs(cents) / 100:,.2f}"
+
+
+def date_text(iso: str) -> str:
+    """A date as a person writes it: June 5, 2026."""
+    day = dt.date.fromisoformat(iso[:10])
+    return f"{day:%B} {day.day}, {day.year}"
+
+
+def enum_text(value: str) -> str:
+    """An enum value as words: suspicious_activity → suspicious activity."""
+    return value.replace("_", " ")
+
+
+@dataclass
+class World:
+    """A spec plus an open read-only database: the rows every stage-two step reasons about."""
+
+    spec: Spec
+    conn: sqlite3.Connection
+
+    @classmethod
+    def open(cls, spec: Spec, db: Path) -> World:
+        return cls(spec, connect_ro(db))
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def entity(self, name: str) -> EntitySpec:
+        return self.spec.entity(name)
+
+    def field(self, entity: str, name: str) -> FieldSpec:
+        return next(f for f in self.entity(entity).fields if f.name == name)
+
+    def rows(self, entity: str) -> list[Row]:
+        table = self.entity(entity).table
+        return [dict(r) for r in self.conn.execute(f'SELECT * FROM "{table}" ORDER BY id')]
+
+    def row(self, entity: str, row_id: int) -> Row | None:
+        table = self.entity(entity).table
+        found = self.conn.execute(f'SELECT * FROM "{table}" WHERE id = ?', (row_id,)).fetchone()
+        return dict(found) if found else None
+
+    def visible(self, entity: str, user_id: int) -> list[Row]:
+        """Rows `user_id` may read, as the app decides: public, or named by an owner field."""
+        spec = self.entity(entity)
+        rows = self.rows(entity)
+        if spec.visibility == "public":
+            return rows
+        owners = [self.field(entity, o).column for o in spec.owner_fields]
+        return [r for r in rows if any(r.get(c) == user_id for c in owners)]
+
+    def is_public(self, entity: str) -> bool:
+        return self.entity(entity).visibility == "public"
+
+    def label(self, entity: str, row: Row, depth: int = 0) -> str:
+        """The row's display label, filled exactly like the app's `_label`."""
+        spec = self.entity(entity)
+        fields = {f.name: f for f in spec.fields}
+
+        def value(match: re.Match[str]) -> str:
+            name = match.group(1)
+            f = fields.get(name)
+            if f is None:
+                return str(row.get(name, ""))
+            raw = row.get(f.column)
+            if f.type == "reference" and f.ref:
+                target = self.row(f.ref, raw) if raw is not None and depth < 2 else None
+                return self.label(f.ref, target, depth + 1) if target else ("" if raw is None else str(raw))
+            if f.type == "money":
+                return money_text(raw)
+            return "" if raw is None else str(raw)
+
+        return _FIELD.sub(value, spec.display)
+
+    def value_text(self, entity: str, field: str, raw: Any) -> str:
+        """A stored value as an instruction writes it (without quotes)."""
+        f = self.field(entity, field)
+        if raw is None:
+            return ""
+        if f.type == "reference" and f.ref:
+            target = self.row(f.ref, raw)
+            return self.label(f.ref, target) if target else str(raw)
+        if f.type == "money":
+            return money_text(raw)
+        if f.type == "date":
+            return date_text(raw)
+        if f.type == "datetime":
+            return f"{date_text(raw)} at {str(raw)[11:16]}"
+        if f.type == "bool":
+            return "yes" if raw else "no"
+        if f.type == "enum":
+            return enum_text(str(raw))
+        return str(raw)

@@ -1,0 +1,304 @@
+"""Stage two end to end: propose → setup → reward-gen (isolated) → gates → triage/repair → tasks.jsonl.
+
+Runs on a proven world. One app server (rebound per episode by control token) serves setup-gen,
+the golden runs and the counterfactuals; reward-gen runs in its own sandboxed process; the UI gate
+runs scripted Chromium sessions. Failures are triaged to the layer at fault and repaired (the
+instruction rephrased, the setup or the whole draft regenerated, the reward regenerated unless
+that would weaken it); what still fails is discarded with its reason in `tasks/report.json`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from factory.manifest import TasksByType, TasksSummary, read_manifest, write_manifest
+from factory.repair import commit_all
+from factory.spec.model import Spec
+from factory.tasks.gates import GateResult, GateRunner, answer_text
+from factory.tasks.phrasing import Ask, render
+from factory.tasks.proposer import Draft, Plan, Proposer
+from factory.tasks.record import task_record
+from factory.tasks.rewardgen import DEFAULT_POLICY, run_rewardgen
+from factory.tasks.setupgen import (
+    Backend,
+    Setup,
+    SetupError,
+    apply_patch,
+    build_setup,
+    copy_db,
+    run_golden,
+)
+from factory.tasks.triage import Failure, triage, weakens
+
+log = logging.getLogger(__name__)
+Progress = Callable[[str], None]
+MAX_ROUNDS = 3
+
+
+@dataclass
+class Attempt:
+    """A draft's current state in the pipeline."""
+
+    draft: Draft
+    setup: Setup | None = None
+    initial: Path | None = None
+    golden: Path | None = None
+    reward: dict[str, Any] | None = None
+    gates: list[GateResult] = field(default_factory=list)
+    failure: Failure | None = None
+    repairs: list[str] = field(default_factory=list)
+    trajectory: dict[str, Any] | None = None
+
+
+@dataclass
+class StageTwoResult:
+    drafted: int
+    accepted: int
+    by_type: dict[str, int]
+    rounds: int
+    seconds: float
+    gates: dict[str, int]
+
+    @property
+    def rate(self) -> float:
+        return self.accepted / self.drafted if self.drafted else 0.0
+
+    def summary(self) -> str:
+        return f"tasks: {self.accepted}/{self.drafted} accepted ({100 * self.rate:.1f}%)"
+
+
+def _quiet(_: str) -> None:
+    return None
+
+
+def run_stage_two(world: Path, total: int = 190, ui: bool = True, workers: int = 2,
+                  policy: str = DEFAULT_POLICY, say: Progress = _quiet) -> StageTwoResult:
+    """Grow and gate the task corpus of a built, proven world; write `tasks/`."""
+    started = time.monotonic()
+    world = world.resolve()
+    spec = Spec.model_validate_json((world / "spec.json").read_text())
+    seed_db = world / "data" / "seed.db"
+    work = world / "run" / "tasks"
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    with Backend(world, spec, work) as backend:
+        options_cache: dict[tuple[str, str, str], list[int]] = {}
+
+        def options(user: str, workflow: str, param: str) -> list[int]:
+            key = (user, workflow, param)
+            if key not in options_cache:
+                options_cache[key] = backend.options(copy_db(seed_db, work / "options.db"), user, workflow, param)
+            return options_cache[key]
+
+        proposer = Proposer(spec, seed_db, options)
+        drafts = proposer.propose(Plan.for_total(total))
+        say(f"proposer: {len(drafts)} drafts ({_mix(drafts)})")
+        attempts = [Attempt(d) for d in drafts]
+        runner = GateRunner(spec, backend, seed_db, work)
+        rounds = 0
+        pending = attempts
+        while pending and rounds <= MAX_ROUNDS:
+            _prepare(pending, backend, seed_db, work)
+            _rewards(pending, world, work, policy, rounds)
+            for a in pending:
+                if a.failure is None:
+                    _gate(a, runner)
+            failed = [a for a in pending if a.failure is not None]
+            say(f"gates: round {rounds}: {len(pending) - len(failed)}/{len(pending)} drafts pass")
+            if not failed or rounds == MAX_ROUNDS:
+                break
+            rounds += 1
+            pending = [a for a in failed if _repair(a, proposer, spec)]
+        if ui:
+            _ui_gate([a for a in attempts if a.failure is None], world, spec, work, workers, say)
+        runner.close()
+        unusable = proposer.unusable_intents()
+        skipped = proposer.skipped
+        proposer.close()
+    result = _write(world, spec, attempts, rounds, time.monotonic() - started, unusable, skipped, ui)
+    shutil.rmtree(work, ignore_errors=True)
+    say(result.summary())
+    return result
+
+
+def _mix(drafts: list[Draft]) -> str:
+    counts = Counter(d.task_type for d in drafts)
+    return ", ".join(f"{k} {counts[k]}" for k in ("read", "write", "read_write"))
+
+
+# ---------------------------------------------------------------- pipeline steps --------------
+
+def _prepare(attempts: list[Attempt], backend: Backend, seed_db: Path, work: Path) -> None:
+    """setup-gen: the initial state (patch replayed on the seed) and the golden state."""
+    for a in attempts:
+        d = a.draft
+        a.failure, a.gates, a.reward = None, [], None
+        try:
+            a.setup = build_setup(backend, seed_db, d.user, d.setup, work / "setup")
+            a.initial = (apply_patch(seed_db, a.setup.patch, work / "initial" / f"{d.key}.db")
+                         if a.setup.patch else seed_db)
+            a.golden = (run_golden(backend, a.initial, d.user, d.steps, work / "golden" / f"{d.key}.db")
+                        if d.steps else a.initial)
+        except SetupError as exc:
+            a.failure = triage("setup", str(exc))
+
+
+def _rewards(attempts: list[Attempt], world: Path, work: Path, policy: str, round_no: int) -> None:
+    """reward-gen, in its sandboxed process, for every draft whose setup stands."""
+    jobs = [{"id": a.draft.key, "goal": a.draft.goal, "user": a.draft.user, "initial_db": str(a.initial)}
+            for a in attempts if a.failure is None]
+    if not jobs:
+        return
+    results = run_rewardgen(world / "spec.json", jobs, work / f"rewardgen-{round_no}", policy)
+    for a in attempts:
+        if a.failure is not None:
+            continue
+        r = results[a.draft.key]
+        if r["ok"]:
+            if a.reward is not None and weakens(a.reward, r["reward"]):
+                a.failure = triage("weakening", "the regenerated reward asks for less; refused")
+            else:
+                a.reward = r["reward"]
+        else:
+            a.failure = triage(r["kind"], r["error"])
+
+
+def _gate(a: Attempt, runner: GateRunner) -> None:
+    assert a.reward is not None and a.initial is not None and a.golden is not None and a.setup is not None
+    a.gates = runner.run(a.draft, a.reward, a.initial, a.golden, a.setup.patch)
+    bad = [g for g in a.gates if not g.passed]
+    if bad:
+        a.failure = triage("gate:" + bad[0].name, "; ".join(f"{g.name}: {g.detail}" for g in bad)[:600])
+
+
+def _repair(a: Attempt, proposer: Proposer, spec: Spec) -> bool:
+    """Apply the repair the failure's layer calls for; False when there is none left to try."""
+    assert a.failure is not None
+    layer = a.failure.layer
+    d = a.draft
+    if layer == "task" and d.form != "generic" and d.task_type == "write":
+        # Rephrase: the seed phrasing named a row by a field value two rows share; the generic
+        # phrasing names it by its full label.
+        step = proposer._ask_step(next(w for w in spec.workflows if w.name == d.steps[0].workflow),
+                                  d.steps[0], next(u for u in spec.users if u.username == d.user))
+        if step is not None:
+            d.ask = Ask("write", steps=(step,))
+            d.goal = render(spec, d.ask, d.variant)
+            d.form = "generic"
+            a.repairs.append(f"rephrased ({a.failure.kind}): {a.failure.message[:120]}")
+            return True
+    if layer in ("task", "setup"):
+        fresh = _regenerate(proposer, d)
+        if fresh is not None:
+            a.repairs.append(f"regenerated the draft ({a.failure.kind}): {a.failure.message[:120]}")
+            fresh.key = d.key
+            a.draft = fresh
+            return True
+    return False
+
+
+def _regenerate(proposer: Proposer, d: Draft) -> Draft | None:
+    """A new draft of the same kind and category (other rows, other values)."""
+    for _ in range(8):
+        if d.task_type == "read":
+            fresh = proposer._reads(1)
+        elif d.category == "multi_step":
+            fresh = proposer._multis(1)
+        elif d.task_type == "read_write":
+            fresh = [x for x in proposer._read_writes(4) if x.category == d.category][:1]
+        else:
+            workflow = next(w for w in proposer.spec.workflows if w.name == d.category)
+            one = proposer._write(workflow, 1)
+            fresh = [one] if one is not None else []
+        if fresh and fresh[0].goal != d.goal:
+            return fresh[0]
+    return None
+
+
+def _ui_gate(attempts: list[Attempt], world: Path, spec: Spec, work: Path, workers: int, say: Progress) -> None:
+    """UI feasibility: the scripted solver replays each golden trajectory in Chromium."""
+    from factory.tasks.ui_solver import (  # Playwright is only needed here
+        UiJob,
+        run_ui_jobs,
+    )
+    from factory.tasks.ui_steps import ui_steps
+    from verifiers.grade import grade
+
+    passwords = {u.username: u.password for u in spec.users}
+    jobs = []
+    for a in attempts:
+        assert a.initial is not None
+        db = copy_db(a.initial, work / "ui" / f"{a.draft.key}.db")
+        jobs.append(UiJob(a.draft.key, db, a.draft.user, passwords[a.draft.user],
+                          ui_steps(spec, a.draft, a.initial), world / "tasks" / "trajectories" / a.draft.key))
+    shots = world / "tasks" / "trajectories"
+    if shots.exists():
+        shutil.rmtree(shots)
+    say(f"ui: replaying {len(jobs)} golden trajectories in Chromium ({workers} workers)")
+    trajectories = run_ui_jobs(world, spec, jobs, workers=workers)
+    for a, job in zip(attempts, jobs, strict=True):
+        t = trajectories[job.key]
+        a.trajectory = t.to_json()
+        assert a.reward is not None and a.initial is not None
+        if not t.ok:
+            a.gates.append(GateResult("ui", False, f"the solver failed: {t.message}"))
+            a.failure = triage("gate:ui", t.message)
+            continue
+        g = grade(a.reward, a.initial, job.db, answer_text(a.draft.answer))
+        a.gates.append(GateResult("ui", g.score == 1.0, g.explanation, g.score))
+        if g.score != 1.0:
+            a.failure = triage("gate:ui", g.explanation)
+
+
+# ---------------------------------------------------------------- output ----------------------
+
+def _write(world: Path, spec: Spec, attempts: list[Attempt], rounds: int, seconds: float,
+           unusable: list[str], skipped: list[str], ui: bool) -> StageTwoResult:
+    out = world / "tasks"
+    out.mkdir(exist_ok=True)
+    accepted = [a for a in attempts if a.failure is None]
+    records = [task_record(spec, a.draft, a.setup, a.reward, a.gates, a.trajectory, a.repairs, a.golden,
+                           a.initial, world) for a in accepted]
+    (out / "tasks.jsonl").write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
+    gates: Counter[str] = Counter()
+    for a in accepted:
+        for g in a.gates:
+            gates[g.name.split(":")[0] + "_passed"] += 1
+    by_type = Counter(a.draft.task_type for a in accepted)
+    report = {
+        "drafted": len(attempts), "accepted": len(accepted), "rounds": rounds,
+        "seconds": round(seconds, 1), "ui_gate": ui,
+        "by_type": {k: by_type.get(k, 0) for k in ("read", "write", "read_write")},
+        "by_category": dict(sorted(Counter(a.draft.category for a in accepted).items())),
+        "repaired": sum(1 for a in accepted if a.repairs),
+        "discarded": [{"id": a.draft.key, "goal": a.draft.goal, "layer": a.failure.layer,
+                       "kind": a.failure.kind, "reason": a.failure.message, "repairs": a.repairs}
+                      for a in attempts if a.failure is not None],
+        "world_defects": [{"id": a.draft.key, "reason": a.failure.message}
+                          for a in attempts if a.failure is not None and a.failure.layer == "world"],
+        "unusable_intent_phrasings": unusable,
+        "proposer_skipped": sorted(Counter(s.split(":")[0] for s in skipped).items()),
+    }
+    (out / "report.json").write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
+    manifest = read_manifest(world / "manifest.json")
+    manifest.tasks = TasksSummary(drafted=len(attempts), accepted=len(accepted),
+                                  by_type=TasksByType(**report["by_type"]))
+    manifest.gates = dict(sorted(gates.items()))
+    if "tasks" not in manifest.stages:
+        manifest.stages.append("tasks")
+    write_manifest(world / "manifest.json", manifest)
+    result = StageTwoResult(len(attempts), len(accepted), report["by_type"], rounds, seconds, dict(gates))
+    commit_all(world, f"tasks: {result.summary()[7:]} in {rounds} repair round(s)")
+    return result
+
+
+__all__ = ["StageTwoResult", "run_stage_two"]

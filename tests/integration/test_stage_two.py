@@ -1,0 +1,193 @@
+"""Stage two on the mock world: a gated task corpus, and the gates catching bad rewards.
+
+Real parts throughout: the app on loopback, reward-gen in its sandboxed process, SQLite files,
+and (for the corpus) the UI gate in Chromium.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from factory.spec.model import Spec
+from factory.tasks.gates import GateRunner
+from factory.tasks.proposer import Draft, Proposer
+from factory.tasks.rewardgen import run_rewardgen
+from factory.tasks.setupgen import Backend, copy_db, run_golden
+from factory.tasks.stage import run_stage_two
+from factory.tasks.triage import triage
+
+GATES = {"initial", "golden", "determinism", "ui"}
+
+
+@pytest.fixture(scope="module")
+def corpus(mock_world: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    world = tmp_path_factory.mktemp("stage2") / "mock"
+    shutil.copytree(mock_world, world)
+    run_stage_two(world, total=24, ui=True, workers=2)
+    return world
+
+
+def _records(world: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (world / "tasks" / "tasks.jsonl").read_text().splitlines()]
+
+
+def test_corpus_records_have_every_field_and_passed_every_gate(corpus: Path) -> None:
+    records = _records(corpus)
+    report = json.loads((corpus / "tasks" / "report.json").read_text())
+    assert len(records) == report["accepted"] >= 0.9 * report["drafted"]
+    for r in records:
+        for key in ("id", "goal", "task_type", "difficulty", "estimated_actions", "category",
+                    "reference_answer", "reference_state_change", "verification_query", "metadata",
+                    "db_file", "setup", "reward", "gates", "trajectory", "split"):
+            assert key in r, (r["id"], key)
+        assert {"starting_url", "acting_user_id", "required_entities", "grounding_evidence"} <= set(r["metadata"])
+        names = {g["name"].split(":")[0] for g in r["gates"]}
+        assert GATES <= names and "counterfactual" in names, r["id"]
+        assert all(g["passed"] for g in r["gates"]), r["id"]
+        # Instructions name rows the way a user would, never by database id.
+        assert " id " not in r["goal"].lower()
+        shots = [a["screenshot"] for a in r["trajectory"]["actions"] if a.get("screenshot")]
+        assert shots and all((corpus / "tasks" / "trajectories" / r["id"] / s).is_file() for s in shots)
+    types = {r["task_type"] for r in records}
+    assert types == {"read", "write", "read_write"}
+    spec = Spec.model_validate_json((corpus / "spec.json").read_text())
+    covered = {s["workflow"] for r in records for s in r["golden_steps"]}
+    assert {w.name for w in spec.workflows if not w.system} <= covered
+    manifest = json.loads((corpus / "manifest.json").read_text())
+    assert manifest["tasks"]["accepted"] == len(records)
+    assert manifest["tasks"]["by_type"]["read"] == sum(r["task_type"] == "read" for r in records)
+
+
+def test_every_accepted_reward_grades_its_own_golden_and_initial(corpus: Path, tmp_path: Path) -> None:
+    """Replay each record the way a user of the corpus would: patch the seed, grade."""
+    from factory.tasks.setupgen import apply_patch
+    from verifiers.grade import grade
+
+    for r in _records(corpus):
+        initial = apply_patch(corpus / r["db_file"], r["setup"]["patch"], tmp_path / f"{r['id']}.db")
+        assert grade(r["reward"], initial, initial, None).score == 0.0
+        if r["task_type"] == "read":
+            assert grade(r["reward"], initial, initial, r["reference_answer"]).score == 1.0
+
+
+# ---------------------------------------------------------------- targeted gate tests ----------
+
+@pytest.fixture(scope="module")
+def parts(mock_world: Path, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    work = tmp_path_factory.mktemp("parts")
+    spec = Spec.model_validate_json((mock_world / "spec.json").read_text())
+    seed_db = mock_world / "data" / "seed.db"
+    with Backend(mock_world, spec, work) as backend:
+        proposer = Proposer(spec, seed_db)
+        runner = GateRunner(spec, backend, seed_db, work)
+        yield spec, seed_db, backend, proposer, runner, work
+        runner.close()
+        proposer.close()
+
+
+def _write_draft(proposer: Proposer, workflow: str) -> Draft:
+    wf = next(w for w in proposer.spec.workflows if w.name == workflow)
+    for attempt in range(20):
+        draft = proposer._write(wf, 1 + 2 * attempt)  # odd attempts: generic phrasing
+        if draft is not None and not draft.setup:
+            return draft
+    raise AssertionError(f"no draft for {workflow}")
+
+
+def _reward(spec_path: Path, draft: Draft, initial: Path, work: Path, policy: str | None = None,
+            policy_path: Path | None = None) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {"policy": policy, "policy_path": policy_path} if policy else {}
+    result = run_rewardgen(spec_path, [{"id": draft.key, "goal": draft.goal, "user": draft.user,
+                                        "initial_db": str(initial)}], work / "sandbox", **kwargs)
+    return result[draft.key]
+
+
+def test_reward_gen_that_reads_setup_artifacts_is_caught(parts, mock_world: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    _spec, seed_db, backend, proposer, _runner, _work = parts
+    draft = _write_draft(proposer, "move_note")
+    golden = run_golden(backend, seed_db, draft.user, draft.steps, tmp_path / "golden" / "g.db")
+    evil = tmp_path / "policies"
+    evil.mkdir()
+    (evil / "peek_policy.py").write_text(
+        "from pathlib import Path\n"
+        "def peek(instruction, spec, db):\n"
+        f"    Path({str(golden)!r}).read_bytes()  # the golden state: forbidden\n"
+        "    return {}\n"
+        "def browse(instruction, spec, db):\n"
+        f"    import os; os.listdir({str(golden.parent)!r})\n"
+        "    return {}\n")
+    for name in ("peek", "browse"):
+        result = _reward(mock_world / "spec.json", draft, seed_db, tmp_path / name, f"peek_policy:{name}", evil)
+        assert result["ok"] is False and result["kind"] == "isolation", result
+        assert str(golden.parent) in result["error"]
+        assert triage(result["kind"], result["error"]).layer == "reward"
+    honest = _reward(mock_world / "spec.json", draft, seed_db, tmp_path / "honest")
+    assert honest["ok"] is True, honest
+
+
+def test_reward_that_passes_on_the_initial_state_is_rejected(parts, mock_world: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    _spec, seed_db, backend, proposer, runner, _work = parts
+    draft = _write_draft(proposer, "archive_note")
+    golden = run_golden(backend, seed_db, draft.user, draft.steps, tmp_path / "golden.db")
+    good = _reward(mock_world / "spec.json", draft, seed_db, tmp_path)["reward"]
+    gates = {g.name: g for g in runner.run(draft, good, seed_db, golden, "")}
+    assert all(g.passed for g in gates.values()), gates
+    # A reward that only forbids unrelated changes is already satisfied before the agent acts.
+    lax = {"schema_version": 1, "checks": [c for c in good["checks"] if c["type"] == "diff_within"]}
+    gates = {g.name: g for g in runner.run(draft, lax, seed_db, golden, "")}
+    assert gates["initial"].passed is False and gates["initial"].score == 1.0
+    assert triage("gate:initial", gates["initial"].detail).layer == "reward"
+
+
+def test_reward_that_ignores_collateral_damage_fails_the_counterfactual_gate(parts, mock_world: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    _spec, seed_db, backend, proposer, runner, _work = parts
+    draft = _write_draft(proposer, "set_reminder")
+    golden = run_golden(backend, seed_db, draft.user, draft.steps, tmp_path / "golden.db")
+    good = _reward(mock_world / "spec.json", draft, seed_db, tmp_path)["reward"]
+    blind = {"schema_version": 1, "checks": [c for c in good["checks"] if c["type"] != "diff_within"]}
+    gates = {g.name: g for g in runner.run(draft, blind, seed_db, golden, "")}
+    assert gates["golden"].passed and gates["initial"].passed
+    extra = gates["counterfactual:extra_change"]
+    assert extra.passed is False and extra.score == 1.0
+    assert gates["counterfactual:wrong_target"].passed  # the row checks still catch this one
+    full = {g.name: g for g in runner.run(draft, good, seed_db, golden, "")}
+    assert full["counterfactual:extra_change"].passed and full["counterfactual:extra_change"].score == 0.0
+
+
+def test_ambiguous_instruction_is_repaired_or_discarded(parts, mock_world: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Two notes share a title; the seed phrasing names the note by title: reward-gen refuses to
+    guess, triage blames the task text, and the repair gives an instruction that resolves."""
+    from factory.tasks.phrasing import RefText
+    from factory.tasks.stage import Attempt, _repair
+
+    spec, seed_db, _backend, proposer, _runner, _work = parts
+    draft = _write_draft(proposer, "archive_note")
+    note_id = draft.steps[0].params["note"]
+    initial = copy_db(seed_db, tmp_path / "dup.db")
+    conn = sqlite3.connect(initial)
+    title, owner = conn.execute("SELECT title, owner_id FROM note WHERE id = ?", (note_id,)).fetchone()
+    other = conn.execute("SELECT id FROM note WHERE owner_id = ? AND id != ? ORDER BY id", (owner, note_id)).fetchone()[0]
+    conn.execute("UPDATE note SET title = ? WHERE id = ?", (title, other))
+    conn.commit()
+    conn.close()
+    draft.goal = f"Archive my note titled {title}."
+    draft.form = "intent:archive"
+    result = _reward(mock_world / "spec.json", draft, initial, tmp_path / "a")
+    assert result["ok"] is False and result["kind"] == "ambiguous", result
+    failure = triage(result["kind"], result["error"])
+    assert failure.layer == "task"
+    attempt = Attempt(draft, failure=failure)
+    repaired = _repair(attempt, proposer, spec)
+    if repaired:
+        assert attempt.repairs and attempt.draft.goal != f"Archive my note titled {title}."
+        fixed = _reward(mock_world / "spec.json", attempt.draft, seed_db, tmp_path / "b")
+        assert fixed["ok"] is True, fixed
+    else:
+        assert attempt.failure is not None  # discarded, with its reason kept
+    assert RefText  # the repaired text names rows by label, never by id
