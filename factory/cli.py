@@ -45,7 +45,9 @@ def _world(args: argparse.Namespace) -> int:
 def _stage_two(path: Path, args: argparse.Namespace, progress: Callable[[str], None]) -> None:
     from factory.tasks.stage import run_stage_two
 
-    run_stage_two(path, total=args.tasks, ui=not args.no_ui, workers=args.workers, say=progress)
+    # `world` resumes an interrupted stage two (unless --fresh); `tasks` reruns it (unless --resume).
+    fresh = args.fresh if args.command == "world" else not args.resume
+    run_stage_two(path, total=args.tasks, ui=not args.no_ui, workers=args.workers, say=progress, fresh=fresh)
 
 
 def _tasks(args: argparse.Namespace) -> int:
@@ -209,6 +211,7 @@ def parser() -> argparse.ArgumentParser:
     t = sub.add_parser("tasks", help="(re)run stage two on a proven world: propose, set up, reward, gate")
     t.add_argument("world")
     t.add_argument("--no-ui", action="store_true", help="skip the UI-feasibility gate (faster)")
+    t.add_argument("--resume", action="store_true", help="continue an interrupted run instead of starting over")
     _task_options(t)
     t.set_defaults(run=_tasks)
     c = sub.add_parser("check", help="validate a seed and type-check its expressions, writing nothing")

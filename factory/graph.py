@@ -1,4 +1,5 @@
-"""The stage-one graph: builder → claims → verifier → (triager → repairer → verifier)* — wiring only."""
+"""The graphs, wiring only: stage one builder → claims → verifier → (triager → repairer → verifier)*,
+and stage two proposer → setup-gen → reward-gen → gates → (repair → setup-gen → …)* → UI gate → write."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from langgraph.graph import END, START, StateGraph
 
 from factory import loop
 from factory.builder import build_spec
-from factory.seed.loader import load_seed
 from factory.loop import LoopState
+from factory.seed.loader import load_seed
+from factory.tasks import stage as tasks
 
 
 def stage_one_graph() -> StateGraph:
@@ -62,6 +64,46 @@ def run_stage_one(seed: str | None = None, worlds: str = "worlds", world: str | 
             if world is not None:
                 start["world"] = str(Path(world).resolve())
             result = app.invoke(start, config, durability="sync")  # each node's checkpoint is on disk before the next runs
+        return result  # type: ignore[return-value]
+    finally:
+        conn.close()
+
+
+def stage_two_graph() -> StateGraph:
+    graph = StateGraph(tasks.TaskState)
+    graph.add_node("propose", tasks.propose_node)
+    graph.add_node("setup", tasks.setup_node)
+    graph.add_node("reward", tasks.reward_node)
+    graph.add_node("gates", tasks.gate_node)
+    graph.add_node("repair", tasks.repair_node)
+    graph.add_node("ui", tasks.ui_node)
+    graph.add_node("write", tasks.write_node)
+    graph.add_edge(START, "propose")
+    graph.add_edge("propose", "setup")
+    graph.add_edge("setup", "reward")
+    graph.add_edge("reward", "gates")
+    graph.add_conditional_edges("gates", tasks.route_after_gates, {"repair": "repair", "ui": "ui"})
+    graph.add_conditional_edges("repair", tasks.route_after_repair, {"setup": "setup", "ui": "ui"})
+    graph.add_edge("ui", "write")
+    graph.add_edge("write", END)
+    return graph
+
+
+def run_graph_stage_two(start: tasks.TaskState, fresh: bool = True) -> tasks.TaskState:
+    """Run stage two on a world (or, with fresh=False, resume an interrupted run of it)."""
+    world = Path(start["world"])
+    checkpoints = world.parent / ".checkpoints.sqlite"
+    conn = sqlite3.connect(checkpoints, check_same_thread=False)
+    try:
+        app = stage_two_graph().compile(checkpointer=SqliteSaver(conn))
+        config: dict[str, Any] = {"configurable": {"thread_id": f"stage-two:{world.resolve()}"},
+                                  "recursion_limit": 64}
+        snapshot = app.get_state(config)
+        if snapshot.next and not fresh:
+            tasks._say(f"resuming stage two at {', '.join(snapshot.next)}")
+            result = app.invoke(None, config, durability="sync")
+        else:
+            result = app.invoke(start, config, durability="sync")
         return result  # type: ignore[return-value]
     finally:
         conn.close()

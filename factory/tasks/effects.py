@@ -149,12 +149,19 @@ def _rule_problem(f: FieldSpec | ParamSpec, value: Any) -> str | None:
     return None
 
 
+# Loaded base tables: (path, (size, mtime), entity) → rows by id. Never mutated once stored.
+_BASE: dict[tuple[str, tuple[int, int], str], dict[int, dict[str, Any]]] = {}
+
+
 class _Rows:
     """The database as predicted so far: read-only SQLite rows under an overlay of changes."""
 
     def __init__(self, spec: Spec, db: Path) -> None:
         self.entities = {e.name: e for e in spec.entities}
-        self.conn = sqlite3.connect(f"file:{quote(str(db.resolve()))}?mode=ro", uri=True)
+        self.path = str(db.resolve())
+        stat = db.stat()
+        self.stamp = (stat.st_size, stat.st_mtime_ns)
+        self.conn = sqlite3.connect(f"file:{quote(self.path)}?mode=ro", uri=True)
         self.tables: dict[str, dict[int, dict[str, Any]]] = {}
         self.assigned: dict[tuple[str, int], dict[str, Any]] = {}  # (entity, id) → column → value
         self.created: dict[tuple[str, int], None] = {}  # insertion-ordered set
@@ -164,21 +171,33 @@ class _Rows:
         self.conn.close()
 
     def table(self, entity: str) -> dict[int, dict[str, Any]]:
-        """Every current row of `entity` by id, loaded on first use."""
+        """Every current row of `entity` by id, loaded on first use.
+
+        Base rows are shared between predictions on the same unchanged file (keyed by path, size
+        and modification time): the proposer predicts thousands of candidates on one database.
+        The mapping is copied per prediction and rows are copied before they are changed."""
         if entity not in self.tables:
-            e = self.entities[entity]
-            kinds = {f.column: f.type for f in e.fields}
-            try:
-                cursor = self.conn.execute(f'SELECT * FROM "{e.table}"')
-            except sqlite3.DatabaseError as exc:
-                raise PredictionError(f"cannot read table {e.table!r} of the database: {exc}") from exc
-            names = [d[0] for d in cursor.description]
-            rows = {}
-            for raw in cursor.fetchall():
-                row = {n: _loaded(kinds.get(n, ""), v) for n, v in zip(names, raw)}
-                rows[row["id"]] = row
-            self.tables[entity] = rows
+            key = (self.path, self.stamp, entity)
+            if key not in _BASE:
+                _BASE[key] = self._load(entity)
+            self.tables[entity] = dict(_BASE[key])
         return self.tables[entity]
+
+    def _load(self, entity: str) -> dict[int, dict[str, Any]]:
+        e = self.entities[entity]
+        kinds = {f.column: f.type for f in e.fields}
+        try:
+            cursor = self.conn.execute(f'SELECT * FROM "{e.table}"')
+        except sqlite3.DatabaseError as exc:
+            raise PredictionError(f"cannot read table {e.table!r} of the database: {exc}") from exc
+        names = [d[0] for d in cursor.description]
+        rows = {}
+        for raw in cursor.fetchall():
+            row = {n: _loaded(kinds.get(n, ""), v) for n, v in zip(names, raw, strict=True)}
+            rows[row["id"]] = row
+        if len(_BASE) > 256:  # bounded: many setup databases must not pile up in memory
+            _BASE.clear()
+        return rows
 
     def get(self, entity: str, row_id: int | None) -> dict[str, Any] | None:
         return None if row_id is None else self.table(entity).get(row_id)
@@ -191,7 +210,8 @@ class _Rows:
         return any(row.get(f"{owner}_id") == user_id for owner in e.owner_fields)
 
     def assign(self, entity: str, row_id: int, column: str, value: Any) -> None:
-        self.table(entity)[row_id][column] = value
+        table = self.table(entity)
+        table[row_id] = {**table[row_id], column: value}  # copy on write: base rows are shared
         if (entity, row_id) not in self.created:
             self.assigned.setdefault((entity, row_id), {})[column] = value
 

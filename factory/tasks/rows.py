@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,10 @@ class World:
 
     spec: Spec
     conn: sqlite3.Connection
+    # The database is only read, so rows and visibility are computed once per entity (and user).
+    _rows: dict[str, list[Row]] = field(default_factory=dict)
+    _visible: dict[tuple[str, int], list[Row]] = field(default_factory=dict)
+    _by_id: dict[str, dict[int, Row]] = field(default_factory=dict)
 
     @classmethod
     def open(cls, spec: Spec, db: Path) -> World:
@@ -68,22 +72,28 @@ class World:
         return next(f for f in self.entity(entity).fields if f.name == name)
 
     def rows(self, entity: str) -> list[Row]:
-        table = self.entity(entity).table
-        return [dict(r) for r in self.conn.execute(f'SELECT * FROM "{table}" ORDER BY id')]
+        if entity not in self._rows:
+            table = self.entity(entity).table
+            self._rows[entity] = [dict(r) for r in self.conn.execute(f'SELECT * FROM "{table}" ORDER BY id')]
+            self._by_id[entity] = {r["id"]: r for r in self._rows[entity]}
+        return self._rows[entity]
 
     def row(self, entity: str, row_id: int) -> Row | None:
-        table = self.entity(entity).table
-        found = self.conn.execute(f'SELECT * FROM "{table}" WHERE id = ?', (row_id,)).fetchone()
-        return dict(found) if found else None
+        self.rows(entity)
+        return self._by_id[entity].get(row_id)
 
     def visible(self, entity: str, user_id: int) -> list[Row]:
         """Rows `user_id` may read, as the app decides: public, or named by an owner field."""
-        spec = self.entity(entity)
-        rows = self.rows(entity)
-        if spec.visibility == "public":
-            return rows
-        owners = [self.field(entity, o).column for o in spec.owner_fields]
-        return [r for r in rows if any(r.get(c) == user_id for c in owners)]
+        key = (entity, user_id)
+        if key not in self._visible:
+            spec = self.entity(entity)
+            rows = self.rows(entity)
+            if spec.visibility == "public":
+                self._visible[key] = rows
+            else:
+                owners = [self.field(entity, o).column for o in spec.owner_fields]
+                self._visible[key] = [r for r in rows if any(r.get(c) == user_id for c in owners)]
+        return self._visible[key]
 
     def is_public(self, entity: str) -> bool:
         return self.entity(entity).visibility == "public"

@@ -15,13 +15,15 @@ import shutil
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from factory.manifest import TasksByType, TasksSummary, read_manifest, write_manifest
 from factory.repair import commit_all
 from factory.spec.model import Spec
+from factory.tasks.codec import draft_json, draft_of, steps_json
+from factory.tasks.codec import steps_of as codec_steps
 from factory.tasks.gates import GateResult, GateRunner, answer_text
 from factory.tasks.phrasing import Ask, render
 from factory.tasks.proposer import Draft, Plan, Proposer
@@ -56,6 +58,30 @@ class Attempt:
     failure: Failure | None = None
     repairs: list[str] = field(default_factory=list)
     trajectory: dict[str, Any] | None = None
+    previous_reward: dict[str, Any] | None = None  # set while a regenerated reward is awaited
+
+    def to_json(self) -> dict[str, Any]:
+        return {"draft": draft_json(self.draft),
+                "setup": None if self.setup is None else {"steps": steps_json(self.setup.steps),
+                                                          "patch": self.setup.patch},
+                "initial": None if self.initial is None else str(self.initial),
+                "golden": None if self.golden is None else str(self.golden),
+                "reward": self.reward, "gates": [g.to_json() for g in self.gates],
+                "failure": None if self.failure is None else asdict(self.failure),
+                "repairs": self.repairs, "trajectory": self.trajectory,
+                "previous_reward": self.previous_reward}
+
+    @classmethod
+    def of(cls, data: dict[str, Any]) -> Attempt:
+        setup = data["setup"]
+        return cls(draft_of(data["draft"]),
+                   None if setup is None else Setup(codec_steps(setup["steps"]), setup["patch"]),
+                   None if data["initial"] is None else Path(data["initial"]),
+                   None if data["golden"] is None else Path(data["golden"]),
+                   data["reward"],
+                   [GateResult(g["name"], g["passed"], g["detail"], g["score"]) for g in data["gates"]],
+                   None if data["failure"] is None else Failure(**data["failure"]),
+                   list(data["repairs"]), data["trajectory"], data.get("previous_reward"))
 
 
 @dataclass
@@ -75,59 +101,196 @@ class StageTwoResult:
         return f"tasks: {self.accepted}/{self.drafted} accepted ({100 * self.rate:.1f}%)"
 
 
-def _quiet(_: str) -> None:
-    return None
+class TaskState(TypedDict, total=False):
+    """What the stage-two graph carries between nodes (and checkpoints); the drafts themselves
+    live in `run/tasks/attempts.json`, rewritten by every node."""
+
+    world: str
+    total: int
+    ui: bool
+    workers: int
+    policy: str
+    round: int
+    pending: list[str]
+    failed: list[str]
+    started: float
+    status: str
 
 
-def run_stage_two(world: Path, total: int = 190, ui: bool = True, workers: int = 2,
-                  policy: str = DEFAULT_POLICY, say: Progress = _quiet) -> StageTwoResult:
-    """Grow and gate the task corpus of a built, proven world; write `tasks/`."""
-    started = time.monotonic()
-    world = world.resolve()
-    spec = Spec.model_validate_json((world / "spec.json").read_text())
-    seed_db = world / "data" / "seed.db"
-    work = world / "run" / "tasks"
+_say: Progress = lambda message: log.info(message)
+
+
+def set_reporter(say: Progress) -> None:
+    global _say
+    _say = say
+
+
+def _work(state: TaskState) -> Path:
+    return Path(state["world"]) / "run" / "tasks"
+
+
+def _spec(state: TaskState) -> Spec:
+    return Spec.model_validate_json((Path(state["world"]) / "spec.json").read_text())
+
+
+def _load(state: TaskState) -> list[Attempt]:
+    return [Attempt.of(a) for a in json.loads((_work(state) / "attempts.json").read_text())]
+
+
+def _save(state: TaskState, attempts: list[Attempt]) -> None:
+    path = _work(state) / "attempts.json"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps([a.to_json() for a in attempts], sort_keys=True))
+    tmp.replace(path)  # atomic: an interrupted node leaves the previous node's file intact
+
+
+def _options(backend: Backend, seed_db: Path, work: Path) -> Callable[[str, str, str], list[int]]:
+    cache: dict[tuple[str, str, str], list[int]] = {}
+
+    def options(user: str, workflow: str, param: str) -> list[int]:
+        key = (user, workflow, param)
+        if key not in cache:
+            cache[key] = backend.options(copy_db(seed_db, work / "options.db"), user, workflow, param)
+        return cache[key]
+
+    return options
+
+
+# ---------------------------------------------------------------- graph nodes -----------------
+
+def propose_node(state: TaskState) -> dict[str, Any]:
+    """Proposer: drafts grounded in the seed database (a fresh working folder)."""
+    world = Path(state["world"])
+    work = _work(state)
     if work.exists():
         shutil.rmtree(work)
     work.mkdir(parents=True)
+    spec = _spec(state)
+    seed_db = world / "data" / "seed.db"
     with Backend(world, spec, work) as backend:
-        options_cache: dict[tuple[str, str, str], list[int]] = {}
-
-        def options(user: str, workflow: str, param: str) -> list[int]:
-            key = (user, workflow, param)
-            if key not in options_cache:
-                options_cache[key] = backend.options(copy_db(seed_db, work / "options.db"), user, workflow, param)
-            return options_cache[key]
-
-        proposer = Proposer(spec, seed_db, options)
-        drafts = proposer.propose(Plan.for_total(total))
-        say(f"proposer: {len(drafts)} drafts ({_mix(drafts)})")
-        attempts = [Attempt(d) for d in drafts]
-        runner = GateRunner(spec, backend, seed_db, work)
-        rounds = 0
-        pending = attempts
-        while pending and rounds <= MAX_ROUNDS:
-            _prepare(pending, backend, seed_db, work)
-            _rewards(pending, world, work, policy, rounds)
-            for a in pending:
-                if a.failure is None:
-                    _gate(a, runner)
-            failed = [a for a in pending if a.failure is not None]
-            say(f"gates: round {rounds}: {len(pending) - len(failed)}/{len(pending)} drafts pass")
-            if not failed or rounds == MAX_ROUNDS:
-                break
-            rounds += 1
-            pending = [a for a in failed if _repair(a, proposer, spec)]
-        if ui:
-            _ui_gate([a for a in attempts if a.failure is None], world, spec, work, workers, say)
-        runner.close()
-        unusable = proposer.unusable_intents()
-        skipped = proposer.skipped
+        proposer = Proposer(spec, seed_db, _options(backend, seed_db, work))
+        drafts = proposer.propose(Plan.for_total(state.get("total", 190)))
+        (work / "proposer.json").write_text(json.dumps(
+            {"unusable_intent_phrasings": proposer.unusable_intents(),
+             "skipped": sorted(Counter(s.split(":")[0] for s in proposer.skipped).items())}, sort_keys=True))
         proposer.close()
-    result = _write(world, spec, attempts, rounds, time.monotonic() - started, unusable, skipped, ui)
-    shutil.rmtree(work, ignore_errors=True)
-    say(result.summary())
-    return result
+    _say(f"proposer: {len(drafts)} drafts ({_mix(drafts)})")
+    attempts = [Attempt(d) for d in drafts]
+    _save(state, attempts)
+    return {"round": 0, "pending": [d.key for d in drafts], "failed": [], "started": time.time()}
+
+
+def setup_node(state: TaskState) -> dict[str, Any]:
+    """setup-gen: each pending draft's initial state (a replayed patch) and golden state."""
+    world = Path(state["world"])
+    attempts = _load(state)
+    pending = set(state["pending"])
+    with Backend(world, _spec(state), _work(state)) as backend:
+        _prepare([a for a in attempts if a.draft.key in pending], backend, world / "data" / "seed.db", _work(state))
+    _save(state, attempts)
+    return {}
+
+
+def reward_node(state: TaskState) -> dict[str, Any]:
+    """reward-gen, in its sandboxed process, for every pending draft whose setup stands."""
+    attempts = _load(state)
+    pending = set(state["pending"])
+    _rewards([a for a in attempts if a.draft.key in pending], Path(state["world"]), _work(state),
+             state.get("policy", DEFAULT_POLICY), state.get("round", 0))
+    _save(state, attempts)
+    return {}
+
+
+def gate_node(state: TaskState) -> dict[str, Any]:
+    """The executed gates (all but the UI one) for every pending draft."""
+    world = Path(state["world"])
+    attempts = _load(state)
+    pending = [a for a in attempts if a.draft.key in set(state["pending"])]
+    spec = _spec(state)
+    with Backend(world, spec, _work(state)) as backend:
+        runner = GateRunner(spec, backend, world / "data" / "seed.db", _work(state))
+        for a in pending:
+            if a.failure is None:
+                _gate(a, runner)
+        runner.close()
+    failed = [a.draft.key for a in pending if a.failure is not None]
+    _say(f"gates: round {state.get('round', 0)}: {len(pending) - len(failed)}/{len(pending)} drafts pass")
+    _save(state, attempts)
+    return {"failed": failed}
+
+
+def route_after_gates(state: TaskState) -> str:
+    """Repair while something failed and the round budget lasts; then the UI gate."""
+    return "repair" if state.get("failed") and state.get("round", 0) < MAX_ROUNDS else "ui"
+
+
+def repair_node(state: TaskState) -> dict[str, Any]:
+    """Repair each failed draft for its layer; the repaired ones run every gate again."""
+    world = Path(state["world"])
+    spec = _spec(state)
+    attempts = _load(state)
+    failed = set(state.get("failed", []))
+    round_no = state.get("round", 0) + 1
+    proposer = Proposer(spec, world / "data" / "seed.db")
+    repaired = []
+    for a in attempts:
+        if a.draft.key in failed:
+            # Seeded per draft and round: a resumed run regenerates exactly the same drafts.
+            proposer.rng.seed(f"{spec.random_seed}:repair:{a.draft.key}:{round_no}")
+            if _repair(a, proposer, spec):
+                repaired.append(a.draft.key)
+    proposer.close()
+    _say(f"repair: round {round_no}: {len(repaired)} of {len(failed)} failed drafts repaired")
+    _save(state, attempts)
+    return {"round": round_no, "pending": repaired, "failed": []}
+
+
+def route_after_repair(state: TaskState) -> str:
+    return "setup" if state.get("pending") else "ui"
+
+
+def ui_node(state: TaskState) -> dict[str, Any]:
+    """UI feasibility for every draft that passed the other gates."""
+    attempts = _load(state)
+    if state.get("ui", True):
+        world = Path(state["world"])
+        _ui_gate([a for a in attempts if a.failure is None], world, _spec(state), _work(state),
+                 state.get("workers", 2), _say)
+    _save(state, attempts)
+    return {}
+
+
+def write_node(state: TaskState) -> dict[str, Any]:
+    """Write `tasks/`, the manifest and the summary line; commit."""
+    world = Path(state["world"])
+    attempts = _load(state)
+    meta = json.loads((_work(state) / "proposer.json").read_text())
+    result = _write(world, _spec(state), attempts, state.get("round", 0),
+                    time.time() - state.get("started", time.time()), meta, state.get("ui", True))
+    shutil.rmtree(_work(state), ignore_errors=True)
+    _say(result.summary())
+    return {"status": result.summary()}
+
+
+def run_stage_two(world: Path, total: int = 190, ui: bool = True, workers: int = 2,
+                  policy: str = DEFAULT_POLICY, say: Progress | None = None, fresh: bool = True) -> StageTwoResult:
+    """Grow and gate the task corpus of a built, proven world; write `tasks/` (through the
+    stage-two graph, checkpointed beside the worlds so an interrupted run resumes)."""
+    from factory.graph import run_graph_stage_two
+
+    if say is not None:
+        set_reporter(say)
+    world = world.resolve()
+    start: TaskState = {"world": str(world), "total": total, "ui": ui, "workers": workers, "policy": policy}
+    run_graph_stage_two(start, fresh=fresh)
+    return read_result(world)
+
+
+def read_result(world: Path) -> StageTwoResult:
+    report = json.loads((world / "tasks" / "report.json").read_text())
+    manifest = read_manifest(world / "manifest.json")
+    return StageTwoResult(report["drafted"], report["accepted"], report["by_type"], report["rounds"],
+                          report["seconds"], dict(manifest.gates))
 
 
 def _mix(drafts: list[Draft]) -> str:
@@ -164,7 +327,7 @@ def _rewards(attempts: list[Attempt], world: Path, work: Path, policy: str, roun
             continue
         r = results[a.draft.key]
         if r["ok"]:
-            if a.reward is not None and weakens(a.reward, r["reward"]):
+            if a.previous_reward is not None and weakens(a.previous_reward, r["reward"]):
                 a.failure = triage("weakening", "the regenerated reward asks for less; refused")
             else:
                 a.reward = r["reward"]
@@ -196,7 +359,13 @@ def _repair(a: Attempt, proposer: Proposer, spec: Spec) -> bool:
             d.form = "generic"
             a.repairs.append(f"rephrased ({a.failure.kind}): {a.failure.message[:120]}")
             return True
+    if layer == "reward" and a.previous_reward is None and a.reward is not None:
+        # Regenerate the reward (setup and golden state stay); one that asks for less is refused.
+        a.previous_reward = a.reward
+        a.repairs.append(f"regenerated the reward ({a.failure.kind}): {a.failure.message[:120]}")
+        return True
     if layer in ("task", "setup"):
+        a.previous_reward = None
         fresh = _regenerate(proposer, d)
         if fresh is not None:
             a.repairs.append(f"regenerated the draft ({a.failure.kind}): {a.failure.message[:120]}")
@@ -262,7 +431,7 @@ def _ui_gate(attempts: list[Attempt], world: Path, spec: Spec, work: Path, worke
 # ---------------------------------------------------------------- output ----------------------
 
 def _write(world: Path, spec: Spec, attempts: list[Attempt], rounds: int, seconds: float,
-           unusable: list[str], skipped: list[str], ui: bool) -> StageTwoResult:
+           meta: dict[str, Any], ui: bool) -> StageTwoResult:
     out = world / "tasks"
     out.mkdir(exist_ok=True)
     accepted = [a for a in attempts if a.failure is None]
@@ -285,8 +454,8 @@ def _write(world: Path, spec: Spec, attempts: list[Attempt], rounds: int, second
                       for a in attempts if a.failure is not None],
         "world_defects": [{"id": a.draft.key, "reason": a.failure.message}
                           for a in attempts if a.failure is not None and a.failure.layer == "world"],
-        "unusable_intent_phrasings": unusable,
-        "proposer_skipped": sorted(Counter(s.split(":")[0] for s in skipped).items()),
+        "unusable_intent_phrasings": meta["unusable_intent_phrasings"],
+        "proposer_skipped": meta["skipped"],
     }
     (out / "report.json").write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
     manifest = read_manifest(world / "manifest.json")

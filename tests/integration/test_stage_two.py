@@ -191,3 +191,49 @@ def test_ambiguous_instruction_is_repaired_or_discarded(parts, mock_world: Path,
     else:
         assert attempt.failure is not None  # discarded, with its reason kept
     assert RefText  # the repaired text names rows by label, never by id
+
+
+def test_interrupted_stage_two_resumes_and_gives_the_same_corpus(
+        mock_world: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run stopped inside the gates resumes from its checkpoint and writes byte-identical
+    tasks to an uninterrupted run (same seed, same corpus)."""
+    from factory.tasks import stage
+
+    straight = tmp_path / "a" / "mock"
+    shutil.copytree(mock_world, straight)
+    run_stage_two(straight, total=12, ui=False)
+
+    resumed = tmp_path / "b" / "mock"
+    shutil.copytree(mock_world, resumed)
+    real_gate = stage.gate_node
+
+    def crash(state: Any) -> Any:
+        raise RuntimeError("power cut during the gates")
+
+    monkeypatch.setattr(stage, "gate_node", crash)
+    with pytest.raises(RuntimeError, match="power cut"):
+        run_stage_two(resumed, total=12, ui=False)
+    assert not (resumed / "tasks" / "tasks.jsonl").exists()
+    monkeypatch.setattr(stage, "gate_node", real_gate)
+    result = run_stage_two(resumed, total=12, ui=False, fresh=False)
+    assert result.accepted > 0
+    assert (resumed / "tasks" / "tasks.jsonl").read_bytes() == (straight / "tasks" / "tasks.jsonl").read_bytes()
+
+
+def test_cli_tasks_reruns_stage_two_and_reports_a_summary_line(mock_world: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    world = tmp_path / "mock"
+    shutil.copytree(mock_world, world)
+    repo = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-m", "factory", "tasks", str(world), "--no-ui", "--tasks", "8"],
+                          cwd=repo, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    manifest = json.loads((world / "manifest.json").read_text())
+    line = f"tasks: {manifest['tasks']['accepted']}/{manifest['tasks']['drafted']} accepted"
+    assert line in done.stderr
+    assert "tasks" in manifest["stages"] and manifest["gates"]["golden_passed"] == manifest["tasks"]["accepted"]
+    missing = subprocess.run([sys.executable, "-m", "factory", "tasks", str(tmp_path / "nope")],
+                             cwd=repo, capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and "nope" in missing.stderr

@@ -28,3 +28,32 @@ def test_loop_stops_at_target_budget_or_no_progress() -> None:
     assert route_after_verify({"history": history, "round": 3, "target": 0.95, "max_rounds": 3}) == "done"
     assert route_after_verify({"history": history, "round": 1, "target": 0.95, "max_rounds": 3, "progress_made": False}) == "done"
     assert route_after_verify({"history": history, "round": 1, "target": 0.95, "max_rounds": 3, "progress_made": True}) == "triage"
+
+
+def test_stage_two_topology() -> None:
+    from factory.graph import stage_two_graph
+
+    graph = stage_two_graph().compile().get_graph()
+    edges = sorted((e.source, e.target, bool(e.conditional)) for e in graph.edges)
+    assert edges == [
+        ("__start__", "propose", False),
+        ("gates", "repair", True),
+        ("gates", "ui", True),
+        ("propose", "setup", False),
+        ("repair", "setup", True),
+        ("repair", "ui", True),
+        ("reward", "gates", False),
+        ("setup", "reward", False),
+        ("ui", "write", False),
+        ("write", "__end__", False),
+    ]
+
+
+def test_stage_two_repairs_within_budget_then_goes_to_the_ui_gate() -> None:
+    from factory.tasks.stage import MAX_ROUNDS, route_after_gates, route_after_repair
+
+    assert route_after_gates({"failed": ["t1"], "round": 0}) == "repair"
+    assert route_after_gates({"failed": ["t1"], "round": MAX_ROUNDS}) == "ui"
+    assert route_after_gates({"failed": [], "round": 0}) == "ui"
+    assert route_after_repair({"pending": ["t1"]}) == "setup"
+    assert route_after_repair({"pending": []}) == "ui"
