@@ -34,6 +34,7 @@ from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
 from factory.tasks.rows import date_text, enum_text, money_text
 
 DIRECTIONS = {"highest": "max", "lowest": "min", "latest": "max", "earliest": "min"}
+ONLY = "only"  # RefText.by for "my profile": the acting user's one and only row of the entity
 
 
 class ParseError(TaskError):
@@ -91,7 +92,7 @@ class Ask:
 def param_text(param: ParamSpec, value: Any) -> str:
     """How an instruction writes an API-level value of `param` (references are RefTexts)."""
     if isinstance(value, RefText):
-        return f'"{value.text}"'
+        return value.text if value.by == ONLY else f'"{value.text}"'
     kind = param.type
     if kind == "money":
         return money_text(int(value))
@@ -257,7 +258,8 @@ def render_step(spec: Spec, step: AskStep, variant: int) -> str:
     if variant % 3 == 1:
         return f"Please {_lc(workflow.label)}: {args}."
     if variant % 3 == 2:
-        return f"I need to {_lc(workflow.label)} {'' if args.startswith(chr(34)) else 'with '}{args}."
+        bare = args.startswith(chr(34)) or args.lower().startswith("my ")
+        return f"I need to {_lc(workflow.label)} {'' if bare else 'with '}{args}."
     return f"{workflow.label}: {args}."
 
 
@@ -345,16 +347,36 @@ def _requote(_text: str, value: str) -> str:
     return value
 
 
-def parse_args(workflow: WorkflowSpec, text: str | None) -> dict[str, Any]:
-    """`<param label> <value>; …` → param name → RefText (references) or value text."""
+def my_only(entity: EntitySpec) -> str:
+    """How an instruction names the acting user's single row of an entity: `my profile`."""
+    return f"my {entity.label.lower()}"
+
+
+def _mine(labels: dict[str, str], p: ParamSpec | None, text: str, pos: int) -> str | None:
+    if p is None or p.ref is None or p.ref not in labels:
+        return None
+    phrase = labels[p.ref]
+    return text[pos:pos + len(phrase)] if text.lower().startswith(phrase, pos) else None
+
+
+def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str, str] | None = None
+               ) -> dict[str, Any]:
+    """`<param label> <value>; …` → param name → RefText (references) or value text.
+    `spec_of_refs` maps entity names to their `my <entity>` phrase."""
+    spec_of_refs = spec_of_refs or {}
     if not text:
         return {}
     params = sorted(workflow.params, key=lambda p: -len(p.label))
     args: dict[str, Any] = {}
     pos = 0
-    if text.startswith('"') and workflow.subject:
-        value, pos = scan_value("string", text, 0)
-        args[workflow.subject] = RefText(value)
+    subject = next((p for p in workflow.params if p.name == workflow.subject), None)
+    mine = _mine(spec_of_refs, subject, text, 0) if subject is not None else None
+    if subject is not None and (text.startswith('"') or mine):
+        if mine:
+            args[subject.name], pos = RefText(mine, ONLY), len(mine)
+        else:
+            value, pos = scan_value("string", text, 0)
+            args[subject.name] = RefText(value)
         if pos == len(text):
             return args
         if not text.startswith("; ", pos):
@@ -365,16 +387,24 @@ def parse_args(workflow: WorkflowSpec, text: str | None) -> dict[str, Any]:
         if p is None:
             raise ParseError(f"unknown argument at {text[pos:pos + 40]!r} ({workflow.label})")
         pos += len(p.label) + 1
-        quoted = text.startswith('"', pos)
-        value, pos = scan_value(p.type if not quoted else "string", text, pos)
         if p.name in args:
             raise ParseError(f"argument {p.label!r} is given twice")
-        args[p.name] = RefText(value) if p.type == "reference" else value
+        mine = _mine(spec_of_refs, p, text, pos)
+        if mine:
+            args[p.name], pos = RefText(mine, ONLY), pos + len(mine)
+        else:
+            quoted = text.startswith('"', pos)
+            value, pos = scan_value(p.type if not quoted else "string", text, pos)
+            args[p.name] = RefText(value) if p.type == "reference" else value
         if pos == len(text):
             return args
         if not text.startswith("; ", pos):
             raise ParseError(f"expected '; ' between arguments at {text[pos:pos + 30]!r}")
         pos += 2
+
+
+def _my_phrases(spec: Spec) -> dict[str, str]:
+    return {e.name: my_only(e) for e in spec.entities if e.visibility != "public" and e.owner_fields}
 
 
 def _workflow_by(spec: Spec, label: str) -> WorkflowSpec:
@@ -395,7 +425,7 @@ def parse_step(spec: Spec, text: str) -> AskStep:
                       and p.name == (workflow.subject or p.name)), None)
         if param is None:
             raise ParseError(f"{workflow.label!r} takes no {ent.label}")
-        return AskStep(workflow.name, parse_args(workflow, m["args"]), (param, q))
+        return AskStep(workflow.name, parse_args(workflow, m["args"], _my_phrases(spec)), (param, q))
     # Workflow labels are matched whole, longest first ("Move note" before "Move").
     workflows = sorted((w for w in spec.workflows if not w.system), key=lambda w: -len(w.label))
     lowered = text.lower()
@@ -406,8 +436,8 @@ def parse_step(spec: Spec, text: str) -> AskStep:
                 continue
             rest = text[len(head):-1]
             for sep in _STEP_SEPARATORS:
-                if rest.startswith(sep) and (sep != " " or rest[1:2] == '"'):
-                    return AskStep(workflow.name, parse_args(workflow, rest[len(sep):]))
+                if rest.startswith(sep) and (sep != " " or rest[1:2] == '"' or rest[1:4].lower() == "my "):
+                    return AskStep(workflow.name, parse_args(workflow, rest[len(sep):], _my_phrases(spec)))
     raise ParseError(f"no workflow phrasing matches {text[:60]!r}")
 
 

@@ -31,6 +31,7 @@ from factory.errors import FactoryError
 from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, Spec, WorkflowSpec
 from factory.tasks.effects import Step, predict
 from factory.tasks.phrasing import (
+    ONLY,
     Ask,
     AskStep,
     Cond,
@@ -40,6 +41,7 @@ from factory.tasks.phrasing import (
     RefText,
     field_value_text,
     intent_forms,
+    my_only,
     param_text,
     parse,
     render,
@@ -114,6 +116,7 @@ class Proposer:
         self.users = [u for u in spec.users if u.password]
         self.forms = intent_forms(spec)
         self.skipped: list[str] = []  # why candidates were passed over (for the report)
+        self._existing_cache: dict[str, list[str]] = {}
         self._keys: dict[str, int] = {}
 
     def close(self) -> None:
@@ -432,10 +435,25 @@ class Proposer:
             return self.fake.email()
         return self._text(p)
 
+    def _existing(self, p: ParamSpec) -> list[str]:
+        """Values the world already holds in fields named like the parameter (a wishlist's name,
+        a category): what a user of this world would type."""
+        if p.name not in self._existing_cache:
+            values: set[str] = set()
+            for ent in self.spec.entities:
+                for f in ent.fields:
+                    if f.name == p.name and f.type in ("string", "text"):
+                        values |= {str(r[f.column]) for r in self.world.rows(ent.name) if r.get(f.column)}
+            self._existing_cache[p.name] = sorted(v for v in values if '"' not in v and ";" not in v)
+        return self._existing_cache[p.name]
+
     def _text(self, p: ParamSpec) -> str:
         name = p.name.lower()
         fake = self.fake
-        if "phone" in name:
+        existing = self._existing(p)
+        if existing and self.rng.random() < 0.6:
+            value = self.rng.choice(existing)
+        elif "phone" in name:
             value = fake.numerify("(###) 555-0###")
         elif "postal" in name or "zip" in name:
             value = fake.postcode()
@@ -452,7 +470,7 @@ class Proposer:
         elif p.type == "text":
             value = fake.sentence(nb_words=8).rstrip(".")
         else:
-            value = fake.sentence(nb_words=3).rstrip(".")
+            value = fake.catch_phrase()
         limit = p.max_length or 60
         return value.replace('"', "").replace(";", ",")[:limit].strip()
 
@@ -497,6 +515,11 @@ class Proposer:
             value = step.params[p.name]
             if p.ref:
                 row = self.world.row(p.ref, value)
+                ent = self.spec.entity(p.ref)
+                if (row is not None and ent.visibility != "public" and ent.owner_fields
+                        and [r["id"] for r in self._visible(p.ref, user.id)] == [value]):
+                    args[p.name] = RefText(my_only(ent), ONLY)  # the user's only one: "my profile"
+                    continue
                 if row is None or not self._unique_label(p.ref, row, user.id):
                     return None
                 args[p.name] = RefText(self._label(p.ref, row))
@@ -572,6 +595,8 @@ class Proposer:
         f = self.rng.choice(ordered)
         conds, caps = self._conds(ent, anchor, user, want_range=False)
         q = Question(self.rng.choice(["max", "min"]), ent.name, f.name, conds=conds[:1])
+        if len(select(self.world, q, user.id)) < 2:
+            return None  # "find the one with the highest …" among one row finds nothing
         try:
             target = extreme(self.world, q, user.id)
         except (AmbiguousError, UnresolvedError):

@@ -13,7 +13,7 @@ from typing import Any
 
 from factory.errors import TaskError
 from factory.tasks.effects import Step
-from factory.tasks.phrasing import Ask, Cond, Question, RefText, parse_scalar
+from factory.tasks.phrasing import ONLY, Ask, Cond, Question, RefText, my_only, parse_scalar
 from factory.tasks.rows import Row, World, enum_text
 
 
@@ -33,6 +33,8 @@ def find_rows(world: World, entity: str, user_id: int, ref: RefText) -> list[Row
     """Visible rows of `entity` that `ref` names (by label, or by the field it names)."""
     rows = world.visible(entity, user_id)
     want = _norm(ref.text)
+    if ref.by == ONLY:  # "my profile": every row the user sees (exactly one, or it is ambiguous)
+        return list(rows) if want == _norm(my_only(world.entity(entity))) else []
     if ref.by is None:
         return [r for r in rows if _norm(world.label(entity, r)) == want]
     f = world.field(entity, ref.by)

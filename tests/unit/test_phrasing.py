@@ -109,3 +109,16 @@ def test_a_total_is_not_mistaken_for_a_lookup(spec: Spec) -> None:
     text = render(spec, Ask("read", question=q), 0)
     assert text == 'What is the total priority of my notes with status "active"?'
     assert parse(spec, text).question == q
+
+
+def test_a_users_only_row_is_named_my_entity(spec: Spec) -> None:
+    from factory.tasks.phrasing import ONLY
+
+    step = AskStep("write_note", {"notebook": RefText("my notebook", ONLY), "title": "Plan"})
+    text = render(spec, Ask("write", steps=(step,)), 0)
+    assert text == 'Write a note: notebook my notebook; title "Plan".'
+    assert parse(spec, text).steps[0].args["notebook"] == RefText("my notebook", ONLY)
+    subject = AskStep("archive_note", {"note": RefText("my note", ONLY)})
+    for variant in range(3):
+        text = render(spec, Ask("write", steps=(subject,)), variant)
+        assert parse(spec, text).steps[0] == subject, text
