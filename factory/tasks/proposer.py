@@ -54,6 +54,7 @@ from factory.tasks.resolve import (
     answer,
     extreme,
     find_rows,
+    select,
 )
 from factory.tasks.rows import Row, World
 

@@ -13,7 +13,15 @@ from typing import Any
 
 from factory.errors import TaskError
 from factory.tasks.effects import Step
-from factory.tasks.phrasing import ONLY, Ask, Cond, Question, RefText, my_only, parse_scalar
+from factory.tasks.phrasing import (
+    ONLY,
+    Ask,
+    Cond,
+    Question,
+    RefText,
+    my_only,
+    parse_scalar,
+)
 from factory.tasks.rows import Row, World, enum_text
 
 

@@ -21,12 +21,13 @@ function SortHeader({ header, sortKey, sort, onSort }) {
   );
 }
 
-export function DataTable({ entity, rows, sort, onSort }) {
+/** `busy`: a newer page is loading, so the rows shown are the previous answer's. */
+export function DataTable({ entity, rows, busy = false, sort, onSort }) {
   const fields = Object.fromEntries(entity.fields.map((field) => [field.name, field]));
   const { label, columns } = entity.table;
   return (
     <div className="table-wrap">
-      <table className="table" data-testid={`list-${entity.name}`}>
+      <table className="table" data-testid={`list-${entity.name}`} aria-busy={busy}>
         <thead>
           <tr>
             <SortHeader header={label.header} sortKey={label.sortKey} sort={sort} onSort={onSort} />

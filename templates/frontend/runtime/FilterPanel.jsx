@@ -3,21 +3,42 @@
  * parameters into the page URL; a nested filter loads its options narrowed by its parent's
  * value and is cleared (with its own children) whenever the parent changes.
  */
-import { useEffect, useId, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import { api, withQuery } from "./api.js";
 import { centsToMajor, humanize, majorToCents } from "./format.js";
 
-/** Text-like inputs commit after a pause so typing "150" does not fetch three times. */
+/**
+ * Text-like inputs commit after a pause so typing "150" does not fetch three times. Returns
+ * `[text, setText, flush]`: `flush(value)` commits at once (Enter) and drops the pending pause,
+ * which would otherwise commit the same text again later. A pause that does run out calls the
+ * latest `commit`, never the one of the render that started it.
+ */
 export function useDebounced(external, commit, delay = 350) {
   const [text, setText] = useState(external);
+  const timer = useRef(null);
+  const latest = useRef(commit);
+  useEffect(() => {
+    latest.current = commit;
+  });
+  const cancel = () => {
+    clearTimeout(timer.current);
+    timer.current = null;
+  };
   useEffect(() => setText(external), [external]);
   useEffect(() => {
     if (text === external) return undefined;
-    const timer = setTimeout(() => commit(text), delay);
-    return () => clearTimeout(timer);
+    timer.current = setTimeout(() => {
+      timer.current = null;
+      latest.current(text);
+    }, delay);
+    return cancel;
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [text]);
-  return [text, setText];
+  const flush = (value = text) => {
+    cancel();
+    latest.current(value);
+  };
+  return [text, setText, flush];
 }
 
 function testId(entity, filter, suffix = "") {
@@ -72,7 +93,7 @@ function OptionsSelect({ entity, filter, query, change, id }) {
 function BoundInput({ type, value, onCommit, label, testid, money }) {
   const shown = money ? centsToMajor(value) : value;
   const commit = (text) => onCommit(money ? majorToCents(text) ?? "" : text);
-  const [text, setText] = useDebounced(shown, commit);
+  const [text, setText, flush] = useDebounced(shown, commit);
   return (
     <input type={type} className="input" aria-label={label} data-testid={testid}
       placeholder={type === "number" ? label.split(" ")[0] : undefined}
@@ -80,9 +101,9 @@ function BoundInput({ type, value, onCommit, label, testid, money }) {
       onChange={(e) => {
         setText(e.target.value);
         // A date input only fires with a complete date, so it can commit at once.
-        if (type === "date") commit(e.target.value);
+        if (type === "date") flush(e.target.value);
       }}
-      onKeyDown={(e) => e.key === "Enter" && type !== "date" && commit(text)} />
+      onKeyDown={(e) => e.key === "Enter" && type !== "date" && flush()} />
   );
 }
 

@@ -15,7 +15,7 @@ function listKeys(entity) {
 }
 
 function SearchBox({ entity, value, onSearch }) {
-  const [text, setText] = useDebounced(value, onSearch, 300);
+  const [text, setText, flush] = useDebounced(value, onSearch, 300);
   return (
     <div className="search">
       <span className="search-icon" aria-hidden="true">
@@ -26,7 +26,7 @@ function SearchBox({ entity, value, onSearch }) {
       </span>
       <input type="search" className="input" data-testid={`search-${entity.name}`} value={text}
         placeholder={`Search ${entity.plural.toLowerCase()}…`} aria-label={`Search ${entity.plural.toLowerCase()}`}
-        onChange={(e) => setText(e.target.value)} onKeyDown={(e) => e.key === "Enter" && onSearch(text)} />
+        onChange={(e) => setText(e.target.value)} onKeyDown={(e) => e.key === "Enter" && flush()} />
     </div>
   );
 }
@@ -37,10 +37,14 @@ export function ListPage({ entity }) {
   const [error, setError] = useState(null);
   const [creating, setCreating] = useState(false);
   const [reloads, setReloads] = useState(0);
+  // Which request the shown data answers: the list is busy until the current one has settled.
+  const [settled, setSettled] = useState(null);
 
   const params = Object.fromEntries(listKeys(entity).map((key) => [key, query.get(key) ?? ""]));
   const page = Math.max(1, Number(params.page) || 1);
   const url = withQuery(entity.api, { ...params, page_size: entity.pageSize });
+  const request = `${reloads} ${url}`;
+  const busy = settled !== request;
 
   useEffect(() => {
     let live = true;
@@ -49,16 +53,26 @@ export function ListPage({ entity }) {
         if (!live) return;
         setData(result);
         setError(null);
+        setSettled(request);
       })
-      .catch((err) => live && setError(err.detail));
+      .catch((err) => {
+        if (!live) return;
+        setError(err.detail);
+        setSettled(request);
+      });
     return () => {
       live = false;
     };
   }, [url, reloads]);
 
-  /** Writes changes into the URL; anything but a page change starts again at page 1. */
+  /**
+   * Writes changes into the URL; anything but a page change starts again at page 1. Reads the
+   * URL when called, not this render's copy: a debounced input may call it after other filters
+   * changed, and must not put back the query they replaced.
+   */
   const update = (changes) => {
-    const next = new URLSearchParams(query);
+    if (window.location.pathname !== pathname) return; // the page was left meanwhile
+    const next = new URLSearchParams(window.location.search);
     for (const [key, value] of Object.entries(changes)) {
       if (value === "" || value === null || value === undefined) next.delete(key);
       else next.set(key, String(value));
@@ -97,7 +111,7 @@ export function ListPage({ entity }) {
             else setReloads((n) => n + 1);
           }} />
       )}
-      {!creating && <div className="card list-card">
+      {!creating && <div className="card list-card" aria-busy={busy}>
         <div className="list-toolbar">
           {entity.search && <SearchBox entity={entity} value={params.q} onSearch={(q) => update({ q })} />}
         </div>
@@ -107,7 +121,8 @@ export function ListPage({ entity }) {
         {error && <div className="empty error-text" role="alert">Could not load {entity.plural.toLowerCase()}: {error}</div>}
         {!error && !data && <div className="empty muted">Loading…</div>}
         {!error && data && (
-          <DataTable entity={entity} rows={rows} sort={params.sort || entity.defaultSort} onSort={(sort) => update({ sort })} />
+          <DataTable entity={entity} rows={rows} busy={busy} sort={params.sort || entity.defaultSort}
+            onSort={(sort) => update({ sort })} />
         )}
         {!error && data && (
           <Pagination page={data.page ?? page} pageSize={data.page_size ?? entity.pageSize} total={data.total}
