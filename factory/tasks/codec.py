@@ -26,14 +26,14 @@ def question_json(q: Question | None) -> dict[str, Any] | None:
     if q is None:
         return None
     return {"op": q.op, "entity": q.entity, "field": q.field, "target": _ref(q.target),
-            "conds": [[c.field, c.value, c.upper] for c in q.conds]}
+            "conds": [[c.field, c.value, c.upper] for c in q.conds], "tie": q.tie}
 
 
 def question_of(data: dict[str, Any] | None) -> Question | None:
     if data is None:
         return None
     return Question(data["op"], data["entity"], data["field"], _unref(data["target"]),
-                    tuple(Cond(f, v, u) for f, v, u in data["conds"]))
+                    tuple(Cond(f, v, u) for f, v, u in data["conds"]), data.get("tie", False))
 
 
 def _arg(value: Any) -> Any:

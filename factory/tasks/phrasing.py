@@ -34,6 +34,7 @@ from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
 from factory.tasks.rows import date_text, enum_text, money_text
 
 DIRECTIONS = {"highest": "max", "lowest": "min", "latest": "max", "earliest": "min"}
+TIE_BREAK = " If several tie, name the one that comes first alphabetically."
 ONLY = "only"  # RefText.by for "my profile": the acting user's one and only row of the entity
 
 
@@ -67,6 +68,7 @@ class Question:
     field: str | None = None
     target: RefText | None = None
     conds: tuple[Cond, ...] = ()
+    tie: bool = False  # superlatives: a tie goes to the first label alphabetically (said so)
 
 
 @dataclass(frozen=True)
@@ -239,7 +241,8 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
     assert q.field is not None
     f = _lc(next(x for x in ent.fields if x.name == q.field).label)
     which = f" with {conds}" if conds else ""
-    return f"Which of {scope} {plural}{which} has the {_word(spec, q.entity, q.field, q.op)} {f}?"
+    tie = TIE_BREAK if q.tie else ""
+    return f"Which of {scope} {plural}{which} has the {_word(spec, q.entity, q.field, q.op)} {f}?{tie}"
 
 
 def render_step(spec: Spec, step: AskStep, variant: int) -> str:
@@ -282,7 +285,8 @@ _Q_PATTERNS = [
     ("count", re.compile(r"^Count (?:my|the) (?P<plural>.+?) with (?P<conds>.+)\.$")),
     ("sum", re.compile(r"^What is the total (?P<field>.+?) of (?:my|the) (?P<plural>.+?)(?: with (?P<conds>.+))?\?$")),
     ("arg", re.compile(r"^Which of (?:my|the) (?P<plural>.+?)(?: with (?P<conds>.+?))? has the "
-                       r"(?P<dir>highest|lowest|latest|earliest) (?P<field>.+?)\?$")),
+                       r"(?P<dir>highest|lowest|latest|earliest) (?P<field>.+?)\?"
+                       r"(?P<tie> If several tie, name the one that comes first alphabetically\.)?$")),
 ]
 _PICK = re.compile(r'^Find (?:my|the) (?P<entity>.+?)(?: with (?P<conds>.+?))? that has the '
                    r'(?P<dir>highest|lowest|latest|earliest) (?P<field>.+?), and use "(?P<wf>[^"]+)" '
@@ -469,7 +473,8 @@ def _question(spec: Spec, op: str, m: re.Match[str]) -> Question:
         return Question("count", ent.name, conds=conds)
     if op == "sum":
         return Question("sum", ent.name, _field_by(ent, m["field"]), conds=conds)
-    return Question(DIRECTIONS[m["dir"]], ent.name, _field_by(ent, m["field"]), conds=conds)
+    return Question(DIRECTIONS[m["dir"]], ent.name, _field_by(ent, m["field"]), conds=conds,
+                    tie=bool(m["tie"]))
 
 
 def parse(spec: Spec, text: str) -> Ask:

@@ -254,7 +254,7 @@ class Proposer:
         if not ordered:
             return None
         f = self.rng.choice(ordered)
-        q = Question(self.rng.choice(["max", "min"]), ent.name, f.name, conds=conds[:1])
+        q = Question(self.rng.choice(["max", "min"]), ent.name, f.name, conds=conds[:1], tie=True)
         return self._ask_read(q, user, "superlative", caps)
 
     def _intent_read(self, form: IntentForm, ent: EntitySpec, row: Row, user: Any) -> Draft | None:

@@ -114,6 +114,8 @@ def extreme(world: World, q: Question, user_id: int) -> Row:
         raise UnresolvedError(f"no {world.entity(q.entity).plural.lower()} meet the conditions")
     best = max(r[column] for r in rows) if q.op == "max" else min(r[column] for r in rows)
     top = [r for r in rows if r[column] == best]
+    if len(top) > 1 and q.tie:  # the instruction said how to break it
+        return min(top, key=lambda r: (_norm(world.label(q.entity, r)), r["id"]))
     if len(top) > 1:
         raise AmbiguousError(f"{len(top)} {world.entity(q.entity).plural.lower()} tie for the "
                              f"{'highest' if q.op == 'max' else 'lowest'} {q.field}")

@@ -37,6 +37,7 @@ QUESTIONS = [
     Question("count", "note", conds=(Cond("updated_on", "May 1, 2026", "June 3, 2026"),)),
     Question("max", "note", "priority", conds=(Cond("status", '"active"'),)),
     Question("min", "note", "updated_on"),
+    Question("max", "note", "priority", tie=True),
 ]
 
 
@@ -122,3 +123,27 @@ def test_a_users_only_row_is_named_my_entity(spec: Spec) -> None:
     for variant in range(3):
         text = render(spec, Ask("write", steps=(subject,)), variant)
         assert parse(spec, text).steps[0] == subject, text
+
+
+def test_superlatives_say_how_a_tie_is_broken(spec: Spec, tmp_path: Path) -> None:
+    import sqlite3
+
+    from factory.tasks.resolve import AmbiguousError, answer
+    from factory.tasks.rows import World
+
+    q = Question("max", "note", "priority", tie=True)
+    text = render(spec, Ask("read", question=q), 0)
+    assert text.endswith("If several tie, name the one that comes first alphabetically.")
+    db = tmp_path / "t.db"
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE note (id INTEGER PRIMARY KEY, owner_id INT, notebook_id INT, title TEXT, "
+                 "body TEXT, status TEXT, pinned INT, priority INT, updated_on TEXT)")
+    conn.executemany("INSERT INTO note VALUES (?, 1, 1, ?, '', 'active', 0, ?, '2026-06-01')",
+                     [(1, "Zebra", 5), (2, "apple", 5), (3, "Mango", 2)])
+    conn.commit()
+    conn.close()
+    world = World.open(spec, db)
+    assert answer(world, q, 1).value == "apple"
+    with pytest.raises(AmbiguousError):
+        answer(world, Question("max", "note", "priority"), 1)
+    world.close()
