@@ -237,3 +237,37 @@ def test_cli_tasks_reruns_stage_two_and_reports_a_summary_line(mock_world: Path,
     missing = subprocess.run([sys.executable, "-m", "factory", "tasks", str(tmp_path / "nope")],
                              cwd=repo, capture_output=True, text=True, timeout=60)
     assert missing.returncode == 2 and "nope" in missing.stderr
+
+
+def test_a_new_row_that_reuses_a_deleted_rows_id_is_graded_as_the_backend_leaves_it(tmp_path: Path) -> None:
+    """Forget the newest loan, then borrow: SQLite gives the new loan the freed id, so a row diff
+    sees one changed row. The prediction must say so, or the golden gate fails (it did once)."""
+    from factory.tasks.effects import Step, predict, reward_checks
+    from factory.world import build_world
+    from verifiers.grade import grade
+
+    sink = Path(__file__).resolve().parents[1] / "fixtures" / "kitchen_sink.yaml"
+    world = build_world(sink, tmp_path / "worlds").path
+    spec = Spec.model_validate_json((world / "spec.json").read_text())
+    seed_db = world / "data" / "seed.db"
+    conn = sqlite3.connect(seed_db)
+    newest, borrower = conn.execute("SELECT id, borrower_id FROM loan ORDER BY id DESC LIMIT 1").fetchone()
+    conn.close()
+    proposer = Proposer(spec, seed_db)
+    user = next(u for u in spec.users if u.id == borrower)
+    borrow = next(w for w in spec.workflows if w.name == "borrow")
+    forget = Step("forget_loan", {"loan": newest})
+    for _ in range(30):
+        step = proposer._fill(borrow, user)
+        if step is not None and not predict(spec, seed_db, user.id, [forget, step]).failed:
+            break
+    else:
+        pytest.skip("no feasible borrow for the newest loan's borrower")
+    proposer.close()
+    prediction = predict(spec, seed_db, user.id, [forget, step])
+    assert ("loan", newest) in prediction.updates and not prediction.deletes
+    reward = {"schema_version": 1, "checks": reward_checks(spec, seed_db, prediction)}
+    with Backend(world, spec, tmp_path / "work") as backend:
+        golden = run_golden(backend, seed_db, user.username, [forget, step], tmp_path / "golden.db")
+    assert grade(reward, seed_db, golden).score == 1.0
+    assert grade(reward, seed_db, seed_db).score == 0.0
