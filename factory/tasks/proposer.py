@@ -352,7 +352,13 @@ class Proposer:
         step = self._fill(workflow, user)
         if step is None:
             return None
-        setup = self._feasible(user, step)
+        setup = None
+        if attempt % 3 == 2:
+            # Now and then act on a row that is not ready yet (an active card to unlock, a paid
+            # bill to pay): setup-gen then has to build the state the task needs.
+            setup = self._needs_setup(workflow, user, step)
+        if setup is None:
+            setup = self._feasible(user, step)
         if setup is None:
             return None
         forms = [f for f in self.forms if f.workflow == workflow.name]
@@ -494,7 +500,7 @@ class Proposer:
             if other.name == workflow.name:
                 continue
             param = next((p for p in other.params if p.ref == subject.ref), None)
-            if param is None:
+            if param is None or self._relabels(other, subject.ref):
                 continue
             fill = self._fill(other, user)
             if fill is None:
@@ -507,6 +513,28 @@ class Proposer:
             if not both.failed:
                 return [fill]
         return None
+
+    def _relabels(self, workflow: WorkflowSpec, entity: str) -> bool:
+        """Whether `workflow` can change how rows of `entity` are named (a setup must not: the
+        instruction is phrased from the seed's labels)."""
+        shown = set(self.spec.entity(entity).display_fields)
+        return any(e.kind == "set" and e.entity == entity and e.field in shown for e in workflow.effects)
+
+    def _needs_setup(self, workflow: WorkflowSpec, user: Any, step: Step) -> list[Step] | None:
+        """Point the step at a row it cannot act on yet, if a setup makes it possible."""
+        subject = next((p for p in workflow.params if p.ref and p.name == workflow.subject), None)
+        if subject is None or subject.ref is None:
+            return None
+        offered = set(self._candidates(user, workflow, subject))
+        others = [r["id"] for r in self._visible(subject.ref, user.id) if r["id"] not in offered]
+        if not others:
+            return None
+        trial = Step(step.workflow, {**step.params, subject.name: self.rng.choice(others)})
+        setup = self._feasible(user, trial)
+        if not setup:
+            return None
+        step.params.update(trial.params)
+        return setup
 
     def _ask_step(self, workflow: WorkflowSpec, step: Step, user: Any) -> AskStep | None:
         args: dict[str, Any] = {}

@@ -443,12 +443,20 @@ def _write(world: Path, spec: Spec, attempts: list[Attempt], rounds: int, second
         for g in a.gates:
             gates[g.name.split(":")[0] + "_passed"] += 1
     by_type = Counter(a.draft.task_type for a in accepted)
+    counterfactuals: dict[str, dict[str, int]] = {}
+    for a in accepted:
+        for g in a.gates:
+            if g.name.startswith("counterfactual:"):
+                entry = counterfactuals.setdefault(g.name.split(":", 1)[1], {"executed": 0, "not_applicable": 0})
+                entry["not_applicable" if g.score is None else "executed"] += 1
     report = {
         "drafted": len(attempts), "accepted": len(accepted), "rounds": rounds,
         "seconds": round(seconds, 1), "ui_gate": ui,
         "by_type": {k: by_type.get(k, 0) for k in ("read", "write", "read_write")},
         "by_category": dict(sorted(Counter(a.draft.category for a in accepted).items())),
         "repaired": sum(1 for a in accepted if a.repairs),
+        "with_setup": sum(1 for a in accepted if a.draft.setup),
+        "counterfactuals": dict(sorted(counterfactuals.items())),
         "discarded": [{"id": a.draft.key, "goal": a.draft.goal, "layer": a.failure.layer,
                        "kind": a.failure.kind, "reason": a.failure.message, "repairs": a.repairs}
                       for a in attempts if a.failure is not None],
