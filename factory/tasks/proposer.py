@@ -364,8 +364,15 @@ class Proposer:
         forms = [f for f in self.forms if f.workflow == workflow.name]
         ask_step, goal, form = None, "", "generic"
         if forms and attempt % 2 == 0:
-            built = self._intent_write(self.rng.choice(forms), workflow, step, user)
+            chosen = self.rng.choice(forms)
+            # The seed's phrasing says nothing of optional parameters: leave them at their defaults.
+            said = {p for _e, _f, p in chosen.slots.values()} | {p for _l, p in chosen.literals}
+            trimmed = Step(step.workflow, {k: v for k, v in step.params.items() if k in said})
+            if trimmed.params != step.params and self._feasible(user, trimmed, setup) != []:
+                trimmed = step
+            built = self._intent_write(chosen, workflow, trimmed, user)
             if built is not None:
+                step = trimmed
                 ask_step, goal = built
                 form = f"intent:{ask_step[1]}"
                 ask_step = ask_step[0]
@@ -493,7 +500,8 @@ class Proposer:
         if before:
             return None
         workflow = next(w for w in self.spec.workflows if w.name == step.workflow)
-        subject = next((p for p in workflow.params if p.ref and p.name == (workflow.subject or p.name)), None)
+        subject = next((p for p in workflow.params if p.ref and p.name in step.params
+                        and p.name == (workflow.subject or p.name)), None)
         if subject is None:
             return None
         for other in self._workflows():

@@ -46,8 +46,9 @@ def find_rows(world: World, entity: str, user_id: int, ref: RefText) -> list[Row
     if ref.by is None:
         return [r for r in rows if _norm(world.label(entity, r)) == want]
     f = world.field(entity, ref.by)
+    # The value as the app shows it ("$5.00", "June 5, 2026") or as stored ("5", "2026-06-05").
     return [r for r in rows if r.get(f.column) is not None
-            and _norm(world.value_text(entity, ref.by, r[f.column])) in (want, _norm(str(r[f.column])))]
+            and want in (_norm(world.value_text(entity, ref.by, r[f.column])), _norm(str(r[f.column])))]
 
 
 def resolve_ref(world: World, entity: str, user_id: int, ref: RefText) -> Row:

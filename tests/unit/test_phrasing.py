@@ -147,3 +147,27 @@ def test_superlatives_say_how_a_tie_is_broken(spec: Spec, tmp_path: Path) -> Non
     with pytest.raises(AmbiguousError):
         answer(world, Question("max", "note", "priority"), 1)
     world.close()
+
+
+def test_a_row_named_by_a_field_value_resolves_to_that_row_only(spec: Spec, tmp_path: Path) -> None:
+    import sqlite3
+
+    from factory.tasks.resolve import AmbiguousError, UnresolvedError, find_rows, resolve_ref
+    from factory.tasks.rows import World
+
+    db = tmp_path / "t.db"
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE note (id INTEGER PRIMARY KEY, owner_id INT, notebook_id INT, title TEXT, "
+                 "body TEXT, status TEXT, pinned INT, priority INT, updated_on TEXT)")
+    conn.executemany("INSERT INTO note VALUES (?, ?, 1, ?, '', 'active', 0, 3, '2026-06-01')",
+                     [(1, 1, "Trip"), (2, 1, "Groceries"), (3, 2, "Trip"), (4, 1, "Taxes"), (5, 1, "Taxes")])
+    conn.commit()
+    conn.close()
+    world = World.open(spec, db)
+    assert [r["id"] for r in find_rows(world, "note", 1, RefText("trip", "title"))] == [1]
+    assert resolve_ref(world, "note", 1, RefText("Groceries", "title"))["id"] == 2
+    with pytest.raises(AmbiguousError):
+        resolve_ref(world, "note", 1, RefText("Taxes", "title"))
+    with pytest.raises(UnresolvedError):
+        resolve_ref(world, "note", 2, RefText("Groceries", "title"))
+    world.close()
