@@ -340,6 +340,14 @@ class Proposer:
                     made += 1
             if made == 0:
                 self.skipped.append(f"write {workflow.name}: no feasible candidate found")
+        # Workflows that could not fill their share leave room: the others make more.
+        productive = [w for w in workflows if any(d.category == w.name for d in drafts)]
+        for attempt in range(n * 3):
+            if len(drafts) >= n or not productive:
+                break
+            draft = self._write(productive[attempt % len(productive)], per * 6 + attempt)
+            if draft is not None and draft.goal not in {d.goal for d in drafts}:
+                drafts.append(draft)
         # Round-robin so every workflow stays covered when the list is cut to size.
         return _round_robin(drafts, n)
 
@@ -348,6 +356,12 @@ class Proposer:
             p.ref is None or not p.required or self._candidates(u, workflow, p) for p in workflow.params)]
         if not users:
             return None
+        subject = next((p for p in workflow.params if p.ref and p.name == workflow.subject), None)
+        if subject is not None and subject.ref and self.spec.entity(subject.ref).visibility == "public":
+            owners = [u for u in users if any(self._owns(u.id, subject.ref, r["id"])
+                                                for r in self.world.rows(subject.ref))]
+            if owners and self.rng.random() < 0.8:
+                users = owners
         user = self.rng.choice(users)
         step = self._fill(workflow, user)
         if step is None:
@@ -411,7 +425,9 @@ class Proposer:
                 pool = [i for i in self._candidates(user, workflow, p) if i not in values.values()]
                 if not pool:
                     return None
-                values[p.name] = self.rng.choice(pool)
+                # Rows everyone may read (listings, reviews) are mostly acted on by their owners.
+                mine = [i for i in pool if self._owns(user.id, p.ref, i)]
+                values[p.name] = self.rng.choice(mine if mine and self.rng.random() < 0.8 else pool)
             elif p.range_of:
                 assert start is not None
                 values[p.name] = (start + dt.timedelta(days=self.rng.randint(1, 6))).isoformat()
@@ -521,6 +537,14 @@ class Proposer:
             if not both.failed:
                 return [fill]
         return None
+
+    def _owns(self, user_id: int, entity: str, row_id: int) -> bool:
+        """Whether the row names the user in an owner field or any other reference to a user
+        (a review's host, a booking's guest): the rows a user acts on."""
+        ent = self.spec.entity(entity)
+        row = self.world.row(entity, row_id)
+        return row is not None and any(row.get(f.column) == user_id for f in ent.fields
+                                       if f.type == "reference" and f.ref == "user")
 
     def _relabels(self, workflow: WorkflowSpec, entity: str) -> bool:
         """Whether `workflow` can change how rows of `entity` are named (a setup must not: the

@@ -50,6 +50,9 @@ def copy_db(source: Path, target: Path) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     for leftover in target.parent.glob(target.name + "-*"):
         leftover.unlink()
+    # A new file, never an overwrite: a connection the app has not closed yet (FastAPI closes a
+    # request's session after the response is sent) keeps reading the old inode, untouched.
+    target.unlink(missing_ok=True)
     shutil.copyfile(source, target)
     return target
 

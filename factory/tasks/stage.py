@@ -146,11 +146,12 @@ def _save(state: TaskState, attempts: list[Attempt]) -> None:
 
 def _options(backend: Backend, seed_db: Path, work: Path) -> Callable[[str, str, str], list[int]]:
     cache: dict[tuple[str, str, str], list[int]] = {}
+    db = copy_db(seed_db, work / "options.db")  # only read (options are GET requests)
 
     def options(user: str, workflow: str, param: str) -> list[int]:
         key = (user, workflow, param)
         if key not in cache:
-            cache[key] = backend.options(copy_db(seed_db, work / "options.db"), user, workflow, param)
+            cache[key] = backend.options(db, user, workflow, param)
         return cache[key]
 
     return options
