@@ -363,17 +363,20 @@ class Proposer:
             if owners and self.rng.random() < 0.8:
                 users = owners
         user = self.rng.choice(users)
-        step = self._fill(workflow, user)
-        if step is None:
-            return None
-        setup = None
-        if attempt % 3 == 2:
-            # Now and then act on a row that is not ready yet (an active card to unlock, a paid
-            # bill to pay): setup-gen then has to build the state the task needs.
-            setup = self._needs_setup(workflow, user, step)
-        if setup is None:
-            setup = self._feasible(user, step)
-        if setup is None:
+        step, setup = None, None
+        for _ in range(4):  # other rows, values and date regimes before giving up on this user
+            step = self._fill(workflow, user)
+            if step is None:
+                return None
+            if attempt % 3 == 2:
+                # Now and then act on a row that is not ready yet (an active card to unlock, a
+                # paid bill to pay): setup-gen then has to build the state the task needs.
+                setup = self._needs_setup(workflow, user, step)
+            if setup is None:
+                setup = self._feasible(user, step)
+            if setup is not None:
+                break
+        if step is None or setup is None:
             return None
         forms = [f for f in self.forms if f.workflow == workflow.name]
         ask_step, goal, form = None, "", "generic"
@@ -417,7 +420,11 @@ class Proposer:
 
     def _fill(self, workflow: WorkflowSpec, user: Any) -> Step | None:
         values: dict[str, Any] = {}
-        start: dt.date | None = None
+        # Dates: one regime per fill (soon, the past week, decades ago), since preconditions
+        # ask for future bookings, recent returns or birth dates; the prediction screens them.
+        regime = self.rng.choice(["soon", "soon", "soon", "recent", "long_ago"])
+        ranges: list[tuple[dt.date, dt.date]] = []
+        starts: dict[str, dt.date] = {}
         for p in workflow.params:
             if p.ref:
                 if not p.required:
@@ -428,12 +435,18 @@ class Proposer:
                 # Rows everyone may read (listings, reviews) are mostly acted on by their owners.
                 mine = [i for i in pool if self._owns(user.id, p.ref, i)]
                 values[p.name] = self.rng.choice(mine if mine and self.rng.random() < 0.8 else pool)
-            elif p.range_of:
-                assert start is not None
-                values[p.name] = (start + dt.timedelta(days=self.rng.randint(1, 6))).isoformat()
-            elif p.type == "date":
-                start = self.today + dt.timedelta(days=self.rng.randint(5, 40))
-                values[p.name] = start.isoformat()
+            elif p.type in ("date", "datetime") and (p.required or p.range_of):
+                if p.range_of and p.range_of in starts:
+                    day = ranges[-1][1]
+                else:
+                    day = self._day(regime)
+                    end = day + dt.timedelta(days=self.rng.randint(1, 6))
+                    if ranges and self.rng.random() < 0.5:
+                        day, end = ranges[-1]  # a range inside the previous one (a hotel in a trip)
+                    starts[p.name] = day
+                    ranges.append((day, end))
+                values[p.name] = (day.isoformat() if p.type == "date" else
+                                  f"{day.isoformat()}T{self.rng.choice(['09', '10', '14', '16'])}:00:00")
             elif not p.required and (p.type not in ("string", "text") or self.rng.random() < 0.7):
                 continue
             else:
@@ -442,6 +455,13 @@ class Proposer:
                     return None
                 values[p.name] = value
         return Step(workflow.name, values)
+
+    def _day(self, regime: str) -> dt.date:
+        if regime == "recent":
+            return self.today - dt.timedelta(days=self.rng.randint(0, 6))
+        if regime == "long_ago":
+            return self.today - dt.timedelta(days=self.rng.randint(20 * 365, 60 * 365))
+        return self.today + dt.timedelta(days=self.rng.randint(5, 40))
 
     def _scalar(self, p: ParamSpec) -> Any:
         rng = self.rng

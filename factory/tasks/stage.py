@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
 
+from factory.errors import TaskError
 from factory.manifest import TasksByType, TasksSummary, read_manifest, write_manifest
 from factory.repair import commit_all
 from factory.spec.model import Spec
@@ -167,6 +168,11 @@ def propose_node(state: TaskState) -> dict[str, Any]:
         shutil.rmtree(work)
     work.mkdir(parents=True)
     spec = _spec(state)
+    stale = [w.name for w in spec.workflows for e in w.effects
+             if not w.system and e.to is None and e.values is None and e.target is None]
+    if stale:
+        raise TaskError(f"{world}: the spec predates stage two (workflow {stale[0]} keeps no effect "
+                        f"expressions); rebuild the world: make world SEED={world / 'seed.yaml'}")
     seed_db = world / "data" / "seed.db"
     with Backend(world, spec, work) as backend:
         proposer = Proposer(spec, seed_db, _options(backend, seed_db, work))

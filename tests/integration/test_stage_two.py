@@ -271,3 +271,22 @@ def test_a_new_row_that_reuses_a_deleted_rows_id_is_graded_as_the_backend_leaves
         golden = run_golden(backend, seed_db, user.username, [forget, step], tmp_path / "golden.db")
     assert grade(reward, seed_db, golden).score == 1.0
     assert grade(reward, seed_db, seed_db).score == 0.0
+
+
+@pytest.mark.parametrize("seed", ["capabilities/datepickers.yaml", "capabilities/nested_filters.yaml", "echostay.yaml"])
+def test_proposer_grounds_a_task_for_every_workflow(worlds: Any, seed: str) -> None:
+    """Date ranges inside date ranges, past dates, hosts acting on public listings: every
+    workflow a user can run gets at least one feasible, grounded draft, and every draft's text
+    parses back with the spec alone."""
+    from factory.tasks.phrasing import parse
+    from factory.tasks.proposer import Plan
+
+    world = worlds.get(seed)
+    spec = Spec.model_validate_json((world / "spec.json").read_text())
+    proposer = Proposer(spec, world / "data" / "seed.db")
+    drafts = proposer.propose(Plan.for_total(120))
+    proposer.close()
+    covered = {s.workflow for d in drafts for s in d.steps}
+    assert {w.name for w in spec.workflows if not w.system and w.params} <= covered, proposer.skipped[:5]
+    for d in drafts:
+        assert parse(spec, d.goal).kind == d.task_type, d.goal
