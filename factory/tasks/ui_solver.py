@@ -552,7 +552,7 @@ def run_ui_jobs(world: Path, spec: Spec, jobs: list[UiJob], workers: int = 2,
                                 progress(len(results), len(jobs))
                 finally:
                     browser.close()
-        except BaseException as exc:  # re-raised in the calling thread below
+        except BaseException as exc:  # noqa: BLE001  (handed to the calling thread, re-raised there)
             stop.set()
             errors.append(exc)
 
