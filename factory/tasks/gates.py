@@ -137,9 +137,13 @@ class GateRunner:
         refs.sort(key=lambda p: p.name != (workflow.subject or ""))  # the subject first
         for p in refs:
             assert p.ref is not None
-            ids = [r["id"] for r in self.world.visible(p.ref, draft.user_id)]
+            rows = self.world.visible(p.ref, draft.user_id)
+            ent = self.spec.entity(p.ref)
+            users = [f.column for f in ent.fields if f.type == "reference" and f.ref == "user"]
+            # The user's own rows first (their listing, their booking): those the action accepts.
+            rows = sorted(rows, key=lambda r: not any(r.get(c) == draft.user_id for c in users))
             used = set(step.params.values())
-            for other in [i for i in ids if i not in used][:3]:
+            for other in [r["id"] for r in rows if r["id"] not in used][:6]:
                 swapped = Step(step.workflow, {**step.params, p.name: other})
                 final = self._try(draft, initial, "wrong_target", [swapped] + draft.steps[1:])
                 if final is not None:
