@@ -42,6 +42,21 @@ def date_text(iso: str) -> str:
     return f"{day:%B} {day.day}, {day.year}"
 
 
+def app_text(kind: str, raw: object) -> str:
+    """A stored value as the app's labels print it (`_text`: isoformat for dates and datetimes,
+    Python's True/False for booleans)."""
+    if raw is None:
+        return ""
+    if kind == "datetime":
+        try:
+            return dt.datetime.fromisoformat(str(raw)).isoformat()
+        except ValueError:
+            return str(raw)
+    if kind == "bool":
+        return str(bool(raw))
+    return str(raw)
+
+
 def enum_text(value: str) -> str:
     """An enum value as words: suspicious_activity → suspicious activity."""
     return value.replace("_", " ")
@@ -114,7 +129,7 @@ class World:
                 return self.label(f.ref, target, depth + 1) if target else ("" if raw is None else str(raw))
             if f.type == "money":
                 return money_text(raw)
-            return "" if raw is None else str(raw)
+            return app_text(f.type, raw)
 
         return _FIELD.sub(value, spec.display)
 

@@ -290,3 +290,37 @@ def test_proposer_grounds_a_task_for_every_workflow(worlds: Any, seed: str) -> N
     assert {w.name for w in spec.workflows if not w.system and w.params} <= covered, proposer.skipped[:5]
     for d in drafts:
         assert parse(spec, d.goal).kind == d.task_type, d.goal
+
+
+@pytest.mark.parametrize("seed", ["capabilities/datepickers.yaml", "mock.yaml"])
+def test_instructions_name_rows_exactly_as_the_app_labels_them(worlds: Any, seed: str, tmp_path: Path) -> None:
+    """The proposer's labels (and reward-gen's resolution) must be the app's own `label`, for
+    every entity and every visible row (datetimes, money, references included)."""
+    import httpx
+
+    from factory.runner import AppServer, fresh_db
+    from factory.tasks.rows import World
+
+    world_dir = worlds.get(seed)
+    spec = Spec.model_validate_json((world_dir / "spec.json").read_text())
+    user = spec.users[0]
+    world = World.open(spec, world_dir / "data" / "seed.db")
+    compared = 0
+    with AppServer(world_dir, fresh_db(world_dir, tmp_path / "app.db")) as server:
+        client = httpx.Client(base_url=server.url, timeout=30)
+        assert client.post("/api/auth/login", json={"username": user.username, "password": user.password}).status_code == 200
+        for ent in spec.entities:
+            if ent.builtin or "list" not in ent.operations:
+                continue
+            page = 1
+            while True:
+                body = client.get(f"/api/{ent.path}", params={"page": page, "page_size": 100}).json()
+                for item in body["items"]:
+                    assert world.label(ent.name, world.row(ent.name, item["id"])) == item["label"], (ent.name, item["id"])
+                    compared += 1
+                if page * 100 >= body["total"]:
+                    break
+                page += 1
+        client.close()
+    world.close()
+    assert compared >= 8  # every visible row of every listed entity was compared
