@@ -99,7 +99,9 @@ def run_graph_stage_two(start: tasks.TaskState, fresh: bool = True) -> tasks.Tas
         config: dict[str, Any] = {"configurable": {"thread_id": f"stage-two:{world.resolve()}"},
                                   "recursion_limit": 64}
         snapshot = app.get_state(config)
-        if snapshot.next and not fresh:
+        # A world rebuilt since the interruption has lost the drafts the checkpoint points at.
+        intact = "propose" in snapshot.next or (world / "run" / "tasks" / "attempts.json").exists()
+        if snapshot.next and not fresh and intact:
             tasks._say(f"resuming stage two at {', '.join(snapshot.next)}")
             result = app.invoke(None, config, durability="sync")
         else:
