@@ -113,6 +113,8 @@ def _value_kind(widget: str, type_: str) -> str:
     """How the UI formats a value: money, date, datetime, bool, enum, reference, number or text."""
     by_widget = {"money": "money", "date": "date", "datetime": "datetime", "checkbox": "bool",
                  "select": "enum", "reference": "reference", "number": "number", "date_range": "date"}
+    if widget == "date_range" and type_ == "datetime":
+        return "datetime"  # a range of moments: both inputs are datetime-local
     return by_widget.get(widget, "money" if type_ == "money" else "text")
 
 

@@ -27,7 +27,7 @@ export function rowValue(meta, row) {
   if (meta.widget === "checkbox") return Boolean(value);
   if (value === null || value === undefined) return "";
   if (meta.widget === "money") return centsToMajor(value);
-  if (meta.widget === "datetime") return String(value).slice(0, 19);
+  if (meta.widget === "datetime" || meta.kind === "datetime") return String(value).slice(0, 19);
   return String(value);
 }
 
@@ -40,6 +40,8 @@ function apiValue(meta, raw) {
     case "money": return majorToCents(raw);
     case "reference": return Number(raw);
     case "datetime": return String(raw).length === 16 ? `${raw}:00` : String(raw);
+    case "date_range":
+      return meta.kind === "datetime" && String(raw).length === 16 ? `${raw}:00` : raw;
     default: return raw;
   }
 }

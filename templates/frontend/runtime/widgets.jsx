@@ -156,19 +156,23 @@ export function DateTimeField({ form, param }) {
 
 /** Start and end of a date range as one widget; each input carries its own parameter's label. */
 export function DateRangeField({ form, param, end }) {
+  // A range of datetimes (pick-up and return moments) needs datetime-local inputs, not dates.
+  const moments = form.params[param]?.kind === "datetime";
+  const type = moments ? "datetime-local" : "date";
+  const step = moments ? 1 : undefined;
   return (
     <div className="field field-wide">
       <div className="date-range">
         <div className="date-range-part">
           <FieldLabel form={form} name={param} />
-          <input type="date" className="input" value={form.values[param]} onChange={onText(form, param)}
-            max={form.values[end] || undefined} {...inputProps(form, param)} />
+          <input type={type} step={step} className="input" value={form.values[param]}
+            onChange={onText(form, param)} max={form.values[end] || undefined} {...inputProps(form, param)} />
         </div>
         <span className="date-range-sep" aria-hidden="true">→</span>
         <div className="date-range-part">
           <FieldLabel form={form} name={end} />
-          <input type="date" className="input" value={form.values[end]} onChange={onText(form, end)}
-            min={form.values[param] || undefined} {...inputProps(form, end)} />
+          <input type={type} step={step} className="input" value={form.values[end]}
+            onChange={onText(form, end)} min={form.values[param] || undefined} {...inputProps(form, end)} />
         </div>
       </div>
       <FieldError form={form} name={param} />
