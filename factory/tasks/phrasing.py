@@ -103,7 +103,7 @@ def param_text(param: ParamSpec, value: Any) -> str:
     if kind == "datetime":
         return f"{date_text(str(value))} at {str(value)[11:16]}"
     if kind == "bool":
-        return "yes" if value else "no"
+        return "set to yes" if value else "set to no"
     if kind == "int":
         return str(int(value))
     if kind == "enum":
@@ -397,6 +397,8 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
         if mine:
             args[p.name], pos = RefText(mine, ONLY), pos + len(mine)
         else:
+            if p.type == "bool" and text.startswith("set to ", pos):
+                pos += len("set to ")
             quoted = text.startswith('"', pos)
             value, pos = scan_value(p.type if not quoted else "string", text, pos)
             args[p.name] = RefText(value) if p.type == "reference" else value

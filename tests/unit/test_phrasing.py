@@ -152,7 +152,12 @@ def test_superlatives_say_how_a_tie_is_broken(spec: Spec, tmp_path: Path) -> Non
 def test_a_row_named_by_a_field_value_resolves_to_that_row_only(spec: Spec, tmp_path: Path) -> None:
     import sqlite3
 
-    from factory.tasks.resolve import AmbiguousError, UnresolvedError, find_rows, resolve_ref
+    from factory.tasks.resolve import (
+        AmbiguousError,
+        UnresolvedError,
+        find_rows,
+        resolve_ref,
+    )
     from factory.tasks.rows import World
 
     db = tmp_path / "t.db"
@@ -171,3 +176,13 @@ def test_a_row_named_by_a_field_value_resolves_to_that_row_only(spec: Spec, tmp_
     with pytest.raises(UnresolvedError):
         resolve_ref(world, "note", 2, RefText("Groceries", "title"))
     world.close()
+
+
+def test_a_yes_no_parameter_reads_set_to_yes_or_no() -> None:
+    bank = build_spec(load_seed(SEEDS / "echobank.yaml"))
+    workflow = next(w for w in bank.workflows if any(p.type == "bool" for p in w.params))
+    flag = next(p for p in workflow.params if p.type == "bool")
+    step = AskStep(workflow.name, {flag.name: False})
+    text = render(bank, Ask("write", steps=(step,)), 0)
+    assert f"{flag.label[:1].lower() + flag.label[1:]} set to no" in text
+    assert parse(bank, text).steps[0].args == {flag.name: "no"}
