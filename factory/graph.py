@@ -4,6 +4,7 @@ and stage two proposer → setup-gen → reward-gen → gates → (repair → se
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -47,24 +48,30 @@ def run_stage_one(seed: str | None = None, worlds: str = "worlds", world: str | 
     if seed:
         build_spec(load_seed(seed))  # a bad seed fails here, before anything (even a checkpoint) is written
     subject = Path(seed if seed is not None else world or "").resolve()
-    checkpoints = Path(worlds) / ".checkpoints.sqlite"
+    start: LoopState = {"seed": str(seed) if seed else "", "worlds": str(worlds), "ui": ui, "target": target,
+                        "max_rounds": max_rounds}
+    if world is not None:
+        start["world"] = str(Path(world).resolve())
+    return _run(stage_one_graph(), Path(worlds), f"stage-one:{subject}", start,  # type: ignore[return-value]
+                resume=not fresh, say=loop._say, name="stage one")
+
+
+def _run(graph: StateGraph, worlds: Path, thread: str, start: Any, resume: bool,
+         say: Callable[[str], None], name: str) -> Any:
+    """Invoke `graph` with the SQLite checkpointer beside the worlds; with `resume`, a run that
+    stopped part-way continues from its last finished node (each checkpoint is on disk before
+    the next node runs)."""
+    checkpoints = worlds / ".checkpoints.sqlite"
     checkpoints.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(checkpoints, check_same_thread=False)
     try:
-        app = stage_one_graph().compile(checkpointer=SqliteSaver(conn))
-        config: dict[str, Any] = {"configurable": {"thread_id": f"stage-one:{subject}"},
-                                  "recursion_limit": 64}
+        app = graph.compile(checkpointer=SqliteSaver(conn))
+        config: dict[str, Any] = {"configurable": {"thread_id": thread}, "recursion_limit": 64}
         snapshot = app.get_state(config)
-        if snapshot.next and not fresh:
-            loop._say(f"resuming stage one at {', '.join(snapshot.next)}")
-            result = app.invoke(None, config, durability="sync")
-        else:
-            start: LoopState = {"seed": str(seed) if seed else "", "worlds": str(worlds), "ui": ui, "target": target,
-                                "max_rounds": max_rounds}
-            if world is not None:
-                start["world"] = str(Path(world).resolve())
-            result = app.invoke(start, config, durability="sync")  # each node's checkpoint is on disk before the next runs
-        return result  # type: ignore[return-value]
+        if snapshot.next and resume:
+            say(f"resuming {name} at {', '.join(snapshot.next)}")
+            return app.invoke(None, config, durability="sync")
+        return app.invoke(start, config, durability="sync")
     finally:
         conn.close()
 
@@ -91,21 +98,8 @@ def stage_two_graph() -> StateGraph:
 
 def run_graph_stage_two(start: tasks.TaskState, fresh: bool = True) -> tasks.TaskState:
     """Run stage two on a world (or, with fresh=False, resume an interrupted run of it)."""
-    world = Path(start["world"])
-    checkpoints = world.parent / ".checkpoints.sqlite"
-    conn = sqlite3.connect(checkpoints, check_same_thread=False)
-    try:
-        app = stage_two_graph().compile(checkpointer=SqliteSaver(conn))
-        config: dict[str, Any] = {"configurable": {"thread_id": f"stage-two:{world.resolve()}"},
-                                  "recursion_limit": 64}
-        snapshot = app.get_state(config)
-        # A world rebuilt since the interruption has lost the drafts the checkpoint points at.
-        intact = "propose" in snapshot.next or (world / "run" / "tasks" / "attempts.json").exists()
-        if snapshot.next and not fresh and intact:
-            tasks._say(f"resuming stage two at {', '.join(snapshot.next)}")
-            result = app.invoke(None, config, durability="sync")
-        else:
-            result = app.invoke(start, config, durability="sync")
-        return result  # type: ignore[return-value]
-    finally:
-        conn.close()
+    world = Path(start["world"]).resolve()
+    # A world rebuilt since the interruption has lost the drafts its checkpoint points at.
+    drafts_kept = (world / "run" / "tasks" / "attempts.json").exists()
+    return _run(stage_two_graph(), world.parent, f"stage-two:{world}", start,  # type: ignore[return-value]
+                resume=not fresh and drafts_kept, say=tasks._say, name="stage two")

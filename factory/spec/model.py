@@ -78,6 +78,20 @@ class EntitySpec(Strict):
     nav: bool
     builtin: bool = False
 
+    def field_named(self, name: str) -> FieldSpec:
+        """The field called `name`; KeyError (naming the entity) when there is none."""
+        found = next((f for f in self.fields if f.name == name), None)
+        if found is None:
+            raise KeyError(f"entity {self.name} has no field {name!r}")
+        return found
+
+    def filter_on(self, name: str) -> FilterSpec:
+        """The list filter on field `name`; KeyError (naming the entity) when there is none."""
+        found = next((f for f in self.filters if f.field == name), None)
+        if found is None:
+            raise KeyError(f"entity {self.name} has no filter on {name!r}")
+        return found
+
 
 class ParamSpec(Strict):
     """A workflow parameter: JSON key, form widget and validation bounds."""

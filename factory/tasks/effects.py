@@ -60,6 +60,7 @@ from factory.spec.model import (
     Spec,
     WorkflowSpec,
 )
+from factory.tasks.rows import money_text
 
 NOW_TIME = dt.time(9, 0)  # the generated app's frozen clock: `today` at 09:00 (app.py.j2 `Clock`)
 _FIELD = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
@@ -118,12 +119,6 @@ def _loaded(kind: str, raw: Any) -> Any:
     return raw
 
 
-def _money_text(amount: int | None) -> str:
-    if amount is None:
-        return ""
-    return f"{'-' if amount < 0 else ''}${abs(amount) / 100:,.2f}"
-
-
 def _text(value: Any) -> str:
     if value is None:
         return ""
@@ -141,7 +136,7 @@ def _rule_problem(f: FieldSpec | ParamSpec, value: Any) -> str | None:
     if f.max_length is not None and isinstance(value, str) and len(value) > f.max_length:
         return f"{f.label} must be at most {f.max_length} characters."
     scale = 100 if f.type == "money" else 1
-    shown = _money_text if f.type == "money" else _text
+    shown = money_text if f.type == "money" else _text
     if f.min is not None and value < round(f.min * scale):
         return f"{f.label} must be at least {shown(round(f.min * scale))}."
     if f.max is not None and value > round(f.max * scale):
@@ -364,7 +359,7 @@ class _Interpreter:
             return len(arg or "")
         kind = node.args[0].type.kind  # text()
         if kind == "money":
-            return _money_text(arg)
+            return money_text(arg)
         if kind == "ref":
             return self.label(arg.entity, self.rows.get(arg.entity, arg.id)) if arg is not None else ""
         return _text(arg)
@@ -382,7 +377,7 @@ class _Interpreter:
                 target = self.rows.get(f.ref, row.get(f.column)) if depth < 2 else None
                 return self.label(f.ref, target, depth + 1) if target is not None else _text(row.get(f.column))
             raw = row.get(match.group(1))
-            return _money_text(raw) if f is not None and f.type == "money" else _text(raw)
+            return money_text(raw) if f is not None and f.type == "money" else _text(raw)
 
         return _FIELD.sub(fill, e.display)
 
@@ -644,10 +639,10 @@ class _Step:
 
 
 def _field(entity: EntitySpec, name: str) -> FieldSpec:
-    found = next((f for f in entity.fields if f.name == name), None)
-    if found is None:
-        raise PredictionError(f"entity {entity.name} has no field {name!r}")
-    return found
+    try:
+        return entity.field_named(name)
+    except KeyError as exc:
+        raise PredictionError(exc.args[0]) from exc
 
 
 def _default(kind: str, value: Any) -> Any:

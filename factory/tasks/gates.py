@@ -116,8 +116,9 @@ class GateRunner:
         out: list[tuple[str, Path | None, Any]] = []
         out.append(self._wrong_target(draft, initial))
         out.append(self._wrong_value(draft, initial, golden))
-        out.append(self._partial(draft, initial, golden))
-        out.append(self._extra_change(draft, initial, golden))
+        golden_diff = diff_databases(initial, golden)  # what the task changes: both need it
+        out.append(self._partial(draft, initial, golden_diff))
+        out.append(self._extra_change(draft, golden, golden_diff))
         return out
 
     def _path(self, draft: Draft, name: str) -> Path:
@@ -166,11 +167,10 @@ class GateRunner:
                 return "wrong_value", final, None
         return "wrong_value", None, "the action takes no value that can be varied"
 
-    def _partial(self, draft: Draft, initial: Path, golden: Path) -> tuple[str, Path | None, Any]:
+    def _partial(self, draft: Draft, initial: Path, diff: DbDiff) -> tuple[str, Path | None, Any]:
         if len(draft.steps) > 1:
             final = self._try(draft, initial, "partial", draft.steps[:1])
             return "partial", final, None if final else "the first step alone is refused"
-        diff = diff_databases(initial, golden)
         changes = sum(len(t.inserted) + len(t.deleted) + len(t.updated) for t in diff.tables)
         if changes < 2:
             return "partial", None, "the task changes a single row"
@@ -187,8 +187,7 @@ class GateRunner:
         patch = render_sqldiff(DbDiff(tuple(tables)))
         return "partial", apply_patch(initial, patch, self._path(draft, "partial")), None
 
-    def _extra_change(self, draft: Draft, initial: Path, golden: Path) -> tuple[str, Path | None, Any]:
-        diff = diff_databases(initial, golden)
+    def _extra_change(self, draft: Draft, golden: Path, diff: DbDiff) -> tuple[str, Path | None, Any]:
         touched = {(t.table, tuple(r.key)) for t in diff.tables for r in t.updated}
         touched |= {(t.table, tuple(row[c] for c in t.key_columns)) for t in diff.tables
                     for row in t.inserted + t.deleted}

@@ -95,7 +95,11 @@ def param_text(param: ParamSpec, value: Any) -> str:
     """How an instruction writes an API-level value of `param` (references are RefTexts)."""
     if isinstance(value, RefText):
         return value.text if value.by == ONLY else f'"{value.text}"'
-    kind = param.type
+    return field_value_text(param.type, value)
+
+
+def field_value_text(kind: str, value: Any) -> str:
+    """A value as written, by type: money, dates and numbers bare, yes/no, the rest quoted."""
     if kind == "money":
         return money_text(int(value))
     if kind == "date":
@@ -103,7 +107,7 @@ def param_text(param: ParamSpec, value: Any) -> str:
     if kind == "datetime":
         return f"{date_text(str(value))} at {str(value)[11:16]}"
     if kind == "bool":
-        return "set to yes" if value else "set to no"
+        return "yes" if value else "no"
     if kind == "int":
         return str(int(value))
     if kind == "enum":
@@ -111,19 +115,9 @@ def param_text(param: ParamSpec, value: Any) -> str:
     return f'"{value}"'
 
 
-def field_value_text(kind: str, value: Any) -> str:
-    """A condition value as written, by field type (references/strings/enums quoted)."""
-    if kind == "money":
-        return money_text(int(value))
-    if kind == "date":
-        return date_text(str(value))
-    if kind == "bool":
-        return "yes" if value else "no"
-    if kind in ("int",):
-        return str(int(value))
-    if kind == "enum":
-        return f'"{enum_text(str(value))}"'
-    return f'"{value}"'
+def _flag(kind: str) -> str:
+    """Yes/no values read "<label> set to yes", for arguments and conditions alike."""
+    return "set to " if kind == "bool" else ""
 
 
 _MONEY = re.compile(r"-?\$-?[\d,]+(?:\.\d{1,2})?")
@@ -192,11 +186,11 @@ def render_conds(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
     ent = spec.entity(entity)
     parts = []
     for c in conds:
-        f = next(x for x in ent.fields if x.name == c.field)
+        f = ent.field_named(c.field)
         if c.upper is not None:
             parts.append(f"{_lc(f.label)} between {c.value} and {c.upper}")
         elif f.type == "bool":
-            parts.append(f"{_lc(f.label)} set to {c.value}")
+            parts.append(f"{_lc(f.label)} {_flag(f.type)}{c.value}")
         else:
             parts.append(f"{_lc(f.label)} {c.value}")
     return " and ".join(parts)
@@ -208,13 +202,13 @@ def render_args(workflow: WorkflowSpec, args: dict[str, Any]) -> str:
     parts = []
     if workflow.subject in args:
         parts.append(param_text(params[workflow.subject], args[workflow.subject]))
-    parts += [f"{_lc(params[name].label)} {param_text(params[name], value)}"
+    parts += [f"{_lc(params[name].label)} {_flag(params[name].type)}{param_text(params[name], value)}"
               for name, value in args.items() if name != workflow.subject]
     return "; ".join(parts)
 
 
 def _word(spec: Spec, entity: str, field: str, op: str) -> str:
-    kind = next(f for f in spec.entity(entity).fields if f.name == field).type
+    kind = spec.entity(entity).field_named(field).type
     if kind in ("date", "datetime"):
         return "latest" if op == "max" else "earliest"
     return "highest" if op == "max" else "lowest"
@@ -226,7 +220,7 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
     conds = render_conds(spec, q.entity, q.conds)
     if q.op == "lookup":
         assert q.target is not None and q.field is not None
-        f = _lc(next(x for x in ent.fields if x.name == q.field).label)
+        f = _lc(ent.field_named(q.field).label)
         if variant % 2:
             return f'Look up the {f} of {scope} {label} "{q.target.text}".'
         return f'What is the {f} of {scope} {label} "{q.target.text}"?'
@@ -236,10 +230,10 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
         return f"How many of {scope} {plural} have {conds}?"
     if q.op == "sum":
         assert q.field is not None
-        f = _lc(next(x for x in ent.fields if x.name == q.field).label)
+        f = _lc(ent.field_named(q.field).label)
         return f"What is the total {f} of {scope} {plural}" + (f" with {conds}?" if conds else "?")
     assert q.field is not None
-    f = _lc(next(x for x in ent.fields if x.name == q.field).label)
+    f = _lc(ent.field_named(q.field).label)
     which = f" with {conds}" if conds else ""
     tie = TIE_BREAK if q.tie else ""
     return f"Which of {scope} {plural}{which} has the {_word(spec, q.entity, q.field, q.op)} {f}?{tie}"
@@ -253,7 +247,7 @@ def render_step(spec: Spec, step: AskStep, variant: int) -> str:
         ent = spec.entity(q.entity)
         conds = render_conds(spec, q.entity, q.conds)
         assert q.field is not None
-        f = _lc(next(x for x in ent.fields if x.name == q.field).label)
+        f = _lc(ent.field_named(q.field).label)
         which = f" with {conds}" if conds else ""
         tail = f" with {args}" if args else ""
         return (f"Find {_scope(ent)} {_lc(ent.label)}{which} that has the "
@@ -336,7 +330,7 @@ def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
             if not text.startswith(" and ", pos):
                 raise ParseError(f"expected 'and' in a range at {text[pos:pos + 30]!r}")
             high, pos = scan_value(kind, text, pos + len(" and "))
-            conds.append(Cond(f.name, _requote(text, low), _requote(text, high)))
+            conds.append(Cond(f.name, low, high))
         else:
             value, pos = scan_value(kind, text, pos)
             conds.append(Cond(f.name, f'"{value}"' if text[pos - 1] == '"' else value))
@@ -345,10 +339,6 @@ def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
         if not text.startswith(" and ", pos):
             raise ParseError(f"expected 'and' between conditions at {text[pos:pos + 30]!r}")
         pos += len(" and ")
-
-
-def _requote(_text: str, value: str) -> str:
-    return value
 
 
 def my_only(entity: EntitySpec) -> str:
@@ -516,18 +506,27 @@ class IntentForm:
     pattern: re.Pattern[str] = field(default=re.compile(""), compare=False)
 
 
+_FORMS: dict[tuple[str, str, str], list[IntentForm]] = {}
+
+
 def intent_forms(spec: Spec) -> list[IntentForm]:
     """Every seed phrasing the generic machinery can ground; the others are left out (the
     proposer reports them). A write phrasing must fill every required parameter without a
-    default, by a slot naming a row of the parameter's entity or by a literal of its type."""
-    forms: list[IntentForm] = []
-    for intent in spec.task_intents:
-        workflow = next((w for w in spec.workflows if w.name == intent.get("workflow")), None)
-        for phrasing in intent.get("phrasings", []):
-            form = _form(spec, intent, workflow, phrasing)
-            if form is not None:
-                forms.append(form)
-    return forms
+    default, by a slot naming a row of the parameter's entity or by a literal of its type.
+
+    Built once per spec (named by its world, seed hash and factory version): every parse of an
+    instruction asks for them, and building them compiles a pattern per phrasing."""
+    key = (spec.world, spec.seed_sha256, spec.factory_version)
+    if key not in _FORMS:
+        forms: list[IntentForm] = []
+        for intent in spec.task_intents:
+            workflow = next((w for w in spec.workflows if w.name == intent.get("workflow")), None)
+            for phrasing in intent.get("phrasings", []):
+                form = _form(spec, intent, workflow, phrasing)
+                if form is not None:
+                    forms.append(form)
+        _FORMS[key] = forms
+    return _FORMS[key]
 
 
 def _form(spec: Spec, intent: dict[str, Any], workflow: WorkflowSpec | None,

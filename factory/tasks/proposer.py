@@ -132,6 +132,39 @@ class Proposer:
         drafts += self._multis(plan.multi)
         return drafts
 
+    def rephrase(self, draft: Draft) -> bool:
+        """Repair of the task text: a seed phrasing named a row by a field value two rows share;
+        say it with the generic phrasing, which names rows by their full labels. False when the
+        draft has nothing to rephrase."""
+        if draft.form == "generic" or draft.task_type != "write":
+            return False
+        workflow = next(w for w in self.spec.workflows if w.name == draft.steps[0].workflow)
+        user = next(u for u in self.users if u.username == draft.user)
+        step = self._ask_step(workflow, draft.steps[0], user)
+        if step is None:
+            return False
+        draft.ask = Ask("write", steps=(step,))
+        draft.goal = render(self.spec, draft.ask, draft.variant)
+        draft.form = "generic"
+        return True
+
+    def regenerate(self, draft: Draft) -> Draft | None:
+        """A new draft of the same kind and category (other rows, other values), or None."""
+        for _ in range(8):
+            if draft.task_type == "read":
+                fresh = self._reads(1)
+            elif draft.category == "multi_step":
+                fresh = self._multis(1)
+            elif draft.task_type == "read_write":
+                fresh = [x for x in self._read_writes(4) if x.category == draft.category][:1]
+            else:
+                workflow = next(w for w in self.spec.workflows if w.name == draft.category)
+                one = self._write(workflow, 1)
+                fresh = [one] if one is not None else []
+            if fresh and fresh[0].goal != draft.goal:
+                return fresh[0]
+        return None
+
     def unusable_intents(self) -> list[str]:
         """Seed phrasings the proposer cannot ground (reported, never silently dropped)."""
         usable = {(f.intent, f.phrasing) for f in self.forms}
@@ -213,7 +246,7 @@ class Proposer:
     @staticmethod
     def _nameable(ent: EntitySpec, name: str) -> bool:
         """A field an instruction can name: no other field of the entity has its label."""
-        label = next(f.label for f in ent.fields if f.name == name).casefold()
+        label = ent.field_named(name).label.casefold()
         return sum(1 for f in ent.fields if f.label.casefold() == label) == 1
 
     def _lookup_fields(self, ent: EntitySpec) -> list[FieldSpec]:

@@ -13,6 +13,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from factory.spec.model import EntitySpec, FieldSpec, Spec
 
@@ -23,7 +24,7 @@ Row = dict[str, Any]
 
 def connect_ro(db: Path) -> sqlite3.Connection:
     """A read-only connection (URI mode=ro): nothing here may change a database."""
-    conn = sqlite3.connect(f"file:{Path(db).resolve()}?mode=ro", uri=True)
+    conn = sqlite3.connect(f"file:{quote(str(Path(db).resolve()))}?mode=ro", uri=True)
     conn.row_factory = sqlite3.Row
     return conn
 
@@ -84,7 +85,7 @@ class World:
         return self.spec.entity(name)
 
     def field(self, entity: str, name: str) -> FieldSpec:
-        return next(f for f in self.entity(entity).fields if f.name == name)
+        return self.entity(entity).field_named(name)
 
     def rows(self, entity: str) -> list[Row]:
         if entity not in self._rows:

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import shutil
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
+from urllib.parse import quote
 
 import httpx
 
@@ -53,7 +53,14 @@ def copy_db(source: Path, target: Path) -> Path:
     # A new file, never an overwrite: a connection the app has not closed yet (FastAPI closes a
     # request's session after the response is sent) keeps reading the old inode, untouched.
     target.unlink(missing_ok=True)
-    shutil.copyfile(source, target)
+    # The backup API copies the committed state, a write-ahead log included (a file copy would not).
+    src = sqlite3.connect(f"file:{quote(str(Path(source).resolve()))}?mode=ro", uri=True)
+    dst = sqlite3.connect(target)
+    try:
+        src.backup(dst)
+    finally:
+        src.close()
+        dst.close()
     return target
 
 

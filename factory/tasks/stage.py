@@ -26,7 +26,6 @@ from factory.spec.model import Spec
 from factory.tasks.codec import draft_json, draft_of, steps_json
 from factory.tasks.codec import steps_of as codec_steps
 from factory.tasks.gates import GateResult, GateRunner, answer_text
-from factory.tasks.phrasing import Ask, render
 from factory.tasks.proposer import Draft, Plan, Proposer
 from factory.tasks.record import task_record
 from factory.tasks.rewardgen import DEFAULT_POLICY, run_rewardgen
@@ -353,51 +352,23 @@ def _gate(a: Attempt, runner: GateRunner) -> None:
 def _repair(a: Attempt, proposer: Proposer, spec: Spec) -> bool:
     """Apply the repair the failure's layer calls for; False when there is none left to try."""
     assert a.failure is not None
-    layer = a.failure.layer
-    d = a.draft
-    if layer == "task" and d.form != "generic" and d.task_type == "write":
-        # Rephrase: the seed phrasing named a row by a field value two rows share; the generic
-        # phrasing names it by its full label.
-        step = proposer._ask_step(next(w for w in spec.workflows if w.name == d.steps[0].workflow),
-                                  d.steps[0], next(u for u in spec.users if u.username == d.user))
-        if step is not None:
-            d.ask = Ask("write", steps=(step,))
-            d.goal = render(spec, d.ask, d.variant)
-            d.form = "generic"
-            a.repairs.append(f"rephrased ({a.failure.kind}): {a.failure.message[:120]}")
-            return True
+    layer, why = a.failure.layer, f"({a.failure.kind}): {a.failure.message[:120]}"
+    if layer == "task" and proposer.rephrase(a.draft):
+        a.repairs.append(f"rephrased {why}")
+        return True
     if layer == "reward" and a.previous_reward is None and a.reward is not None:
         # Regenerate the reward (setup and golden state stay); one that asks for less is refused.
         a.previous_reward = a.reward
-        a.repairs.append(f"regenerated the reward ({a.failure.kind}): {a.failure.message[:120]}")
+        a.repairs.append(f"regenerated the reward {why}")
         return True
     if layer in ("task", "setup"):
-        a.previous_reward = None
-        fresh = _regenerate(proposer, d)
+        fresh = proposer.regenerate(a.draft)
         if fresh is not None:
-            a.repairs.append(f"regenerated the draft ({a.failure.kind}): {a.failure.message[:120]}")
-            fresh.key = d.key
-            a.draft = fresh
+            a.repairs.append(f"regenerated the draft {why}")
+            fresh.key = a.draft.key
+            a.draft, a.previous_reward = fresh, None
             return True
     return False
-
-
-def _regenerate(proposer: Proposer, d: Draft) -> Draft | None:
-    """A new draft of the same kind and category (other rows, other values)."""
-    for _ in range(8):
-        if d.task_type == "read":
-            fresh = proposer._reads(1)
-        elif d.category == "multi_step":
-            fresh = proposer._multis(1)
-        elif d.task_type == "read_write":
-            fresh = [x for x in proposer._read_writes(4) if x.category == d.category][:1]
-        else:
-            workflow = next(w for w in proposer.spec.workflows if w.name == d.category)
-            one = proposer._write(workflow, 1)
-            fresh = [one] if one is not None else []
-        if fresh and fresh[0].goal != d.goal:
-            return fresh[0]
-    return None
 
 
 def _ui_gate(attempts: list[Attempt], world: Path, spec: Spec, work: Path, workers: int, say: Progress) -> None:

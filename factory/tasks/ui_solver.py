@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, quote, urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from playwright.sync_api import (
     Browser,
@@ -45,6 +45,7 @@ from factory.compiler.frontend import form_href
 from factory.errors import FactoryError
 from factory.runner import AppServer
 from factory.spec.model import EntitySpec, FilterSpec, ParamSpec, Spec, WorkflowSpec
+from factory.tasks.setupgen import copy_db
 from factory.verify.ui import describe_failure
 
 VIEWPORT: ViewportSize = {"width": 1100, "height": 800}
@@ -256,10 +257,10 @@ def _workflow_step(run: _Run, step: UiStep) -> None:
 
 # ---- find steps ----------------------------------------------------------------------------------
 def _filter(entity: EntitySpec, name: str) -> FilterSpec:
-    found = next((f for f in entity.filters if f.field == name), None)
-    if found is None:
-        raise TrajectoryError(f"entity {entity.name} has no filter on {name!r}")
-    return found
+    try:
+        return entity.filter_on(name)
+    except KeyError as exc:
+        raise TrajectoryError(exc.args[0]) from exc
 
 
 def _depth(entity: EntitySpec, flt: FilterSpec) -> int:
@@ -497,18 +498,6 @@ def checkpoint(db: Path) -> None:
         conn.close()  # the last connection to close also removes the -wal and -shm files
 
 
-def _copy(source: Path, target: Path) -> None:
-    """A consistent copy of a database that may be in WAL mode (the backup API reads committed state)."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    src = sqlite3.connect(f"file:{quote(str(source))}?mode=ro", uri=True)
-    dst = sqlite3.connect(target)
-    try:
-        src.backup(dst)
-    finally:
-        src.close()
-        dst.close()
-
-
 def _run_job(server: AppServer, browser: Browser, spec: Spec, park: Path, job: UiJob) -> Trajectory:
     server.use_db(job.db)
     context = browser.new_context(viewport=VIEWPORT)  # fresh cookies and storage for every job
@@ -559,7 +548,7 @@ def run_ui_jobs(world: Path, spec: Spec, jobs: list[UiJob], workers: int = 2,
     with tempfile.TemporaryDirectory(prefix="ui-jobs-") as tmp:
         parks = [Path(tmp) / f"lane-{i}" / "park.db" for i in range(max(1, min(workers, len(jobs))))]
         for park in parks:  # between jobs a server idles on a private copy of the first job's database
-            _copy(jobs[0].db, park)
+            copy_db(jobs[0].db, park)
         threads = [threading.Thread(target=lane, args=(park,), name=f"ui-lane-{i}") for i, park in enumerate(parks)]
         for thread in threads:
             thread.start()

@@ -220,10 +220,10 @@ def _expect_rows(session: _Session, entity: EntitySpec, items: list[dict[str, An
 
 
 def _filter(entity: EntitySpec, field_name: str) -> FilterSpec:
-    found = next((f for f in entity.filters if f.field == field_name), None)
-    if found is None:
-        raise ValueError(f"entity {entity.name} has no filter on {field_name}")
-    return found
+    try:
+        return entity.filter_on(field_name)
+    except KeyError as exc:
+        raise ValueError(exc.args[0]) from exc
 
 
 def _column(entity: EntitySpec, field_name: str) -> str:
