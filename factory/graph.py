@@ -1,5 +1,6 @@
 """The graphs, wiring only: stage one builder → claims → verifier → (triager → repairer → verifier)*,
-and stage two proposer → setup-gen → reward-gen → gates → (repair → setup-gen → …)* → UI gate → write."""
+and stage two proposer → setup-gen → reward-gen → gates → (repair → setup-gen → …)* → UI gate →
+world hand-over (→ setup-gen → … when the stage-one repairer kept a repair) → write."""
 
 from __future__ import annotations
 
@@ -84,6 +85,7 @@ def stage_two_graph() -> StateGraph:
     graph.add_node("gates", tasks.gate_node)
     graph.add_node("repair", tasks.repair_node)
     graph.add_node("ui", tasks.ui_node)
+    graph.add_node("world", tasks.world_node)
     graph.add_node("write", tasks.write_node)
     graph.add_edge(START, "propose")
     graph.add_edge("propose", "setup")
@@ -91,7 +93,8 @@ def stage_two_graph() -> StateGraph:
     graph.add_edge("reward", "gates")
     graph.add_conditional_edges("gates", tasks.route_after_gates, {"repair": "repair", "ui": "ui"})
     graph.add_conditional_edges("repair", tasks.route_after_repair, {"setup": "setup", "ui": "ui"})
-    graph.add_edge("ui", "write")
+    graph.add_edge("ui", "world")
+    graph.add_conditional_edges("world", tasks.route_after_world, {"setup": "setup", "write": "write"})
     graph.add_edge("write", END)
     return graph
 

@@ -1,10 +1,13 @@
-"""Stage two end to end: propose → setup → reward-gen (isolated) → gates → triage/repair → tasks.jsonl.
+"""Stage two end to end: propose → setup → reward-gen (isolated) → gates → triage/repair → UI gate →
+world hand-over → tasks.jsonl.
 
 Runs on a proven world. One app server (rebound per episode by control token) serves setup-gen,
 the golden runs and the counterfactuals; reward-gen runs in its own sandboxed process; the UI gate
 runs scripted Chromium sessions. Failures are triaged to the layer at fault and repaired (the
 instruction rephrased, the setup or the whole draft regenerated, the reward regenerated unless
-that would weaken it); what still fails is discarded with its reason in `tasks/report.json`.
+that would weaken it). Failures at the world layer (the app disagrees with its spec) are handed to
+the stage-one repairer (`handover.py`); when it keeps a repair, every draft still standing is gated
+again on the repaired app. What still fails is discarded with its reason in `tasks/report.json`.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from factory.spec.model import Spec
 from factory.tasks.codec import draft_json, draft_of, steps_json
 from factory.tasks.codec import steps_of as codec_steps
 from factory.tasks.gates import GateResult, GateRunner, answer_text
+from factory.tasks.handover import WorldFailure, hand_over, records_json
 from factory.tasks.proposer import Draft, Plan, Proposer
 from factory.tasks.record import task_record
 from factory.tasks.rewardgen import DEFAULT_POLICY, run_rewardgen
@@ -42,7 +46,8 @@ from factory.tasks.triage import Failure, triage, weakens
 
 log = logging.getLogger(__name__)
 Progress = Callable[[str], None]
-MAX_ROUNDS = 3
+MAX_ROUNDS = 3  # task-level repair rounds per pass over the drafts
+MAX_WORLD_ROUNDS = 2  # hand-overs to the stage-one repairer
 
 
 @dataclass
@@ -111,6 +116,9 @@ class TaskState(TypedDict, total=False):
     workers: int
     policy: str
     round: int
+    round_base: int  # `round` when the current pass began (a world repair starts a new pass)
+    world_round: int
+    world_repairs: list[dict[str, Any]]
     pending: list[str]
     failed: list[str]
     started: float
@@ -227,7 +235,8 @@ def gate_node(state: TaskState) -> dict[str, Any]:
 
 def route_after_gates(state: TaskState) -> str:
     """Repair while something failed and the round budget lasts; then the UI gate."""
-    return "repair" if state.get("failed") and state.get("round", 0) < MAX_ROUNDS else "ui"
+    spent = state.get("round", 0) - state.get("round_base", 0)
+    return "repair" if state.get("failed") and spent < MAX_ROUNDS else "ui"
 
 
 def repair_node(state: TaskState) -> dict[str, Any]:
@@ -266,13 +275,45 @@ def ui_node(state: TaskState) -> dict[str, Any]:
     return {}
 
 
+def world_node(state: TaskState) -> dict[str, Any]:
+    """Hand the world-layer failures to the stage-one repairer. When it keeps a repair the app has
+    changed under every draft, so all that stand, and those that failed for the world, go through
+    setup-gen, reward-gen and every gate again."""
+    attempts = _load(state)
+    failing = [a for a in attempts if a.failure is not None and a.failure.layer == "world"]
+    round_no = state.get("world_round", 0) + 1
+    if not failing or round_no > MAX_WORLD_ROUNDS:
+        return {"pending": []}
+    world = Path(state["world"])
+    failures = [WorldFailure(a.draft.key, a.draft.steps[0].workflow if a.draft.steps else None,
+                             a.failure.kind, a.failure.message) for a in failing if a.failure is not None]
+    _say(f"world: handing {len(failures)} world-layer failures to the stage-one repairer")
+    records = hand_over(world, failures, round_no, state.get("ui", True))
+    kept = [r for r in records if r.outcome == "kept"]
+    outcome = ", ".join(f"{r.fixer} {r.outcome}" for r in records) or "no fixer applies"
+    for a in failing:
+        a.repairs.append(f"world defect handed to the stage-one repairer (round {round_no}): {outcome}")
+    for r in records:
+        _say(f"world: round {round_no}: {r.fixer} → {r.outcome} ({len(r.files)} files){': ' + r.note if r.note else ''}")
+    history = [*state.get("world_repairs", []), *records_json(records)]
+    pending = [a.draft.key for a in attempts if kept and (a.failure is None or a.failure.layer == "world")]
+    _save(state, attempts)
+    return {"world_round": round_no, "world_repairs": history, "pending": pending, "failed": [],
+            "round_base": state.get("round", 0)}
+
+
+def route_after_world(state: TaskState) -> str:
+    return "setup" if state.get("pending") else "write"
+
+
 def write_node(state: TaskState) -> dict[str, Any]:
     """Write `tasks/`, the manifest and the summary line; commit."""
     world = Path(state["world"])
     attempts = _load(state)
     meta = json.loads((_work(state) / "proposer.json").read_text())
     result = _write(world, _spec(state), attempts, state.get("round", 0),
-                    time.time() - state.get("started", time.time()), meta, state.get("ui", True))
+                    time.time() - state.get("started", time.time()), meta, state.get("ui", True),
+                    state.get("world_repairs", []))
     shutil.rmtree(_work(state), ignore_errors=True)
     _say(result.summary())
     return {"status": result.summary()}
@@ -409,7 +450,7 @@ def _ui_gate(attempts: list[Attempt], world: Path, spec: Spec, work: Path, worke
 # ---------------------------------------------------------------- output ----------------------
 
 def _write(world: Path, spec: Spec, attempts: list[Attempt], rounds: int, seconds: float,
-           meta: dict[str, Any], ui: bool) -> StageTwoResult:
+           meta: dict[str, Any], ui: bool, world_repairs: list[dict[str, Any]]) -> StageTwoResult:
     out = world / "tasks"
     out.mkdir(exist_ok=True)
     accepted = [a for a in attempts if a.failure is None]
@@ -438,8 +479,10 @@ def _write(world: Path, spec: Spec, attempts: list[Attempt], rounds: int, second
         "discarded": [{"id": a.draft.key, "goal": a.draft.goal, "layer": a.failure.layer,
                        "kind": a.failure.kind, "reason": a.failure.message, "repairs": a.repairs}
                       for a in attempts if a.failure is not None],
-        "world_defects": [{"id": a.draft.key, "reason": a.failure.message}
+        "world_defects": [{"id": a.draft.key, "kind": a.failure.kind, "reason": a.failure.message,
+                           "handed_over": [r for r in a.repairs if r.startswith("world defect")]}
                           for a in attempts if a.failure is not None and a.failure.layer == "world"],
+        "world_repairs": world_repairs,
         "unusable_intent_phrasings": meta["unusable_intent_phrasings"],
         "proposer_skipped": meta["skipped"],
     }

@@ -44,7 +44,9 @@ def test_stage_two_topology() -> None:
         ("repair", "ui", True),
         ("reward", "gates", False),
         ("setup", "reward", False),
-        ("ui", "write", False),
+        ("ui", "world", False),
+        ("world", "setup", True),
+        ("world", "write", True),
         ("write", "__end__", False),
     ]
 
@@ -57,3 +59,12 @@ def test_stage_two_repairs_within_budget_then_goes_to_the_ui_gate() -> None:
     assert route_after_gates({"failed": [], "round": 0}) == "ui"
     assert route_after_repair({"pending": ["t1"]}) == "setup"
     assert route_after_repair({"pending": []}) == "ui"
+    # after a world repair a new pass starts with a fresh budget of task repairs
+    assert route_after_gates({"failed": ["t1"], "round": MAX_ROUNDS, "round_base": MAX_ROUNDS}) == "repair"
+
+
+def test_stage_two_gates_everything_again_only_after_a_kept_world_repair() -> None:
+    from factory.tasks.stage import route_after_world
+
+    assert route_after_world({"pending": ["t1", "t2"]}) == "setup"
+    assert route_after_world({"pending": []}) == "write"
