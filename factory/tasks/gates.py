@@ -4,7 +4,10 @@
 - `golden`: the reward on the golden final state (with the reference answer) scores 1;
 - `counterfactual:*`: hard negatives, each made for real and each must score 0 —
   the right action on the wrong row, the right row with a wrong value, a partial completion,
-  the golden state plus an unrelated extra change; for a READ, a wrong answer and an empty one;
+  the golden state plus an unrelated extra change; for a READ, a wrong answer and an empty one.
+  A partial completion is, from the coarsest part down: the first of several steps; all but one
+  of several row changes; all but one of the changed columns of the task's one updated row; or
+  the task's one new row with one optional value it gives left blank;
 - `determinism`: the initial state rebuilt from its patch and the golden steps run again on a fresh
   copy give the same rows and the same grade;
 - `ui` (run in a batch by the stage): a scripted solver completes the task in the real UI in
@@ -14,18 +17,19 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 import sqlite3
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from factory.spec.model import Spec
+from factory.spec.model import ParamSpec, Spec, WorkflowSpec
 from factory.tasks.effects import Step
 from factory.tasks.proposer import Draft
 from factory.tasks.resolve import Answer
 from factory.tasks.rows import World, date_text, money_text
 from factory.tasks.setupgen import Backend, apply_patch, copy_db, make_patch, run_golden
-from verifiers.dbdiff import DbDiff, diff_databases
+from verifiers.dbdiff import DbDiff, RowChange, TableDiff, diff_databases
 from verifiers.errors import VerifierError
 from verifiers.grade import grade
 from verifiers.sqlrender import render_sqldiff
@@ -42,6 +46,17 @@ class GateResult:
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "passed": self.passed, "score": self.score, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class Counterfactual:
+    """A hard negative as built: the final state to grade (None when it cannot be built), the
+    answer graded with it (READ), and a note saying what was changed, or why it does not apply."""
+
+    name: str
+    final: Path | None
+    answer: str | None = None
+    note: str = ""
 
 
 def answer_text(found: Answer | None) -> str | None:
@@ -92,50 +107,66 @@ class GateRunner:
 
     def run(self, draft: Draft, reward: dict[str, Any], initial: Path, golden: Path,
             patch: str) -> list[GateResult]:
+        """Every non-UI gate of one draft, in a fixed order: initial, golden, the counterfactuals
+        (an inapplicable one passes with its reason and no score), determinism."""
         gates: list[GateResult] = []
         score, why = _score(reward, initial, initial, None)
         gates.append(GateResult("initial", score == 0.0, why, score))
         ref = answer_text(draft.answer)
         score, why = _score(reward, initial, golden, ref)
         gates.append(GateResult("golden", score == 1.0, why, score))
-        for name, final, answer in self._counterfactuals(draft, initial, golden):
-            if final is None:
-                gates.append(GateResult(f"counterfactual:{name}", True, f"not applicable: {answer}"))
+        for cf in self._counterfactuals(draft, initial, golden):
+            name = f"counterfactual:{cf.name}"
+            if cf.final is None:
+                gates.append(GateResult(name, True, f"not applicable: {cf.note}"))
                 continue
-            score, why = _score(reward, initial, final, answer)
-            gates.append(GateResult(f"counterfactual:{name}", score == 0.0, why, score))
+            score, why = _score(reward, initial, cf.final, cf.answer)
+            # What was built comes first, so a failing gate says which negative got through.
+            gates.append(GateResult(name, score == 0.0, f"{cf.note}: {why}" if cf.note else why, score))
         gates.append(self._determinism(draft, reward, patch, golden, ref))
         return gates
 
     # ------------------------------------------------------------------ counterfactuals -------
-    def _counterfactuals(self, draft: Draft, initial: Path, golden: Path) -> list[tuple[str, Path | None, Any]]:
+    def _counterfactuals(self, draft: Draft, initial: Path, golden: Path) -> list[Counterfactual]:
+        """The hard negatives of a draft, built in a fixed order."""
         if draft.task_type == "read":
             assert draft.answer is not None and draft.ask.question is not None
             wrong = wrong_answer(draft.answer, self.world, draft.user_id, draft.ask.question.entity)
-            return [("wrong_answer", initial, wrong), ("empty_answer", initial, "")]
-        out: list[tuple[str, Path | None, Any]] = []
-        out.append(self._wrong_target(draft, initial))
-        out.append(self._wrong_value(draft, initial, golden))
-        golden_diff = diff_databases(initial, golden)  # what the task changes: both need it
-        out.append(self._partial(draft, initial, golden_diff))
-        out.append(self._extra_change(draft, golden, golden_diff))
-        return out
+            # No note: the grade's explanation already quotes the answer it read.
+            return [Counterfactual("wrong_answer", initial, wrong), Counterfactual("empty_answer", initial, "")]
+        golden_diff = diff_databases(initial, golden)  # what the task changes: several need it
+        return [
+            self._wrong_target(draft, initial),
+            self._wrong_value(draft, initial, golden),
+            self._partial(draft, initial, golden, golden_diff),
+            self._extra_change(draft, golden, golden_diff),
+        ]
+
+    def _workflow(self, name: str) -> WorkflowSpec:
+        """The spec's workflow of that name."""
+        return next(w for w in self.spec.workflows if w.name == name)
 
     def _path(self, draft: Draft, name: str) -> Path:
+        """Where a draft's counterfactual database of that name is written."""
         return self.work / "cf" / f"{draft.key}.{name}.db"
 
     def _try(self, draft: Draft, initial: Path, name: str, steps: list[Step]) -> Path | None:
+        """The database the app leaves after `steps` on a copy of `initial`; None if it refuses one."""
         target = copy_db(initial, self._path(draft, name))
         results = self.backend.run(target, draft.user, steps)
         if all(r.status == 200 for r in results) and len(results) == len(steps):
             return target
         return None
 
-    def _wrong_target(self, draft: Draft, initial: Path) -> tuple[str, Path | None, Any]:
+    def _wrong_target(self, draft: Draft, initial: Path) -> Counterfactual:
+        """The same steps with one named row swapped for another the user can see (the subject's first)."""
         step = draft.steps[0]
-        workflow = next(w for w in self.spec.workflows if w.name == step.workflow)
+        workflow = self._workflow(step.workflow)
         refs = [p for p in workflow.params if p.ref and step.params.get(p.name) is not None]
+        if not refs:
+            return Counterfactual("wrong_target", None, note="the action names no row (it takes no reference)")
         refs.sort(key=lambda p: p.name != (workflow.subject or ""))  # the subject first
+        tried = 0
         for p in refs:
             assert p.ref is not None
             rows = self.world.visible(p.ref, draft.user_id)
@@ -145,49 +176,150 @@ class GateRunner:
             rows = sorted(rows, key=lambda r: not any(r.get(c) == draft.user_id for c in users))
             used = set(step.params.values())
             for other in [r["id"] for r in rows if r["id"] not in used][:6]:
+                tried += 1
                 swapped = Step(step.workflow, {**step.params, p.name: other})
                 final = self._try(draft, initial, "wrong_target", [swapped] + draft.steps[1:])
                 if final is not None:
-                    return "wrong_target", final, None
-        return "wrong_target", None, "no other row is accepted by the action"
+                    note = f"{p.name} #{other} instead of #{step.params[p.name]}"
+                    return Counterfactual("wrong_target", final, note=note)
+        kinds = " or ".join(dict.fromkeys(str(p.ref) for p in refs))
+        if not tried:
+            return Counterfactual("wrong_target", None, note=f"the user sees no {kinds} row besides those the task names")
+        rows = f"the other {kinds} row" if tried == 1 else f"all {tried} other {kinds} rows"
+        return Counterfactual("wrong_target", None, note=f"the app refuses the action on {rows} tried")
 
-    def _wrong_value(self, draft: Draft, initial: Path, golden: Path) -> tuple[str, Path | None, Any]:
+    def _wrong_value(self, draft: Draft, initial: Path, golden: Path) -> Counterfactual:
+        """The same steps with one value (not a row) changed, where the change reaches the rows."""
         step = draft.steps[0]
-        workflow = next(w for w in self.spec.workflows if w.name == step.workflow)
-        for p in workflow.params:
-            if p.ref or p.name not in step.params:
-                continue
+        workflow = self._workflow(step.workflow)
+        values = [p for p in workflow.params if not p.ref and p.name in step.params]
+        varied: list[str] = []
+        for p in values:
             value = _other_value(p.type, step.params[p.name], p.values)
             if value is None:
                 continue
+            varied.append(p.name)
             changed = Step(step.workflow, {**step.params, p.name: value})
             final = self._try(draft, initial, "wrong_value", [changed] + draft.steps[1:])
             # A value no effect stores leaves the golden rows: it was not wrong, try another.
             if final is not None and not diff_databases(golden, final).is_empty:
-                return "wrong_value", final, None
-        return "wrong_value", None, "the action takes no value that can be varied"
+                note = f"{p.name} {value!r} instead of {step.params[p.name]!r}"
+                return Counterfactual("wrong_value", final, note=note)
+        if not values:
+            why = "the action takes no value besides the rows it acts on"
+        elif not varied:
+            why = f"no other value can be made for {', '.join(p.name for p in values)}"
+        else:
+            why = f"each other value of {', '.join(varied)} is refused by the app or stores the golden rows"
+        return Counterfactual("wrong_value", None, note=why)
 
-    def _partial(self, draft: Draft, initial: Path, diff: DbDiff) -> tuple[str, Path | None, Any]:
+    def _partial(self, draft: Draft, initial: Path, golden: Path, diff: DbDiff) -> Counterfactual:
+        """A partial completion, from the coarsest part the task has down to a single value."""
         if len(draft.steps) > 1:
             final = self._try(draft, initial, "partial", draft.steps[:1])
-            return "partial", final, None if final else "the first step alone is refused"
-        changes = sum(len(t.inserted) + len(t.deleted) + len(t.updated) for t in diff.tables)
-        if changes < 2:
-            return "partial", None, "the task changes a single row"
+            if final is None:
+                return Counterfactual("partial", None,
+                                      note=f"the app refuses the first of the {len(draft.steps)} steps run alone")
+            return Counterfactual("partial", final, note=f"only the first of {len(draft.steps)} steps")
+        changed = [t for t in diff.tables if t.inserted or t.deleted or t.updated]
+        rows = sum(len(t.inserted) + len(t.deleted) + len(t.updated) for t in changed)
+        if rows == 0:
+            return Counterfactual("partial", None, note="the task's golden run changes no row")
+        if rows == 1:
+            table = changed[0]
+            if table.updated:
+                return self._partial_columns(draft, initial, diff, table, table.updated[0])
+            if table.inserted:
+                return self._partial_insert(draft, initial, golden, table)
+            return Counterfactual("partial", None, note=f"the task deletes one {table.table} row, "
+                                  "and a deletion has no part to leave undone")
         # Leave out the last row change of the last table that has one: all but one row done.
         tables = list(diff.tables)
-        index = max(i for i, t in enumerate(tables) if not t.is_empty)
+        index = max(i for i, t in enumerate(tables) if t.inserted or t.deleted or t.updated)
         t = tables[index]
         if t.updated:
             tables[index] = replace(t, updated=t.updated[:-1])
+            undone = f"{t.table} #{_key(t.updated[-1].key)} left as it was"
         elif t.inserted:
             tables[index] = replace(t, inserted=t.inserted[:-1])
+            undone = f"a new {t.table} row not added"
         else:
             tables[index] = replace(t, deleted=t.deleted[:-1])
+            undone = f"{t.table} #{_key(tuple(t.deleted[-1][c] for c in t.key_columns))} not deleted"
         patch = render_sqldiff(DbDiff(tuple(tables)))
-        return "partial", apply_patch(initial, patch, self._path(draft, "partial")), None
+        final = apply_patch(initial, patch, self._path(draft, "partial"))
+        return Counterfactual("partial", final, note=f"{rows - 1} of {rows} row changes ({undone})")
 
-    def _extra_change(self, draft: Draft, golden: Path, diff: DbDiff) -> tuple[str, Path | None, Any]:
+    def _partial_columns(self, draft: Draft, initial: Path, diff: DbDiff, table: TableDiff,
+                         change: RowChange) -> Counterfactual:
+        """The task's one updated row with all its changed columns set but one, which keeps its
+        initial value: the state an agent leaves that fills in all but one field of a form."""
+        row = f"{table.table} #{_key(change.key)}"
+        if len(change.changed) < 2:
+            return Counterfactual("partial", None,
+                                  note=f"the task changes one value of one row ({row}: {change.changed[0]})")
+        # Prefer a column set from a value the task gives: the app derives the others (a
+        # timestamp, a fixed status) in the same request, so an agent cannot leave those undone.
+        # `changed` is in column order, so the choice is stable.
+        given = self._task_set_columns(self._workflow(draft.steps[0].workflow), table.table)
+        left = ([c for c in change.changed if c in given] or list(change.changed))[-1]
+        kept = replace(change, after={**change.after, left: change.before[left]},
+                       changed=tuple(c for c in change.changed if c != left))
+        tables = tuple(replace(t, updated=[kept]) if t is table else t for t in diff.tables)
+        final = apply_patch(initial, render_sqldiff(DbDiff(tables)), self._path(draft, "partial"))
+        note = (f"{row} with {len(kept.changed)} of its {len(change.changed)} changed columns set, "
+                f"{left} left at {'NULL' if change.before[left] is None else repr(change.before[left])}")
+        return Counterfactual("partial", final, note=note)
+
+    def _partial_insert(self, draft: Draft, initial: Path, golden: Path, table: TableDiff) -> Counterfactual:
+        """The task's one new row with one value the task gives left blank (the form's default).
+
+        This is a partial completion, not a wrong value: every other field the task names is
+        filled in and this one is skipped, as an agent that stops short of the whole request
+        leaves it (a different value typed in is `wrong_value`'s case). Only a field the form lets
+        the user skip qualifies (optional, or prefilled with a default); the app itself stores the
+        row, so its defaults, its NOT NULL columns and its rules are the app's own, never guessed.
+        """
+        step = draft.steps[0]
+        workflow = self._workflow(step.workflow)
+        given = [p for p in workflow.params if step.params.get(p.name) is not None]
+        new_row = f"one new {table.table} row"
+        if len(given) < 2:
+            return Counterfactual("partial", None, note=f"the task gives {'one value' if given else 'no value'} "
+                                  f"for its {new_row}")
+        blanks = [p for p in given if _skippable(p)]
+        if not blanks:
+            return Counterfactual("partial", None, note=f"the task adds {new_row} and the form requires "
+                                  f"every value it gives ({', '.join(p.name for p in given)})")
+        refused: list[str] = []
+        same: list[str] = []
+        for p in reversed(blanks):  # the last optional field first, as the form lists them
+            rest = {k: v for k, v in step.params.items() if k != p.name}
+            final = self._try(draft, initial, "partial", [Step(step.workflow, rest)])
+            if final is None:
+                refused.append(p.name)
+            elif diff_databases(golden, final).is_empty:
+                same.append(p.name)  # the value given is the default: blank stores the same row
+            else:
+                return Counterfactual("partial", final, note=f"the {new_row} with {p.name} left blank")
+        why = [f"the app refuses it with {', '.join(refused)} left blank"] if refused else []
+        why += [f"{', '.join(same)} left blank stores the same row"] if same else []
+        return Counterfactual("partial", None, note=f"the task adds {new_row}: {'; '.join(why)}")
+
+    def _task_set_columns(self, workflow: WorkflowSpec, table: str) -> set[str]:
+        """Columns of `table` the workflow sets from a value the task gives."""
+        columns: set[str] = set()
+        for effect in workflow.effects:
+            if effect.kind != "set" or effect.field is None or effect.to is None:
+                continue
+            entity = self.spec.entity(effect.entity)
+            if entity.table == table and _uses_task_value(effect.to, workflow.params):
+                columns.add(entity.field_named(effect.field).column)
+        return columns
+
+    def _extra_change(self, draft: Draft, golden: Path, diff: DbDiff) -> Counterfactual:
+        """The golden state plus one nudged value in a row the task does not touch (a column the
+        task changes elsewhere first, so the reward has to pin rows, not just columns)."""
         touched = {(t.table, tuple(r.key)) for t in diff.tables for r in t.updated}
         touched |= {(t.table, tuple(row[c] for c in t.key_columns)) for t in diff.tables
                     for row in t.inserted + t.deleted}
@@ -209,10 +341,12 @@ class GateRunner:
                             continue
                         conn.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE id = ?', (new, row_id))
                         conn.commit()
-                        return "extra_change", final, None
+                        note = f"{table} #{row_id}: {column} {value!r} -> {new!r}"
+                        return Counterfactual("extra_change", final, note=note)
         finally:
             conn.close()
-        return "extra_change", None, "no other row to change"
+        return Counterfactual("extra_change", None, note="no row outside the task's changes has a number "
+                              "or a text (other than a key, a reference or a date) to change")
 
     # ------------------------------------------------------------------ determinism -----------
     def _determinism(self, draft: Draft, reward: dict[str, Any], patch: str, golden: Path,
@@ -261,3 +395,29 @@ def _nudge(value: Any) -> Any:
     if isinstance(value, str) and value and not value[:4].isdigit():
         return value + " (edited)"
     return None
+
+
+def _key(key: tuple[Any, ...]) -> str:
+    """A row's primary key as the notes print it (`3`, or `3, 7` for a composite key)."""
+    return ", ".join(str(v) for v in key)
+
+
+def _skippable(p: ParamSpec) -> bool:
+    """Whether a user can leave the field blank and still submit: an optional field, or one the
+    form prefills with a default. A required field left blank is refused, never stored."""
+    return not p.required or p.default is not None
+
+
+def _uses_task_value(source: str, params: list[ParamSpec]) -> bool:
+    """Whether an effect's expression takes a value the task gives.
+
+    It does when it is a parameter itself (a chosen row included: `to: target`) or computes with
+    a non-reference parameter (`account.balance - amount`). A reference parameter that only
+    reaches a row's attribute (`min(note.priority + 1, 5)`) does not count: that value is the
+    row's, which the task does not give.
+    """
+    if source.strip() in {p.name for p in params}:
+        return True
+    plain = re.sub(r"'[^']*'|\"[^\"]*\"", "", source)  # words inside string literals are no names
+    words = set(re.findall(r"(?<![\w.])[A-Za-z_]\w*", plain))
+    return any(p.name in words for p in params if not p.ref)

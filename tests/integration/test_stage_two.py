@@ -18,7 +18,7 @@ from factory.spec.model import Spec
 from factory.tasks.gates import GateRunner
 from factory.tasks.proposer import Draft, Proposer
 from factory.tasks.rewardgen import run_rewardgen
-from factory.tasks.setupgen import Backend, copy_db, run_golden
+from factory.tasks.setupgen import Backend, apply_patch, build_setup, copy_db, run_golden
 from factory.tasks.stage import run_stage_two
 from factory.tasks.triage import triage
 
@@ -327,3 +327,28 @@ def test_instructions_name_rows_exactly_as_the_app_labels_them(worlds: Any, seed
         client.close()
     world.close()
     assert compared >= 8  # every visible row of every listed entity was compared
+
+
+def test_a_task_can_act_on_a_row_its_setup_creates(parts, mock_world: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A note written by the setup, then archived by the task: the row is absent from the seed,
+    named by its label in the instruction, and the task passes every gate."""
+    _spec, seed_db, backend, proposer, runner, _work = parts
+    wf = next(w for w in proposer.spec.workflows if w.name == "archive_note")
+    seed_ids = {r["id"] for r in proposer.world.rows("note")}
+    draft = None
+    for attempt in range(5, 120, 6):  # attempts ≡ 5 (mod 6) try a row made by a setup first
+        candidate = proposer._write(wf, attempt)
+        if candidate is not None and candidate.setup and candidate.steps[0].params["note"] not in seed_ids:
+            draft = candidate
+            break
+    assert draft is not None, "no draft acts on a row its setup creates"
+    assert [s.workflow for s in draft.setup] == ["write_note"]
+    setup = build_setup(backend, seed_db, draft.user, draft.setup, tmp_path / "setup")
+    initial = apply_patch(seed_db, setup.patch, tmp_path / "initial.db")
+    golden = run_golden(backend, initial, draft.user, draft.steps, tmp_path / "golden.db")
+    with sqlite3.connect(initial) as conn:
+        assert conn.execute("SELECT title FROM note WHERE id = ?", (draft.steps[0].params["note"],)).fetchone()
+    result = _reward(mock_world / "spec.json", draft, initial, tmp_path)
+    assert result["ok"], result
+    gates = runner.run(draft, result["reward"], initial, golden, setup.patch)
+    assert all(g.passed for g in gates), [g for g in gates if not g.passed]
