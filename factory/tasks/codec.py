@@ -15,11 +15,17 @@ from factory.tasks.resolve import Answer
 
 
 def _ref(value: RefText | None) -> dict[str, Any] | None:
-    return None if value is None else {"ref": value.text, "by": value.by}
+    if value is None:
+        return None
+    # `also` only when a row is named by several fields, so older files read and write the same.
+    more = {"also": [list(pair) for pair in value.also]} if value.also else {}
+    return {"ref": value.text, "by": value.by, **more}
 
 
 def _unref(value: dict[str, Any] | None) -> RefText | None:
-    return None if value is None else RefText(value["ref"], value["by"])
+    if value is None:
+        return None
+    return RefText(value["ref"], value["by"], tuple((f, t) for f, t in value.get("also", ())))
 
 
 def question_json(q: Question | None) -> dict[str, Any] | None:
@@ -37,11 +43,11 @@ def question_of(data: dict[str, Any] | None) -> Question | None:
 
 
 def _arg(value: Any) -> Any:
-    return {"ref": value.text, "by": value.by} if isinstance(value, RefText) else {"value": value}
+    return _ref(value) if isinstance(value, RefText) else {"value": value}
 
 
 def _unarg(data: dict[str, Any]) -> Any:
-    return RefText(data["ref"], data["by"]) if "ref" in data else data["value"]
+    return _unref(data) if "ref" in data else data["value"]
 
 
 def ask_json(ask: Ask) -> dict[str, Any]:

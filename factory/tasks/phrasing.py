@@ -5,13 +5,17 @@ back with nothing but the spec, then resolves the named rows against the initial
 directions are functions of the spec only, so a parse never depends on how the task was made.
 
 Instructions name rows the way the app shows them: by their display label in quotes
-(`"Main Checking ··8488"`) or, in the seed's own task phrasings, by a field value (`card ending
-in 4599`). Values are written as people write them: `$1,250.00`, `June 5, 2026`, `yes`.
+(`"Main Checking ··8488"`) or, in the seed's own task phrasings, by field values (`card ending
+in 4599`, `the payment to Jordan Lee on June 5, 2026`). Values are written as people write them:
+`$1,250.00`, `June 5, 2026`, `yes`.
 
-Generic forms (the seed's task intents add their own phrasings on top):
+Generic write forms (the seed's task intents add their own phrasings on top, `intents.py`):
 
-- write: `Transfer between accounts: from account "A"; to account "B"; amount $250.00.`
+- `Transfer between accounts: from account "A"; to account "B"; amount $250.00.`
   (also `Please <label>: …` and `I need to <label> with …`); two steps: `First, … Then, …`
+- sentences: `Lock my card "Visa ··4599", reason "travel".`,
+  `Please transfer between accounts with from account "A", to account "B" and amount $250.00.`,
+  `Could you star my message "Q2 planning" for me?`, `Could you <label> for me? <Args>.`
 - read: `What is the <field> of my <entity> "<ref>"?`, `How many of my <plural> have <conds>?`,
   `What is the total <field> of my <plural> with <conds>?`,
   `Which of my <plural> with <conds> has the highest <field>?`
@@ -19,7 +23,7 @@ Generic forms (the seed's task intents add their own phrasings on top):
   on it with <args>.`
 
 Conditions: `<field> "<value>"`, `<field> $5.00`, or `<field> between <a> and <b>`, joined by
-` and `; arguments are joined by `; `.
+` and `; arguments are joined by `; ` (the colon forms) or listed `a, b and c` (the sentences).
 """
 
 from __future__ import annotations
@@ -42,6 +46,10 @@ class ParseError(TaskError):
     """An instruction does not follow any phrasing the spec allows."""
 
 
+class _NoForm(ParseError):
+    """No form's opening words fit (as opposed to a form whose arguments do not parse)."""
+
+
 @dataclass(frozen=True)
 class Cond:
     """A condition on one field as written: equality (`value`) or a range (`value`, `upper`)."""
@@ -53,10 +61,22 @@ class Cond:
 
 @dataclass(frozen=True)
 class RefText:
-    """A row named in an instruction: by its display label, or by one field's value (`by`)."""
+    """A row named in an instruction: by its display label, or by one field's value (`by`).
+
+    `also` holds more (field, value text) pairs the same row must match: a seed phrasing that
+    names one row by several slots ("the payment to {payee} on {date}") names it by all of them."""
 
     text: str
     by: str | None = None
+    also: tuple[tuple[str, str], ...] = ()
+
+
+def joint_ref(pairs: list[tuple[str, str]]) -> RefText:
+    """The reference made of (field, value text) pairs, in one canonical order (by field name), so
+    the same row named by two phrasings' slots in another order is the same `RefText`."""
+    ordered = sorted(pairs)
+    (by, text), rest = ordered[0], ordered[1:]
+    return RefText(text, by, tuple(rest))
 
 
 @dataclass(frozen=True)
@@ -120,9 +140,10 @@ def _flag(kind: str) -> str:
     return "set to " if kind == "bool" else ""
 
 
-_MONEY = re.compile(r"-?\$-?[\d,]+(?:\.\d{1,2})?")
+# Thousands groups only (`$1,250.00`), so a comma after a value ("$45, memo …") is not eaten.
+MONEY = re.compile(r"-?\$-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d{1,2})?")
 _INT = re.compile(r"-?\d+")
-_DATE = re.compile(r"([A-Z][a-z]+) (\d{1,2}), (\d{4})")
+DATE = re.compile(r"([A-Z][a-z]+) (\d{1,2}), (\d{4})")
 _TIME = re.compile(r" at (\d{2}):(\d{2})")
 _QUOTED = re.compile(r'"([^"]*)"')
 _BOOL = re.compile(r"(yes|no)\b", re.IGNORECASE)
@@ -134,7 +155,7 @@ def scan_value(kind: str, text: str, pos: int) -> tuple[str, int]:
         m = _QUOTED.match(text, pos)
         if m:
             return m.group(1), m.end()
-    for pattern in ((_MONEY,) if kind == "money" else (_DATE,) if kind in ("date", "datetime")
+    for pattern in ((MONEY,) if kind == "money" else (DATE,) if kind in ("date", "datetime")
                     else (_BOOL,) if kind == "bool" else (_INT,) if kind == "int" else ()):
         m = pattern.match(text, pos)
         if m:
@@ -154,7 +175,7 @@ def parse_scalar(kind: str, text: str) -> Any:
             body = text.replace("$", "").replace(",", "")
             return round(float(body) * 100)
         if kind in ("date", "datetime"):
-            m = _DATE.match(text)
+            m = DATE.match(text)
             if not m:
                 raise ValueError(text)
             day = dt.datetime.strptime(f"{m.group(1)} {m.group(2)} {m.group(3)}", "%B %d %Y").date()
@@ -202,9 +223,82 @@ def render_args(workflow: WorkflowSpec, args: dict[str, Any]) -> str:
     parts = []
     if workflow.subject in args:
         parts.append(param_text(params[workflow.subject], args[workflow.subject]))
-    parts += [f"{_lc(params[name].label)} {_flag(params[name].type)}{param_text(params[name], value)}"
-              for name, value in args.items() if name != workflow.subject]
+    parts += [arg_phrase(params[name], value) for name, value in args.items() if name != workflow.subject]
     return "; ".join(parts)
+
+
+def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ") -> str:
+    """One argument: `<label> <value>`, or `<label> to <value>` (joiner " to ") after "Set the"."""
+    flag = _flag(param.type) if joiner == " " else ""
+    return f"{_lc(param.label)}{joiner}{flag}{param_text(param, value)}"
+
+
+def listed(parts: list[str]) -> str:
+    """`a`, `a and b`, `a, b and c`: how a person lists things."""
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def render_list(workflow: WorkflowSpec, args: dict[str, Any], joiner: str = " ", lead: str = "") -> str:
+    """The arguments as a list (`from account "A", to account "B" and amount $5.00`); `lead`
+    goes before each label ("the "), `joiner` between label and value (" to ")."""
+    params = {p.name: p for p in workflow.params}
+    return listed([lead + arg_phrase(params[name], value, joiner) for name, value in args.items()])
+
+
+def _subject_entity(spec: Spec, workflow: WorkflowSpec) -> tuple[ParamSpec, EntitySpec] | None:
+    p = next((p for p in workflow.params if p.name == workflow.subject), None)
+    if p is None or p.ref is None:
+        return None
+    return p, spec.entity(p.ref)
+
+
+def possessed_head(spec: Spec, workflow: WorkflowSpec) -> str | None:
+    """The workflow's label with the row it acts on possessed, when the label ends with that row's
+    noun: "Lock card" → "Lock my card", "Pay a bill" → "Pay my bill" (rows everyone sees: "the")."""
+    found = _subject_entity(spec, workflow)
+    if found is None:
+        return None
+    words, noun = workflow.label.split(), found[1].label.lower().split()
+    if len(words) <= len(noun) or [w.lower() for w in words[-len(noun):]] != noun:
+        return None
+    verb = words[:-len(noun)]
+    if verb[-1].lower() in ("a", "an", "the", "my", "your"):  # "Pay a bill": the article gives way
+        verb = verb[:-1]
+    if not verb:
+        return None
+    return " ".join([*verb, _scope(found[1]), *words[-len(noun):]])
+
+
+def _subject_phrase(spec: Spec, workflow: WorkflowSpec, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The verb phrase with the row acted on (`Lock my card "Visa ··4599"`,
+    `Block dates for my listing "Loft"`, `Star my message "Hi"`) and the other arguments."""
+    found = _subject_entity(spec, workflow)
+    if found is None or found[0].name not in args:
+        return workflow.label, args
+    param, ent = found
+    value = args[param.name]
+    rest = {k: v for k, v in args.items() if k != param.name}
+    only = isinstance(value, RefText) and value.by == ONLY
+    head = possessed_head(spec, workflow)
+    if head is not None:  # "my card" already says which when it is the user's only one
+        return (head if only else f"{head} {param_text(param, value)}"), rest
+    noun = value.text if only else f"{_scope(ent)} {ent.label.lower()} {param_text(param, value)}"
+    link = " " if len(workflow.label.split()) == 1 else " for "  # "Star my message", "Block dates for …"
+    return f"{workflow.label}{link}{noun}", rest
+
+
+def render_sentence(spec: Spec, workflow: WorkflowSpec, args: dict[str, Any], style: int) -> str:
+    """A write as a person would type it: `Lock my card "A", reason "travel".` (style 0),
+    `Please … with ….` (1), `Could you … for me? Reason "travel".` (2)."""
+    phrase, rest = _subject_phrase(spec, workflow, args)
+    items = render_list(workflow, rest) if rest else ""
+    if style % 3 == 1:
+        return f"Please {_lc(phrase)}" + (f" with {items}." if items else ".")
+    if style % 3 == 2:
+        return f"Could you {_lc(phrase)} for me?" + (f" {items[:1].upper()}{items[1:]}." if items else "")
+    if not items:
+        return f"{phrase}."
+    return f"{phrase}{', ' if len(rest) < len(args) else ' with '}{items}."
 
 
 def _word(spec: Spec, entity: str, field: str, op: str) -> str:
@@ -240,6 +334,8 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
 
 
 def render_step(spec: Spec, step: AskStep, variant: int) -> str:
+    """One workflow run: variants 0–2 the colon forms (`Lock card: "A"; reason "travel".`, kept
+    as they were: older corpora are written in them), 3–5 the sentences of `render_sentence`."""
     workflow = next(w for w in spec.workflows if w.name == step.workflow)
     args = render_args(workflow, step.args)
     if step.pick is not None:
@@ -252,9 +348,11 @@ def render_step(spec: Spec, step: AskStep, variant: int) -> str:
         tail = f" with {args}" if args else ""
         return (f"Find {_scope(ent)} {_lc(ent.label)}{which} that has the "
                 f"{_word(spec, q.entity, q.field, q.op)} {f}, and use \"{workflow.label}\" on it{tail}.")
-    if variant % 3 == 1:
+    if variant % 6 >= 3:
+        return render_sentence(spec, workflow, step.args, variant % 6 - 3)
+    if variant % 6 == 1:
         return f"Please {_lc(workflow.label)}: {args}."
-    if variant % 3 == 2:
+    if variant % 6 == 2:
         bare = args.startswith(chr(34)) or args.lower().startswith("my ")
         return f"I need to {_lc(workflow.label)} {'' if bare else 'with '}{args}."
     return f"{workflow.label}: {args}."
@@ -353,10 +451,24 @@ def _mine(labels: dict[str, str], p: ParamSpec | None, text: str, pos: int) -> s
     return text[pos:pos + len(phrase)] if text.lower().startswith(phrase, pos) else None
 
 
-def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str, str] | None = None
-               ) -> dict[str, Any]:
+LIST_SEPARATORS = (", and ", " and ", ", ")  # a list `a, b and c` (longest first: ", and " before ", ")
+
+
+def _separator(text: str, pos: int, separators: tuple[str, ...]) -> int:
+    for sep in separators:
+        if text.startswith(sep, pos):
+            return pos + len(sep)
+    raise ParseError(f"expected {' or '.join(repr(s) for s in separators)} between arguments at "
+                     f"{text[pos:pos + 30]!r}")
+
+
+def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str, str] | None = None,
+               *, separators: tuple[str, ...] = ("; ",), joiner: str = " ", lead: str = "",
+               subject_first: bool = True) -> dict[str, Any]:
     """`<param label> <value>; …` → param name → RefText (references) or value text.
-    `spec_of_refs` maps entity names to their `my <entity>` phrase."""
+    `spec_of_refs` maps entity names to their `my <entity>` phrase. The list forms pass their
+    `separators`, the word between label and value (`joiner`, " to " in "Set the …") and an
+    optional `lead` before each label ("the "); only the colon forms name the subject first."""
     spec_of_refs = spec_of_refs or {}
     if not text:
         return {}
@@ -365,7 +477,7 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
     pos = 0
     subject = next((p for p in workflow.params if p.name == workflow.subject), None)
     mine = _mine(spec_of_refs, subject, text, 0) if subject is not None else None
-    if subject is not None and (text.startswith('"') or mine):
+    if subject_first and subject is not None and (text.startswith('"') or mine):
         if mine:
             args[subject.name], pos = RefText(mine, ONLY), len(mine)
         else:
@@ -373,33 +485,33 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
             args[subject.name] = RefText(value)
         if pos == len(text):
             return args
-        if not text.startswith("; ", pos):
-            raise ParseError(f"expected '; ' between arguments at {text[pos:pos + 30]!r}")
-        pos += 2
+        pos = _separator(text, pos, separators)
+    lowered = text.lower()
     while True:
-        p = next((p for p in params if text.lower().startswith(p.label.lower() + " ", pos)), None)
+        if lead and lowered.startswith(lead, pos):
+            pos += len(lead)
+        p = next((p for p in params if lowered.startswith(p.label.lower() + joiner, pos)), None)
         if p is None:
             raise ParseError(f"unknown argument at {text[pos:pos + 40]!r} ({workflow.label})")
-        pos += len(p.label) + 1
+        pos += len(p.label) + len(joiner)
         if p.name in args:
             raise ParseError(f"argument {p.label!r} is given twice")
         mine = _mine(spec_of_refs, p, text, pos)
         if mine:
             args[p.name], pos = RefText(mine, ONLY), pos + len(mine)
         else:
-            if p.type == "bool" and text.startswith("set to ", pos):
+            if p.type == "bool" and joiner == " " and text.startswith("set to ", pos):
                 pos += len("set to ")
             quoted = text.startswith('"', pos)
             value, pos = scan_value(p.type if not quoted else "string", text, pos)
             args[p.name] = RefText(value) if p.type == "reference" else value
         if pos == len(text):
             return args
-        if not text.startswith("; ", pos):
-            raise ParseError(f"expected '; ' between arguments at {text[pos:pos + 30]!r}")
-        pos += 2
+        pos = _separator(text, pos, separators)
 
 
-def _my_phrases(spec: Spec) -> dict[str, str]:
+def my_phrases(spec: Spec) -> dict[str, str]:
+    """Entity name → how an instruction names the acting user's only row of it ("my profile")."""
     return {e.name: my_only(e) for e in spec.entities if e.visibility != "public" and e.owner_fields}
 
 
@@ -411,6 +523,7 @@ def _workflow_by(spec: Spec, label: str) -> WorkflowSpec:
 
 
 def parse_step(spec: Spec, text: str) -> AskStep:
+    """One workflow run in any write form: find-and-act, the colon forms, the sentences."""
     m = _PICK.match(text)
     if m:
         ent = _entity_by(spec, m["entity"], plural=False)
@@ -421,7 +534,19 @@ def parse_step(spec: Spec, text: str) -> AskStep:
                       and p.name == (workflow.subject or p.name)), None)
         if param is None:
             raise ParseError(f"{workflow.label!r} takes no {ent.label}")
-        return AskStep(workflow.name, parse_args(workflow, m["args"], _my_phrases(spec)), (param, q))
+        return AskStep(workflow.name, parse_args(workflow, m["args"], my_phrases(spec)), (param, q))
+    try:
+        return _parse_colon_form(spec, text)
+    except ParseError as exc:
+        colon = exc
+    try:
+        return _parse_sentence(spec, text)
+    except ParseError as exc:
+        # Report the form the text came closest to: the colon form when its words matched.
+        raise (exc if isinstance(colon, _NoForm) else colon) from None
+
+
+def _parse_colon_form(spec: Spec, text: str) -> AskStep:
     # Workflow labels are matched whole, longest first ("Move note" before "Move").
     workflows = sorted((w for w in spec.workflows if not w.system), key=lambda w: -len(w.label))
     lowered = text.lower()
@@ -433,8 +558,79 @@ def parse_step(spec: Spec, text: str) -> AskStep:
             rest = text[len(head):-1]
             for sep in _STEP_SEPARATORS:
                 if rest.startswith(sep) and (sep != " " or rest[1:2] == '"' or rest[1:4].lower() == "my "):
-                    return AskStep(workflow.name, parse_args(workflow, rest[len(sep):], _my_phrases(spec)))
-    raise ParseError(f"no workflow phrasing matches {text[:60]!r}")
+                    return AskStep(workflow.name, parse_args(workflow, rest[len(sep):], my_phrases(spec)))
+    raise _NoForm(f"no workflow phrasing matches {text[:60]!r}")
+
+
+_OPENERS = ("Please ", "Could you ", "")
+
+
+def _parse_sentence(spec: Spec, text: str) -> AskStep:
+    """The sentence forms of `render_sentence`: an opener, the workflow's label (or its possessed
+    head, "Lock my card"), the row acted on, then the other arguments as a list."""
+    refs = my_phrases(spec)
+    workflows = sorted((w for w in spec.workflows if not w.system), key=lambda w: -len(w.label))
+    problem: ParseError | None = None
+    for opener in _OPENERS:
+        if not text.startswith(opener):
+            continue
+        body = text[len(opener):]
+        for workflow in workflows:
+            possessed = possessed_head(spec, workflow)
+            for head, is_possessed in ((possessed, True), (workflow.label, False)):
+                if head is None or not body.lower().startswith(head.lower()):
+                    continue
+                try:
+                    return _sentence_rest(spec, workflow, body, len(head), is_possessed, opener, refs)
+                except ParseError as exc:
+                    problem = exc
+    raise problem or ParseError(f"no workflow phrasing matches {text[:60]!r}")
+
+
+def _subject_ref(ent: EntitySpec, body: str, pos: int) -> tuple[RefText, int]:
+    """The row acted on, right after its noun: a quoted label, or nothing ("my card": the only one)."""
+    if body.startswith(' "', pos):
+        value, pos = scan_value("string", body, pos + 1)
+        return RefText(value), pos
+    if _scope(ent) == "my":
+        return RefText(my_only(ent), ONLY), pos
+    raise ParseError(f"expected the quoted name of the {ent.label.lower()} at {body[pos:pos + 30]!r}")
+
+
+def _sentence_rest(spec: Spec, workflow: WorkflowSpec, body: str, pos: int, possessed: bool,
+                   opener: str, refs: dict[str, str]) -> AskStep:
+    args: dict[str, Any] = {}
+    found = _subject_entity(spec, workflow)
+    if possessed and found is not None:
+        args[found[0].name], pos = _subject_ref(found[1], body, pos)
+    elif found is not None:
+        param, ent = found
+        for link in (" for ", " "):
+            noun = f"{link}{_scope(ent)} {ent.label.lower()}"
+            if body.lower().startswith(noun, pos):
+                args[param.name], pos = _subject_ref(ent, body, pos + len(noun))
+                break
+    rest = body[pos:]
+    if opener == "Could you ":
+        if not rest.startswith(" for me?"):
+            raise ParseError(f"expected 'for me?' at {rest[:30]!r}")
+        rest = rest[len(" for me?"):]
+        if not rest:
+            return AskStep(workflow.name, args)
+        if not rest.startswith(" ") or not rest.endswith("."):
+            raise ParseError(f"expected the arguments as a sentence at {rest[:30]!r}")
+        items = rest[1:-1]
+    else:
+        if rest == ".":
+            return AskStep(workflow.name, args)
+        link = next((k for k in (", ", " with ") if rest.startswith(k)), None)
+        if link is None or not rest.endswith("."):
+            raise ParseError(f"expected ', ' or ' with ' and the arguments at {rest[:30]!r}")
+        items = rest[len(link):-1]
+    more = parse_args(workflow, items, refs, separators=LIST_SEPARATORS, subject_first=False)
+    if set(more) & set(args):
+        raise ParseError(f"the row acted on is given twice in {body[:60]!r}")
+    return AskStep(workflow.name, {**args, **more})
 
 
 def parse_question(spec: Spec, text: str) -> Question | None:
@@ -475,6 +671,9 @@ def parse(spec: Spec, text: str) -> Ask:
     question = parse_question(spec, text)
     if question is not None:
         return Ask("read", question=question)
+    # The seed's phrasings build on this module's grammar, so their module is imported here.
+    from factory.tasks.intents import parse_intent
+
     intent = parse_intent(spec, text)
     if intent is not None:
         return intent
@@ -484,138 +683,3 @@ def parse(spec: Spec, text: str) -> Ask:
         return Ask("write", steps=steps)
     step = parse_step(spec, text)
     return Ask("read_write" if step.pick else "write", steps=(step,))
-
-
-# ---------------------------------------------------------------- the seed's own phrasings -----
-
-_SLOT = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
-_LIT = re.compile(r"\$\d[\d,]*(?:\.\d{2})?|(?<![\w$.,])\d+(?![\w,])")
-
-
-@dataclass(frozen=True)
-class IntentForm:
-    """A seed phrasing usable for tasks: which parameter each slot and literal fills."""
-
-    intent: str
-    kind: str
-    workflow: str | None
-    phrasing: str
-    slots: dict[str, tuple[str, str, str | None]]  # slot -> (entity, field, param or None)
-    literals: list[tuple[str, str]]  # (literal text, param) in order of appearance
-    lookup: str | None = None  # read: the field the phrasing asks for
-    pattern: re.Pattern[str] = field(default=re.compile(""), compare=False)
-
-
-_FORMS: dict[tuple[str, str, str], list[IntentForm]] = {}
-
-
-def intent_forms(spec: Spec) -> list[IntentForm]:
-    """Every seed phrasing the generic machinery can ground; the others are left out (the
-    proposer reports them). A write phrasing must fill every required parameter without a
-    default, by a slot naming a row of the parameter's entity or by a literal of its type.
-
-    Built once per spec (named by its world, seed hash and factory version): every parse of an
-    instruction asks for them, and building them compiles a pattern per phrasing."""
-    key = (spec.world, spec.seed_sha256, spec.factory_version)
-    if key not in _FORMS:
-        forms: list[IntentForm] = []
-        for intent in spec.task_intents:
-            workflow = next((w for w in spec.workflows if w.name == intent.get("workflow")), None)
-            for phrasing in intent.get("phrasings", []):
-                form = _form(spec, intent, workflow, phrasing)
-                if form is not None:
-                    forms.append(form)
-        _FORMS[key] = forms
-    return _FORMS[key]
-
-
-def _form(spec: Spec, intent: dict[str, Any], workflow: WorkflowSpec | None,
-          phrasing: str) -> IntentForm | None:
-    slots_decl: dict[str, str] = intent.get("slots", {})
-    slots: dict[str, tuple[str, str, str | None]] = {}
-    names = _SLOT.findall(phrasing)
-    if any(n not in slots_decl or slots_decl[n].count(".") != 1 for n in names):
-        return None
-    literals: list[tuple[str, str]] = []
-    lookup = None
-    if intent.get("kind") == "write" and workflow is not None and not workflow.system:
-        free = [p for p in workflow.params]
-        for name in names:
-            entity, fname = slots_decl[name].split(".")
-            p = next((p for p in free if p.ref == entity), None)
-            if p is None:
-                return None
-            free.remove(p)
-            slots[name] = (entity, fname, p.name)
-        for lit in _LIT.findall(_SLOT.sub("", phrasing)):
-            kind = "money" if lit.startswith("$") else "int"
-            p = next((p for p in free if p.type == kind), None)
-            if p is None:
-                return None
-            free.remove(p)
-            literals.append((lit, p.name))
-        if any(p.required and p.default is None for p in free):
-            return None
-    elif intent.get("kind") == "read" and len(names) == 1 and not _LIT.findall(_SLOT.sub("", phrasing)):
-        entity, fname = slots_decl[names[0]].split(".")
-        if not any(e.name == entity for e in spec.entities):
-            return None
-        ent = spec.entity(entity)
-        rest = _SLOT.sub("", phrasing).lower()
-        hits = [f.name for f in ent.fields if f.name != fname and f.type != "reference"
-                and re.search(rf"\b{re.escape(f.label.lower())}\b", rest)]
-        if len(hits) != 1:
-            return None
-        slots[names[0]] = (entity, fname, None)
-        lookup = hits[0]
-    else:
-        return None
-    return IntentForm(intent["name"], intent["kind"], workflow.name if workflow else None, phrasing,
-                      slots, literals, lookup, _intent_pattern(phrasing))
-
-
-def _intent_pattern(phrasing: str) -> re.Pattern[str]:
-    out, pos, lit = [], 0, 0
-    for m in re.finditer(r"\{([a-z_][a-z0-9_]*)\}|" + _LIT.pattern, phrasing):
-        out.append(re.escape(phrasing[pos:m.start()]))
-        if m.group(1):
-            out.append(f"(?P<s_{m.group(1)}>.+?)")
-        else:
-            out.append(f"(?P<l_{lit}>" + (r"\$[\d,]+(?:\.\d{2})?" if m.group(0).startswith("$") else r"\d+")
-                       + ")")
-            lit += 1
-        pos = m.end()
-    out.append(re.escape(phrasing[pos:]))
-    return re.compile("^" + "".join(out) + "$", re.IGNORECASE)
-
-
-def render_intent(form: IntentForm, slot_texts: dict[str, str], literal_texts: list[str]) -> str:
-    """Fill a seed phrasing: slot texts in, literals replaced (they carry the chosen values)."""
-    lits = iter(literal_texts)
-    out, pos = [], 0
-    for m in re.finditer(r"\{([a-z_][a-z0-9_]*)\}|" + _LIT.pattern, form.phrasing):
-        out.append(form.phrasing[pos:m.start()])
-        out.append(slot_texts[m.group(1)] if m.group(1) else next(lits))
-        pos = m.end()
-    out.append(form.phrasing[pos:])
-    return "".join(out)
-
-
-def parse_intent(spec: Spec, text: str) -> Ask | None:
-    for form in intent_forms(spec):
-        m = form.pattern.match(text)
-        if not m:
-            continue
-        if form.kind == "read":
-            (slot, (entity, fname, _)), = form.slots.items()
-            return Ask("read", question=Question("lookup", entity, form.lookup,
-                                                 RefText(m[f"s_{slot}"], fname)))
-        workflow = next(w for w in spec.workflows if w.name == form.workflow)
-        args: dict[str, Any] = {}
-        for slot, (_entity, fname, param) in form.slots.items():
-            assert param is not None
-            args[param] = RefText(m[f"s_{slot}"], fname)
-        for i, (_lit, param) in enumerate(form.literals):
-            args[param] = m[f"l_{i}"]
-        return Ask("write", steps=(AskStep(workflow.name, args),))
-    return None

@@ -30,33 +30,39 @@ from faker import Faker
 from factory.errors import FactoryError
 from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, Spec, WorkflowSpec
 from factory.tasks.effects import Step, predict
+from factory.tasks.intents import (
+    IntentForm,
+    extras_sentence,
+    intent_forms,
+    literal_kind,
+    render_intent,
+    unusable_phrasings,
+)
 from factory.tasks.phrasing import (
     ONLY,
     Ask,
     AskStep,
     Cond,
-    IntentForm,
     ParseError,
     Question,
     RefText,
     field_value_text,
-    intent_forms,
+    joint_ref,
     my_only,
-    param_text,
     parse,
     render,
-    render_intent,
 )
 from factory.tasks.resolve import (
     AmbiguousError,
     Answer,
     UnresolvedError,
     answer,
+    arg_value,
     extreme,
     find_rows,
     select,
 )
-from factory.tasks.rows import Row, World
+from factory.tasks.rows import Row, World, enum_text, money_text
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +125,7 @@ class Proposer:
         self.skipped: list[str] = []  # why candidates were passed over (for the report)
         self._existing_cache: dict[str, list[str]] = {}
         self._keys: dict[str, int] = {}
+        self._made: dict[tuple[str, int], Row] = {}  # rows the current draft's setup creates
 
     def close(self) -> None:
         self.world.close()
@@ -166,10 +173,9 @@ class Proposer:
         return None
 
     def unusable_intents(self) -> list[str]:
-        """Seed phrasings the proposer cannot ground (reported, never silently dropped)."""
-        usable = {(f.intent, f.phrasing) for f in self.forms}
-        return [f"{i['name']}: {p!r}" for i in self.spec.task_intents for p in i.get("phrasings", [])
-                if (i["name"], p) not in usable]
+        """Seed phrasings the proposer cannot ground, each with the reason (reported, never
+        silently dropped)."""
+        return [f"{name}: {phrasing!r} ({why})" for name, phrasing, why in unusable_phrasings(self.spec)]
 
     # ------------------------------------------------------------------ helpers ---------------
     def _key(self, kind: str, category: str) -> str:
@@ -178,16 +184,41 @@ class Proposer:
         return f"{self.spec.world}-{name}-{self._keys[name]:03d}".replace("_", "-")
 
     def _reads_back(self, goal: str, ask: Ask) -> bool:
-        """The text parses back to the same kind of ask (else it is not emitted)."""
+        """The text parses back to the same ask (else it is not emitted): reward-gen reads nothing
+        but the text, so the same question, or the same workflows with every row named the same
+        way and every value the same (a seed phrasing may also fit a generic text, and the
+        other way round)."""
         try:
             back = parse(self.spec, goal)
         except ParseError as exc:
             self.skipped.append(f"phrasing: {exc}")
             return False
-        same = back.kind == ask.kind and [s.workflow for s in back.steps] == [s.workflow for s in ask.steps]
-        if not same:
+        if not self._same_ask(back, ask):
             self.skipped.append(f"phrasing: {goal!r} reads back as another task")
-        return same
+            return False
+        return True
+
+    def _same_ask(self, back: Ask, ask: Ask) -> bool:
+        """`back` (texts, as parsed) asks what `ask` (API values, as proposed) asks."""
+        if back.kind != ask.kind or back.question != ask.question or len(back.steps) != len(ask.steps):
+            return False
+        for got, want in zip(back.steps, ask.steps, strict=True):
+            if got.workflow != want.workflow or got.pick != want.pick or set(got.args) != set(want.args):
+                return False
+            workflow = next(w for w in self.spec.workflows if w.name == want.workflow)
+            params = {p.name: p for p in workflow.params}
+            for name, value in want.args.items():
+                text = got.args[name]
+                if isinstance(value, RefText) or isinstance(text, RefText):
+                    if text != value:
+                        return False
+                    continue
+                try:
+                    if arg_value(params[name], text) != value:
+                        return False
+                except FactoryError:  # a value that does not read as its type is not the same
+                    return False
+        return True
 
     def _visible(self, entity: str, user_id: int) -> list[Row]:
         return self.world.visible(entity, user_id)
@@ -291,18 +322,21 @@ class Proposer:
         return self._ask_read(q, user, "superlative", caps)
 
     def _intent_read(self, form: IntentForm, ent: EntitySpec, row: Row, user: Any) -> Draft | None:
-        (slot, (_e, fname, _p)), = form.slots.items()
-        f = self.world.field(ent.name, fname)
-        text = self.world.value_text(ent.name, fname, row.get(f.column))
-        if not text or len(find_rows(self.world, ent.name, user.id, RefText(text, fname))) != 1:
+        named = self._slot_texts(ent.name, row, form.slots)
+        if named is None:
+            return None
+        slot_texts, ref = named
+        if len(find_rows(self.world, ent.name, user.id, ref)) != 1:
             return None
         assert form.lookup is not None
-        q = Question("lookup", ent.name, form.lookup, RefText(text, fname))
+        q = Question("lookup", ent.name, form.lookup, ref)
         try:
             found = answer(self.world, q, user.id)
         except (AmbiguousError, UnresolvedError):
             return None
-        goal = render_intent(form, {slot: text}, [])
+        goal = render_intent(form, slot_texts, [])
+        if not self._reads_back(goal, Ask("read", question=q)):
+            return None
         return Draft(self._key("read", "lookup"), "read", "lookup", user.username, user.id,
                      Ask("read", question=q), goal, answer=found, form=f"intent:{form.intent}",
                      required=[{"entity": ent.name, "id": row["id"]}])
@@ -397,35 +431,46 @@ class Proposer:
                 users = owners
         user = self.rng.choice(users)
         step, setup = None, None
+        self._made = {}
+        # Even attempts speak one of the seed's own phrasings when it has some for the workflow
+        # (odd ones the generic forms: tests rely on that to get a generic draft).
+        forms = [f for f in self.forms if f.workflow == workflow.name]
+        chosen = self.rng.choice(forms) if forms and attempt % 2 == 0 else None
         for _ in range(4):  # other rows, values and date regimes before giving up on this user
             step = self._fill(workflow, user)
             if step is None:
                 return None
+            if chosen is not None:
+                self._namable_rows(chosen, workflow, step, user)
             if attempt % 3 == 2:
                 # Now and then act on a row that is not ready yet (an active card to unlock, a
-                # paid bill to pay): setup-gen then has to build the state the task needs.
-                setup = self._needs_setup(workflow, user, step)
+                # paid bill to pay) or not there yet (a draft to send, a payment to cancel):
+                # setup-gen then has to build the state the task needs.
+                ways = [self._needs_setup, self._made_by_setup]
+                for way in ways if attempt % 6 == 2 else ways[::-1]:
+                    setup = way(workflow, user, step)
+                    if setup is not None:
+                        break
             if setup is None:
                 setup = self._feasible(user, step)
             if setup is not None:
                 break
         if step is None or setup is None:
             return None
-        forms = [f for f in self.forms if f.workflow == workflow.name]
         ask_step, goal, form = None, "", "generic"
-        if forms and attempt % 2 == 0:
-            chosen = self.rng.choice(forms)
-            # The seed's phrasing says nothing of optional parameters: leave them at their defaults.
-            said = {p for _e, _f, p in chosen.slots.values()} | {p for _l, p in chosen.literals}
-            trimmed = Step(step.workflow, {k: v for k, v in step.params.items() if k in said})
+        if chosen is not None:
+            # The phrasing says nothing of the other optional parameters: they keep their defaults.
+            # What its words state (an enum value, a default written out) is what the step sends.
+            said = chosen.params()
+            trimmed = Step(step.workflow, {**{k: v for k, v in step.params.items() if k in said},
+                                           **chosen.fixed})
             if trimmed.params != step.params and self._feasible(user, trimmed, setup) != []:
                 trimmed = step
             built = self._intent_write(chosen, workflow, trimmed, user)
             if built is not None:
                 step = trimmed
                 ask_step, goal = built
-                form = f"intent:{ask_step[1]}"
-                ask_step = ask_step[0]
+                form = f"intent:{chosen.intent}"
         variant = self.rng.randrange(6)
         if ask_step is None:
             ask_step = self._ask_step(workflow, step, user)
@@ -621,12 +666,53 @@ class Proposer:
         step.params.update(trial.params)
         return setup
 
+    def _made_by_setup(self, workflow: WorkflowSpec, user: Any, step: Step) -> list[Step] | None:
+        """Point the step at a row another workflow creates first, as the setup: the initial state
+        then holds a row the seed does not (a draft to send, a payee just added). The new row is
+        named by its label, which must be new among the rows the user sees."""
+        subject = next((p for p in workflow.params if p.ref and p.name == workflow.subject), None)
+        if subject is None or subject.ref is None:
+            return None
+        ent = self.spec.entity(subject.ref)
+        makers = [w for w in self._workflows() if w.name != workflow.name and not self._relabels(w, ent.name)
+                  and any(e.kind == "create" and e.entity == ent.name for e in w.effects)]
+        for maker in [m for m in makers for _ in range(3)]:  # a few fills each: a new row's label may be taken
+            fill = self._fill(maker, user)
+            if fill is None:
+                continue
+            try:
+                made = predict(self.spec, self.seed_db, user.id, [fill])
+            except FactoryError:
+                continue
+            new = [values for table, values in made.inserts if table == ent.table]
+            if made.failed or len(new) != 1:
+                continue
+            # SQLite (no AUTOINCREMENT) numbers the new row after the largest id in the table
+            row = {**new[0], "id": max((r["id"] for r in self.world.rows(ent.name)), default=0) + 1}
+            label = self._label(ent.name, row)
+            if not label.strip() or '"' in label or find_rows(self.world, ent.name, user.id, RefText(label)):
+                continue
+            trial = Step(step.workflow, {**step.params, subject.name: row["id"]})
+            try:
+                both = predict(self.spec, self.seed_db, user.id, [fill, trial])
+            except FactoryError:
+                continue
+            if both.failed:
+                continue
+            step.params.update(trial.params)
+            self._made[(ent.name, row["id"])] = row
+            return [fill]
+        return None
+
     def _ask_step(self, workflow: WorkflowSpec, step: Step, user: Any) -> AskStep | None:
         args: dict[str, Any] = {}
         for p in workflow.params:
             if p.name not in step.params:
                 continue
             value = step.params[p.name]
+            if p.ref and (p.ref, value) in self._made:
+                args[p.name] = RefText(self._label(p.ref, self._made[(p.ref, value)]))  # new, so unique
+                continue
             if p.ref:
                 row = self.world.row(p.ref, value)
                 ent = self.spec.entity(p.ref)
@@ -644,30 +730,98 @@ class Proposer:
         return AskStep(workflow.name, args)
 
     def _intent_write(self, form: IntentForm, workflow: WorkflowSpec, step: Step,
-                      user: Any) -> tuple[tuple[AskStep, str], str] | None:
+                      user: Any) -> tuple[AskStep, str] | None:
+        """The seed phrasing `form` said of `step`: slots name its rows by field values (one row of
+        the user's, together), literals carry its values, the rest goes in the appended sentence.
+        None when the phrasing cannot say exactly this step."""
+        if set(step.params) != form.params() or any(step.params[k] != v for k, v in form.fixed.items()):
+            return None  # the phrasing cannot say every chosen value, or says another
         params = {p.name: p for p in workflow.params}
         slot_texts: dict[str, str] = {}
-        args: dict[str, Any] = {}
+        args: dict[str, Any] = dict(form.fixed)
+        by_param: dict[str, dict[str, tuple[str, str, str | None]]] = {}
         for slot, (entity, fname, param) in form.slots.items():
             assert param is not None
-            row = self.world.row(entity, step.params.get(param))  # type: ignore[arg-type]
-            if row is None:
+            by_param.setdefault(param, {})[slot] = (entity, fname, param)
+        for param, slots in by_param.items():
+            entity = next(iter(slots.values()))[0]
+            made = self._made.get((entity, step.params[param]))
+            row = made or self.world.row(entity, step.params[param])
+            named = None if row is None else self._slot_texts(entity, row, slots)
+            if named is None:
                 return None
-            f = self.world.field(entity, fname)
-            text = self.world.value_text(entity, fname, row.get(f.column))
-            if not text or len(find_rows(self.world, entity, user.id, RefText(text, fname))) != 1:
+            texts, ref = named
+            # A row the setup makes is not in the seed yet: no seed row may answer to its name.
+            if len(find_rows(self.world, entity, user.id, ref)) != (0 if made else 1):
                 return None
-            slot_texts[slot] = text
-            args[param] = RefText(text, fname)
+            slot_texts.update(texts)
+            args[param] = ref
         literals = []
-        for _lit, param in form.literals:
-            value = step.params[param]
-            literals.append(param_text(params[param], value))
-            args[param] = value
-        extra = [name for name in step.params if name not in args]
-        if extra:
-            return None  # the phrasing cannot say every chosen value
-        return (AskStep(workflow.name, args), form.intent), render_intent(form, slot_texts, literals)
+        for written, param in form.literals:
+            text = self._literal_text(literal_kind(written), params[param], step.params[param])
+            if text is None:
+                return None
+            literals.append(text)
+            args[param] = step.params[param]
+        tail = ""
+        if form.extras:
+            rest = self._ask_step(workflow, Step(workflow.name, {p: step.params[p] for p in form.extras}), user)
+            if rest is None:
+                return None
+            args.update(rest.args)
+            tail = extras_sentence(workflow, rest.args)
+        return AskStep(workflow.name, args), render_intent(form, slot_texts, literals, tail)
+
+    def _namable_rows(self, form: IntentForm, workflow: WorkflowSpec, step: Step, user: Any) -> None:
+        """Point the step's rows at ones the phrasing's slots name alone among the user's rows
+        ("my Electric bill" when the user has one), where the filled row is not one of them and
+        such a row can be acted on as is (a few are tried; else the step stays as filled)."""
+        by_param = {param: [(slot, spec) for slot, spec in form.slots.items() if spec[2] == param]
+                    for _e, _f, param in form.slots.values() if param is not None}
+        for param, slots in by_param.items():
+            entity, current = slots[0][1][0], step.params.get(param)
+            if self._names_one(entity, current, dict(slots), user):
+                continue
+            p = next(p for p in workflow.params if p.name == param)
+            taken = {v for k, v in step.params.items() if k != param}
+            pool = [i for i in self._candidates(user, workflow, p) if i not in taken
+                    and self._names_one(entity, i, dict(slots), user)]
+            for row_id in self.rng.sample(pool, min(3, len(pool))):
+                trial = Step(step.workflow, {**step.params, param: row_id})
+                if self._feasible(user, trial) == []:
+                    step.params[param] = row_id
+                    break
+
+    def _names_one(self, entity: str, row_id: Any, slots: dict[str, tuple[str, str, str | None]],
+                   user: Any) -> bool:
+        row = self.world.row(entity, row_id) if row_id is not None else None
+        named = None if row is None else self._slot_texts(entity, row, slots)
+        return named is not None and len(find_rows(self.world, entity, user.id, named[1])) == 1
+
+    def _slot_texts(self, entity: str, row: Row, slots: dict[str, tuple[str, str, str | None]]
+                    ) -> tuple[dict[str, str], RefText] | None:
+        """The slots' texts for `row` (its field values as the app shows them) and the reference
+        they make together; None when a field is empty."""
+        texts: dict[str, str] = {}
+        for slot, (_entity, fname, _param) in slots.items():
+            text = self.world.value_text(entity, fname, row.get(self.world.field(entity, fname).column))
+            if not text:
+                return None
+            texts[slot] = text
+        return texts, joint_ref([(slots[s][1], t) for s, t in texts.items()])
+
+    @staticmethod
+    def _literal_text(kind: str, p: ParamSpec, value: Any) -> str | None:
+        """A value written in place of a phrasing's literal; None when it cannot stand there."""
+        if value is None:
+            return None
+        if kind == "money":
+            return money_text(int(value))
+        if kind == "int":
+            return str(int(value))
+        text = enum_text(str(value)) if p.type == "enum" else str(value)
+        # Inside the phrasing's own quotes: no quote may close it early, and it reads back whole.
+        return None if not text.strip() or text != text.strip() or any(c in text for c in "'\"{}\n") else text
 
     # ------------------------------------------------------------------ read-write ------------
     def _read_writes(self, n: int) -> list[Draft]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from factory.errors import TaskError
+from factory.spec.model import ParamSpec
 from factory.tasks.effects import Step
 from factory.tasks.phrasing import (
     ONLY,
@@ -37,29 +38,39 @@ def _norm(text: str) -> str:
     return " ".join(str(text).split()).casefold()
 
 
+def _shows(world: World, entity: str, field: str, want: str, row: Row) -> bool:
+    """Whether the row's `field` reads `want`: as the app shows it ("$5.00", "June 5, 2026") or
+    as stored ("5", "2026-06-05")."""
+    raw = row.get(world.field(entity, field).column)
+    return raw is not None and want in (_norm(world.value_text(entity, field, raw)), _norm(str(raw)))
+
+
 def find_rows(world: World, entity: str, user_id: int, ref: RefText) -> list[Row]:
-    """Visible rows of `entity` that `ref` names (by label, or by the field it names)."""
+    """Visible rows of `entity` that `ref` names (by label, or by every field it names)."""
     rows = world.visible(entity, user_id)
     want = _norm(ref.text)
     if ref.by == ONLY:  # "my profile": every row the user sees (exactly one, or it is ambiguous)
         return list(rows) if want == _norm(my_only(world.entity(entity))) else []
     if ref.by is None:
         return [r for r in rows if _norm(world.label(entity, r)) == want]
-    f = world.field(entity, ref.by)
-    # The value as the app shows it ("$5.00", "June 5, 2026") or as stored ("5", "2026-06-05").
-    return [r for r in rows if r.get(f.column) is not None
-            and want in (_norm(world.value_text(entity, ref.by, r[f.column])), _norm(str(r[f.column])))]
+    named = [(ref.by, want), *((f, _norm(text)) for f, text in ref.also)]
+    return [r for r in rows if all(_shows(world, entity, f, text, r) for f, text in named)]
+
+
+def describe(ref: RefText) -> str:
+    """How an error names a reference: 'Jordan Lee' and 'June 5, 2026' (every field it names)."""
+    return " and ".join(repr(t) for t in (ref.text, *(text for _f, text in ref.also)))
 
 
 def resolve_ref(world: World, entity: str, user_id: int, ref: RefText) -> Row:
     rows = find_rows(world, entity, user_id, ref)
     label = world.entity(entity).label.lower()
     if not rows:
-        raise UnresolvedError(f"no {label} of this user is called {ref.text!r}")
+        raise UnresolvedError(f"no {label} of this user is called {describe(ref)}")
     if len(rows) > 1:
         ids = ", ".join(str(r["id"]) for r in rows[:5])
         raise AmbiguousError(f"{len(rows)} {world.entity(entity).plural.lower()} are called "
-                             f"{ref.text!r} (ids {ids})")
+                             f"{describe(ref)} (ids {ids})")
     return rows[0]
 
 
@@ -180,6 +191,16 @@ def answer(world: World, q: Question, user_id: int) -> Answer:
     return Answer("text", world.label(q.entity, row), (), (row["id"],))
 
 
+def arg_value(param: ParamSpec, text: Any) -> Any:
+    """The API value of a non-reference argument as an instruction writes it ("$45.00" → 4500,
+    "June 5, 2026" → "2026-06-05", "suspicious activity" → "suspicious_activity")."""
+    if param.type == "enum":
+        return _enum_value(param.values, str(text))
+    if param.type in ("money", "int", "date", "datetime", "bool"):
+        return parse_scalar(param.type, str(text))
+    return str(text)
+
+
 def steps_of(world: World, ask: Ask, user_id: int) -> list[Step]:
     """API-level workflow steps for a write or read-write `ask`."""
     steps: list[Step] = []
@@ -192,12 +213,8 @@ def steps_of(world: World, ask: Ask, user_id: int) -> list[Step]:
             if p.type == "reference" and p.ref:
                 ref = text if isinstance(text, RefText) else RefText(str(text))
                 values[name] = resolve_ref(world, p.ref, user_id, ref)["id"]
-            elif p.type == "enum":
-                values[name] = _enum_value(p.values, str(text))
-            elif p.type in ("money", "int", "date", "datetime", "bool"):
-                values[name] = parse_scalar(p.type, str(text))
             else:
-                values[name] = str(text)
+                values[name] = arg_value(p, text)
         if ask_step.pick is not None:
             param, q = ask_step.pick
             values[param] = extreme(world, q, user_id)["id"]
