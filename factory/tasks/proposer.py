@@ -432,10 +432,11 @@ class Proposer:
         user = self.rng.choice(users)
         step, setup = None, None
         self._made = {}
-        # Even attempts speak one of the seed's own phrasings when it has some for the workflow
-        # (odd ones the generic forms: tests rely on that to get a generic draft).
+        # Two attempts in three speak one of the seed's own phrasings when it has some for the
+        # workflow; attempts ≡ 1 (mod 3) use the generic forms and never ask for a setup (tests
+        # rely on that to get a plain generic draft).
         forms = [f for f in self.forms if f.workflow == workflow.name]
-        chosen = self.rng.choice(forms) if forms and attempt % 2 == 0 else None
+        chosen = self.rng.choice(forms) if forms and attempt % 3 != 1 else None
         for _ in range(4):  # other rows, values and date regimes before giving up on this user
             step = self._fill(workflow, user)
             if step is None:
