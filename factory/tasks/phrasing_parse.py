@@ -275,10 +275,10 @@ def _sentence_rest(spec: Spec, workflow: WorkflowSpec, body: str, pos: int, poss
     else:
         if rest == ".":
             return AskStep(workflow.name, args)
-        link = next((k for k in (", ", " with ") if rest.startswith(k)), None)
-        if link is None or not rest.endswith("."):
+        lead = next((k for k in (", ", " with ") if rest.startswith(k)), None)
+        if lead is None or not rest.endswith("."):
             raise ParseError(f"expected ', ' or ' with ' and the arguments at {rest[:30]!r}")
-        items = rest[len(link):-1]
+        items = rest[len(lead):-1]
     more = parse_args(workflow, items, refs, separators=LIST_SEPARATORS, subject_first=False)
     if set(more) & set(args):
         raise ParseError(f"the row acted on is given twice in {body[:60]!r}")

@@ -144,9 +144,9 @@ class ReadsMixin(ProposerBase):
             day = dt.date.fromisoformat(str(row[fields[fl.field].column])[:10])
             low = day - dt.timedelta(days=self.rng.randint(2, 20))
             high = day + dt.timedelta(days=self.rng.randint(2, 20))
-            cond = Cond(fl.field, field_value_text("date", low.isoformat()),
+            span = Cond(fl.field, field_value_text("date", low.isoformat()),
                         field_value_text("date", high.isoformat()))
-            return (cond,), ["date_range"]
+            return (span,), ["date_range"]
         if nested and self.rng.random() < 0.6:
             fl = self.rng.choice(nested)
             assert fl.parent is not None

@@ -36,7 +36,7 @@ class SetupsMixin(ValuesMixin):
         workflow = next(w for w in self.spec.workflows if w.name == step.workflow)
         subject = next((p for p in workflow.params if p.ref and p.name in step.params
                         and p.name == (workflow.subject or p.name)), None)
-        if subject is None:
+        if subject is None or subject.ref is None:  # `ref` is set (picked for it): said for mypy
             return None
         for other in self._workflows():
             if other.name == workflow.name:
