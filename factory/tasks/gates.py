@@ -19,12 +19,15 @@ from __future__ import annotations
 import datetime as dt
 import re
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from factory.errors import PredictionError
 from factory.spec.model import ParamSpec, Spec, WorkflowSpec
-from factory.tasks.effects import Step
+from factory.tasks.effects import Step, predict
 from factory.tasks.proposer import Draft
 from factory.tasks.resolve import Answer
 from factory.tasks.rows import World, date_text, money_text
@@ -33,6 +36,12 @@ from verifiers.dbdiff import DbDiff, RowChange, TableDiff, diff_databases
 from verifiers.errors import VerifierError
 from verifiers.grade import grade
 from verifiers.sqlrender import render_sqldiff
+
+# Rows tried per reference parameter for the wrong target (each refusal costs one HTTP call on
+# a database copy): those predicted to be accepted come first, so a few are enough.
+WRONG_TARGET_TRIES = 6
+# Candidate rows per parameter whose acceptance may be predicted (a few milliseconds each).
+WRONG_TARGET_PREDICTED = 50
 
 
 @dataclass
@@ -159,34 +168,108 @@ class GateRunner:
         return None
 
     def _wrong_target(self, draft: Draft, initial: Path) -> Counterfactual:
-        """The same steps with one named row swapped for another the user can see (the subject's first)."""
+        """The same steps with one named row swapped for another the user can see (the subject's first).
+
+        The other rows are tried most likely accepted first: those the spec predicts the app
+        accepts (`_accepted_first`), and among them the rows the form offers the acting user
+        (`_other_rows`). The app still decides, over HTTP as the user: a row it refuses is
+        passed over.
+        """
         step = draft.steps[0]
         workflow = self._workflow(step.workflow)
         refs = [p for p in workflow.params if p.ref and step.params.get(p.name) is not None]
         if not refs:
             return Counterfactual("wrong_target", None, note="the action names no row (it takes no reference)")
         refs.sort(key=lambda p: p.name != (workflow.subject or ""))  # the subject first
-        tried = 0
-        for p in refs:
-            assert p.ref is not None
-            rows = self.world.visible(p.ref, draft.user_id)
-            ent = self.spec.entity(p.ref)
-            users = [f.column for f in ent.fields if f.type == "reference" and f.ref == "user"]
-            # The user's own rows first (their listing, their booking): those the action accepts.
-            rows = sorted(rows, key=lambda r: not any(r.get(c) == draft.user_id for c in users))
-            used = set(step.params.values())
-            for other in [r["id"] for r in rows if r["id"] not in used][:6]:
-                tried += 1
-                swapped = Step(step.workflow, {**step.params, p.name: other})
-                final = self._try(draft, initial, "wrong_target", [swapped] + draft.steps[1:])
-                if final is not None:
-                    note = f"{p.name} #{other} instead of #{step.params[p.name]}"
-                    return Counterfactual("wrong_target", final, note=note)
+        tried = offered_tried = 0
+        # The initial state, not the seed: a row the setup made or changed is seen as it is.
+        own_world = Path(initial).resolve() != Path(self.seed_db).resolve()
+        world = World.open(self.spec, initial) if own_world else self.world
+        try:
+            for p in refs:
+                ranked, offered = self._other_rows(draft, initial, world, p)
+                for other in islice(self._accepted_first(draft, initial, p, ranked), WRONG_TARGET_TRIES):
+                    tried += 1
+                    offered_tried += int(other in offered)
+                    swapped = Step(step.workflow, {**step.params, p.name: other})
+                    final = self._try(draft, initial, "wrong_target", [swapped] + draft.steps[1:])
+                    if final is not None:
+                        note = f"{p.name} #{other} instead of #{step.params[p.name]}"
+                        return Counterfactual("wrong_target", final, note=note)
+        finally:
+            if own_world:
+                world.close()
         kinds = " or ".join(dict.fromkeys(str(p.ref) for p in refs))
         if not tried:
             return Counterfactual("wrong_target", None, note=f"the user sees no {kinds} row besides those the task names")
         rows = f"the other {kinds} row" if tried == 1 else f"all {tried} other {kinds} rows"
-        return Counterfactual("wrong_target", None, note=f"the app refuses the action on {rows} tried")
+        why = (f"the form offers no other {kinds} row and the app refuses the action on {rows} tried"
+               if not offered_tried else
+               f"the app refuses the action on {rows} tried ({offered_tried} offered by the form)")
+        return Counterfactual("wrong_target", None, note=why)
+
+    def _other_rows(self, draft: Draft, initial: Path, world: World, p: ParamSpec) -> tuple[list[int], set[int]]:
+        """The rows of `p`'s entity the first step does not name that the acting user could act on
+        instead, most likely accepted first; and which of them the form offers for `p`.
+
+        The order, each key breaking the ties of the one before, then by id (so it is stable):
+        the rows the form offers for `p` on the initial state (its own filter: a payment still
+        scheduled, a bill not yet paid), then the others the user sees; those the user stands to
+        as to the task's row (the guest of a booking rather than its host, someone else's listing
+        to book); the user's own. `_accepted_first` then puts the rows predicted to pass first.
+        """
+        assert p.ref is not None
+        entity, step = p.ref, draft.steps[0]
+        named = self._named_rows(draft, entity)
+        # Options are GET requests, but the app opens the file it is bound to: it reads a copy
+        # (the one the first try is made on anyway), never the initial state itself.
+        probe = copy_db(initial, self._path(draft, "wrong_target"))
+        offered = self.backend.options(probe, draft.user, step.workflow, p.name)
+        users = [f.column for f in self.spec.entity(entity).fields if f.type == "reference" and f.ref == "user"]
+
+        def relation(row_id: int) -> tuple[bool, ...]:
+            """Which of the row's user fields (owner, guest, host) name the acting user."""
+            row = world.row(entity, row_id) or {}
+            return tuple(row.get(c) == draft.user_id for c in users)
+
+        task = relation(step.params[p.name])
+        seen = dict.fromkeys([*offered, *(r["id"] for r in world.visible(entity, draft.user_id))])
+        ranked = sorted((i for i in seen if i not in named),
+                        key=lambda i: (i not in offered, relation(i) != task, not any(relation(i)), i))
+        return ranked, set(offered)
+
+    def _accepted_first(self, draft: Draft, initial: Path, p: ParamSpec, ranked: list[int]) -> Iterator[int]:
+        """`ranked` with the rows the spec's preconditions predict the app accepts moved ahead of
+        the rest, each group in its order. Predicted lazily, as the rows are asked for: the first
+        row tried is mostly accepted, so most rows never need a prediction; only the leading
+        `WRONG_TARGET_PREDICTED` rows get one (the others follow in their order)."""
+        refused: list[int] = []
+        for row_id in ranked[:WRONG_TARGET_PREDICTED]:
+            if self._predicted(draft, initial, p, row_id):
+                yield row_id
+            else:
+                refused.append(row_id)
+        yield from refused + ranked[WRONG_TARGET_PREDICTED:]
+
+    def _predicted(self, draft: Draft, initial: Path, p: ParamSpec, row_id: int) -> bool:
+        """Whether the spec predicts the app accepts the task's steps with `p` set to `row_id`."""
+        step = draft.steps[0]
+        swapped = [Step(step.workflow, {**step.params, p.name: row_id})] + draft.steps[1:]
+        try:
+            return not predict(self.spec, initial, draft.user_id, swapped).failed
+        except PredictionError:  # a row the app would reject before its preconditions
+            return False
+
+    def _named_rows(self, draft: Draft, entity: str) -> set[int]:
+        """Ids of `entity` rows the swapped (first) step names: a wrong target is none of them.
+
+        Only reference parameters count: a value that happens to equal an id (a priority of 3,
+        an amount) names no row. A row a later step names stays a candidate: renaming the account
+        a later transfer pays into, instead of the one asked for, is still the wrong target.
+        """
+        step = draft.steps[0]
+        return {step.params[q.name] for q in self._workflow(step.workflow).params
+                if q.ref == entity and step.params.get(q.name) is not None}
 
     def _wrong_value(self, draft: Draft, initial: Path, golden: Path) -> Counterfactual:
         """The same steps with one value (not a row) changed, where the change reaches the rows."""

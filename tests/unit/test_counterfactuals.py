@@ -1,5 +1,6 @@
 """The partial-completion counterfactual below the row: one column of an updated row left undone,
-one skippable value of a new row left blank, and the precise reason when neither applies.
+one skippable value of a new row left blank, and the precise reason when neither applies; the
+wrong-target counterfactual on a row the form offers when the user's first rows are refused.
 
 Real parts: the mock world's app on loopback (the counterfactual rows are stored by it or patched
 from its golden diff), reward-gen in its sandboxed process, SQLite files.
@@ -21,6 +22,9 @@ from factory.tasks.gates import GateResult, GateRunner, _uses_task_value
 from factory.tasks.proposer import Draft, Proposer
 from factory.tasks.rewardgen import run_rewardgen
 from factory.tasks.setupgen import Backend, copy_db, make_patch, run_golden
+from factory.world import build_world
+
+SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 
 
 @dataclass
@@ -44,6 +48,31 @@ def parts(mock_world: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         proposer = Proposer(spec, seed_db)
         runner = GateRunner(spec, backend, seed_db, work)
         yield Parts(mock_world, spec, seed_db, backend, proposer, runner)
+        runner.close()
+        proposer.close()
+
+
+@pytest.fixture(scope="module")
+def offered_parts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Parts]:
+    """The mock world with twelve notes a user and an archive form that offers only the active
+    notes (the filter the echobank forms put on their rows); a pinned one is offered, but the app
+    refuses to archive it."""
+    root = tmp_path_factory.mktemp("offered")
+    text = (SEEDS / "mock.yaml").read_text()
+    archive = "  - name: archive_note\n    label: Archive note\n    subject: note\n    params:\n" \
+              "      - {name: note, type: reference, to: note}\n"
+    assert archive in text and "seed: {per_user: 6}" in text
+    text = text.replace(archive, archive.replace(
+        "to: note}", "to: note, where: \"it.status == 'active'\"}"))
+    seed = root / "mock.yaml"
+    seed.write_text(text.replace("seed: {per_user: 6}", "seed: {per_user: 12}"))
+    world = build_world(seed, root / "worlds", frontend=False).path
+    spec = Spec.model_validate_json((world / "spec.json").read_text())
+    seed_db = world / "data" / "seed.db"
+    with Backend(world, spec, root / "work") as backend:
+        proposer = Proposer(spec, seed_db)
+        runner = GateRunner(spec, backend, seed_db, root / "work")
+        yield Parts(world, spec, seed_db, backend, proposer, runner)
         runner.close()
         proposer.close()
 
@@ -174,3 +203,82 @@ def test_a_column_counts_as_the_tasks_when_its_value_comes_from_a_parameter() ->
     assert not _uses_task_value("min(note.priority + 1, 5)", params)  # the row's own value
     assert not _uses_task_value("today()", params)
     assert not _uses_task_value("'amount'", params)  # a word in a string literal is no name
+
+
+def test_the_wrong_target_is_a_row_the_form_offers_when_the_first_rows_are_refused(
+        offered_parts: Parts, tmp_path: Path) -> None:
+    """archive_note on one of the user's twelve notes, all the others archived but the last: the
+    six rows tried in id order are refused ("only active notes"), and the one the archive form
+    offers is the wrong target, run over HTTP as the user, which the reward scores 0."""
+    parts = offered_parts
+    draft = _draft(parts.proposer, "archive_note")
+    note_id = draft.steps[0].params["note"]
+    initial = copy_db(parts.seed_db, tmp_path / "initial.db")
+    conn = sqlite3.connect(initial)
+    others = [i for i, in conn.execute("SELECT id FROM note WHERE owner_id = ? AND id != ? ORDER BY id",
+                                       (draft.user_id, note_id))]
+    assert len(others) > 6  # more than the rows tried: only the form's filter reaches the last
+    offered = others[-1]
+    conn.execute("UPDATE note SET status = 'archived' WHERE owner_id = ?", (draft.user_id,))
+    conn.execute("UPDATE note SET status = 'active', pinned = 0 WHERE id IN (?, ?)", (note_id, offered))
+    conn.commit()
+    conn.close()
+    options = parts.backend.options(copy_db(initial, tmp_path / "options.db"), draft.user, "archive_note", "note")
+    assert sorted(options) == sorted([note_id, offered])
+    golden = run_golden(parts.backend, initial, draft.user, draft.steps, tmp_path / "golden.db")
+
+    gates = _gates(parts, draft, _reward(parts, draft, initial, tmp_path / "good"), initial, golden)
+    wrong = gates["counterfactual:wrong_target"]
+    assert wrong.passed and wrong.score == 0.0, wrong
+    assert wrong.detail.startswith(f"note #{offered} instead of #{note_id}: "), wrong
+    # The app made it: the offered note archived, the task's own note left active.
+    state = parts.runner.work / "cf" / f"{draft.key}.wrong_target.db"
+    assert _row(state, "note", offered)["status"] == "archived"
+    assert _row(state, "note", note_id)["status"] == "active"
+    assert all(g.passed for g in gates.values()), gates
+
+
+def test_a_wrong_target_no_row_is_offered_for_says_what_was_tried(offered_parts: Parts, tmp_path: Path) -> None:
+    """Every other note archived: the form offers none, the app refuses the ones tried, and the
+    reason says both."""
+    parts = offered_parts
+    draft = _draft(parts.proposer, "archive_note")
+    note_id = draft.steps[0].params["note"]
+    initial = copy_db(parts.seed_db, tmp_path / "initial.db")
+    conn = sqlite3.connect(initial)
+    conn.execute("UPDATE note SET status = 'archived' WHERE owner_id = ? AND id != ?", (draft.user_id, note_id))
+    conn.commit()
+    conn.close()
+    golden = run_golden(parts.backend, initial, draft.user, draft.steps, tmp_path / "golden.db")
+    gates = _gates(parts, draft, _reward(parts, draft, initial, tmp_path / "good"), initial, golden)
+    wrong = gates["counterfactual:wrong_target"]
+    assert wrong.passed and wrong.score is None
+    assert wrong.detail == ("not applicable: the form offers no other note row and the app refuses "
+                            "the action on all 6 other note rows tried")
+
+
+def test_the_wrong_target_is_a_row_the_app_is_predicted_to_accept(offered_parts: Parts, tmp_path: Path) -> None:
+    """Every other note active, so the form offers them all, but pinned except the last: the app
+    refuses the first six in id order ("unpin the note first"), and the row the spec's
+    preconditions predict it accepts is tried first."""
+    parts = offered_parts
+    draft = _draft(parts.proposer, "archive_note")
+    note_id = draft.steps[0].params["note"]
+    initial = copy_db(parts.seed_db, tmp_path / "initial.db")
+    conn = sqlite3.connect(initial)
+    conn.execute("UPDATE note SET status = 'active', pinned = 1 WHERE owner_id = ?", (draft.user_id,))
+    accepted = conn.execute("SELECT max(id) FROM note WHERE owner_id = ? AND id != ?",
+                            (draft.user_id, note_id)).fetchone()[0]
+    conn.execute("UPDATE note SET pinned = 0 WHERE id IN (?, ?)", (note_id, accepted))
+    conn.commit()
+    conn.close()
+    options = parts.backend.options(copy_db(initial, tmp_path / "options.db"), draft.user, "archive_note", "note")
+    others = sorted(i for i in options if i != note_id)
+    assert len(others) == 11 and others.index(accepted) >= 6  # all offered, the accepted one past six
+    golden = run_golden(parts.backend, initial, draft.user, draft.steps, tmp_path / "golden.db")
+
+    gates = _gates(parts, draft, _reward(parts, draft, initial, tmp_path / "good"), initial, golden)
+    wrong = gates["counterfactual:wrong_target"]
+    assert wrong.passed and wrong.score == 0.0, wrong
+    assert wrong.detail.startswith(f"note #{accepted} instead of #{note_id}: "), wrong
+    assert all(g.passed for g in gates.values()), gates
