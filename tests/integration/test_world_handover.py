@@ -78,7 +78,8 @@ def test_a_broken_effect_is_repaired_by_stage_one_and_its_tasks_accepted(proven_
 def test_a_form_the_ui_cannot_fill_is_rebuilt_by_stage_one(proven_mock: Path, tmp_path: Path) -> None:
     world = tmp_path / "worlds" / "mock"
     shutil.copytree(proven_mock, world, ignore=shutil.ignore_patterns("run"))
-    fault = inject(world, "remove_form_field", seed=1)
+    # a required field: every UI run of the workflow needs it (an optional one may go unused)
+    fault = inject(world, "remove_form_field", seed=0, target="write_note form field title")
     assert fault.layer == "frontend"
 
     run_stage_two(world, total=16, ui=True, workers=2)
