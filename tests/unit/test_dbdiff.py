@@ -434,13 +434,17 @@ def rowid_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 @pytest.mark.parametrize("seed", range(40))
 def test_rowid_joins_and_except_find_the_same_changes(
-    tmp_path: Path, seed: int, rowid_calls: list[str]
+    tmp_path: Path, seed: int, rowid_calls: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     before, after = random_pair(tmp_path, seed)
     general = dbdiff._diff_databases(before, after, None, rowid_join=False)
     assert rowid_calls == []
-    fast = diff_databases(before, after)
+    with monkeypatch.context() as m:
+        m.setattr(dbdiff, "_untouched_tables", lambda *a: set())  # every table down the rowid join
+        fast = diff_databases(before, after)
     assert set(rowid_calls) == ROWID_TABLES
+    # and with tables of untouched pages skipped, the same diff again
+    assert repr(diff_databases(before, after)) == repr(general)
     # repr tells 1 from 1.0 and text from blobs, which == on the rows would not.
     assert repr(fast) == repr(general)
     assert json.dumps(fast.to_json()) == json.dumps(general.to_json())
@@ -501,3 +505,51 @@ def test_only_keys_that_are_the_rowid_on_both_sides_take_rowid_joins(
     assert rowid_calls == []
     assert [r["id"] for r in diff.table("t").inserted] == ["two"]
     assert [r["id"] for r in diff.table("t").deleted] == [2]
+
+
+def _copy_with(tmp_path: Path, name: str, statements: list[str]) -> tuple[Path, Path]:
+    """A database with two tables of many rows, and a byte copy of it with `statements` applied."""
+    before = tmp_path / f"{name}-before.db"
+    with sqlite3.connect(before) as conn:
+        conn.execute("CREATE TABLE big (id INTEGER PRIMARY KEY, label TEXT, n INTEGER)")
+        conn.execute("CREATE TABLE small (id INTEGER PRIMARY KEY, label TEXT)")
+        conn.executemany("INSERT INTO big VALUES (?, ?, ?)", [(i, f"row{i:05d}", i) for i in range(1, 3000)])
+        conn.executemany("INSERT INTO small VALUES (?, ?)", [(i, f"s{i}") for i in range(1, 50)])
+    conn.close()
+    after = tmp_path / f"{name}-after.db"
+    shutil.copyfile(before, after)
+    with sqlite3.connect(after) as conn:
+        for statement in statements:
+            conn.execute(statement)
+    conn.close()
+    return before, after
+
+
+def test_tables_whose_pages_are_untouched_are_skipped_and_changes_still_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from verifiers import dbdiff
+
+    # a same-length update: no page count, cell count or payload size changes, only bytes
+    before, after = _copy_with(tmp_path, "same", ["UPDATE big SET label = 'ROW01500' WHERE id = 1500"])
+    diffed: list[str] = []
+    real = dbdiff._diff_table
+    monkeypatch.setattr(dbdiff, "_diff_table", lambda conn, table, *a: diffed.append(table) or real(conn, table, *a))
+    diff = diff_databases(before, after)
+    assert diffed == ["big"]  # `small` kept every page byte for byte: not read row by row
+    big = next(t for t in diff.tables if t.table == "big")
+    assert [c.key for c in big.updated] == [(1500,)] and big.updated[0].changed == ("label",)
+    assert diff == dbdiff._diff_databases(before, after, None, rowid_join=False)
+
+
+def test_a_journal_or_log_beside_a_file_turns_the_page_shortcut_off(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from verifiers import dbdiff
+
+    before, after = _copy_with(tmp_path, "wal", ["UPDATE small SET label = 'x' WHERE id = 3"])
+    Path(f"{after}-journal").write_bytes(b"")
+    diffed: list[str] = []
+    real = dbdiff._diff_table
+    monkeypatch.setattr(dbdiff, "_diff_table", lambda conn, table, *a: diffed.append(table) or real(conn, table, *a))
+    diff = diff_databases(before, after)
+    assert sorted(diffed) == ["big", "small"]
+    assert [c.key for t in diff.tables for c in t.updated] == [(3,)]
