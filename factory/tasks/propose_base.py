@@ -21,7 +21,7 @@ from faker import Faker
 
 from factory.errors import FactoryError
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
-from factory.tasks.effects import Step
+from factory.tasks.effects import Prediction, Step, predict
 from factory.tasks.intents import intent_forms
 from factory.tasks.phrasing import Ask, ParseError, RefText, joint_ref, parse
 from factory.tasks.resolve import Answer, arg_value, find_rows
@@ -143,6 +143,19 @@ class ProposerBase:
     def _required(self, workflow: WorkflowSpec, step: Step) -> list[dict[str, Any]]:
         return [{"entity": p.ref, "id": step.params[p.name]} for p in workflow.params
                 if p.ref and step.params.get(p.name) is not None]
+
+    def _prediction(self, user: Any, steps: list[Step]) -> Prediction | None:
+        """What the effect interpreter predicts the steps do on the seed, None when it cannot
+        run them (a value it cannot read, a row that is not there)."""
+        try:
+            return predict(self.spec, self.seed_db, user.id, steps)
+        except FactoryError:
+            return None
+
+    def _passes(self, user: Any, steps: list[Step]) -> bool:
+        """Whether every step's preconditions hold, one after the other, on the seed."""
+        prediction = self._prediction(user, steps)
+        return prediction is not None and not prediction.failed
 
     def _owns(self, user_id: int, entity: str, row_id: int) -> bool:
         """Whether the row names the user in an owner field or any other reference to a user

@@ -7,9 +7,8 @@ which row is the extreme, and the instruction is phrased from the seed.
 
 from __future__ import annotations
 
-from factory.errors import FactoryError
 from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, WorkflowSpec
-from factory.tasks.effects import Step, predict
+from factory.tasks.effects import Step
 from factory.tasks.phrasing import Ask, AskStep, Question, render
 from factory.tasks.propose_base import Draft
 from factory.tasks.propose_reads import ORDERED, ReadsMixin
@@ -103,11 +102,7 @@ class CompoundMixin(ReadsMixin, WritesMixin):
             a, b = self._fill(first, user), self._fill(second, user)
             if a is None or b is None:
                 continue
-            try:
-                prediction = predict(self.spec, self.seed_db, user.id, [a, b])
-            except FactoryError:
-                continue
-            if prediction.failed:
+            if not self._passes(user, [a, b]):
                 continue
             sa, sb = self._ask_step(first, a, user), self._ask_step(second, b, user)
             if sa is None or sb is None:

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from factory.errors import FactoryError
 from factory.spec.model import WorkflowSpec
-from factory.tasks.effects import Step, predict
+from factory.tasks.effects import Step
 from factory.tasks.phrasing import RefText
 from factory.tasks.propose_values import ValuesMixin
 from factory.tasks.resolve import find_rows
@@ -25,9 +24,8 @@ class SetupsMixin(ValuesMixin):
     def _feasible(self, user: Any, step: Step, before: list[Step] | None = None) -> list[Step] | None:
         """[] when the step passes as is, setup steps that make it pass, or None."""
         before = before or []
-        try:
-            prediction = predict(self.spec, self.seed_db, user.id, before + [step])
-        except FactoryError:
+        prediction = self._prediction(user, before + [step])
+        if prediction is None:
             return None
         if not prediction.failed:
             return []
@@ -48,11 +46,7 @@ class SetupsMixin(ValuesMixin):
             if fill is None:
                 continue
             fill.params[param.name] = step.params[subject.name]
-            try:
-                both = predict(self.spec, self.seed_db, user.id, [fill, step])
-            except FactoryError:
-                continue
-            if not both.failed:
+            if self._passes(user, [fill, step]):
                 return [fill]
         return None
 
@@ -92,9 +86,8 @@ class SetupsMixin(ValuesMixin):
             fill = self._fill(maker, user)
             if fill is None:
                 continue
-            try:
-                made = predict(self.spec, self.seed_db, user.id, [fill])
-            except FactoryError:
+            made = self._prediction(user, [fill])
+            if made is None:
                 continue
             new = [values for table, values in made.inserts if table == ent.table]
             if made.failed or len(new) != 1:
@@ -105,11 +98,7 @@ class SetupsMixin(ValuesMixin):
             if not label.strip() or '"' in label or find_rows(self.world, ent.name, user.id, RefText(label)):
                 continue
             trial = Step(step.workflow, {**step.params, subject.name: row["id"]})
-            try:
-                both = predict(self.spec, self.seed_db, user.id, [fill, trial])
-            except FactoryError:
-                continue
-            if both.failed:
+            if not self._passes(user, [fill, trial]):
                 continue
             step.params.update(trial.params)
             self._made[(ent.name, row["id"])] = row
