@@ -6,6 +6,7 @@ from verifiers.errors import (
     DatabaseError,
     DatabaseNotFoundError,
     DatabaseReadError,
+    GradeInputError,
     NotADatabaseError,
     ReadOnlyQueryError,
     RewardProgramError,
@@ -16,6 +17,7 @@ from verifiers.errors import (
 from verifiers.grade import CheckResult, Grade, grade
 from verifiers.normalize import match_answer
 from verifiers.reward import RewardProgram, load_reward
+from verifiers.schemadiff import SchemaChange
 from verifiers.sqlrender import render_sqldiff
 
 __all__ = [
@@ -25,12 +27,14 @@ __all__ = [
     "DatabaseNotFoundError",
     "DatabaseReadError",
     "DbDiff",
+    "GradeInputError",
     "Grade",
     "NotADatabaseError",
     "ReadOnlyQueryError",
     "RewardProgram",
     "RewardProgramError",
     "RowChange",
+    "SchemaChange",
     "TableDiff",
     "UnkeyedTableError",
     "UnknownTableError",

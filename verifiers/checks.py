@@ -36,6 +36,7 @@ from verifiers.reward import (
     SqlCheck,
     Unchanged,
 )
+from verifiers.schemadiff import SchemaChange, compare_objects, read_objects
 
 # Evidence lists are cut here so that a runaway diff cannot produce a megabyte of evidence.
 MAX_LISTED = 20
@@ -98,6 +99,20 @@ class Context:
                          if exc.table in (c.diff_tables() or ())]
                 raise CheckError(", ".join(users) or "?", str(exc)) from exc
         return self._diff
+
+    def schema(self) -> tuple[SchemaChange, ...]:
+        """Every schema object that differs between the sides (from the diff when it was made)."""
+        if self._diff is not None:
+            return self._diff.schema
+        objects = []
+        for side in ("initial", "final"):
+            conn = self.connection(side)
+            conn.set_authorizer(None)  # PRAGMA user_version is not a read to the authorizer
+            try:
+                objects.append(read_objects(conn, "main"))
+            finally:
+                conn.set_authorizer(_authorize)
+        return compare_objects(*objects)
 
     def close(self) -> None:
         """Close every connection opened."""
@@ -274,6 +289,9 @@ def check_diff_within(check: DiffWithin, ctx: Context) -> Outcome:
                 offending.append({"table": td.table, "change": "update",
                                   "key": jsonable(list(change.key)),
                                   "columns": list(change.changed), "reason": "row not in rows"})
+    # No program allows a schema change: an index, trigger or view is state like a row.
+    offending += [{"table": c.table, "change": f"{c.kind} {c.change}", "object": c.describe()}
+                  for c in diff.schema]
     evidence = {"changes": diff.summary(), "offending_total": len(offending),
                 "offending": offending[:MAX_LISTED]}
     if not offending:
@@ -284,6 +302,8 @@ def check_diff_within(check: DiffWithin, ctx: Context) -> Outcome:
 
 
 def _offence_text(offence: Mapping[str, object]) -> str:
+    if "object" in offence:
+        return str(offence["object"])
     key = offence.get("key")
     text = f"{offence['table']} {offence['change']}"
     if key is not None:
@@ -299,8 +319,14 @@ def _offence_text(offence: Mapping[str, object]) -> str:
 
 def check_unchanged(check: Unchanged, ctx: Context) -> Outcome:
     """The named tables are identical on both sides."""
-    changed = {t: td.summary() for t in check.tables
-               if not (td := _table_diff(check, ctx, t)).is_empty}
+    changed: dict[str, str] = {}
+    for t in check.tables:
+        td = _table_diff(check, ctx, t)
+        clauses = [] if td.is_empty else [td.summary()]
+        # The table's definition, indexes and triggers are part of it.
+        clauses += [c.describe() for c in ctx.diff().schema_of(t)]
+        if clauses:
+            changed[t] = "; ".join(clauses)
     evidence = {"tables": list(check.tables), "changed": changed}
     if changed:
         return Outcome(False, "changed: " + "; ".join(changed.values()), evidence)

@@ -16,7 +16,11 @@ Semantics, chosen to match `sqldiff --primarykey`:
   schema change is "replaced" (every row deleted, then every row inserted);
 - values compare as SQLite compares them (1 equals 1.0, text never equals a blob), but always with
   BINARY collation so a change of letter case is a change even in a NOCASE column;
-- internal `sqlite_%` tables and virtual tables are skipped.
+- internal `sqlite_%` tables and virtual tables have no rows in the diff;
+- the rest of the schema is state too: indexes, triggers, views, virtual tables, table
+  definitions edited in place, `sqlite_stat*` statistics and the header pragmas are compared
+  object by object (`verifiers.schemadiff`) and listed in `DbDiff.schema`, always over the whole
+  database (even when `tables` limits the row diff), so no schema change goes unseen.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from verifiers.errors import (
     UnkeyedTableError,
     UnknownTableError,
 )
+from verifiers.schemadiff import SchemaChange, schema_changes
 
 Value = int | float | str | bytes | None
 Row = dict[str, Value]
@@ -147,18 +152,26 @@ class TableDiff:
 
 @dataclass(frozen=True)
 class DbDiff:
-    """The differences between two databases: one `TableDiff` per compared table, by name."""
+    """The differences between two databases: one `TableDiff` per compared table, by name, and
+    every schema object that differs (over the whole database), sorted."""
 
     tables: tuple[TableDiff, ...]
+    schema: tuple[SchemaChange, ...] = ()
 
     @property
     def is_empty(self) -> bool:
-        """True when no compared table differs."""
-        return all(t.is_empty for t in self.tables)
+        """True when no compared table differs and no schema object changed."""
+        return not self.schema and all(t.is_empty for t in self.tables)
 
     def tables_changed(self) -> list[str]:
-        """Names of the tables that differ, sorted."""
-        return [t.table for t in self.tables if not t.is_empty]
+        """Names of the tables that differ (rows, or a schema object of theirs), sorted."""
+        names = {t.table for t in self.tables if not t.is_empty}
+        names |= {c.table for c in self.schema if c.table}
+        return sorted(names)
+
+    def schema_of(self, table: str) -> tuple[SchemaChange, ...]:
+        """The schema changes that belong to `table` (its definition, indexes, triggers)."""
+        return tuple(c for c in self.schema if c.table == table)
 
     def table(self, name: str) -> TableDiff:
         """The diff of one compared table (empty if it did not change)."""
@@ -169,14 +182,19 @@ class DbDiff:
 
     def to_json(self) -> dict[str, object]:
         """JSON-serialisable and deterministic: changed tables by name, keys as lists."""
-        return {
+        out: dict[str, object] = {
             "compared": [t.table for t in self.tables],
             "tables": {t.table: t.to_json() for t in self.tables if not t.is_empty},
         }
+        if self.schema:
+            out["schema"] = [c.to_json() for c in self.schema]
+        return out
 
     def summary(self) -> str:
-        """E.g. `account: 2 updated (balance); transaction: 2 inserted`, or `no changes`."""
+        """E.g. `account: 2 updated (balance); transaction: 2 inserted; trigger 't' on account
+        added`, or `no changes`."""
         clauses = [t.summary() for t in self.tables if not t.is_empty]
+        clauses += [c.describe() for c in self.schema]
         return "; ".join(clauses) if clauses else "no changes"
 
 
@@ -340,7 +358,14 @@ def _diff(
             result.append(_diff_table(conn, name, old, new, rowid_join))
         except sqlite3.DatabaseError as exc:
             raise DatabaseReadError(before, after, name, str(exc)) from exc
-    return DbDiff(tuple(result))
+    try:
+        changes = schema_changes(conn, BEFORE, AFTER)
+    except sqlite3.DatabaseError as exc:
+        raise DatabaseReadError(before, after, "sqlite_master", str(exc)) from exc
+    # A table whose row diff already states its schema status is not listed twice.
+    told = {t.table for t in result if t.schema != "same"}
+    return DbDiff(tuple(result), tuple(c for c in changes
+                                       if not (c.kind == "table" and c.name in told)))
 
 
 def _untouched_tables(conn: sqlite3.Connection, before: Path, after: Path,

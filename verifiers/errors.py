@@ -81,3 +81,11 @@ class CheckError(VerifierError):
 
 class ReadOnlyQueryError(CheckError):
     """An `sql` check's query is not a single read-only SELECT/WITH statement."""
+
+
+class GradeInputError(VerifierError):
+    """An argument of `grade` has the wrong type or form; the message names the argument."""
+
+    def __init__(self, argument: str, message: str) -> None:
+        self.argument = argument
+        super().__init__(f"grade(): {argument} {message}")

@@ -5,8 +5,9 @@ literal aside: sqldiff prints infinity as `Inf` and reals with 15 significant di
 table's declared key is also its storage key (an INTEGER PRIMARY KEY, a WITHOUT ROWID table, or
 no key at all), as in every generated world, plain `sqldiff` prints the same text.
 
-Known differences from sqldiff: `sqlite_%` tables (e.g. `sqlite_sequence`) are not diffed, and
-values are compared with BINARY collation where sqldiff uses each column's own.
+Known differences from sqldiff: `sqlite_%` tables (e.g. `sqlite_sequence`) are not diffed,
+values are compared with BINARY collation where sqldiff uses each column's own, and changed
+indexes, triggers, views and header pragmas (which sqldiff ignores) follow the row statements.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import sqlite3
 from collections.abc import Iterator
 
 from verifiers.dbdiff import DbDiff, Key, Row, RowChange, TableDiff, Value, key_order
+from verifiers.schemadiff import render_schema_sql
 
 # SQLite's keyword list (https://sqlite.org/lang_keywords.html); sqldiff quotes these names.
 SQL_KEYWORDS = frozenset("""
@@ -108,7 +110,12 @@ def render_sqldiff(diff: DbDiff) -> str:
     """SQL that turns `before` into `after`, in sqldiff's statement format and order."""
     writer = LiteralWriter()
     try:
-        return "".join(line for table in diff.tables for line in _table_lines(table, writer))
+        rows = "".join(line for table in diff.tables for line in _table_lines(table, writer))
+        # sqldiff ignores indexes, triggers and views; a patch must still replay them. A table
+        # created by the row statements brings its indexes along (its `create_sql`).
+        created = {t.table for t in diff.tables if t.schema in ("added", "replaced")}
+        return rows + render_schema_sql(tuple(
+            c for c in diff.schema if not (c.kind == "index" and c.table in created)))
     finally:
         writer.close()
 

@@ -165,13 +165,14 @@ def test_tables_on_one_side_only(tmp_path: Path) -> None:
     before = make_db(tmp_path / "a.db", edit=lambda c: c.execute("CREATE TABLE old(x)"))
     after = make_db(tmp_path / "b.db", edit=lambda c: c.executescript(
         "CREATE TABLE new(id INTEGER PRIMARY KEY, v); INSERT INTO new VALUES (2, 'b'), (1, 'a');"
-        " CREATE INDEX new_v ON new(v); ANALYZE;"))  # ANALYZE adds sqlite_stat1: skipped
+        " CREATE INDEX new_v ON new(v); ANALYZE;"))  # ANALYZE adds sqlite_stat1: state too
     diff = diff_databases(before, after)
     assert diff.tables_changed() == ["new", "old"]
     assert diff.table("new").schema == "added"
     assert diff.table("new").inserted == [{"id": 1, "v": "a"}, {"id": 2, "v": "b"}]
     assert diff.table("old").schema == "dropped"
-    assert diff.summary() == "new: table added, 2 inserted; old: table dropped"
+    assert diff.summary() == ("new: table added, 2 inserted; old: table dropped; "
+                              "index 'new_v' on new added; statistics 'sqlite_stat1' added")
 
 
 def test_appended_columns_read_as_null_and_other_changes_replace(tmp_path: Path) -> None:
