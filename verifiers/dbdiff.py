@@ -41,6 +41,7 @@ from verifiers.errors import (
     UnkeyedTableError,
     UnknownTableError,
 )
+from verifiers.pages import PageDiff, page_diff
 from verifiers.schemadiff import SchemaChange, schema_changes
 
 Value = int | float | str | bytes | None
@@ -306,7 +307,24 @@ def _table_sql(conn: sqlite3.Connection, schema: str) -> dict[str, str]:
     return dict(rows)
 
 
+# A table's layout follows from its CREATE statement alone, so it is read once per statement: a
+# process grading many episodes of one world asks SQLite only for statements it has not seen.
+_LAYOUTS: dict[tuple[str, str], _Layout] = {}
+MAX_LAYOUTS = 4096
+
+
 def _layout(conn: sqlite3.Connection, path: Path, schema: str, table: str, sql: str) -> _Layout:
+    known = _LAYOUTS.get((table, sql)) if sql else None
+    if known is None:
+        known = _read_layout(conn, path, schema, table, sql)
+        if sql:
+            if len(_LAYOUTS) >= MAX_LAYOUTS:
+                _LAYOUTS.clear()
+            _LAYOUTS[(table, sql)] = known
+    return known
+
+
+def _read_layout(conn: sqlite3.Connection, path: Path, schema: str, table: str, sql: str) -> _Layout:
     info = conn.execute(
         "SELECT name, pk FROM pragma_table_info(?, ?) ORDER BY cid", (table, schema)
     ).fetchall()
@@ -346,16 +364,18 @@ def _diff(
             if name not in old_tables and name not in new_tables:
                 raise UnknownTableError(name, names)
         names = sorted(set(only))
-    untouched = _untouched_tables(conn, before, after, old_tables, new_tables) if rowid_join else set()
+    pages = _page_view(conn, before, after) if rowid_join else None
     result: list[TableDiff] = []
     for name in names:
         old = _layout(conn, before, BEFORE, name, old_tables[name]) if name in old_tables else None
         new = _layout(conn, after, AFTER, name, new_tables[name]) if name in new_tables else None
-        if name in untouched and new is not None:
+        if (pages is not None and pages.untouched(name) and new is not None and old is not None
+                and old.sql == new.sql):
             result.append(TableDiff(name, new.key, columns=new.columns, schema="same"))
             continue
         try:
-            result.append(_diff_table(conn, name, old, new, rowid_join))
+            rowids = pages.rowids(name) if pages is not None else None
+            result.append(_diff_table(conn, name, old, new, rowid_join, rowids))
         except sqlite3.DatabaseError as exc:
             raise DatabaseReadError(before, after, name, str(exc)) from exc
     try:
@@ -368,43 +388,16 @@ def _diff(
                                        if not (c.kind == "table" and c.name in told)))
 
 
-def _untouched_tables(conn: sqlite3.Connection, before: Path, after: Path,
-                      old_tables: dict[str, str], new_tables: dict[str, str]) -> set[str]:
-    """Tables that provably hold the same rows on both sides, found without reading a row.
-
-    A final database is usually a copy of the initial one with a few rows changed, so most tables
-    keep every page byte for byte. When a table has the same definition and root page on both
-    sides, and every page of its b-tree in `after` (from `dbstat`, overflow pages included) is
-    byte-identical to the page with the same number in `before`, a walk from that root reads the
-    same pages in both files: the same rows. Any doubt (a write-ahead log or journal beside either
-    file, different page sizes, no `dbstat` in this SQLite) gives the empty set: every table is
-    then diffed row by row. The read transaction is open, so no writer can change either file
-    while its bytes are compared.
-    """
-    def sidecars() -> bool:
-        return any(Path(f"{p}{suffix}").exists() for p in (before, after) for suffix in ("-wal", "-journal"))
-
-    if sidecars():
-        return set()
-    try:
-        old, new = before.read_bytes(), after.read_bytes()
-        roots_old = dict(conn.execute(f"SELECT name, rootpage FROM {BEFORE}.sqlite_master WHERE type = 'table'"))
-        roots_new = dict(conn.execute(f"SELECT name, rootpage FROM {AFTER}.sqlite_master WHERE type = 'table'"))
-        pages = conn.execute("SELECT name, pageno FROM dbstat(?)", (AFTER,)).fetchall()
-    except (OSError, sqlite3.DatabaseError):
-        return set()
-    if sidecars() or len(old) < 100 or len(new) < 100 or old[16:18] != new[16:18]:
-        return set()
-    size = int.from_bytes(new[16:18], "big")
-    size = 65536 if size == 1 else size  # the header stores 64 KiB as 1
-    dirty: set[str] = set()
-    for name, pageno in pages:
-        start = (pageno - 1) * size
-        if name not in dirty and old[start:start + size] != new[start:start + size]:
-            dirty.add(name)
-    return {name for name, sql in new_tables.items()
-            if name not in dirty and old_tables.get(name) == sql
-            and roots_old.get(name) is not None and roots_old.get(name) == roots_new.get(name)}
+def _page_view(conn: sqlite3.Connection, before: Path, after: Path) -> PageDiff | None:
+    """Which tables can differ, and which of their rows, from the two files' pages (see
+    `verifiers.pages`); None when the pages cannot tell and every table is diffed row by row."""
+    roots: list[dict[str, int]] = []
+    for schema in (BEFORE, AFTER):
+        rows = conn.execute(f"SELECT name, rootpage FROM {schema}.sqlite_master"
+                            " WHERE type IN ('table', 'index') AND rootpage > 0").fetchall()
+        roots.append({"sqlite_schema": 1, **dict(rows)})
+    tables = {name for side in roots for name in side}
+    return page_diff(before, after, roots[0], roots[1], tables)
 
 
 def _all_rows(conn: sqlite3.Connection, schema: str, table: str, layout: _Layout) -> list[Row]:
@@ -418,7 +411,7 @@ def _sorted_rows(rows: Iterable[Row], key_len: int) -> list[Row]:
 
 def _diff_table(
     conn: sqlite3.Connection, table: str, old: _Layout | None, new: _Layout | None,
-    rowid_join: bool,
+    rowid_join: bool, rowids: frozenset[int] | None = None,
 ) -> TableDiff:
     if new is None:
         assert old is not None  # the table came from one of the two sides
@@ -441,7 +434,7 @@ def _diff_table(
         )
     appended = new.columns[len(old.columns):]
     if rowid_join and old.rowid_key and new.rowid_key:
-        gone, came = _changed_by_rowid(conn, table, old, new, appended)
+        gone, came = _changed_by_rowid(conn, table, old, new, appended, rowids)
         return _pair(table, new, gone, came, appended)
     old_select = ", ".join(old.select_list() + ["NULL"] * len(appended))
     new_select = ", ".join(new.select_list())
@@ -456,13 +449,17 @@ def _diff_table(
 
 
 def _changed_by_rowid(
-    conn: sqlite3.Connection, table: str, old: _Layout, new: _Layout, appended: tuple[str, ...]
+    conn: sqlite3.Connection, table: str, old: _Layout, new: _Layout, appended: tuple[str, ...],
+    rowids: frozenset[int] | None = None,
 ) -> tuple[list[tuple[Value, ...]], list[tuple[Value, ...]]]:
     """The rows `EXCEPT` would find both ways, for a table keyed by its rowid on both sides.
 
     Returns (gone, came) shaped like the general path's: `before` rows padded with NULL for the
-    appended columns, and `after` rows.
+    appended columns, and `after` rows. `rowids`, when given, are the only rows that can differ
+    (from the pages, `verifiers.pages`): only those are read.
     """
+    if rowids is not None:
+        return _changed_rowids(conn, table, old, new, appended, rowids)
     ident = _ident(table)
     old_refs, new_refs = old.refs("a"), new.refs("b")
     old_key, new_key = old_refs[0], new_refs[0]
@@ -501,6 +498,34 @@ def _changed_by_rowid(
             )
         ]
     return gone, came
+
+
+def _changed_rowids(
+    conn: sqlite3.Connection, table: str, old: _Layout, new: _Layout, appended: tuple[str, ...],
+    rowids: frozenset[int],
+) -> tuple[list[tuple[Value, ...]], list[tuple[Value, ...]]]:
+    """`_changed_by_rowid` over the listed rows only: both sides' rows with those rowids."""
+    if not rowids:
+        return [], []
+    listed = ",".join(str(int(r)) for r in sorted(rowids))  # integers from the pages: safe
+    ident = _ident(table)
+    padding: tuple[Value, ...] = (None,) * len(appended)
+    # The key column is the rowid (or its alias), whatever other column may be named "rowid".
+    old_rows = conn.execute(f"SELECT {', '.join(old.select_list())} FROM {BEFORE}.{ident}"
+                            f" WHERE {old.refs(ident)[0]} IN ({listed})").fetchall()
+    new_rows = conn.execute(f"SELECT {', '.join(new.select_list())} FROM {AFTER}.{ident}"
+                            f" WHERE {new.refs(ident)[0]} IN ({listed})").fetchall()
+    old_by_key = {r[0]: r for r in old_rows}
+    new_by_key = {r[0]: r for r in new_rows}
+    gone = [r + padding for k, r in old_by_key.items()
+            if k not in new_by_key or not _same_row(r + padding, new_by_key[k])]
+    came = [r for k, r in new_by_key.items()
+            if k not in old_by_key or not _same_row(old_by_key[k] + padding, r)]
+    return gone, came
+
+
+def _same_row(a: tuple[Value, ...], b: tuple[Value, ...]) -> bool:
+    return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
 
 
 def _pair(
