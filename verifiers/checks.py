@@ -15,7 +15,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
-from verifiers.dbdiff import DbDiff, Row, TableDiff, Value, diff_databases, sqlite_order
+from verifiers.dbdiff import (
+    AFTER,
+    BEFORE,
+    DbDiff,
+    Row,
+    TableDiff,
+    Value,
+    diff_attached,
+    open_pair,
+    sqlite_order,
+)
 from verifiers.errors import (
     CheckError,
     NotADatabaseError,
@@ -36,7 +46,7 @@ from verifiers.reward import (
     SqlCheck,
     Unchanged,
 )
-from verifiers.schemadiff import SchemaChange, compare_objects, read_objects
+from verifiers.schemadiff import SchemaChange, schema_changes
 
 # Evidence lists are cut here so that a runaway diff cannot produce a megabyte of evidence.
 MAX_LISTED = 20
@@ -64,14 +74,35 @@ def _authorize(action: int, arg1: str | None, arg2: str | None, db: str | None,
     return sqlite3.SQLITE_DENY
 
 
+SCHEMAS = {"initial": BEFORE, "final": AFTER}
+
+
 class Context:
-    """The two databases and the answer of one grade call; opens and diffs lazily, once."""
+    """The two databases and the answer of one grade call; opens and diffs lazily, once.
+
+    Both files are attached read-only to one connection, inside one read transaction, so every
+    check sees the same snapshot and the files are opened once. Only `sql` checks, whose queries
+    name tables without a schema, get a connection of their own per side (with the authorizer).
+    """
 
     def __init__(self, program: RewardProgram, initial: Path, final: Path, answer: Answer) -> None:
         self.program, self.answer = program, answer
         self.paths = {"initial": initial, "final": final}
+        self._pair: sqlite3.Connection | None = None
         self._connections: dict[str, sqlite3.Connection] = {}
         self._diff: DbDiff | None = None
+
+    def pair(self) -> sqlite3.Connection:
+        """The connection with both sides attached (`before_db` initial, `after_db` final)."""
+        if self._pair is None:
+            conn, _, _ = open_pair(self.paths["initial"], self.paths["final"])
+            conn.execute("BEGIN")
+            self._pair = conn
+        return self._pair
+
+    def table(self, side: str, table: str) -> str:
+        """`table` on one side, qualified for `pair()`."""
+        return f"{SCHEMAS[side]}.{_ident(table)}"
 
     def connection(self, side: str) -> sqlite3.Connection:
         """A read-only connection (mode=ro and the authorizer) to one side."""
@@ -92,8 +123,8 @@ class Context:
         """The row-level diff, computed on first use over the tables the program names."""
         if self._diff is None:
             try:
-                self._diff = diff_databases(self.paths["initial"], self.paths["final"],
-                                            self.program.diff_tables())
+                self._diff = diff_attached(self.pair(), self.paths["initial"], self.paths["final"],
+                                           self.program.diff_tables())
             except UnknownTableError as exc:
                 users = [c.id for c in self.program.checks
                          if exc.table in (c.diff_tables() or ())]
@@ -104,21 +135,16 @@ class Context:
         """Every schema object that differs between the sides (from the diff when it was made)."""
         if self._diff is not None:
             return self._diff.schema
-        objects = []
-        for side in ("initial", "final"):
-            conn = self.connection(side)
-            conn.set_authorizer(None)  # PRAGMA user_version is not a read to the authorizer
-            try:
-                objects.append(read_objects(conn, "main"))
-            finally:
-                conn.set_authorizer(_authorize)
-        return compare_objects(*objects)
+        return schema_changes(self.pair(), BEFORE, AFTER)
 
     def close(self) -> None:
         """Close every connection opened."""
         for conn in self._connections.values():
             conn.close()
         self._connections.clear()
+        if self._pair is not None:
+            self._pair.close()
+            self._pair = None
 
 
 def same(expected: object, actual: object) -> bool:
@@ -157,9 +183,9 @@ def _select(ctx: Context, check: Check, side: str, table: str,
             where: Mapping[str, Scalar]) -> list[Row]:
     """Rows of `table` on one side equal to `where` (strict equality, checked in Python)."""
     clause = " AND ".join(f"{_ident(c)} IS ?" for c in where) or "1"
-    sql = f"SELECT * FROM {_ident(table)} WHERE {clause}"
+    sql = f"SELECT * FROM {ctx.table(side, table)} WHERE {clause}"
     try:
-        cursor = ctx.connection(side).execute(sql, tuple(where.values()))
+        cursor = ctx.pair().execute(sql, tuple(where.values()))
     except sqlite3.DatabaseError as exc:
         raise CheckError(check.id, f"cannot read {table!r} in the {side} database: {exc}") from exc
     names = [d[0] for d in cursor.description]

@@ -228,19 +228,36 @@ def _diff_databases(
 ) -> DbDiff:
     """`diff_databases`; `rowid_join=False` sends every table down the general `EXCEPT` path,
     which the tests use as the reference the rowid joins must agree with."""
-    before_path, after_path = _checked(before), _checked(after)
-    conn = sqlite3.connect(":memory:", uri=True)
+    conn, before_path, after_path = open_pair(before, after)
     try:
-        _attach(conn, before_path, BEFORE)
-        _attach(conn, after_path, AFTER)
         # One read transaction over both files: a consistent snapshot even if a server writes.
         conn.execute("BEGIN")
         try:
-            return _diff(conn, before_path, after_path, tables, rowid_join)
+            return diff_attached(conn, before_path, after_path, tables, rowid_join=rowid_join)
         finally:
             conn.rollback()
     finally:
         conn.close()
+
+
+def open_pair(before: str | Path, after: str | Path) -> tuple[sqlite3.Connection, Path, Path]:
+    """One in-memory connection with both files attached read-only (as `before_db` and
+    `after_db`), and their resolved paths; a missing or non-SQLite file raises naming it."""
+    before_path, after_path = _checked(before), _checked(after)
+    conn = sqlite3.connect(":memory:", uri=True, isolation_level=None)
+    try:
+        _attach(conn, before_path, BEFORE)
+        _attach(conn, after_path, AFTER)
+    except DatabaseError:
+        conn.close()
+        raise
+    return conn, before_path, after_path
+
+
+def diff_attached(conn: sqlite3.Connection, before: Path, after: Path,
+                  tables: list[str] | None = None, *, rowid_join: bool = True) -> DbDiff:
+    """`diff_databases` over a connection from `open_pair`, inside the caller's transaction."""
+    return _diff(conn, before, after, tables, rowid_join)
 
 
 def _checked(path: str | Path) -> Path:

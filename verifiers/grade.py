@@ -13,6 +13,7 @@ Two rules hold whatever the program says:
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -101,8 +102,7 @@ def grade(task: RewardProgram | Mapping[str, object], initial_db: str | Path,
         ctx = Context(program, stack.enter_context(settled(initial)),
                       stack.enter_context(settled(final)), answer)
         stack.callback(ctx.close)
-        ctx.connection("initial")  # an unreadable initial database is the task's fault: raise
-        unusable = _unusable_final(program, ctx)
+        unusable = _unusable_final(program, ctx, final)
         if unusable:
             return _zero(program, "final_state", "state", unusable, {"final_db": str(final)})
         results = []
@@ -132,13 +132,19 @@ def grade(task: RewardProgram | Mapping[str, object], initial_db: str | Path,
     return Grade(score, passed, results, _explain(program, results, score))
 
 
-def _unusable_final(program: RewardProgram, ctx: Context) -> str:
-    """Why the final state cannot be graded at all ('' when it can)."""
+def _unusable_final(program: RewardProgram, ctx: Context, final: Path) -> str:
+    """Why the final state cannot be graded at all ('' when it can). An unreadable initial
+    database is the task's fault and raises."""
     try:
-        final_tables = table_names(ctx.connection("final"))
+        conn = ctx.pair()
+        final_tables = table_names(conn, "after_db")
     except DatabaseError as exc:
+        if exc.path.resolve() != final.resolve() and exc.path != ctx.paths["final"]:
+            raise
         return f"the final database cannot be read: {exc}"
-    missing = table_names(ctx.connection("initial")) - final_tables
+    except sqlite3.DatabaseError as exc:
+        return f"the final database cannot be read: {exc}"
+    missing = table_names(conn, "before_db") - final_tables
     if not missing:
         return ""
     read = _tables_read(program)

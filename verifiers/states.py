@@ -76,6 +76,6 @@ def settled(path: Path) -> Iterator[Path]:
         yield copy
 
 
-def table_names(conn: sqlite3.Connection) -> set[str]:
-    """The ordinary tables of a connection's main database."""
-    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+def table_names(conn: sqlite3.Connection, schema: str = "main") -> set[str]:
+    """The ordinary tables of one of a connection's databases."""
+    return {r[0] for r in conn.execute(f"SELECT name FROM {schema}.sqlite_master WHERE type = 'table'")}
