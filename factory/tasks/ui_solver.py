@@ -9,6 +9,14 @@ not depend on the server's port) and, when asked, small JPEG screenshots. An age
 `Trajectory(ok=False)`, and then the last action is the one that failed, with a screenshot. Only
 a malformed trajectory (an unknown workflow, parameter, entity or filter) raises.
 
+A `find` step that answers a READ (`UiStep.read`) takes its answer from the page it reached, the
+way an agent reads it, and records it as `Trajectory.answer`: a lookup reads the row's detail
+page at the asked field's label; a count reads the total the pagination bar states; a
+superlative sorts the list by the field's column header and reads the top row's label (the first
+alphabetically among rows tied on the shown value); a sum adds up the amounts shown in the field's
+column over every page, formatted as the app formats amounts. Test ids only locate elements: the
+answer is always the text the page displays. Nothing here knows the expected answer.
+
 `run_ui_jobs` runs many trajectories in parallel lanes, each one app server (rebound to each
 job's own database copy through its control endpoint) and one Chromium in its own thread, and
 leaves each job's final state checkpointed into its database file, readable by any grader.
@@ -16,6 +24,7 @@ leaves each job's final state checkpointed into its database file, readable by a
 
 from __future__ import annotations
 
+import datetime as dt
 import queue
 import re
 import secrets
@@ -44,9 +53,18 @@ from factory.browser import fill_param, launch
 from factory.compiler.frontend import form_href
 from factory.errors import FactoryError
 from factory.runner import AppServer
-from factory.spec.model import EntitySpec, FilterSpec, ParamSpec, Spec, WorkflowSpec
+from factory.spec.model import (
+    EntitySpec,
+    FieldSpec,
+    FilterSpec,
+    ParamSpec,
+    Spec,
+    WorkflowSpec,
+)
+from factory.tasks.rows import money_text
 from factory.tasks.setupgen import copy_db
 from factory.verify.ui import describe_failure
+from verifiers.normalize import normalize_date, normalize_money, normalize_number
 
 VIEWPORT: ViewportSize = {"width": 1100, "height": 800}
 JPEG_QUALITY = 50
@@ -55,6 +73,12 @@ TOAST = re.compile(r"^toast-(success|error)$")
 # "Showing 1–5 of 12" or "No results" in the pagination bar: where the list page states its total
 # (read from its `list-total` test id's `data-total` when the world has one, see _read_total).
 SHOWING = re.compile(r"^(Showing \d+–\d+ of (\d+)|No results)$")  # no named group: it also runs in JS
+READS = ("lookup", "count", "sum", "max", "min")
+EMPTY = "—"  # what a cell shows for an empty value
+# Every row of the table as [test id, label cell text, the text of the cell in column `index`].
+_CELLS = """(table, index) => [...table.tBodies[0].rows].map((row) => [
+  row.dataset.testid || "", row.cells[0].innerText.trim(),
+  index === null ? "" : ((row.cells[index] || {}).innerText || "").trim()])"""
 _ROWS_ARE = """([pattern, want]) => {
   const re = new RegExp(pattern);
   const got = [...document.querySelectorAll("[data-testid]")].map((e) => e.dataset.testid).filter((t) => re.test(t));
@@ -83,6 +107,8 @@ class UiStep:
     open_id: int | None = None
     expect_total: int | None = None
     expect_text: list[str] = field(default_factory=list)
+    read: str | None = None  # the READ this page answers (see READS); the answer is what it shows
+    field: str | None = None  # the field a lookup, sum or superlative reads
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -103,9 +129,11 @@ class Trajectory:
     message: str  # the last toast's text, or why the trajectory failed
     actions: list[dict[str, Any]]  # {n, action, target, value, url, screenshot}
     seconds: float
+    answer: str | None = None  # a READ's answer as read off the page (None: no step asked one)
 
     def to_json(self) -> dict[str, Any]:
-        return {"ok": self.ok, "message": self.message, "actions": self.actions, "seconds": self.seconds}
+        return {"ok": self.ok, "message": self.message, "answer": self.answer, "actions": self.actions,
+                "seconds": self.seconds}
 
 
 @dataclass(frozen=True)
@@ -136,6 +164,7 @@ class _Run:
         self.page, self.base_url, self.spec, self.shots, self.timeout_ms = page, base_url, spec, shots, timeout_ms
         self.actions: list[dict[str, Any]] = []
         self.message = ""
+        self.answer: str | None = None
 
     @property
     def path(self) -> str:
@@ -339,7 +368,7 @@ def _set_range(run: _Run, entity: EntitySpec, flt: FilterSpec, value: Any) -> No
             # Typed bounds commit after the box's typing pause. Not Enter: the box's pending pause
             # would commit again later from a stale URL and drop the filters set in between.
             box.fill(typed)
-            run.wait_url(lambda url, key=f"{flt.param}_{suffix}", sent=sent: _query(url).get(key) == sent)
+            run.wait_url(_query_is(f"{flt.param}_{suffix}", sent))
 
 
 def _set_filter(run: _Run, entity: EntitySpec, flt: FilterSpec, value: Any) -> None:
@@ -359,6 +388,7 @@ def _find_step(run: _Run, step: UiStep) -> None:
     entity = next((e for e in run.spec.entities if e.name == step.entity), None)
     if entity is None:
         raise TrajectoryError(f"world {run.spec.world} has no entity {step.entity!r}")
+    read = _read_field(entity, step)
     # Parents first: choosing a parent clears the filters nested under it.
     filters = sorted(((_filter(entity, name), value) for name, value in step.filters.items()),
                      key=lambda pair: _depth(entity, pair[0]))
@@ -384,16 +414,27 @@ def _find_step(run: _Run, step: UiStep) -> None:
         body = watch.settle()
         if step.expect_total is not None:
             _read_total(run, entity, int(body["total"]), step.expect_total)
+        if step.read == "count":
+            _answer(run, str(_shown_total(run, entity)[0]))
+        elif step.read == "sum":
+            assert read is not None
+            _answer(run, _sum(run, entity, watch, read))
+        elif step.read in ("max", "min"):
+            assert read is not None
+            _answer(run, _superlative(run, entity, watch, read, step.read == "max"))
         if step.open_id is not None:
             _open_row(run, entity, watch, body, step.open_id)
     finally:
         watch.close()
     run.check_texts(step.expect_text)
+    if step.read == "lookup":
+        assert read is not None
+        _answer(run, _detail_text(run, entity, read))
 
 
-def _read_total(run: _Run, entity: EntitySpec, answered: int, expected: int) -> None:
-    """The total the pagination bar states: its `list-total` test id's `data-total` when the world
-    has one, else the number in its "Showing 1–5 of 12" / "No results" text (older worlds)."""
+def _shown_total(run: _Run, entity: EntitySpec) -> tuple[int, str]:
+    """The total the pagination bar states, and its text: the `list-total` test id locates the
+    text when the world has one (older worlds: the "Showing 1–5 of 12" / "No results" text)."""
     bar = run.page.get_by_role("navigation", name="Pagination")
     tagged = bar.get_by_test_id("list-total")
     with run.act("read", 'navigation "Pagination"'):
@@ -401,30 +442,44 @@ def _read_total(run: _Run, entity: EntitySpec, answered: int, expected: int) -> 
         shown = tagged if tagged.count() else bar.get_by_text(SHOWING)
         expect(shown).to_be_visible(timeout=run.timeout_ms)
         text = shown.inner_text().strip()
-        attribute = shown.get_attribute("data-total")
     run.actions[-1]["value"] = text
-    if attribute is not None and attribute.strip().isdigit():
-        total = int(attribute)
-    elif text.isdigit():
-        total = int(text)
-    elif match := SHOWING.match(text):
-        total = int(match.group(2)) if match.group(2) else 0
-    else:
-        raise StepFailed(f"the {entity.plural.lower()} list states no total in {text!r}")
+    # The number a reader sees, not the element's `data-total`: a page that states a wrong total
+    # must give a wrong answer.
+    if text.isdigit():
+        return int(text), text
+    if match := SHOWING.match(text):
+        return (int(match.group(2)) if match.group(2) else 0), text
+    raise StepFailed(f"the {entity.plural.lower()} list states no total in {text!r}")
+
+
+def _read_total(run: _Run, entity: EntitySpec, answered: int, expected: int) -> None:
+    """Check the total the pagination bar states against the list's answer and the expected one."""
+    total, text = _shown_total(run, entity)
     if total != answered:
         raise StepFailed(f"the {entity.plural.lower()} list says {text!r} but was sent {answered} rows")
     if total != expected:
         raise StepFailed(f"the {entity.plural.lower()} list shows {total} matching rows ({text!r}), expected {expected}")
 
 
+def _next_page(run: _Run, watch: _ListWatch) -> dict[str, Any] | None:
+    """Go to the list's next page like a user (its Next button); None on the last page."""
+    next_page = run.page.get_by_test_id("page-next")
+    if not next_page.is_enabled():
+        return None
+    want = str(int(_query(run.page.url).get("page") or 1) + 1)
+    with run.act("click", 'button "Next →" (page-next)'):
+        next_page.click()
+        run.wait_url(lambda url: _query(url).get("page") == want)
+    return watch.settle()
+
+
 def _open_row(run: _Run, entity: EntitySpec, watch: _ListWatch, body: dict[str, Any], row_id: int) -> None:
     page = run.page
-    next_page = page.get_by_test_id("page-next")
-    while not any(item["id"] == row_id for item in body["items"]) and next_page.is_enabled():
-        with run.act("click", 'button "Next →" (page-next)'):
-            next_page.click()
-            run.wait_url(lambda url, want=str(int(body["page"]) + 1): _query(url).get("page") == want)
-        body = watch.settle()
+    while not any(item["id"] == row_id for item in body["items"]):
+        following = _next_page(run, watch)
+        if following is None:
+            break
+        body = following
     label = next((str(item["label"]) for item in body["items"] if item["id"] == row_id), None)
     if label is None:
         run.record("open", f"row-{entity.name}-{row_id}", None)
@@ -434,6 +489,170 @@ def _open_row(run: _Run, entity: EntitySpec, watch: _ListWatch, body: dict[str, 
         page.get_by_test_id(f"row-{entity.name}-{row_id}").get_by_role("link", name=label, exact=True).click()
         run.wait_url(lambda url: urlsplit(url).path == detail)
         expect(page.get_by_test_id(f"detail-{entity.name}")).to_be_visible(timeout=run.timeout_ms)
+
+
+# ---- reading a READ's answer off the page --------------------------------------------------------
+def _read_field(entity: EntitySpec, step: UiStep) -> FieldSpec | None:
+    """The field a READ step reads (None for a count); a malformed step raises."""
+    if step.read is None:
+        return None
+    if step.read not in READS:
+        raise TrajectoryError(f"unknown read {step.read!r} (one of {', '.join(READS)})")
+    if step.read == "count":
+        return None
+    if step.field is None:
+        raise TrajectoryError(f"a {step.read} read needs a field of {entity.name}")
+    try:
+        return entity.field_named(step.field)
+    except KeyError as exc:
+        raise TrajectoryError(exc.args[0]) from exc
+
+
+def _answer(run: _Run, text: str) -> None:
+    """Report the READ's answer, as an agent ends its episode."""
+    run.answer = text
+    run.record("answer", "the question", text)
+
+
+def _detail_text(run: _Run, entity: EntitySpec, f: FieldSpec) -> str:
+    """The text the open row's detail page shows beside the field's label."""
+    detail = run.page.get_by_test_id(f"detail-{entity.name}")
+    term = detail.locator("dt").filter(has_text=re.compile(rf"^\s*{re.escape(f.label)}\s*$"))
+    with run.act("read", f'{entity.label.lower()} details › "{f.label}"'):
+        expect(term).to_have_count(1, timeout=run.timeout_ms)
+        text = term.locator("xpath=following-sibling::dd[1]").inner_text().strip()
+    run.actions[-1]["value"] = text
+    return text
+
+
+def _column(run: _Run, entity: EntitySpec, f: FieldSpec) -> int | None:
+    """The index of the list column headed with the field's label; None when the list has none."""
+    header = run.page.get_by_test_id(f"list-{entity.name}").get_by_role("columnheader", name=f.label, exact=True)
+    if not header.count():
+        return None
+    return int(header.first.evaluate("th => th.cellIndex"))
+
+
+def _cells(run: _Run, entity: EntitySpec, index: int | None, what: str) -> list[tuple[str, str, str]]:
+    """The rows the table shows: (test id, label cell text, text of column `index`), one action."""
+    table = run.page.get_by_test_id(f"list-{entity.name}")
+    with run.act("read", f'table "{entity.plural}" › {what}'):
+        rows: list[list[str]] = table.evaluate(_CELLS, index)
+    run.actions[-1]["value"] = "; ".join(f"{label}: {value}" if index is not None else label
+                                         for _id, label, value in rows)
+    return [(test_id, label, value) for test_id, label, value in rows]
+
+
+def _column_values(run: _Run, entity: EntitySpec, watch: _ListWatch, f: FieldSpec) -> list[tuple[str, str]]:
+    """(label, shown value of `f`) of every row the list holds, page after page. A field the list
+    does not show is read on each row's detail page, as a user would have to."""
+    index = _column(run, entity, f)
+    rows: list[tuple[str, str, str]] = []
+    while True:
+        rows += _cells(run, entity, index, f'column "{f.label}"' if index is not None else "rows")
+        if _next_page(run, watch) is None:
+            break
+    if index is not None:
+        return [(label, value) for _id, label, value in rows]
+    out: list[tuple[str, str]] = []
+    for test_id, label, _value in rows:
+        detail = f"/{entity.path}/{test_id.rsplit('-', 1)[-1]}"
+        with run.act("goto", detail):
+            run.page.goto(run.base_url + detail)
+            expect(run.page.get_by_test_id(f"detail-{entity.name}")).to_be_visible(timeout=run.timeout_ms)
+        out.append((label, _detail_text(run, entity, f)))
+    return out
+
+
+def _number(f: FieldSpec, text: str) -> float | str:
+    """A shown value as a reader compares it: an amount, a number, or an ISO date (or time)."""
+    value: float | str | None
+    if f.type == "money":
+        value = normalize_money(text)
+    elif f.type == "date":
+        value = normalize_date(text)
+    elif f.type == "datetime":
+        # "Jun 15, 2026, 3:00 PM"; Chromium may put a narrow no-break space before the AM/PM
+        # marker, which `split` takes for a space like any other.
+        try:
+            value = dt.datetime.strptime(" ".join(text.split()), "%b %d, %Y, %I:%M %p").isoformat()
+        except ValueError:
+            value = None
+    else:
+        value = normalize_number(text)
+    if value is None:
+        raise StepFailed(f"{f.label} {text!r} cannot be read as a {f.type} value")
+    return value
+
+
+def _first_label(labels: list[str]) -> str:
+    """The label that comes first alphabetically (the instructions' tie rule), as shown."""
+    return min(labels, key=lambda label: " ".join(label.split()).casefold())
+
+
+def _sort(run: _Run, entity: EntitySpec, watch: _ListWatch, f: FieldSpec, key: str, descending: bool) -> None:
+    """Sort the list by the field's column header: one click sorts ascending, another descending."""
+    want = f"-{key}" if descending else key
+    current = _query(run.page.url).get("sort") or entity.default_sort
+    header = (run.page.get_by_test_id(f"list-{entity.name}").get_by_role("columnheader", name=f.label, exact=True)
+              .get_by_role("button"))
+    for _ in range(2):
+        if current == want:
+            break
+        current = f"-{key}" if current == key else key
+        with run.act("sort", f'columnheader "{f.label}"', "descending" if current.startswith("-") else "ascending"):
+            header.first.click()
+            run.wait_url(_query_is("sort", current))
+        watch.settle()
+
+
+def _query_is(key: str, value: str) -> Callable[[str], bool]:
+    """A URL test: the query's `key` reads `value` (bound now, not when the test runs)."""
+    return lambda url: _query(url).get(key) == value
+
+
+def _superlative(run: _Run, entity: EntitySpec, watch: _ListWatch, f: FieldSpec, highest: bool) -> str:
+    """The label of the row with the highest (lowest) shown value of `f`: the top row once the
+    list is sorted by that column, or, when the list cannot sort by it, the best of every row's
+    value read one by one. Rows tied on the shown value go to the first label alphabetically."""
+    index = _column(run, entity, f)
+    key = next((k for k in (f.column, f.name) if k in entity.sort_fields), None)
+    if index is None or key is None:
+        values = [(label, _number(f, text)) for label, text in _column_values(run, entity, watch, f)
+                  if text not in ("", EMPTY)]
+        if not values:
+            raise StepFailed(f"no {entity.label.lower()} in the list shows a {f.label.lower()}")
+        best = (max if highest else min)(value for _label, value in values)
+        return _first_label([label for label, value in values if value == best])
+    _sort(run, entity, watch, f, key, highest)
+    top: str | None = None
+    tied: list[str] = []
+    while True:
+        for _id, label, text in _cells(run, entity, index, f'column "{f.label}"'):
+            if text in ("", EMPTY):  # SQLite sorts empty values first when ascending: not an answer
+                continue
+            if top is not None and text != top:
+                return _first_label(tied)
+            top = text
+            tied.append(label)
+        if _next_page(run, watch) is None:
+            break
+    if not tied:
+        raise StepFailed(f"no {entity.label.lower()} in the list shows a {f.label.lower()}")
+    return _first_label(tied)
+
+
+def _sum(run: _Run, entity: EntitySpec, watch: _ListWatch, f: FieldSpec) -> str:
+    """The shown values of `f` over every listed row, added up as a person with a calculator
+    would, written as the app writes that kind of value."""
+    values = [_number(f, text) for _label, text in _column_values(run, entity, watch, f) if text not in ("", EMPTY)]
+    if f.type == "money":
+        # In cents, so that adding many amounts leaves no binary-fraction residue.
+        total = money_text(sum(round(float(v) * 100) for v in values))
+    else:
+        total = f"{sum(int(float(v)) for v in values):,}"
+    run.record("add up", f'{len(values)} values of "{f.label}"', total)
+    return total
 
 
 def _login(run: _Run, username: str, password: str) -> None:
@@ -484,7 +703,8 @@ def solve(page: Page, base_url: str, spec: Spec, username: str, password: str, s
     except PlaywrightError as exc:  # the page or the browser went away between actions
         ok, run.message = False, f"browser failed on {run.path}: {' '.join(str(exc).split())[:300]}"
         run.shoot()
-    return Trajectory(ok=ok, message=run.message, actions=run.actions, seconds=round(time.perf_counter() - started, 3))
+    return Trajectory(ok=ok, message=run.message, actions=run.actions, seconds=round(time.perf_counter() - started, 3),
+                      answer=run.answer)
 
 
 def checkpoint(db: Path) -> None:
