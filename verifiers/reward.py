@@ -29,10 +29,20 @@ generated worlds), so deltas and values are written in those units.
 - `unchanged`: `tables` [names]; each must be identical in both databases.
 - `sql`: `query` (one read-only SELECT/WITH statement), `expect` (a list of rows, each a list);
   optional `db` (default "final") and `ordered` (default false: rows compare as a multiset).
-- `answer`: `kind` (number, money, date, text, list, bool) and either `expected` or `one_of`
-  (a list of acceptable expected values); optional `tolerance` (number and money; money's
-  default is half a cent), `aliases` (text: further accepted spellings), `item_kind` (list:
-  the kind of each item, default text). See `verifiers.normalize` for what answers are accepted.
+- `answer`: `kind` and either `expected` or `one_of` (a list of acceptable expected values);
+  optional `tolerance` (number and money; money's default is half a cent), `aliases`,
+  `item_kind` (list: the kind of each item, default text). Kinds and their expected values:
+  `number` and `money` (a JSON number; money in display units), `date` (ISO "YYYY-MM-DD"),
+  `bool` (true/false), `text` (free text such as an enum value or a name; `aliases` adds further
+  accepted spellings), `label` (a row: `expected` is its display label as the app shows it,
+  e.g. "Quick question about the proposal (Carrie Payne)"; `aliases` lists further names that
+  identify the row on their own among the user's rows, such as its main field "Quick question
+  about the proposal" or "Main Checking account"; a bracket right after a name must be the
+  label's own), `phone` (a string holding 7 to 15 digits besides its extension, e.g.
+  "520-790-7206 x229"; compared by digits and extension), `email` (one address
+  "local@domain.tld"; compared case-insensitively) and `list` (a JSON list of `item_kind`
+  values: number, money, date, text, phone or email). An answer scores only when it asserts the
+  value: docs/answers.md gives the rules, `verifiers.answers` implements them.
 
 `load_reward` reports every problem of a program at once, each naming the check and the field.
 """
@@ -52,9 +62,13 @@ SCHEMA_VERSION = 1
 Scalar = int | float | str | bool | None
 Mode = Literal["all", "checklist"]
 DbSide = Literal["initial", "final"]
-ANSWER_KINDS = ("number", "money", "date", "text", "list", "bool")
-ITEM_KINDS = ("number", "money", "date", "text")
+ANSWER_KINDS = ("number", "money", "date", "text", "label", "phone", "email", "list", "bool")
+ITEM_KINDS = ("number", "money", "date", "text", "phone", "email")
 ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+# An email address as a reward program states it: one "@", a dotted domain, no spaces.
+EMAIL = re.compile(r"[^@\s<>()]+@[^@\s<>()]+\.[^@\s<>().]+")
+PHONE_DIGITS = (7, 15)
+EXTENSION = re.compile(r"(?i)\s*,?\s*(?:extension|ext\.?|x|#)\s*(?=\d)")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -548,8 +562,8 @@ def _load_answer(f: _Fields, common: dict) -> Check:
     aliases_raw = f.get("aliases", False)
     aliases: tuple[str, ...] = ()
     if aliases_raw is not None:
-        if kind != "text":
-            f.problem("aliases", "applies only to kind 'text'")
+        if kind not in ("text", "label"):
+            f.problem("aliases", "applies only to kinds 'text' and 'label'")
         elif not isinstance(aliases_raw, list) or not all(
                 isinstance(a, str) and a.strip() for a in aliases_raw):
             f.problem("aliases", f"must be a list of non-empty strings, not {aliases_raw!r}")
@@ -582,8 +596,17 @@ def _expected_problem(kind: str, item_kind: str, value: object) -> str:
         return f"must be an ISO date (YYYY-MM-DD) for kind 'date', not {value!r}"
     if kind == "bool":
         return "" if isinstance(value, bool) else f"must be true or false, not {value!r}"
-    if kind == "text" and (not isinstance(value, str) or not value.strip()):
-        return f"must be a non-empty string for kind 'text', not {value!r}"
+    if kind in ("text", "label") and (not isinstance(value, str) or not value.strip()):
+        return f"must be a non-empty string for kind {kind!r}, not {value!r}"
+    if kind == "phone":
+        # The number's own digits: an extension ("x229", "ext. 229", "#229") is not counted.
+        number = EXTENSION.split(value, maxsplit=1)[0] if isinstance(value, str) else ""
+        digits = sum(c.isdigit() for c in number)
+        low, high = PHONE_DIGITS
+        if not low <= digits <= high:
+            return f"must be a phone number string with {low} to {high} digits, not {value!r}"
+    if kind == "email" and (not isinstance(value, str) or not EMAIL.fullmatch(value.strip())):
+        return f"must be one email address (local@domain.tld) for kind 'email', not {value!r}"
     return ""
 
 

@@ -69,7 +69,12 @@ class Counterfactual:
 
 
 def answer_text(found: Answer | None) -> str | None:
-    """The reference answer as a person would type it (so normalisation is exercised too)."""
+    """The reference answer as a person would type it (so normalisation is exercised too):
+    money "$1,234.50", dates "June 5, 2026", yes/no, phone numbers "(520) 790-7206 ext. 229",
+    a row by its label as the app shows it, an email address and free text as stored."""
+    # Imported here: this module's import block belongs to the gates' own code.
+    from factory.tasks.resolve import phone_text
+
     if found is None:
         return None
     if found.kind == "money":
@@ -78,11 +83,18 @@ def answer_text(found: Answer | None) -> str | None:
         return date_text(found.value)
     if found.kind == "bool":
         return "yes" if found.value else "no"
+    if found.kind == "phone":
+        return phone_text(str(found.value))
     return str(found.value)
 
 
 def wrong_answer(found: Answer, world: World, user_id: int, entity: str) -> str:
-    """A plausible but wrong answer of the same kind."""
+    """A plausible but wrong answer of the same kind: another amount, number or day, the other
+    polarity, another phone number or email address, another of the user's rows (a label:
+    another row of the entity the label belongs to, named by none of the answer's names)."""
+    from factory.tasks.resolve import phone_text
+    from verifiers.answers import normalize_text
+
     if found.kind == "money":
         return money_text(round(found.value * 100) + 137)
     if found.kind == "number":
@@ -91,9 +103,21 @@ def wrong_answer(found: Answer, world: World, user_id: int, entity: str) -> str:
         return date_text((dt.date.fromisoformat(found.value) + dt.timedelta(days=1)).isoformat())
     if found.kind == "bool":
         return "no" if found.value else "yes"
-    others = [world.label(entity, r) for r in world.visible(entity, user_id)]
-    other = next((o for o in others if o.casefold() != str(found.value).casefold()), None)
-    return other or f"{found.value} (other)"
+    if found.kind == "phone":
+        return phone_text(str(found.value), change_last_digit=True)
+    if found.kind == "email":
+        local, _, domain = str(found.value).rpartition("@")
+        return f"{local}1@{domain}"
+    names = {normalize_text(n) for n in (str(found.value), *found.aliases)}
+    holder = entity
+    if found.kind == "label":  # a reference's label belongs to the referenced entity's rows
+        holder = next((e.name for e in [world.entity(entity), *world.spec.entities]
+                       if any(world.label(e.name, r) == found.value
+                              for r in world.visible(e.name, user_id))), entity)
+    others = [world.label(holder, r) for r in world.visible(holder, user_id)]
+    other = next((o for o in others if normalize_text(o) not in names), None)
+    # No other row to name: the right name, denied (a hard negative for the negation rule).
+    return other or f"not {found.value}"
 
 
 def _score(reward: dict[str, Any], initial: Path, final: Path, answer: str | None) -> tuple[float, str]:

@@ -8,6 +8,7 @@ is ambiguous, and a superlative with a tie has no single answer. Each of these f
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +25,8 @@ from factory.tasks.phrasing import (
     parse_scalar,
 )
 from factory.tasks.rows import Row, World, enum_text
+from verifiers.answers import normalize_text
+from verifiers.answers.match import expected_phone
 
 
 class UnresolvedError(TaskError):
@@ -136,7 +139,10 @@ def extreme(world: World, q: Question, user_id: int) -> Row:
 
 @dataclass(frozen=True)
 class Answer:
-    """A READ's answer: the `verifiers` answer kind, the expected value, accepted aliases."""
+    """A READ's answer: the `verifiers` answer kind, the expected value, accepted aliases.
+
+    For kind `label` (a row), `value` is the row's display label and `aliases` its further names
+    that identify it alone among the acting user's rows (`label_names`)."""
 
     kind: str
     value: Any
@@ -144,24 +150,113 @@ class Answer:
     rows: tuple[int, ...] = ()  # the rows the answer comes from (grounding evidence)
 
 
-def _answer_of(world: World, entity: str, field: str, raw: Any) -> tuple[str, Any, tuple[str, ...]]:
+# Field-name words that say a string holds a phone number (split on "_": "home_phone", "fax").
+PHONE_WORDS = frozenset({"phone", "phones", "telephone", "tel", "mobile", "cell", "cellphone",
+                         "fax", "landline"})
+# A stored value that is written like a phone number: digits in groups with separators, an
+# optional "+" and extension ("(520) 790-7206", "+1-520-790-7206x229", "520.790.7206").
+_PHONE_VALUE = re.compile(r"\+?[\d(][\d\s().\-/]{5,}\d(?:\s*(?:x|ext\.?|extension|#)\s*\d{1,6})?")
+_EMAIL_VALUE = re.compile(r"[^@\s<>()]+@[^@\s<>()]+\.[^@\s<>().]+")
+
+
+def _digits(text: str) -> int:
+    return sum(c.isdigit() for c in text.split("x")[0].split("ext")[0].split("#")[0])
+
+
+def is_phone_value(text: str) -> bool:
+    """Whether a stored string is a phone number (7 to 15 digits, written as one)."""
+    return bool(_PHONE_VALUE.fullmatch(text.strip())) and 7 <= _digits(text) <= 15
+
+
+def is_phone_field(world: World, entity: str, field: str) -> bool:
+    """Whether a string field holds phone numbers: its name says so ("phone", "mobile_number",
+    "fax"), or every stored value (at least three) is written like a phone number with separators
+    (a bare run of digits could be an account number, so it does not count)."""
     f = world.field(entity, field)
+    if f.type != "string":
+        return False
+    if PHONE_WORDS & set(f.name.lower().split("_")) or "phone" in f.name.lower():
+        return True
+    values = [str(r[f.column]).strip() for r in world.rows(entity) if r.get(f.column) not in (None, "")]
+    return len(values) >= 3 and all(is_phone_value(v) and not v.isdigit() for v in values)
+
+
+def phone_text(value: str, change_last_digit: bool = False) -> str:
+    """A phone number as a person writes it: "(520) 790-7206 ext. 229" for a North American
+    number, "+44 2079460958" otherwise; `change_last_digit` gives a plausible wrong number."""
+    number, _, extension = expected_phone(value).partition("x")
+    if change_last_digit:
+        number = number[:-1] + str((int(number[-1]) + 1) % 10)
+    if len(number) == 11 and number.startswith("1"):
+        shown = f"({number[1:4]}) {number[4:7]}-{number[7:]}"
+    else:
+        shown = f"+{number}"
+    return f"{shown} ext. {extension}" if extension else shown
+
+
+def label_names(world: World, entity: str, row: Row, user_id: int) -> tuple[str, ...]:
+    """Further names of a row besides its display label, each identifying it alone among the
+    rows the user sees (compared as answers are: case, accents and punctuation aside):
+
+    - its main field (the first field of the label template) as the app shows it ("Quick
+      question about the proposal" for "Quick question about the proposal (Carrie Payne)"),
+      when no other row has that main value or that label;
+    - the label and that main name followed by the entity's name ("Main Checking account",
+      "Main Checking ··8488 account"), as people say "my Main Checking account"."""
+    spec = world.entity(entity)
+    label = world.label(entity, row)
+    noun = spec.label.lower()
+    names: list[str] = []
+    if spec.display_fields:
+        main_field = spec.display_fields[0]
+        column = world.field(entity, main_field).column
+        raw = row.get(column)
+        main = "" if raw is None or raw == "" else world.value_text(entity, main_field, raw)
+        key = normalize_text(main)
+        taken = {normalize_text(world.label(entity, r)) for r in world.visible(entity, user_id)
+                 if r["id"] != row["id"]}
+        taken |= {normalize_text(world.value_text(entity, main_field, r[column]))
+                  for r in world.visible(entity, user_id)
+                  if r["id"] != row["id"] and r.get(column) not in (None, "")}
+        if key and key != normalize_text(label) and key not in taken:
+            names.append(main)
+    # A noun after a name only restates what kind of row it is; no other row gets the same name.
+    names += [f"{name} {noun}" for name in (label, *names)
+              if noun and not normalize_text(name).endswith(normalize_text(noun))]
+    return tuple(names)
+
+
+def row_answer(world: World, entity: str, row: Row, user_id: int, rows: tuple[int, ...]) -> Answer:
+    """A row as a READ's answer: kind `label`, its label and its further unambiguous names."""
+    return Answer("label", world.label(entity, row), label_names(world, entity, row, user_id), rows)
+
+
+def _answer_of(world: World, entity: str, field: str, raw: Any, user_id: int, row_id: int) -> Answer:
+    f = world.field(entity, field)
+    rows = (row_id,)
     if f.type == "money":
-        return "money", raw / 100, ()
+        return Answer("money", raw / 100, (), rows)
     if f.type == "int":
-        return "number", raw, ()
+        return Answer("number", raw, (), rows)
     if f.type == "date":
-        return "date", str(raw)[:10], ()
+        return Answer("date", str(raw)[:10], (), rows)
     if f.type == "bool":
-        return "bool", bool(raw), ()
+        return Answer("bool", bool(raw), (), rows)
     if f.type == "enum":
         text = enum_text(str(raw))
-        return "text", text, ((str(raw),) if text != raw else ())
+        return Answer("text", text, ((str(raw),) if text != raw else ()), rows)
     if f.type == "reference" and f.ref:
-        return "text", world.value_text(entity, field, raw), ()
+        target = world.row(f.ref, raw)
+        if target is not None and any(r["id"] == raw for r in world.visible(f.ref, user_id)):
+            return row_answer(world, f.ref, target, user_id, rows)
+        return Answer("text", world.value_text(entity, field, raw), (), rows)
     if f.type == "datetime":
-        return "text", str(raw)[:16].replace("T", " "), ()
-    return "text", str(raw), ()
+        return Answer("text", str(raw)[:16].replace("T", " "), (), rows)
+    if f.type == "email" and _EMAIL_VALUE.fullmatch(str(raw).strip()):
+        return Answer("email", str(raw).strip(), (), rows)
+    if f.type == "string" and is_phone_value(str(raw)) and is_phone_field(world, entity, field):
+        return Answer("phone", str(raw).strip(), (), rows)
+    return Answer("text", str(raw), (), rows)
 
 
 def answer(world: World, q: Question, user_id: int) -> Answer:
@@ -172,8 +267,7 @@ def answer(world: World, q: Question, user_id: int) -> Answer:
         raw = row.get(world.field(q.entity, q.field).column)
         if raw is None or raw == "":
             raise UnresolvedError(f"the {q.field} of {q.target.text!r} is empty")
-        kind, value, aliases = _answer_of(world, q.entity, q.field, raw)
-        return Answer(kind, value, aliases, (row["id"],))
+        return _answer_of(world, q.entity, q.field, raw, user_id, row["id"])
     rows = select(world, q, user_id)
     ids = tuple(r["id"] for r in rows)
     if q.op == "count":
@@ -188,7 +282,7 @@ def answer(world: World, q: Question, user_id: int) -> Answer:
             raise UnresolvedError("no rows meet the conditions")
         return Answer("money", total / 100, (), ids) if f.type == "money" else Answer("number", total, (), ids)
     row = extreme(world, q, user_id)
-    return Answer("text", world.label(q.entity, row), (), (row["id"],))
+    return row_answer(world, q.entity, row, user_id, (row["id"],))
 
 
 def arg_value(param: ParamSpec, text: Any) -> Any:

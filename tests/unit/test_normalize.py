@@ -1,4 +1,8 @@
-"""READ answer normalisation: what each kind accepts, and near misses that must not match."""
+"""READ answer normalisation: what each kind accepts, and near misses that must not match.
+
+The systematic table of the rules is tests/unit/answer_cases.py; this module keeps the readers'
+contracts (what each `normalize_*` returns) and the adversary's answers of issue 9.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +13,10 @@ from verifiers.normalize import (
     match_answer,
     normalize_bool,
     normalize_date,
+    normalize_email,
     normalize_money,
     normalize_number,
+    normalize_phone,
     normalize_text,
 )
 
@@ -151,3 +157,60 @@ def test_list_splitting_keeps_thousands_and_dated_commas() -> None:
         "June 5, 2026", "June 6, 2026"]
     assert list_candidates("Netflix, Spotify and Hulu", "text") == [
         ["Netflix", "Spotify and Hulu"], ["Netflix", "Spotify", "Hulu"]]
+
+
+@pytest.mark.parametrize(("text", "key"), [
+    ("(520) 790-7206", "15207907206"), ("520-790-7206", "15207907206"),
+    ("+1 520 790 7206", "15207907206"), ("520.790.7206", "15207907206"),
+    ("001-520-790-7206x229", "15207907206x229"), ("520-790-7206 ext. 229", "15207907206x229"),
+    ("520-790-7206, extension 229", "15207907206x229"), ("520-790-7206 #229", "15207907206x229"),
+    ("+44 20 7946 0958", "442079460958"), ("Call 790-7206.", "7907206"),
+])
+def test_phone(text: str, key: str) -> None:
+    assert normalize_phone(text) == key
+
+
+@pytest.mark.parametrize("text", ["", "12345", "520-790-7206 or 520-790-7207", "maybe 520-790-7206"])
+def test_phone_unreadable_or_ambiguous(text: str) -> None:
+    assert normalize_phone(text) is None
+
+
+@pytest.mark.parametrize(("text", "address"), [
+    ("Carrie.Payne@Example.COM", "carrie.payne@example.com"),
+    ("mailto:carrie@example.com", "carrie@example.com"),
+    ("Carrie Payne <carrie@example.com>", "carrie@example.com"),
+    ("Her email is carrie@example.com.", "carrie@example.com"),
+])
+def test_email(text: str, address: str) -> None:
+    assert normalize_email(text) == address
+
+
+# Issue 9: what an adversary found on a built world, and right answers that scored 0.
+@pytest.mark.parametrize(("kind", "expected", "answer", "options"), [
+    ("number", 137, "more than 137", {}), ("number", 137, "fewer than 137", {}),
+    ("number", 137, "not 137", {}), ("number", 1, "' OR 1=1; --", {}), ("number", 1, "1+1", {}),
+    ("bool", True, "Not true", {}), ("bool", True, "That is not correct", {}),
+    ("bool", True, "I would not say yes", {}),
+    ("label", "Quick question about the proposal (Carrie Payne)",
+     "Quick question about the proposal (Bob Smith)",
+     {"aliases": ["Quick question about the proposal"]}),
+])
+def test_issue_9_adversary_scores_0(kind: str, expected: object, answer: str,
+                                    options: dict) -> None:
+    assert not match_answer(kind, expected, answer, **options).matched
+
+
+@pytest.mark.parametrize(("kind", "expected", "answer", "options"), [
+    ("text", "friend", "a friend", {}), ("text", "friend", "David Ortiz is a friend.", {}),
+    ("text", "Acme Inc", "The answer is Acme Inc.", {}),
+    ("phone", "5207907206", "(520) 790-7206", {}),
+    ("phone", "520-790-7206 x229", "(520) 790-7206 ext. 229", {}),
+    ("label", "Quick question about the proposal (Carrie Payne)",
+     "Quick question about the proposal", {"aliases": ["Quick question about the proposal"]}),
+    ("number", 56, "56 in total (2 in inbox, 1 archived)", {}),
+    ("number", 3, "There are three of them.", {}),
+])
+def test_issue_9_person_written_answers_score_1(kind: str, expected: object, answer: str,
+                                                options: dict) -> None:
+    result = match_answer(kind, expected, answer, **options)
+    assert result.matched, result
