@@ -440,6 +440,7 @@ def email_cases() -> Iterator[Case]:
 # ---------------------------------------------------------------- hand-written adversaries -----
 # Answers invented to break the rules, in both directions (kind, expected, must score, answers,
 # options). Kept apart from the generated table: each one is a probe someone might try.
+QUICK_NAMES = ["Quick question about the proposal", "Quick question about the proposal message"]
 ADVERSARIAL: list[tuple[str, object, bool, list[str], dict[str, object]]] = [
     ('number', 56, True, [
         '56', 'Fifty-six.', 'The count is 56', '56 total', '56 of them are unread', 'I found 56.',
@@ -588,6 +589,150 @@ ADVERSARIAL: list[tuple[str, object, bool, list[str], dict[str, object]]] = [
     ('list', ['Netflix', 'Spotify'], False, [
         'Netflix, Spotify (and Hulu)', 'Netflix, Spotify (or Hulu)',
      ], {'item_kind': 'text'}),
+    ('label', 'Quick question about the proposal (Carrie Payne)', True, [
+        'QUICK QUESTION ABOUT THE PROPOSAL (CARRIE PAYNE)',
+        'quick question about the proposal (carrie payne).',
+        '“Quick question about the proposal”',
+        'The answer is: Quick question about the proposal',
+        "It's the message called Quick question about the proposal",
+        'That would be Quick question about the proposal.',
+        'Quick question about the proposal, sent by Carrie Payne',
+        'Quick question about the proposal (Carrie Payne), from last week',
+        'The quick question about the proposal message',
+        'Message: Quick question about the proposal',
+        "Well, it's Quick question about the proposal.",
+        'Quick question about the proposal from Carrie Payne',
+        'Quick question about the proposal by Carrie Payne',
+        'Quick question about the proposal – Carrie Payne',
+        'The one with the most recent date is "Quick question about the proposal".',
+        'Quick question about the proposal is the answer', 'Quick-question about the proposal',
+        'quick   question   about   the   proposal',
+        'Based on the inbox, Quick question about the proposal',
+        'Quick question about the proposal; it was sent on June 5',
+        'my Quick question about the proposal message',
+        'It is Quick question about the proposal.', 'Subject: Quick question about the proposal',
+        "'Quick question about the proposal'",
+     ], {
+        'aliases': QUICK_NAMES,
+     }),
+    ('label', 'Quick question about the proposal (Carrie Payne)', False, [
+        'Quick question about the proposal (Bob Smith)',
+        'Quick question about the proposal, or Budget review',
+        'Quick question about the proposal and Budget review',
+        'Quick question about the proposal / Budget review',
+        'Budget review or Quick question about the proposal',
+        'Fwd: Quick question about the proposal',
+        'Re: Quick question about the proposal (Carrie Payne)',
+        'another Quick question about the proposal', 'Quick question about the proposal 2',
+        'Quick question about the proposal draft', 'Quick question about the',
+        'question about the proposal', 'Quick question about proposal',
+        'Quick questions about the proposal',
+        'Quick question about the proposal (Carrie Payne) or Budget review (Kara White)',
+        'not Quick question about the proposal', 'Probably Quick question about the proposal',
+        'Quick question about the proposal?', 'Quick question about the proposal (I think)',
+        'Quick question about the proposal, I guess',
+        "Quick question about the proposal' OR '1'='1", 'Quick question about the proposal -- ',
+        "Carrie Payne's message", 'The one from Carrie Payne',
+        'Quick question about the proposal (Carrie)',
+        'Quick question about the proposal (Carrie Payne) (Bob)',
+        'something similar to Quick question about the proposal',
+        'Quick question about the proposal, Budget review',
+        'either Quick question about the proposal or Budget review',
+        'Quick question about the proposal or something',
+        "It isn't Quick question about the proposal",
+     ], {
+        'aliases': QUICK_NAMES,
+     }),
+    ('money', 20.0, True, [
+        '$20', '$20.00', '20 dollars', 'twenty dollars', 'USD 20', '20.00 USD', "It's $20.",
+        '$20 even', 'The fee was $20 (paid June 5).', '$20, charged on 06/05/2026',
+        'Amount: $20.00', 'exactly $20', '$20.00 total', 'US$20', '20 bucks',
+     ], {}),
+    ('money', 20.0, False, [
+        '$20.01', '$2', '$200', '$20k', '$19.99', '$20-25', '$20–$25', '$20 or $25', '$20/$25',
+        '20 euros', '£20', '$20 each', '$20 per day', '$20 a month? not sure', '$20 + $5',
+        '$25 - $5', 'twenty-ish dollars', '$20 (roughly)', 'no more than $20', '$20 max',
+        'under $20', '$20ish', '$20?!', '$-20', '-20 dollars', '-$20',
+     ], {}),
+    ('date', '2026-06-05', True, [
+        'On Friday, June 5th, 2026.', '2026/06/05', 'June 5 2026', '06-05-2026', '5 Jun 2026',
+        'the 5th of June 2026', 'June 05, 2026', "It's June 5, 2026 (Friday)",
+        'Due on 6/5/2026, per the statement', 'June 5, 2026, in the morning',
+     ], {}),
+    ('date', '2026-06-05', False, [
+        'June 5 and June 6', 'June 5th-6th', '5-6 June 2026', 'June 5, 2026 to June 8, 2026',
+        'between June 1 and June 5', 'June 5, 2026 or earlier', 'no earlier than June 5',
+        'June 5th (or the 6th)', 'Fri, June 6, 2026', 'June 5, 2027', '2026-06-50', '6/5',
+        'the 5th', 'next Friday', 'on or after June 5', 'a day before June 6',
+        'June 5, 2026 plus one day', 'circa June 5, 2026', 'mid June 5',
+     ], {}),
+    ('phone', '5207907206', True, [
+        '520 790 7206', '(520)790-7206', '+15207907206', '1 (520) 790-7206',
+        'Her number is 520-790-7206.', 'Phone: +1-520-790-7206', '520-790-7206 (mobile)',
+        '520/790/7206', "It's (520) 790-7206, her mobile.", '001 520 790 7206',
+     ], {}),
+    ('phone', '5207907206', False, [
+        '520-790-7260', '520-709-7206', '520-790-720', '520-790-72066', '(520) 790-7206 x1',
+        '520-790-7206 ext. 1', '+52 0790 7206', '(520) 790-7206 and (520) 790-7207',
+        '(520) 790-7206 / 7207', 'call 520-790-7206 or 7207', '520-790-7206?',
+        'perhaps 520-790-7206', '520-790-7206 (not sure)', '790-7206',
+        '5207907206; DROP TABLE contact', '520-790-7206 -- x',
+     ], {}),
+    ('email', 'kara_white@echomail.example', True, [
+        'KARA_WHITE@ECHOMAIL.EXAMPLE', 'Kara White <kara_white@echomail.example>',
+        'kara_white@echomail.example (work)', 'Her email: kara_white@echomail.example',
+        'mailto:kara_white@echomail.example', 'You can reach her at kara_white@echomail.example.',
+        '“kara_white@echomail.example”', 'kara_white@echomail.example, her work address',
+     ], {}),
+    ('email', 'kara_white@echomail.example', False, [
+        'kara.white@echomail.example', 'kara_white@echomail.exampl', 'kara_white@mail.example',
+        'kara_white@echomail.example.com', 'kara_white+1@echomail.example',
+        'kara_white@echomail.example, kara@echomail.example',
+        'kara_white@echomail.example; kara@echomail.example', 'kara_white(at)echomail.example',
+        'kara_white', '@echomail.example', 'kara_white@echomail.example??',
+        'maybe kara_white@echomail.example', 'not kara_white@echomail.example',
+        "kara_white@echomail.example' OR 1=1 --", 'kara_white@echomail.example or kara@x.example',
+     ], {}),
+    ('list', ['Netflix', 'Spotify', 'Hulu'], True, [
+        'Hulu, Spotify, Netflix', 'Netflix,Spotify,Hulu', 'netflix; spotify; hulu',
+        '* Netflix\n* Spotify\n* Hulu', '1) Netflix\n2) Spotify\n3) Hulu',
+        'Netflix, Spotify & Hulu', 'They are: Netflix, Spotify, Hulu', 'Netflix; Spotify; Hulu.',
+        'NETFLIX, SPOTIFY, HULU', 'Netflix, Hulu, Spotify, Netflix',
+     ], {'item_kind': 'text'}),
+    ('list', ['Netflix', 'Spotify', 'Hulu'], False, [
+        'Netflix, Spotify', 'Netflix, Spotify, Hulu, Disney Plus', 'Netflix, Spotify or Hulu',
+        'Netflix, Spotify, maybe Hulu', 'Netflix, Spotify, Hulu?', 'Netflix, Spotify, Hulu, etc',
+        'Netflix, Spotify, Hulu and more', 'Netflix, Spotify, Hulu (probably)',
+        'Netflix Spotify Hulu', 'all of them', 'Netflix, Spotify, not Hulu',
+        'Netflix, Spotify, Hulu; DROP TABLE x', 'Netflix, Spotify, Hulus',
+        'Netflix, Spotify, Hulu Plus', 'Netflix and/or Spotify and/or Hulu',
+        'Netflix, Spotify, Hulu or Disney',
+     ], {'item_kind': 'text'}),
+    ('list', [3, 5, 8], True, [
+        '3, 5, 8', '8, 5 and 3', 'three, five, eight', '3; 5; 8',
+     ], {'item_kind': 'number'}),
+    ('list', [3, 5, 8], False, [
+        '3, 5, 8, 9', '3, 5', '3, 5 or 8', '3, 5, about 8', '3, 5, 8+', '3-5, 8', '3, 5, 8?',
+     ], {'item_kind': 'number'}),
+    ('phone', '520-790-7206 x229', True, [
+        '520-790-7206 X229', '520-790-7206 Ext. 229', '(520) 790-7206 ext:229',
+        '+1 520 790 7206 #229', '520.790.7206 extension 229 (office)',
+        'Office line: 520-790-7206 x229', 'It is 520-790-7206, ext. 229.',
+     ], {}),
+    ('phone', '520-790-7206 x229', False, [
+        '520-790-7206 x 229 or x 230', '520-790-7206 x2290', '520-790-7206 x22',
+        '520 790 7206 229 230',
+     ], {}),
+    ('email', 'kara_white@echomail.example', True, [
+        '<KARA_WHITE@echomail.example>', 'Kara_White@Echomail.Example',
+        'kara_white@echomail.example!', 'E-mail: kara_white@echomail.example',
+        'kara_white@echomail.example (as listed)', 'mailto: kara_white@echomail.example',
+     ], {}),
+    ('email', 'kara_white@echomail.example', False, [
+        'kara_white@@echomail.example', 'kara_white@echomail..example',
+        'kara white@echomail.example', 'kara_white@echomail.example/kara@echomail.example',
+        'kara_white@echomail.example & kara@echomail.example',
+     ], {}),
 ]
 
 

@@ -120,7 +120,7 @@ def _mask(text: str, spans: Sequence[Span], others: Sequence[tuple[int, int]]) -
     for start, end, char in events:
         if start < pos:  # overlapping: the first one found stands
             continue
-        out += [text[pos:start], f" {char} "]
+        out += [text[pos:start], char]  # no spaces added: "$20-25" must stay one range
         pos = end
     out.append(text[pos:])
     return "".join(out)
@@ -242,6 +242,8 @@ def _explanation_problem(part: str, value: object, spans: Sequence[Span], rules:
     others = [spans[i].value for i in marks if repr(spans[i].value) != repr(value)]
     only_values = not [w for w in _words(part) if w not in CONNECTORS]
     if others and (not rules.sub_values or only_values):
+        return f"the answer gives more than one {rules.kind} value"
+    if rules.quantity and OTHER in part and only_values:  # "$20 - 25": a bare second amount
         return f"the answer gives more than one {rules.kind} value"
     if rules.quantity and EXPLANATION_QUALIFIER.search(part):
         return "an explanation bounds the value (at least, at most, or more)"

@@ -102,7 +102,8 @@ QUANTITY_QUALIFIER = re.compile(
            "plus", "minus", "times", "divided", "multiplied", "squared", "cubed", "half",
            "twice", "double", "triple", "higher", "lower", "bigger", "smaller", "upwards",
            "tops", "and counting", "range", "ranging", "shy of", "short of", "in excess of",
-           "sum of", "per", "odd")
+           "sum of", "per", "odd", "each", "apiece", "monthly", "weekly", "daily", "yearly",
+           "annually", "hourly", "a month", "a week", "a day", "a year", "an hour")
     + r"|[<>\u2264\u2265+*/\u00d7\u00f7^]")
 # Words that qualify a quantity only next to it ("about 56", "over 56", "56 and over"): elsewhere
 # they restate the subject ("3 messages about the budget").
