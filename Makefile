@@ -10,7 +10,7 @@ PORT ?= 8000
 SEEDS := seeds/mock.yaml seeds/echobank.yaml seeds/echostay.yaml seeds/echomail.yaml \
          seeds/capabilities/datepickers.yaml seeds/capabilities/nested_filters.yaml
 
-.PHONY: help setup world worlds tasks check serve prove mutate test test-fast bench schema clean
+.PHONY: help setup world worlds tasks check serve prove mutate redteam test test-fast bench schema clean
 
 help: ## list the targets
 	@echo "World factory — targets:"
@@ -52,6 +52,9 @@ prove: setup ## compile claims (if new), verify, triage and repair a built world
 
 mutate: setup ## inject seeded faults into copies of a proven world; kill and repair rates
 	$(PY) -m factory mutate $(WORLD)
+
+redteam: $(VENV)/.installed ## red-team a world's reward programs (exit 1 on a false positive): make redteam WORLD=...
+	$(PY) -m factory redteam $(WORLD)
 
 bench: setup ## run the benchmarks; writes bench/results.json
 	$(PY) -m factory bench

@@ -22,9 +22,11 @@ REPO = Path(__file__).resolve().parent.parent
 DEFAULT_SEEDS = ["seeds/mock.yaml", "seeds/echobank.yaml", "seeds/echostay.yaml", "seeds/echomail.yaml",
                  "seeds/capabilities/datepickers.yaml", "seeds/capabilities/nested_filters.yaml"]
 TARGETS = {"build_seconds": 60.0, "verify_seconds": 90.0, "kill_rate": 0.95, "repair_rate": 0.90,
-           "stage_two_seconds": 600.0, "tasks_accepted": 150, "tasks_pass_rate": 0.95, "grading_ms": 5.0}
+           "stage_two_seconds": 600.0, "tasks_accepted": 150, "tasks_pass_rate": 0.95, "grading_ms": 5.0,
+           "redteam_false_positives": 0.0, "redteam_seconds": 300.0}
 VERIFY_SEED = "seeds/echobank.yaml"
 MUTATION_SEED = "seeds/mock.yaml"
+REDTEAM_WORLDS = ["echobank", "echostay", "echomail"]  # red-teamed in worlds/ when their corpus exists
 
 
 def machine_note() -> str:
@@ -58,6 +60,7 @@ def run_benchmarks(seeds: list[str] | None, output: Path, repeats: int = 3, cons
             results.append(measure(f"build_seconds.{path.stem}", "s", repeats, once))
         results += _stage_one_figures(Path(tmp), console)
         results += _stage_two_figures(Path(tmp), console)
+    results += _redteam_figures(console)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps({"schema_version": 1, "results": results}, indent=2) + "\n")
     table = Table(title=f"benchmarks ({machine_note()})")
@@ -67,7 +70,7 @@ def run_benchmarks(seeds: list[str] | None, output: Path, repeats: int = 3, cons
         target = TARGETS.get(r["name"].split(".")[0])
         bound = "≥" if r["unit"] in ("ratio", "tasks") else "≤"
         table.add_row(r["name"], f"{r['median']} {r['unit']}", str(r["min"]), str(r["max"]), str(r["n"]),
-                      f"{bound} {target} {r['unit']}" if target else "")
+                      f"{bound} {target:g} {r['unit']}" if target is not None else "")
     console.print(table)
     console.print(f"written to {output}")
     return results
@@ -121,3 +124,27 @@ def _stage_two_figures(tmp: Path, console: Console) -> list[dict[str, Any]]:
                 "min": round(min(samples), 3), "max": round(max(samples), 3), "n": len(samples),
                 "machine": machine_note()})
     return out
+
+
+def _redteam_figures(console: Console) -> list[dict[str, Any]]:
+    """The red team on each world of REDTEAM_WORLDS built in worlds/ with a task corpus (only read):
+    its false positives (target 0), its probes, and its time."""
+    from factory.redteam import run_redteam
+
+    out: list[dict[str, Any]] = []
+    for name in REDTEAM_WORLDS:
+        world = REPO / "worlds" / name
+        if not (world / "tasks" / "tasks.jsonl").is_file():
+            console.print(f"[yellow]skip[/yellow] red team of worlds/{name}: no tasks/tasks.jsonl")
+            continue
+        console.print(f"red team of worlds/{name} …")
+        report = run_redteam(world)
+        out.append(measure(f"redteam_false_positives.{name}", "probes", 1, _constant(len(report.false_positives()))))
+        out.append(measure(f"redteam_probes.{name}", "probes", 1, _constant(report.probes)))
+        out.append(measure(f"redteam_seconds.{name}", "s", 1, _constant(report.seconds)))
+    return out
+
+
+def _constant(value: float) -> Callable[[], float]:
+    """A measured-once figure in the form `measure` takes."""
+    return lambda: float(value)

@@ -179,6 +179,55 @@ def _mutate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _redteam(args: argparse.Namespace) -> int:
+    import json
+
+    from rich import box
+    from rich.markup import escape
+
+    from factory.redteam import RedTeamError, run_redteam
+    from factory.world import open_world
+
+    root = open_world(args.world).resolve()
+    out = Path(args.json).resolve() if args.json else None
+    if out is not None and out.is_relative_to(root):
+        raise RedTeamError(f"--json {args.json}: the red team never writes into the world; choose a path outside {root}")
+    with console.status(f"red team on {root.name} …") as status:
+        def progress(done: int, total: int, task: str) -> None:
+            status.update(f"red team on {root.name}: {done}/{total} tasks graded (last: {task})")
+
+        report = run_redteam(root, tasks=args.tasks, seed=args.seed, kinds=args.kind, skip=args.skip, workers=args.workers,
+                             cross_limit=args.cross, progress=progress)
+    # Compact enough for 80 columns (a log or a pipe): every kind name and count stays whole.
+    table = Table(title=f"red team of {root.name}: {report.tasks} tasks, seed {report.seed}", box=box.SIMPLE_HEAD,
+                  pad_edge=False, collapse_padding=True,
+                  caption="graded 1 = false positive; equiv = the golden state itself (a solution, not counted); "
+                          "n/a = not made for that task")
+    table.add_column("probe kind", no_wrap=True)
+    for column in ("probes", "graded 0", "graded 1", "errors", "equiv", "n/a", "tasks"):
+        table.add_column(column, justify="right", no_wrap=True)
+    for c in report.counts():
+        fp = f"[red]{c.false_positives}[/red]" if c.false_positives else "0"
+        table.add_row(c.kind, str(c.probes), str(c.graded_0), fp, str(c.errors), str(c.equivalent),
+                      str(c.not_applicable), str(c.tasks))
+    console.print(table)
+    # Task ids, answers and notes are data: brackets in them are not rich markup.
+    for r in report.false_positives():
+        answer = "" if r.answer is None else f" answer {r.answer!r}"
+        note = f" ({r.note})" if r.note else ""
+        console.print(f"  [red]false positive[/red] {escape(f'{r.task} {r.kind} [{r.name}]{answer}{note}')}")
+    for r in report.errors():
+        console.print(f"  [yellow]grading error[/yellow] {escape(f'{r.task} {r.kind} [{r.name}]: {r.explanation}')}")
+    for b in report.baseline:
+        console.print(f"  [yellow]baseline[/yellow] {escape(str(b['task']) + ': ' + str(b['problem']))}")
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report.to_json(), indent=2) + "\n")
+        console.print(f"  written to {out}")
+    console.print(report.summary())
+    return 1 if report.false_positives() else 0
+
+
 def _loop_options(p: argparse.ArgumentParser, target: float = 0.95) -> None:
     p.add_argument("--no-ui", action="store_true", help="skip the browser claims (faster)")
     p.add_argument("--target", type=float, default=target, help=f"stop when this share of claims passes (default {target})")
@@ -231,6 +280,16 @@ def parser() -> argparse.ArgumentParser:
     mu.add_argument("--per-kind", type=int, default=1)
     mu.add_argument("--seed", type=int, default=0)
     mu.set_defaults(run=_mutate)
+    rt = sub.add_parser("redteam", help="grade adversarial states and answers of every task; exit 1 on a false positive")
+    rt.add_argument("world")
+    rt.add_argument("--tasks", type=int, default=None, help="red-team the first N tasks only (default: all)")
+    rt.add_argument("--seed", type=int, default=0, help="seed of the row choices (default 0)")
+    rt.add_argument("--json", default=None, help="write the full result here (never inside the world)")
+    rt.add_argument("--kind", action="append", help="probe family or kind, e.g. schema or answer:qualified (repeatable; default: all)")
+    rt.add_argument("--skip", action="append", help="probe family or kind to leave out, e.g. answer:huge (repeatable)")
+    rt.add_argument("--cross", type=int, default=None, help="other tasks' golden changes tried per task (default: all)")
+    rt.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    rt.set_defaults(run=_redteam)
     u = sub.add_parser("setup", help="install the npm packages and Chromium the builds and tests need")
     u.add_argument("--no-chromium", action="store_true")
     u.set_defaults(run=_setup)
