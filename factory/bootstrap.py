@@ -1,4 +1,5 @@
-"""Bootstrap: make sure the tools a world build and its tests need are present (npm packages, Chromium)."""
+"""Bootstrap: make sure the tools a world build and its tests need are present (npm packages, Chromium,
+bubblewrap for reward-gen's sandbox), installing Debian's packages with apt-get when running as root."""
 
 from __future__ import annotations
 
@@ -29,18 +30,27 @@ def find_chromium() -> Path | None:
     return Path(found) if found else None
 
 
+def _apt_install(package: str) -> bool:
+    """Install a Debian package when running as root with apt-get; False when that is not possible.
+    apt-get waits up to 10 minutes for the dpkg lock (another install may hold it) instead of failing."""
+    if os.geteuid() != 0 or not shutil.which("apt-get"):
+        return False
+    log.warning("%s is missing; installing Debian's %s package with apt-get", package, package)
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    lock = ["-o", "DPkg::Lock::Timeout=600"]
+    for command in (["apt-get", *lock, "update", "-qq"], ["apt-get", *lock, "install", "-y", "-qq", package]):
+        result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+        if result.returncode != 0:
+            raise BootstrapError(f"`{' '.join(command)}` failed: {result.stderr.strip()[-400:]}")
+    return True
+
+
 def ensure_chromium() -> Path:
     """Chromium's path, installing Debian's package when running as root; else a clear error."""
     found = find_chromium()
     if found:
         return found
-    if os.geteuid() == 0 and shutil.which("apt-get"):
-        log.warning("Chromium is missing; installing Debian's chromium package with apt-get")
-        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        for command in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", "chromium"]):
-            result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-            if result.returncode != 0:
-                raise BootstrapError(f"`{' '.join(command)}` failed: {result.stderr.strip()[-400:]}")
+    if _apt_install("chromium"):
         found = find_chromium()
         if found:
             return found
@@ -48,9 +58,27 @@ def ensure_chromium() -> Path:
                          "or point the CHROMIUM environment variable at a Chromium or Chrome binary.")
 
 
+def ensure_bubblewrap() -> Path | None:
+    """bwrap's path (reward-gen's sandbox), installing Debian's bubblewrap when running as root.
+    None when it is missing and cannot be installed: only stage two needs it, and it says so
+    (or runs with --unsafe-sandbox), so a build of stage one need not fail here."""
+    from factory.tasks.sandbox import find_bwrap
+
+    found = find_bwrap()
+    if found is None and _apt_install("bubblewrap"):
+        found = find_bwrap()
+    if found is None:
+        log.warning("bubblewrap (bwrap) is missing: reward-gen will refuse to run. Install it "
+                    "(`sudo apt-get install -y bubblewrap`) or pass --unsafe-sandbox")
+    return Path(found) if found else None
+
+
 def bootstrap(chromium: bool = True) -> dict[str, str]:
     """Install what is missing; return what was found where."""
     found = {"node_modules": str(ensure_node_modules())}
     if chromium:
         found["chromium"] = str(ensure_chromium())
+    bwrap = ensure_bubblewrap()
+    if bwrap is not None:
+        found["bwrap"] = str(bwrap)
     return found

@@ -47,7 +47,8 @@ def _stage_two(path: Path, args: argparse.Namespace, progress: Callable[[str], N
 
     # `world` resumes an interrupted stage two (unless --fresh); `tasks` reruns it (unless --resume).
     fresh = args.fresh if args.command == "world" else not args.resume
-    run_stage_two(path, total=args.tasks, ui=not args.no_ui, workers=args.workers, say=progress, fresh=fresh)
+    run_stage_two(path, total=args.tasks, ui=not args.no_ui, workers=args.workers, say=progress, fresh=fresh,
+                  unsafe_sandbox=args.unsafe_sandbox)
 
 
 def _tasks(args: argparse.Namespace) -> int:
@@ -238,6 +239,10 @@ def _loop_options(p: argparse.ArgumentParser, target: float = 0.95) -> None:
 def _task_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tasks", type=int, default=190, help="task drafts to propose (default 190)")
     p.add_argument("--workers", type=int, default=2, help="parallel browsers for the UI gate")
+    p.add_argument("--unsafe-sandbox", action="store_true",
+                   help="run reward-gen without Linux namespaces (bubblewrap), in a plain process with an "
+                        "audit hook only; recorded in the manifest. Without it reward-gen refuses to run "
+                        "where namespaces cannot be made")
 
 
 def parser() -> argparse.ArgumentParser:

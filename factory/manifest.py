@@ -55,6 +55,9 @@ class Manifest(Strict):
     claims_sha256: str | None = Field(None, description="lock: hash of claims.json as the claims compiler wrote it")
     tasks: TasksSummary = Field(default_factory=TasksSummary)
     gates: dict[str, int] = Field(default_factory=dict)
+    rewardgen_sandbox: str | None = Field(
+        None, description="how stage two isolated reward-gen: bwrap (Linux namespaces, one task per "
+                          "sandbox) or unsafe (--unsafe-sandbox: a plain process with an audit hook)")
 
 
 def sha256_file(path: Path) -> str:

@@ -1,12 +1,30 @@
-"""reward-gen: write a task's reward program from its instruction alone, in an isolated process.
+"""reward-gen: write a task's reward program from its instruction alone, in a sandbox of its own.
 
-Isolation is by construction, not by promise. `run_rewardgen` copies exactly three kinds of input
-into a fresh sandbox folder (the spec, the instructions, and each task's initial database) and
-starts `python -m factory.tasks.rewardgen SANDBOX` with a scrubbed environment. Before the policy
-reads anything, the child installs an audit hook that refuses to open, list or connect to any
-path outside the sandbox and the Python installation, and refuses subprocesses and sockets. A
-policy that reaches for setup-gen's artifacts or the golden state is stopped, and its task fails
-with the attempt named (the "isolation" failure).
+Isolation is by construction and enforced by the kernel. `run_rewardgen` gives each task (each
+distinct goal, acting user and initial state) a fresh folder holding exactly its inputs: an opaque
+job id (a hash of those inputs, never the task id, which names the workflow), the instruction
+(goal text and acting username), the spec, and a copy of that task's initial database. It runs
+`child_main` on that folder inside bubblewrap (`factory.tasks.sandbox`): its own user, PID,
+network (loopback only), IPC, UTS and cgroup namespaces, no capabilities, a cleared environment,
+and a filesystem holding only the Python installation, the `factory/` and `verifiers/` packages
+and the policy folder (read-only), a fresh `/proc`, a minimal `/dev`, a small `/tmp` and the job
+folder (read-only, at `/job`). No other task, no golden state and no host path exists in there;
+one task per sandbox, two sandboxes at a time.
+
+The child sets its limits (CPU time, address space, file size, processes; no core files), reads
+its inputs, installs an audit hook, and only then imports the policy, so the policy's import-time
+code is confined like the rest. The hook turns Python-level reaches outside the sandbox (files,
+directories, databases, processes, sockets) into a clear "isolation" failure that names the
+attempt; the namespaces stop what the hook cannot see (libc through ctypes, ATTACH and VACUUM INTO
+in SQLite, hard links, `os.stat`). The result, the reward program or {ok: false, kind, error},
+is one JSON document on stdout; the parent reads at most a bounded amount of it and validates it.
+A job over a limit fails with kind "limit" and a message naming the limit.
+
+Where bwrap is missing or cannot make namespaces, reward-gen refuses to run
+(`SandboxUnavailableError`), unless the caller chose mode "unsafe" (`--unsafe-sandbox`, recorded
+in the world's manifest): then each job is a plain child process (one per job, environment
+scrubbed) whose audit hook also refuses ctypes and SQLite ATTACH / VACUUM INTO, which is best
+effort only (`os.stat` still sees the host, and a determined policy can defeat an audit hook).
 
 The deterministic policy parses the instruction with the spec's phrasing grammar, resolves every
 named row against the initial database (unresolved or ambiguous names fail the task), then:
@@ -17,15 +35,14 @@ predicted by the independent interpreter in `factory.tasks.effects`, as row chec
 
 from __future__ import annotations
 
+import errno
 import importlib
 import json
 import os
-import shutil
-import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from factory.errors import FactoryError, TaskError
 from factory.spec.model import Spec
@@ -33,6 +50,9 @@ from factory.tasks.effects import predict, reward_checks
 from factory.tasks.phrasing import ParseError, parse
 from factory.tasks.resolve import AmbiguousError, UnresolvedError, answer, steps_of
 from factory.tasks.rows import World
+
+if TYPE_CHECKING:
+    from factory.tasks.sandbox import Limits
 
 # A policy maps (instruction, spec, initial database) to a reward program (JSON form).
 Policy = Callable[[dict[str, Any], Spec, Path], dict[str, Any]]
@@ -90,64 +110,140 @@ def deterministic_policy(instruction: dict[str, Any], spec: Spec, db: Path) -> d
 
 
 def load_policy(name: str) -> Policy:
-    module, _, attr = name.partition(":")
-    return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
+    """Import `module:function` (inside the sandbox: after the guard, so import-time code is confined)."""
+    module, sep, attr = name.partition(":")
+    if not sep or not module or not attr:
+        raise RewardGenError("error", f"policy {name!r} is not written as module:function")
+    found = getattr(importlib.import_module(module), attr, None)
+    if not callable(found):
+        raise RewardGenError("error", f"policy {name!r}: module {module} has no function {attr}")
+    return found  # type: ignore[no-any-return]
 
 
 # ---------------------------------------------------------------- the sandbox (child side) -----
 
-def _allowed_roots(sandbox: Path) -> list[str]:
-    roots = {sandbox, Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix),
-             Path(__file__).resolve().parents[1],  # factory/ (lazy imports of its modules)
-             Path(__file__).resolve().parents[2] / "verifiers"}
-    return sorted({str(Path(r).resolve()) for r in roots})
+# Audit events that name a path (or two) the process would touch; the hook checks each one.
+PATH_EVENTS = frozenset({
+    "open", "os.listdir", "os.scandir", "os.chdir", "os.mkdir", "os.rmdir", "os.remove", "os.rename",
+    "os.link", "os.symlink", "os.truncate", "os.chmod", "os.chown", "os.utime", "os.listxattr",
+    "os.getxattr", "os.setxattr", "os.removexattr", "sqlite3.connect", "shutil.copyfile",
+    "shutil.copymode", "shutil.copystat", "shutil.copytree", "shutil.move", "shutil.rmtree",
+    "shutil.chown", "glob.glob"})
+TWO_PATHS = frozenset({"os.link", "os.symlink", "os.rename", "shutil.copyfile", "shutil.copymode",
+                       "shutil.copystat", "shutil.copytree", "shutil.move"})
+REFUSED = frozenset({
+    "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty",
+    "pty.spawn", "os.kill", "os.killpg", "signal.pthread_kill", "socket.connect", "socket.bind",
+    "socket.sendto", "socket.sendmsg", "webbrowser.open"})
 
 
-def install_guard(sandbox: Path) -> None:
-    """Refuse every file, directory, database, process and socket outside the sandbox."""
-    roots = _allowed_roots(sandbox)
+def install_guard(roots: Sequence[str], hardened: bool = False) -> None:
+    """Refuse, by audit hook, every file, directory, database, process and socket outside `roots`.
+
+    Under bwrap this only makes failures clear (the namespace already hides the host). In unsafe
+    mode (`hardened`) it is all there is, so it also refuses ctypes and gives every SQLite
+    connection a limit of zero attached databases (no ATTACH, no VACUUM INTO). Best effort: a
+    policy that finds the original `_sqlite3.connect` gets around the latter."""
+    allowed = tuple(sorted({os.path.realpath(r) for r in roots}))
 
     def inside(path: object) -> bool:
-        if isinstance(path, int):  # an already-open descriptor
+        if isinstance(path, int):  # a descriptor this process already holds
             return True
-        text = os.fsdecode(path) if isinstance(path, str | bytes | os.PathLike) else str(path)
+        if not isinstance(path, str | bytes | os.PathLike):
+            return False
+        text = os.fsdecode(path)
         if text.startswith("file:"):
             text = text[5:].split("?", 1)[0]
         if text in ("", ":memory:", "/dev/null", "/dev/urandom"):
             return True
         real = os.path.realpath(text)
-        return any(real == r or real.startswith(r + os.sep) for r in roots)
+        return any(real == r or real.startswith(r + os.sep) for r in allowed)
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
-        if event in ("open", "os.listdir", "os.scandir", "sqlite3.connect", "os.chdir",
-                     "shutil.copyfile", "os.remove", "os.rename") and args and not inside(args[0]):
-            raise IsolationError(f"reward-gen may not reach {args[0]!r} ({event})")
-        if event in ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.fork",
-                     "socket.connect", "socket.bind"):
+        if event in PATH_EVENTS and args:
+            for path in args[:2] if event in TWO_PATHS else args[:1]:
+                if path is not None and not inside(path):
+                    raise IsolationError(f"reward-gen may not reach {path!r} ({event})")
+        elif event in REFUSED:
             raise IsolationError(f"reward-gen may not use {event}")
+        elif hardened and event.startswith("ctypes."):
+            raise IsolationError(f"reward-gen may not use {event} (unsafe sandbox)")
 
+    if hardened:
+        _no_attached_databases()
     sys.addaudithook(hook)
 
 
-def child_main(sandbox: Path, policy_name: str) -> int:
-    """Run inside the sandbox process: read jobs, write one result per job."""
-    policy = load_policy(policy_name)  # imported before the guard: code, not task data
-    install_guard(sandbox)
-    spec = Spec.model_validate_json((sandbox / "spec.json").read_text())
-    results = []
-    for line in (sandbox / "jobs.jsonl").read_text().splitlines():
-        job = json.loads(line)
-        try:
-            reward = policy({"goal": job["goal"], "user": job["user"]}, spec, sandbox / job["db"])
-            results.append({"id": job["id"], "ok": True, "reward": reward})
-        except IsolationError as exc:
-            results.append({"id": job["id"], "ok": False, "kind": "isolation", "error": str(exc)})
-        except RewardGenError as exc:
-            results.append({"id": job["id"], "ok": False, "kind": exc.kind, "error": str(exc)})
-        except (FactoryError, KeyError, ValueError, LookupError) as exc:
-            results.append({"id": job["id"], "ok": False, "kind": "error",
-                            "error": f"{type(exc).__name__}: {exc}"})
-    (sandbox / "rewards.jsonl").write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in results))
+def _no_attached_databases() -> None:
+    """Every SQLite connection opened through `sqlite3.connect` may attach no database, which
+    refuses ATTACH and VACUUM INTO (it attaches its target); neither is an audit event."""
+    import sqlite3
+    import sqlite3.dbapi2
+
+    connect = sqlite3.connect
+
+    def limited(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        conn = connect(*args, **kwargs)
+        conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+        return conn
+
+    sqlite3.connect = sqlite3.dbapi2.connect = limited  # type: ignore[assignment]
+
+
+def _set_limits(limits: dict[str, int], sandboxed: bool) -> None:
+    import resource
+
+    # Soft = hard: SIGKILL at the limit (a SIGXCPU first could be ignored, and is, by a PID 1).
+    resource.setrlimit(resource.RLIMIT_CPU, (limits["cpu"], limits["cpu"]))
+    resource.setrlimit(resource.RLIMIT_AS, (limits["memory"], limits["memory"]))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file"], limits["file"]))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core file of a crashed policy
+    if sandboxed:  # counted per user namespace there; outside it would count all the user's processes
+        resource.setrlimit(resource.RLIMIT_NPROC, (limits["processes"], limits["processes"]))
+
+
+def _run_job(job_dir: Path, policy_name: str, roots: Sequence[str], hardened: bool) -> dict[str, Any]:
+    """Read the job's inputs, guard, import the policy, run it: the result as a JSON-ready dict."""
+    try:
+        job = json.loads((job_dir / "job.json").read_text())
+        spec_text = (job_dir / "spec.json").read_text()
+        install_guard(roots, hardened)
+        policy = load_policy(policy_name)
+        spec = Spec.model_validate_json(spec_text)
+        reward = policy(dict(job["instruction"]), spec, job_dir / "initial.db")
+        return {"ok": True, "reward": reward}
+    except IsolationError as exc:
+        return {"ok": False, "kind": "isolation", "error": str(exc)}
+    except RewardGenError as exc:
+        return {"ok": False, "kind": exc.kind, "error": str(exc)}
+    except MemoryError:
+        return {"ok": False, "kind": "limit", "error": "memory: an allocation failed at the address-space "
+                                                       "limit (RLIMIT_AS)"}
+    except OSError as exc:
+        if exc.errno == errno.EFBIG:
+            return {"ok": False, "kind": "limit", "error": f"file size: a write went past RLIMIT_FSIZE ({exc})"}
+        return {"ok": False, "kind": "error", "error": f"{type(exc).__name__}: {exc}"}
+    except Exception as exc:  # noqa: BLE001 - any failure of a policy is this task's failure only
+        return {"ok": False, "kind": "error", "error": f"{type(exc).__name__}: {exc}"}
+
+
+def child_main(argv: Sequence[str]) -> int:
+    """Run one job inside its sandbox: `JOB_DIR POLICY MODE CONFIG` (CONFIG: JSON with the limits
+    and the roots the audit hook allows). Writes the result as JSON on stdout."""
+    job_dir, policy_name, mode, config = Path(argv[0]), argv[1], argv[2], json.loads(argv[3])
+    # The result goes to a private copy of stdout; whatever the policy prints goes to stderr.
+    result_fd = os.dup(1)
+    os.dup2(2, 1)
+    _set_limits(config["limits"], sandboxed=mode == "bwrap")
+    result = _run_job(job_dir, policy_name, config["roots"], hardened=mode != "bwrap")
+    try:
+        text = json.dumps(result, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        text = json.dumps({"ok": False, "kind": "error", "error": f"the reward is not JSON: {exc}"})
+    except MemoryError:
+        text = json.dumps({"ok": False, "kind": "limit", "error": "memory: the result does not fit RLIMIT_AS"})
+    with os.fdopen(result_fd, "w", encoding="utf-8") as out:
+        out.write(text)
     return 0
 
 
@@ -155,42 +251,21 @@ def child_main(sandbox: Path, policy_name: str) -> int:
 
 def run_rewardgen(spec_path: Path, jobs: list[dict[str, Any]], sandbox: Path,
                   policy: str = DEFAULT_POLICY, policy_path: Path | None = None,
-                  timeout: float = 600) -> dict[str, dict[str, Any]]:
-    """Write rewards for `jobs` (each: id, goal, user, initial_db path) in an isolated process.
+                  timeout: float | None = None, mode: str = "bwrap", workers: int = 2,
+                  limits: Limits | None = None, bwrap: str | None = None) -> dict[str, dict[str, Any]]:
+    """Write rewards for `jobs` (each: id, goal, user, initial_db path), one sandbox per task.
 
-    Only the spec, the instruction texts and the initial databases enter the sandbox; results
-    come back by task id: {ok, reward} or {ok: False, kind, error}. `policy` names the
-    policy as `module:function`; `policy_path` is a folder to import it from."""
-    if sandbox.exists():
-        shutil.rmtree(sandbox)
-    sandbox.mkdir(parents=True)
-    shutil.copyfile(spec_path, sandbox / "spec.json")
-    copied: dict[str, str] = {}
-    lines = []
-    for job in jobs:
-        source = str(Path(job["initial_db"]).resolve())
-        if source not in copied:  # tasks without a setup share the seed database
-            copied[source] = f"db{len(copied)}.sqlite"
-            shutil.copyfile(source, sandbox / copied[source])
-        lines.append(json.dumps({"id": job["id"], "goal": job["goal"], "user": job["user"],
-                                 "db": copied[source]}, sort_keys=True))
-    (sandbox / "jobs.jsonl").write_text("\n".join(lines) + "\n")
-    root = Path(__file__).resolve().parents[2]
-    # A scrubbed environment: nothing of the parent's (paths, tokens) leaks into the sandbox.
-    python_path = str(root) + (os.pathsep + str(policy_path) if policy_path else "")
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": python_path,
-           "PYTHONHASHSEED": "0", "LANG": "C.UTF-8"}
-    done = subprocess.run([sys.executable, "-m", "factory.tasks.rewardgen", str(sandbox), policy],
-                          cwd=sandbox, env=env, capture_output=True, text=True, timeout=timeout,
-                          check=False)
-    out = sandbox / "rewards.jsonl"
-    if done.returncode != 0 or not out.exists():
-        raise TaskError(f"reward-gen process failed (exit {done.returncode}): {done.stderr[-1500:]}")
-    return {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    Results come back by task id: {ok, reward} or {ok: False, kind, error}. `policy` names the
+    policy as `module:function`; `policy_path` is a folder to import it from (bound read-only
+    into every sandbox). `sandbox` is this run's folder on the host (logs, results.json).
+    `timeout` is the wall-clock limit of one job (default `limits.wall_seconds`); `mode` is
+    "bwrap" (refused with SandboxUnavailableError where namespaces cannot be made) or "unsafe";
+    `workers` sandboxes run at a time; `bwrap` overrides the binary ($FACTORY_BWRAP, PATH)."""
+    from dataclasses import replace
 
+    from factory.tasks.sandbox import Limits, run_jobs
 
-if __name__ == "__main__":
-    # Run the imported module's copy, so policies raise the very error classes caught here.
-    from factory.tasks import rewardgen as _module  # noqa: PLW0406
-
-    sys.exit(_module.child_main(Path(sys.argv[1]).resolve(), sys.argv[2] if len(sys.argv) > 2 else DEFAULT_POLICY))
+    chosen = limits if limits is not None else Limits()
+    if timeout is not None:
+        chosen = replace(chosen, wall_seconds=timeout)
+    return run_jobs(spec_path, jobs, sandbox, policy, policy_path, mode, chosen, workers, bwrap)

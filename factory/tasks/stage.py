@@ -33,6 +33,7 @@ from factory.tasks.handover import WorldFailure, hand_over, records_json
 from factory.tasks.proposer import Draft, Plan, Proposer
 from factory.tasks.record import task_record
 from factory.tasks.rewardgen import DEFAULT_POLICY, run_rewardgen
+from factory.tasks.sandbox import require_sandbox
 from factory.tasks.setupgen import (
     Backend,
     Setup,
@@ -124,6 +125,7 @@ class TaskState(TypedDict, total=False):
     failed: list[str]
     started: float
     status: str
+    rewardgen_sandbox: str  # "bwrap" (Linux namespaces) or "unsafe" (--unsafe-sandbox)
 
 
 _say: Progress = lambda message: log.info(message)
@@ -211,7 +213,7 @@ def reward_node(state: TaskState) -> dict[str, Any]:
     attempts = _load(state)
     pending = set(state["pending"])
     _rewards([a for a in attempts if a.draft.key in pending], Path(state["world"]), _work(state),
-             state.get("policy", DEFAULT_POLICY), state.get("round", 0))
+             state.get("policy", DEFAULT_POLICY), state.get("round", 0), state.get("rewardgen_sandbox", "bwrap"))
     _save(state, attempts)
     return {}
 
@@ -314,22 +316,30 @@ def write_node(state: TaskState) -> dict[str, Any]:
     meta = json.loads((_work(state) / "proposer.json").read_text())
     result = _write(world, _spec(state), attempts, state.get("round", 0),
                     time.time() - state.get("started", time.time()), meta, state.get("ui", True),
-                    state.get("world_repairs", []))
+                    state.get("world_repairs", []), state.get("rewardgen_sandbox", "bwrap"))
     shutil.rmtree(_work(state), ignore_errors=True)
     _say(result.summary())
     return {"status": result.summary()}
 
 
 def run_stage_two(world: Path, total: int = 190, ui: bool = True, workers: int = 2,
-                  policy: str = DEFAULT_POLICY, say: Progress | None = None, fresh: bool = True) -> StageTwoResult:
+                  policy: str = DEFAULT_POLICY, say: Progress | None = None, fresh: bool = True,
+                  unsafe_sandbox: bool = False) -> StageTwoResult:
     """Grow and gate the task corpus of a built, proven world; write `tasks/` (through the
-    stage-two graph, checkpointed beside the worlds so an interrupted run resumes)."""
+    stage-two graph, checkpointed beside the worlds so an interrupted run resumes).
+
+    reward-gen runs in bubblewrap namespaces; where they cannot be made this refuses at once
+    (SandboxUnavailableError), unless `unsafe_sandbox` (recorded in the manifest and report).
+    A resumed run keeps the sandbox mode it started with."""
     from factory.graph import run_graph_stage_two
 
     if say is not None:
         set_reporter(say)
     world = world.resolve()
-    start: TaskState = {"world": str(world), "total": total, "ui": ui, "workers": workers, "policy": policy}
+    sandbox = "unsafe" if unsafe_sandbox else "bwrap"
+    require_sandbox(sandbox)  # before any work: a machine without namespaces fails in a second
+    start: TaskState = {"world": str(world), "total": total, "ui": ui, "workers": workers, "policy": policy,
+                        "rewardgen_sandbox": sandbox}
     run_graph_stage_two(start, fresh=fresh)
     return read_result(world)
 
@@ -363,13 +373,14 @@ def _prepare(attempts: list[Attempt], backend: Backend, seed_db: Path, work: Pat
             a.failure = triage("setup", str(exc))
 
 
-def _rewards(attempts: list[Attempt], world: Path, work: Path, policy: str, round_no: int) -> None:
+def _rewards(attempts: list[Attempt], world: Path, work: Path, policy: str, round_no: int,
+             sandbox: str = "bwrap") -> None:
     """reward-gen, in its sandboxed process, for every draft whose setup stands."""
     jobs = [{"id": a.draft.key, "goal": a.draft.goal, "user": a.draft.user, "initial_db": str(a.initial)}
             for a in attempts if a.failure is None]
     if not jobs:
         return
-    results = run_rewardgen(world / "spec.json", jobs, work / f"rewardgen-{round_no}", policy)
+    results = run_rewardgen(world / "spec.json", jobs, work / f"rewardgen-{round_no}", policy, mode=sandbox)
     for a in attempts:
         if a.failure is not None:
             continue
@@ -539,7 +550,8 @@ def _repair_ui_answer(a: Attempt, final: Path, spec: Spec, runner: GateRunner) -
 # ---------------------------------------------------------------- output ----------------------
 
 def _write(world: Path, spec: Spec, attempts: list[Attempt], rounds: int, seconds: float,
-           meta: dict[str, Any], ui: bool, world_repairs: list[dict[str, Any]]) -> StageTwoResult:
+           meta: dict[str, Any], ui: bool, world_repairs: list[dict[str, Any]],
+           sandbox: str = "bwrap") -> StageTwoResult:
     out = world / "tasks"
     out.mkdir(exist_ok=True)
     accepted = [a for a in attempts if a.failure is None]
@@ -574,12 +586,14 @@ def _write(world: Path, spec: Spec, attempts: list[Attempt], rounds: int, second
         "world_repairs": world_repairs,
         "unusable_intent_phrasings": meta["unusable_intent_phrasings"],
         "proposer_skipped": meta["skipped"],
+        "rewardgen_sandbox": sandbox,
     }
     (out / "report.json").write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
     manifest = read_manifest(world / "manifest.json")
     manifest.tasks = TasksSummary(drafted=len(attempts), accepted=len(accepted),
                                   by_type=TasksByType(**report["by_type"]))
     manifest.gates = dict(sorted(gates.items()))
+    manifest.rewardgen_sandbox = sandbox
     if "tasks" not in manifest.stages:
         manifest.stages.append("tasks")
     write_manifest(world / "manifest.json", manifest)
