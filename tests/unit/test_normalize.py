@@ -214,3 +214,17 @@ def test_issue_9_person_written_answers_score_1(kind: str, expected: object, ans
                                                 options: dict) -> None:
     result = match_answer(kind, expected, answer, **options)
     assert result.matched, result
+
+
+def test_an_answer_too_long_to_assert_a_value_scores_zero() -> None:
+    from verifiers.normalize import match_answer
+
+    filler = "the quick brown fox jumps over the lazy dog " * 20
+    for kind, expected, value in (("number", 137, "137"), ("money", 12.5, "$12.50"),
+                                  ("date", "2026-06-05", "June 5, 2026"), ("bool", True, "yes"),
+                                  ("text", "friend", "friend")):
+        assert match_answer(kind, expected, value).matched
+        long = match_answer(kind, expected, f"{filler} {value} {filler}")
+        assert not long.matched and "too long" in long.reason
+    names = [f"Name number {i}" for i in range(40)]
+    assert match_answer("list", names, "; ".join(names)).matched  # a long list is still a list

@@ -30,6 +30,8 @@ from verifiers.answers.numbers import OTHER_CURRENCY, quantities
 from verifiers.answers.truth import polarities
 
 Answer = str | int | float | bool | Sequence[object] | None
+# The longest answer that can assert one value (per expected item, for lists): two sentences.
+MAX_CHARS = 300
 
 _NUMBER = Rules("number", quantity=True, sub_values=True)
 _MONEY = Rules("money", quantity=True, sub_values=True)
@@ -269,6 +271,14 @@ def match_answer(kind: str, expected: object, answer: Answer, *, tolerance: floa
             isinstance(answer, Sequence) and not isinstance(answer, str) and not answer):
         return Match(False, None, "no answer was given")
     given = _as_text(answer)
+    size = len(given) if isinstance(given, str) else sum(len(str(a)) for a in given)
+    items = len(expected) if kind == "list" and isinstance(expected, Sequence) else 1
+    if size > MAX_CHARS * items:
+        # A person states a value in a sentence or two; a value somewhere in pages of text is a
+        # search for the grader to run, not an answer that asserts it.
+        return Match(False, None, f"the answer is {size} characters long: too long to assert "
+                                  f"{'a list' if kind == 'list' else 'one value'} "
+                                  f"(at most {MAX_CHARS * items})")
     value_kind = item_kind if kind == "list" else kind
     tol = default_tolerance(value_kind) if tolerance is None else tolerance
     if kind == "list":
