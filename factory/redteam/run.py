@@ -127,7 +127,8 @@ def scratch_root(records: int, db_bytes: int) -> Path | None:
 def run_redteam(world: Path, *, tasks: int | None = None, seed: int = 0, kinds: list[str] | None = None,
                 skip: list[str] | None = None, workers: int = 2, cross_limit: int | None = None,
                 work: Path | None = None, progress: Progress | None = None) -> RedTeamReport:
-    """Red-team every task of `world` (the first `tasks`): build and grade every selected probe.
+    """Red-team every task of `world` (the first `tasks`, which are then the only "other tasks"
+    the cross and other-answer probes draw on): build and grade every selected probe.
 
     `kinds` selects probe families or kinds (default: all) and `skip` leaves some out.
     `cross_limit` caps the other tasks whose golden change is tried on each task (a seeded

@@ -375,10 +375,11 @@ def _focus_first(ctx: StateContext, conn: sqlite3.Connection) -> list[str]:
 
 
 def _plan_update(ctx: StateContext, conn: sqlite3.Connection) -> tuple[Statement, str] | None:
-    """One column of one untouched row nudged, the task's table first."""
+    """One column of one untouched row nudged, the task's table first, a value column (a balance,
+    a name) before a reference (a `*_id`): the change a careless agent most likely makes."""
     for table in _focus_first(ctx, conn):
         key_columns = _key_columns(conn, table)
-        others = [c[0] for c in _columns(conn, table) if not c[2]]
+        others = sorted((c[0] for c in _columns(conn, table) if not c[2]), key=lambda c: c.endswith("_id"))
         if not others:
             continue
         for key in _untouched(ctx, conn, table, "extra:update"):
@@ -464,14 +465,18 @@ def _cross(ctx: StateContext) -> Iterator[Probe]:
         target = ctx.path(kind, n)
         try:
             copy_db(ctx.case.initial, target)
-            conn = sqlite3.connect(target)
-            try:
+            with closing(sqlite3.connect(target)) as conn:
                 conn.executescript("BEGIN;\n" + other.change + "\nCOMMIT;")
-            finally:
-                conn.close()
+                changed = conn.total_changes
         except sqlite3.Error as exc:
             target.unlink(missing_ok=True)
             yield Probe(kind, other.id, None, note=f"{other.id}'s change does not apply here ({exc})")
+            continue
+        if not changed:
+            # Its rows are not here (the other task's setup made them): this is the initial
+            # state again, which sanity:initial grades.
+            target.unlink(missing_ok=True)
+            yield Probe(kind, other.id, None, note=f"{other.id}'s change matches no row here")
             continue
         yield Probe(kind, other.id, target, ctx.case.reference_answer, f"{other.id}'s change on this initial state")
 
