@@ -23,10 +23,10 @@ from factory.redteam.report import RedTeamReport
 from factory.tasks.stage import run_stage_two
 
 REPO = Path(__file__).resolve().parents[2]
-# Kinds that grade 0 on every task with today's verifiers (the qualified, negated, arithmetic,
-# huge and SQL-like answers still read as the value: the answer normalisation is being rewritten).
-ZERO_TODAY = ["schema", "rows", "extra", "cross", "sanity", "answer:two_values", "answer:stuffed",
-              "answer:empty", "answer:whitespace", "answer:other_task"]
+# Kinds that graded 0 on every task before the schema-aware diff (499e98f) and the answer rules
+# (8ef40f3, 0ed34de) landed; since then every kind does, which the in-process test asserts.
+ZERO_BEFORE = ["rows", "extra", "cross", "sanity", "schema:create_table", "schema:add_column",
+               "answer:two_values", "answer:stuffed", "answer:empty", "answer:whitespace", "answer:other_task"]
 
 
 @pytest.fixture(scope="module")
@@ -91,10 +91,11 @@ def test_every_probe_kind_is_generated_and_graded(corpus: Path, report: RedTeamR
     assert report.probes == sum(c.probes for c in counts.values()) > 20 * report.tasks
 
 
-def test_probes_that_grade_zero_today_all_grade_zero(report: RedTeamReport) -> None:
-    zero = [c for c in report.counts() if any(c.kind == k or c.kind.split(":")[0] == k for k in ZERO_TODAY)]
-    assert len(zero) == 20
-    assert [(c.kind, c.false_positives) for c in zero if c.false_positives] == []
+def test_no_probe_gets_through_the_generated_reward_programs(report: RedTeamReport) -> None:
+    """Schema objects are state (the schema-aware diff), and hedged, negated, arithmetic, stuffed,
+    huge and SQL-like answers assert nothing (the answer rules): no kind has a false positive."""
+    assert [(c.kind, c.false_positives) for c in report.counts() if c.false_positives] == []
+    assert report.false_positives() == []
 
 
 def test_a_weakened_reward_program_is_caught_by_task_id(corpus: Path, tmp_path: Path) -> None:
@@ -118,11 +119,11 @@ def test_a_weakened_reward_program_is_caught_by_task_id(corpus: Path, tmp_path: 
 
 def test_cli_exits_zero_and_names_per_kind_counts_when_nothing_gets_through(corpus: Path, tmp_path: Path) -> None:
     before = _fingerprint(corpus)
-    args = [a for k in ZERO_TODAY for a in ("--kind", k)]
+    args = [a for k in ZERO_BEFORE for a in ("--kind", k)]
     result = _cli(str(corpus), *args, "--tasks", "12", "--json", str(tmp_path / "out.json"))
     assert result.returncode == 0, result.stderr[-3000:]
     assert "red team of mock: 12 tasks" in result.stderr
-    for kind in ("schema:trigger", "schema:analyze", "rows:other_rows", "cross:other_golden", "answer:stuffed"):
+    for kind in ("schema:create_table", "rows:other_rows", "cross:other_golden", "answer:stuffed"):
         assert kind in result.stderr
     assert ", 0 false positives," in result.stderr and "probes/s" in result.stderr
     data = json.loads((tmp_path / "out.json").read_text())
