@@ -228,3 +228,18 @@ def test_an_answer_too_long_to_assert_a_value_scores_zero() -> None:
         assert not long.matched and "too long" in long.reason
     names = [f"Name number {i}" for i in range(40)]
     assert match_answer("list", names, "; ".join(names)).matched  # a long list is still a list
+
+
+def test_a_value_offered_with_an_alternative_after_it_scores_zero() -> None:
+    from verifiers.normalize import match_answer
+
+    for kind, expected, value in (("phone", "5207907206", "(520) 790-7206"),
+                                  ("email", "amy_clark@echomail.example", "amy_clark@echomail.example"),
+                                  ("label", "Q2 planning (Amy Clark)", "Q2 planning (Amy Clark)"),
+                                  ("number", 137, "137"), ("date", "2026-06-05", "June 5, 2026")):
+        assert match_answer(kind, expected, value).matched
+        for tail in (" or similar", " or something like that", " or the one after it", ", or similar"):
+            assert not match_answer(kind, expected, value + tail).matched, value + tail
+    assert not match_answer("phone", "5207907206", "(520) 790-7206 roughly").matched
+    assert not match_answer("phone", "5207907206", "(520) 790-7206 and others").matched
+    assert match_answer("phone", "5207907206", "(520) 790-7206 is the answer").matched

@@ -45,6 +45,7 @@ from verifiers.answers.lexicon import (
     NEGATION,
     NOT_THE_NAME,
     OPENS_ALTERNATIVE,
+    TAIL_ALTERNATIVE,
     OTHER,
     QUANTITY_NEXT_TO,
     QUANTITY_QUALIFIER,
@@ -89,6 +90,8 @@ class Rules:
     # label: a bracket right after the name reads as the label's own "(Sender)" part, so it
     # must be the label's (then it is inside the name found), never another one
     bracket_extends: bool = False
+    # an identifier (phone, email) ends its clause: only a closing phrase may follow it
+    exact_tail: bool = False
 
 
 @dataclass(frozen=True)
@@ -190,7 +193,7 @@ def assess(text: str, spans: Sequence[Span], rules: Rules,
     if core_at is None:  # every value overlapped a value of another kind
         return _void(f"no {rules.kind} value was found in the answer")
     leads, core, explanations = clauses[:core_at], clauses[core_at], clauses[core_at + 1:]
-    if OPENS_ALTERNATIVE.match(core):
+    if OPENS_ALTERNATIVE.match(core) or TAIL_ALTERNATIVE.search(core):
         return _void("the answer offers its value as an alternative")
     marks = _marks(core)
     values = [spans[i].value for i in marks]
@@ -218,6 +221,10 @@ def assess(text: str, spans: Sequence[Span], rules: Rules,
     if rules.date and any(p.search(c) for c in framing
                           for p in (DATE_QUALIFIER, DATE_NEXT_TO, GLUED_OPERATOR)):
         return _void("the date is qualified (a bound, a range or an approximation)")
+    if rules.exact_tail:
+        after = " ".join(_words(core[list(_MARKS.finditer(core))[-1].end():]))
+        if after and after not in TRAILERS:
+            return _void(f"words after the {rules.kind} qualify it")
     if rules.stray_digits and DIGITS.search(core):
         return _void(f"the {rules.kind}'s clause holds another number")
     if rules.name:

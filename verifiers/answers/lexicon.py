@@ -180,6 +180,8 @@ TRAILERS = frozenset({"is the answer", "is my answer", "would be my answer", "wo
 ADDITIVE = re.compile(r"^\s*(?:or|nor|either|also|plus|as well as|&|and/or)\b|^\s*&")
 # A value's own clause that opens like an alternative ("or 8", "nor 8") offers it as one.
 OPENS_ALTERNATIVE = re.compile(r"^\s*(?:or|nor|and/or)\b")
+# An alternative after the value in its own clause ("X or similar", "X or something like it").
+TAIL_ALTERNATIVE = re.compile(VALUE + r"[^,;.]*?\b(?:or|nor|and/or|otherwise|else)\b")
 
 # Words before a name that make it name something else ('another "Quick question"', "similar
 # to friend", "family and friend").

@@ -37,8 +37,8 @@ _NUMBER = Rules("number", quantity=True, sub_values=True)
 _MONEY = Rules("money", quantity=True, sub_values=True)
 _DATE = Rules("date", date=True, sub_values=True, stray_digits=True)
 _BOOL = Rules("yes/no", polarity=True)
-_PHONE = Rules("phone number", stray_digits=True)
-_EMAIL = Rules("email address")
+_PHONE = Rules("phone number", stray_digits=True, exact_tail=True)
+_EMAIL = Rules("email address", exact_tail=True)
 _TEXT = Rules("name", name=True)
 # A label such as "Quick question (Carrie Payne)" ends in a bracket of its own: a bracket right
 # after a shorter name of the row ("Quick question (Bob Smith)") is another row's label.
