@@ -193,6 +193,8 @@ def _redteam(args: argparse.Namespace) -> int:
     out = Path(args.json).resolve() if args.json else None
     if out is not None and out.is_relative_to(root):
         raise RedTeamError(f"--json {args.json}: the red team never writes into the world; choose a path outside {root}")
+    # A terminated run still removes its copies (they may be in /dev/shm, that is, in memory).
+    signal.signal(signal.SIGTERM, lambda _signum, _frame: sys.exit(143))
     with console.status(f"red team on {root.name} …") as status:
         def progress(done: int, total: int, task: str) -> None:
             status.update(f"red team on {root.name}: {done}/{total} tasks graded (last: {task})")

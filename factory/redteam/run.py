@@ -10,12 +10,14 @@ order they finish in, so a run with the same seed gives the same report.
 from __future__ import annotations
 
 import shutil
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import replace
 from multiprocessing import get_context
+from multiprocessing.context import BaseContext
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +116,14 @@ def _job(index: int) -> tuple[int, list[ProbeResult], dict[str, Any] | None]:
     return index, results, baseline
 
 
+def _pool_context() -> BaseContext:
+    """spawn, not fork: the parent may hold threads (rich's live display) and open files. But a
+    spawned worker imports the parent's main script again, which a script read from stdin
+    cannot be: then fork."""
+    main = getattr(sys.modules.get("__main__"), "__file__", None)
+    return get_context("fork" if main is not None and not Path(main).is_file() else "spawn")
+
+
 def scratch_root(records: int, db_bytes: int) -> Path | None:
     """/dev/shm when it can hold every rebuilt state twice over, else the system temp folder."""
     try:
@@ -160,15 +170,19 @@ def run_redteam(world: Path, *, tasks: int | None = None, seed: int = 0, kinds: 
                 if progress is not None:
                     progress(len(outcome), len(cases), case.id)
         else:
-            # spawn, not fork: the parent may hold threads (rich's live display) and open files.
-            with ProcessPoolExecutor(min(workers, len(cases)), mp_context=get_context("spawn"),
-                                     initializer=_start, initargs=args) as pool:
+            pool = ProcessPoolExecutor(min(workers, len(cases)), mp_context=_pool_context(),
+                                       initializer=_start, initargs=args)
+            try:
                 futures = [pool.submit(_job, case.index) for case in cases]
                 for future in as_completed(futures):
                     index, results, baseline = future.result()
                     outcome[index] = (results, baseline)
                     if progress is not None:
                         progress(len(outcome), len(cases), cases[index].id)
+            finally:
+                # Interrupted (Ctrl-C, SIGTERM, a failed task): drop the tasks not started rather
+                # than grade them all before the copies can be removed.
+                pool.shutdown(wait=True, cancel_futures=True)
     results = [r for index in sorted(outcome) for r in outcome[index][0]]
     broken = [b for index in sorted(outcome) if (b := outcome[index][1]) is not None]
     return RedTeamReport(world=world.name, tasks=len(records), seed=seed, kinds=chosen,
