@@ -112,7 +112,7 @@ class RedTeamReport:
     @property
     def graded(self) -> int:
         """Every call to `verifiers.grade` on a probe (equivalent ones included)."""
-        return sum(r.verdict not in ("not_applicable",) for r in self.results)
+        return sum(r.verdict != "not_applicable" for r in self.results)
 
     @property
     def probes_per_second(self) -> float:

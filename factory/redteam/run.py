@@ -71,6 +71,7 @@ class Worker:
         return results
 
     def _baseline(self, case: Case) -> dict[str, Any] | None:
+        """None when the golden state with the reference answer grades 1, else what is wrong."""
         try:
             score = grade(case.record, case.initial, case.golden, case.reference_answer).score
         except VerifierError as exc:
@@ -78,8 +79,8 @@ class Worker:
         return None if score == 1.0 else {"task": case.id, "problem": f"the golden state grades {score}, not 1"}
 
     def _grade(self, case: Case, probe: Probe) -> ProbeResult:
-        base: dict[str, Any] = {"task": case.id, "task_type": case.task_type, "kind": probe.kind, "name": probe.name,
-                "note": probe.note, "answer": preview(probe.answer)}
+        base: dict[str, Any] = {"task": case.id, "task_type": case.task_type, "kind": probe.kind,
+                                "name": probe.name, "note": probe.note, "answer": preview(probe.answer)}
         if probe.final is None:
             return ProbeResult(**base, verdict="not_applicable")
         try:
