@@ -126,23 +126,27 @@ def test_list_total_states_the_count_as_an_integer(page: Page, mock_server: AppS
 _WATCH = """new MutationObserver(() => {
   for (const el of document.querySelectorAll('.pagination [data-testid="list-total"], .pagination [data-total]')) {%s}
 }).observe(document, {subtree: true, childList: true, characterData: true, attributes: true});"""
-# The summary text lies; only `data-total` still holds the list's real total.
+# The summary text lies; only `data-total` still holds the list's real total. The solver reads
+# what a person reads, so a lying page must fail the step.
 MISLEADING_TEXT = _WATCH % 'if (el.textContent !== "Showing 1–1 of 999") el.textContent = "Showing 1–1 of 999";'
 # A world built before `list-total`: the summary has neither the test id nor `data-total`.
 OLDER_WORLD = _WATCH % 'el.removeAttribute("data-testid"); el.removeAttribute("data-total");'
 
 
-@pytest.mark.parametrize("tamper", [MISLEADING_TEXT, OLDER_WORLD], ids=["data-total-first", "text-fallback"])
-def test_the_solver_reads_list_total_and_falls_back_to_the_text(page: Page, mock_server: AppServer,
-                                                                mock_world: Path, tamper: str) -> None:
+@pytest.mark.parametrize("tamper", [MISLEADING_TEXT, OLDER_WORLD], ids=["text-wins", "text-fallback"])
+def test_the_solver_reads_the_total_a_person_reads(page: Page, mock_server: AppServer,
+                                                   mock_world: Path, tamper: str) -> None:
     page.add_init_script(tamper)
     spec = Spec.model_validate_json((mock_world / "spec.json").read_text())
     pinned = len(_notes(mock_server.db, "AND pinned = 1"))
     step = UiStep(kind="find", entity="note", filters={"pinned": True}, expect_total=pinned)
     trajectory = solve(page, mock_server.url, spec, "alice", "alice-pass", [step], None)
-    assert trajectory.ok, trajectory.message
     read = next(a for a in trajectory.actions if a["action"] == "read")
-    shown = "Showing 1–1 of 999" if tamper == MISLEADING_TEXT else f"Showing 1–{pinned} of {pinned}"
-    assert (read["target"], read["value"]) == ('navigation "Pagination"', shown)
-    if tamper == OLDER_WORLD:
-        expect(page.get_by_test_id("list-total")).to_have_count(0)
+    if tamper == MISLEADING_TEXT:
+        # `data-total` still says the truth, but the page states 999: the step fails on it.
+        assert not trajectory.ok and "Showing 1–1 of 999" in trajectory.message
+        assert read["value"] == "Showing 1–1 of 999"
+        return
+    assert trajectory.ok, trajectory.message
+    assert (read["target"], read["value"]) == ('navigation "Pagination"', f"Showing 1–{pinned} of {pinned}")
+    expect(page.get_by_test_id("list-total")).to_have_count(0)
