@@ -26,7 +26,7 @@ TARGETS = {"build_seconds": 60.0, "verify_seconds": 90.0, "kill_rate": 0.95, "re
            "redteam_false_positives": 0.0, "redteam_seconds": 300.0}
 VERIFY_SEED = "seeds/echobank.yaml"
 MUTATION_SEED = "seeds/mock.yaml"
-REDTEAM_WORLDS = ["echobank", "echostay", "echomail"]  # red-teamed in worlds/ when their corpus exists
+REDTEAM_WORLDS = ["echobank", "echostay", "echomail"]  # graded and red-teamed (worlds/ first)
 
 
 def machine_note() -> str:
@@ -60,8 +60,9 @@ def run_benchmarks(seeds: list[str] | None, output: Path, repeats: int = 3, cons
             results.append(measure(f"build_seconds.{path.stem}", "s", repeats, once))
         results += _stage_one_figures(Path(tmp), console)
         results += _stage_two_figures(Path(tmp), console)
-        results += _grading_figures(Path(tmp), console)
-    results += _redteam_figures(console)
+        worlds = _domain_worlds(Path(tmp), console)
+        results += _grading_figures(worlds, Path(tmp), console)
+        results += _redteam_figures(worlds, console)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps({"schema_version": 1, "results": results}, indent=2) + "\n")
     table = Table(title=f"benchmarks ({machine_note()})")
@@ -113,34 +114,48 @@ def _stage_two_figures(tmp: Path, console: Console) -> list[dict[str, Any]]:
     return out
 
 
-def _grading_figures(tmp: Path, console: Console) -> list[dict[str, Any]]:
-    """In-process grading time of every task of each domain world built in worlds/ (only read),
-    by task type, beside the floor of the same databases (open both, count every table's rows)."""
+def _domain_worlds(tmp: Path, console: Console) -> dict[str, Path]:
+    """Each domain world with a task corpus: the one in worlds/ when built (only read), else the
+    one this bench built (echobank, in stage two above), else built here: proven, then stage two
+    without the browser gate (the grader and the red team read only the corpus)."""
+    from factory.graph import run_stage_one
+    from factory.tasks.stage import run_stage_two
+
+    found: dict[str, Path] = {}
+    for name in REDTEAM_WORLDS:
+        for candidate in (REPO / "worlds" / name, tmp / "verify" / name, tmp / "domain" / name):
+            if (candidate / "tasks" / "tasks.jsonl").is_file():
+                found[name] = candidate
+                break
+        else:
+            console.print(f"building and proving {name}, then its task corpus (no UI gate) …")
+            world = Path(run_stage_one(str(REPO / "seeds" / f"{name}.yaml"), str(tmp / "domain"),
+                                       fresh=True)["world"])
+            run_stage_two(world, ui=False)
+            found[name] = world
+    return found
+
+
+def _grading_figures(worlds: dict[str, Path], tmp: Path, console: Console) -> list[dict[str, Any]]:
+    """In-process grading time of every task of each domain world, by task type, beside the
+    floor of the same databases (open both, count every table's rows)."""
     from factory.grading_bench import grading_figures
 
     out: list[dict[str, Any]] = []
-    for name in REDTEAM_WORLDS:
-        world = REPO / "worlds" / name
-        if not (world / "tasks" / "tasks.jsonl").is_file():
-            console.print(f"[yellow]skip[/yellow] grading of worlds/{name}: no tasks/tasks.jsonl")
-            continue
-        console.print(f"grading every task of worlds/{name} …")
+    for name, world in worlds.items():
+        console.print(f"grading every task of {name} …")
         out += grading_figures(world, tmp / "grading" / name, machine_note())
     return out
 
 
-def _redteam_figures(console: Console) -> list[dict[str, Any]]:
-    """The red team on each world of REDTEAM_WORLDS built in worlds/ with a task corpus (only read):
-    its false positives (target 0), its probes, and its time."""
+def _redteam_figures(worlds: dict[str, Path], console: Console) -> list[dict[str, Any]]:
+    """The red team on each domain world (only read): its false positives (target 0), its
+    probes, and its time."""
     from factory.redteam import run_redteam
 
     out: list[dict[str, Any]] = []
-    for name in REDTEAM_WORLDS:
-        world = REPO / "worlds" / name
-        if not (world / "tasks" / "tasks.jsonl").is_file():
-            console.print(f"[yellow]skip[/yellow] red team of worlds/{name}: no tasks/tasks.jsonl")
-            continue
-        console.print(f"red team of worlds/{name} …")
+    for name, world in worlds.items():
+        console.print(f"red team of {name} …")
         report = run_redteam(world)
         out.append(measure(f"redteam_false_positives.{name}", "probes", 1, _constant(len(report.false_positives()))))
         out.append(measure(f"redteam_probes.{name}", "probes", 1, _constant(report.probes)))
