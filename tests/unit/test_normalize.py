@@ -243,3 +243,12 @@ def test_a_value_offered_with_an_alternative_after_it_scores_zero() -> None:
     assert not match_answer("phone", "5207907206", "(520) 790-7206 roughly").matched
     assert not match_answer("phone", "5207907206", "(520) 790-7206 and others").matched
     assert match_answer("phone", "5207907206", "(520) 790-7206 is the answer").matched
+
+
+def test_a_percentage_is_not_the_count() -> None:
+    from verifiers.normalize import match_answer
+
+    for answer in ("137%", "137 %", "137 percent", "137 per cent", "137‰"):
+        assert not match_answer("number", 137, answer).matched, answer
+    assert not match_answer("money", 12.5, "12.5%").matched
+    assert match_answer("number", 137, "137").matched

@@ -103,8 +103,9 @@ QUANTITY_QUALIFIER = re.compile(
            "twice", "double", "triple", "higher", "lower", "bigger", "smaller", "upwards",
            "tops", "and counting", "range", "ranging", "shy of", "short of", "in excess of",
            "sum of", "per", "odd", "each", "apiece", "monthly", "weekly", "daily", "yearly",
-           "annually", "hourly", "a month", "a week", "a day", "a year", "an hour")
-    + r"|[<>\u2264\u2265+*/\u00d7\u00f7^]")
+           "annually", "hourly", "a month", "a week", "a day", "a year", "an hour",
+           "percent", "per cent", "pct", "percentage", "fold")
+    + r"|[<>\u2264\u2265+*/\u00d7\u00f7^%\u2030]")
 # Words that qualify a quantity only next to it ("about 56", "over 56", "56 and over"): elsewhere
 # they restate the subject ("3 messages about the budget").
 _NEXT_TO = _words("about", "around", "over", "under", "above", "below", "some", "close to",
