@@ -353,7 +353,7 @@ def check_unchanged(check: Unchanged, ctx: Context) -> Outcome:
         clauses += [c.describe() for c in ctx.diff().schema_of(t)]
         if clauses:
             changed[t] = "; ".join(clauses)
-    evidence = {"tables": list(check.tables), "changed": changed}
+    evidence: dict[str, object] = {"tables": list(check.tables), "changed": changed}
     if changed:
         return Outcome(False, "changed: " + "; ".join(changed.values()), evidence)
     return Outcome(True, f"unchanged: {', '.join(check.tables)}", evidence)
