@@ -338,7 +338,11 @@ def policy(instruction, spec, db):
     walk("/", names)
     texts = {"argv": " ".join(sys.argv), "env": json.dumps(dict(os.environ))}
     mine = os.path.dirname(__file__)  # this module holds the needles itself
-    for path in [n for n in names if n.startswith(("/job/", "/tmp/")) and not n.startswith(mine)] + [
+    # The factory's code and the Python installation are bound read-only at their host paths,
+    # which may lie under /tmp (a CI checkout): their sources mention "golden" and are not task data.
+    code = tuple(root.rstrip("/") + "/" for root in CODE_ROOTS)
+    for path in [n for n in names if n.startswith(("/job/", "/tmp/")) and not n.startswith(mine)
+                 and not n.startswith(code)] + [
             "/proc/self/cmdline", "/proc/self/environ", "/proc/self/mountinfo", "/proc/1/cmdline"]:
         try:
             texts[path] = raw_read(path, 1 << 24).decode("utf-8", "replace")
@@ -351,7 +355,9 @@ def policy(instruction, spec, db):
                    "job_files": sorted(n for n in names if n.startswith("/job/")),
                    "goal": instruction["goal"]})
 ''', jobs=jobs, constants={"NEEDLES": [TASK_ID, OTHER_ID, "golden", "archive_note-002", *goals.values(),
-                                       "the other task's row", str(run.root / "run"), str(run.batch)]})
+                                       "the other task's row", str(run.root / "run"), str(run.batch)],
+                                       "CODE_ROOTS": [str(REPO / "factory"), str(REPO / "verifiers"),
+                                                      sys.prefix, sys.base_prefix, sys.exec_prefix]})
     for task, goal in goals.items():
         found = findings(results[task])
         assert found["goal"] == goal
