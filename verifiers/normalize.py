@@ -2,37 +2,12 @@
 
 The rules (what an answer asserts, what voids it, the written forms of each kind) live in the
 `verifiers.answers` package and are written down in docs/answers.md; this module keeps the names
-the rest of the runtime and older callers import.
+the rest of the runtime and older callers import, exactly the package's own `__all__`.
 """
 
 from __future__ import annotations
 
-from verifiers.answers import (
-    Answer,
-    Match,
-    default_tolerance,
-    list_candidates,
-    match_answer,
-    normalize_bool,
-    normalize_date,
-    normalize_email,
-    normalize_money,
-    normalize_number,
-    normalize_phone,
-    normalize_text,
-)
+from verifiers import answers as _answers
+from verifiers.answers import *
 
-__all__ = [
-    "Answer",
-    "Match",
-    "default_tolerance",
-    "list_candidates",
-    "match_answer",
-    "normalize_bool",
-    "normalize_date",
-    "normalize_email",
-    "normalize_money",
-    "normalize_number",
-    "normalize_phone",
-    "normalize_text",
-]
+__all__ = list(_answers.__all__)  # the package's public names, listed once there
