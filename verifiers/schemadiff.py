@@ -109,22 +109,3 @@ def compare_objects(before: Objects, after: Objects) -> tuple[SchemaChange, ...]
 def schema_changes(conn: sqlite3.Connection, before: str, after: str) -> tuple[SchemaChange, ...]:
     """Compare two databases attached to `conn` as `before` and `after`."""
     return compare_objects(read_objects(conn, before), read_objects(conn, after))
-
-
-def render_schema_sql(changes: tuple[SchemaChange, ...]) -> str:
-    """SQL that replays the schema changes after the row changes (indexes, triggers, views,
-    pragmas). Table definitions and statistics cannot be replayed statement by statement; they
-    are written as comments so a patch still names them."""
-    lines: list[str] = []
-    for c in changes:
-        if c.kind in ("index", "trigger", "view"):
-            if c.change != "added":
-                # IF EXISTS: dropping a table has already dropped its indexes and triggers.
-                lines.append(f"DROP {c.kind.upper()} IF EXISTS \"{c.name.replace(chr(34), chr(34) * 2)}\";\n")
-            if c.after is not None:
-                lines.append(f"{c.after};\n")
-        elif c.kind == "pragma":
-            lines.append(f"PRAGMA {c.name}={int(c.after or 0)};\n")
-        else:
-            lines.append(f"-- {c.describe()}\n")
-    return "".join(lines)

@@ -16,7 +16,7 @@ import sqlite3
 from collections.abc import Iterator
 
 from verifiers.dbdiff import DbDiff, Key, Row, RowChange, TableDiff, Value, key_order
-from verifiers.schemadiff import render_schema_sql
+from verifiers.schemadiff import SchemaChange
 
 # SQLite's keyword list (https://sqlite.org/lang_keywords.html); sqldiff quotes these names.
 SQL_KEYWORDS = frozenset("""
@@ -114,10 +114,24 @@ def render_sqldiff(diff: DbDiff) -> str:
         # sqldiff ignores indexes, triggers and views; a patch must still replay them. A table
         # created by the row statements brings its indexes along (its `create_sql`).
         created = {t.table for t in diff.tables if t.schema in ("added", "replaced")}
-        return rows + render_schema_sql(tuple(
-            c for c in diff.schema if not (c.kind == "index" and c.table in created)))
+        return rows + "".join(_schema_lines(c) for c in diff.schema
+                              if not (c.kind == "index" and c.table in created))
     finally:
         writer.close()
+
+
+def _schema_lines(change: SchemaChange) -> str:
+    """SQL that replays one schema change after the row statements (indexes, triggers, views,
+    pragmas). Table definitions and statistics cannot be replayed statement by statement; they
+    are written as comments so a patch still names them."""
+    if change.kind in ("index", "trigger", "view"):
+        # IF EXISTS: dropping a table has already dropped its indexes and triggers.
+        drop = ("" if change.change == "added" else
+                f"DROP {change.kind.upper()} IF EXISTS {quote_identifier(change.name)};\n")
+        return drop + (f"{change.after};\n" if change.after is not None else "")
+    if change.kind == "pragma":
+        return f"PRAGMA {change.name}={int(change.after or 0)};\n"
+    return f"-- {change.describe()}\n"
 
 
 def _table_lines(table: TableDiff, writer: LiteralWriter) -> Iterator[str]:
