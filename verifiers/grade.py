@@ -102,7 +102,7 @@ def grade(task: RewardProgram | Mapping[str, object], initial_db: str | Path,
         ctx = Context(program, stack.enter_context(settled(initial)),
                       stack.enter_context(settled(final)), answer)
         stack.callback(ctx.close)
-        unusable = _unusable_final(program, ctx, final)
+        unusable = _unusable_final(program, ctx)
         if unusable:
             return _zero(program, "final_state", "state", unusable, {"final_db": str(final)})
         results = []
@@ -132,14 +132,14 @@ def grade(task: RewardProgram | Mapping[str, object], initial_db: str | Path,
     return Grade(score, passed, results, _explain(program, results, score))
 
 
-def _unusable_final(program: RewardProgram, ctx: Context, final: Path) -> str:
+def _unusable_final(program: RewardProgram, ctx: Context) -> str:
     """Why the final state cannot be graded at all ('' when it can). An unreadable initial
     database is the task's fault and raises."""
     try:
         conn = ctx.pair()
         final_tables = table_names(conn, "after_db")
     except DatabaseError as exc:
-        if exc.path.resolve() != final.resolve() and exc.path != ctx.paths["final"]:
+        if exc.path.resolve() == ctx.paths["initial"].resolve():
             raise
         return f"the final database cannot be read: {exc}"
     except sqlite3.DatabaseError as exc:
