@@ -263,7 +263,8 @@ def run_rewardgen(spec_path: Path, jobs: list[dict[str, Any]], sandbox: Path,
     `workers` sandboxes run at a time; `bwrap` overrides the binary ($FACTORY_BWRAP, PATH)."""
     from dataclasses import replace
 
-    from factory.tasks.sandbox import Limits, run_jobs
+    from factory.tasks.jobrunner import run_jobs
+    from factory.tasks.sandbox import Limits
 
     chosen = limits if limits is not None else Limits()
     if timeout is not None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from factory.errors import TaskError
-from factory.tasks import sandbox
+from factory.tasks import jobrunner
 from factory.tasks.rewardgen import run_rewardgen
 from factory.tasks.sandbox import Limits, SandboxUnavailableError, namespace_options
 
@@ -112,7 +112,7 @@ def test_bad_arguments_say_what_and_where(job: dict[str, str], tmp_path: Path) -
 def test_identical_jobs_share_one_sandbox_and_an_opaque_id(job: dict[str, str], policy_dir: Path,
                                                           tmp_path: Path) -> None:
     twin = {**job, "id": "mini-write-x-002"}
-    jobs = sandbox._jobs([job, twin, {**job, "id": "mini-write-y-003", "goal": "Do that."}])
+    jobs = jobrunner._jobs([job, twin, {**job, "id": "mini-write-y-003", "goal": "Do that."}])
     assert [j.tasks for j in jobs] == [("mini-write-x-001", "mini-write-x-002"), ("mini-write-y-003",)]
     assert all(len(j.key) == 16 and "mini" not in j.key for j in jobs)
     result = run_rewardgen(SPEC, [job, twin], tmp_path / "rg", "tiny:policy", policy_dir, mode="unsafe")
