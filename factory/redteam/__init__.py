@@ -2,8 +2,9 @@
 task's own reward program; a reward of 1 on any of them is a false positive of that program.
 
 `run_redteam(world)` (in `run.py`) returns a `RedTeamReport` (`report.py`); the probe kinds are
-listed in `probes.py`, the states are built in `states.py`, the answers in `answers.py`, and the
-task states are rebuilt on copies in `corpus.py`. `python -m factory redteam WORLD` runs it.
+listed in `probes.py`, the states are built in `states.py` and `schema.py` (over `context.py`),
+the answers in `answers.py`, and the task states are rebuilt on copies in `corpus.py`.
+`python -m factory redteam WORLD` runs it.
 """
 
 from factory.redteam.probes import KINDS, RedTeamError
