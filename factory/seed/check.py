@@ -13,7 +13,7 @@ from typing import Any
 
 from faker import Faker
 
-from factory.seed.loader import LoadedSeed
+from factory.seed.loaded import LoadedSeed
 from factory.seed.model import EntityDef, FieldDef
 
 USER_FIELDS = ("username", "name", "email")

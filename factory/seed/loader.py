@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -12,28 +10,12 @@ import yaml
 from pydantic import ValidationError
 
 from factory.errors import SeedError
+from factory.seed.check import check_structure
+from factory.seed.loaded import LoadedSeed
 from factory.seed.model import Seed
 from factory.seed.schema import shipped
 from factory.seed.yaml_lines import Path as KeyPath
 from factory.seed.yaml_lines import dotted, line_of, load_with_lines
-
-
-@dataclass
-class LoadedSeed:
-    """A validated seed with what is needed to point errors back at its source."""
-
-    seed: Seed
-    file: str
-    text: str
-    lines: dict[KeyPath, int]
-
-    @property
-    def sha256(self) -> str:
-        return hashlib.sha256(self.text.encode()).hexdigest()
-
-    def error(self, path: KeyPath, message: str) -> SeedError:
-        """A SeedError located at `path` in this file."""
-        return SeedError(self.file, line_of(self.lines, path), dotted(path), message)
 
 
 def load_seed(path: str | Path) -> LoadedSeed:
@@ -66,8 +48,6 @@ def load_seed_text(text: str, file: str = "<seed>") -> LoadedSeed:
         loc = tuple(first["loc"])
         raise SeedError(file, line_of(lines, loc), dotted(loc), first["msg"]) from exc
     loaded = LoadedSeed(seed, file, text, lines)
-    from factory.seed.check import check_structure  # local import: check imports LoadedSeed
-
     check_structure(loaded)
     return loaded
 
