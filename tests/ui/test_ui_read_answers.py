@@ -20,15 +20,16 @@ from playwright.sync_api import Page, Route
 
 from factory.runner import AppServer, fresh_db
 from factory.spec.model import Spec
-from factory.tasks import stage
+from factory.tasks import ui_gate as ui_gate_module
 from factory.tasks.asks import Cond, Question, RefText
+from factory.tasks.attempt import Attempt
 from factory.tasks.gates import GateRunner
 from factory.tasks.proposer import Draft, Plan, Proposer
 from factory.tasks.rewardgen import deterministic_policy
 from factory.tasks.rows import World, money_text
 from factory.tasks.setupgen import Backend, Setup, copy_db
-from factory.tasks.stage import Attempt, _ui_gate, _ui_verdicts
 from factory.tasks.triage import false_aliases, weakens, with_aliases
+from factory.tasks.ui_gate import ui_gate, ui_verdicts
 from factory.tasks.ui_solver import Trajectory, UiStep, solve
 from factory.tasks.ui_steps import answer_texts, shown_value, ui_steps
 from verifiers.grade import grade
@@ -215,7 +216,7 @@ def test_a_rendering_the_reward_does_not_accept_is_caught_and_repaired(planner: 
     a = _attempt(spec, world, work, draft, seed)
     before = json.loads(json.dumps(a.reward))
     said: list[str] = []
-    _ui_gate([a], world, spec, work, 1, said.append)
+    ui_gate([a], world, spec, work, 1, said.append)
 
     shown = a.trajectory["answer"] if a.trajectory else None
     assert shown and shown != stored and stored[:4] in shown  # the page's own rendering of the moment
@@ -272,8 +273,8 @@ def test_a_page_showing_a_wrong_value_fails_the_ui_gate(planner: Any, monkeypatc
             _corrupt(out, row_id)
         return out
 
-    monkeypatch.setattr(stage, "copy_db", copy_then_corrupt)
-    _ui_gate([a], world, spec, work, 1, lambda _m: None)
+    monkeypatch.setattr(ui_gate_module, "copy_db", copy_then_corrupt)
+    ui_gate([a], world, spec, work, 1, lambda _m: None)
     shown = a.trajectory["answer"] if a.trajectory else None
     assert shown and shown not in texts.shown  # the page showed the corrupted moment
     ui = [g for g in a.gates if g.name == "ui"]
@@ -304,7 +305,7 @@ def test_a_page_that_misrenders_the_value_is_rejected_with_the_reason(planner: A
     assert t.ok, t.message
     assert t.answer == "Jan 2, 2026, 3:04 AM" and t.answer not in texts.shown
     said: list[str] = []
-    _ui_verdicts([(a, final, t.to_json())], world, spec, work, said.append)
+    ui_verdicts([(a, final, t.to_json())], world, spec, work, said.append)
     assert a.failure is not None and (a.failure.layer, a.failure.kind) == ("task", "ui:answer")
     assert a.failure.message.startswith(f"the answer shown on screen, {t.answer!r}, does not grade 1")
     assert "not how the app renders the expected value" in a.failure.message
