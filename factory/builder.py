@@ -186,7 +186,7 @@ class _Builder:
             name=p.name, var=naming.py_var(p.name), label=p.label or naming.title(p.name), type=p.type,
             py_type=_PY_TYPES[p.type], required=p.required, ref=p.to, values=p.values, min=p.min, max=p.max,
             max_length=p.max_length, default=p.default, widget=widget, range_end=p.range_end,  # type: ignore[arg-type]
-            range_of=ends.get(p.name), where_py=where_py,
+            range_of=ends.get(p.name), where_py=where_py, where=p.where,
         )
 
     def _workflow(self, wi: int, wf: WorkflowDef) -> WorkflowSpec:

@@ -39,6 +39,8 @@ class HttpGetter(Strict):
     type: Literal["http"] = "http"
     steps: list[HttpStep]
     fresh_db: bool = False
+    plant: list[str] = Field(default_factory=list, description="SQL run on the fresh copy before the requests "
+                             "(a value planted for a search to find); needs fresh_db")
 
 
 class SqlGetter(Strict):
@@ -59,7 +61,7 @@ class UiGetter(Strict):
     """A browser script run in a fresh Chromium context on a fresh database copy."""
 
     type: Literal["ui"] = "ui"
-    script: Literal["page", "workflow", "date_range_filter", "nested_filter", "pagination"]
+    script: Literal["page", "workflow", "date_range_filter", "nested_filter", "pagination", "filter", "labels"]
     user: str
     args: dict[str, Any] = Field(default_factory=dict)
 
@@ -118,6 +120,18 @@ class ListIs(Strict):
     ids: list[int]
 
 
+class IdsAmong(Strict):
+    """A 200 answer whose `field` list names rows or values by `key`: none of `forbidden` appears, every
+    one of `required` does, and with `exact` the keys are exactly those, in that order."""
+
+    type: Literal["ids_among"] = "ids_among"
+    field: str = "items"
+    key: str = "id"
+    forbidden: list[Any] = Field(default_factory=list)
+    required: list[Any] = Field(default_factory=list)
+    exact: list[Any] | None = None
+
+
 class UiPasses(Strict):
     """The browser script completed its checks (and, for workflows, the effects predicate holds)."""
 
@@ -125,7 +139,7 @@ class UiPasses(Strict):
     effects: EffectsExactly | None = None
 
 
-Predicate = Annotated[StatusIs | NoRows | EffectsExactly | RejectedUnchanged | ListIs | UiPasses, Field(discriminator="type")]
+Predicate = Annotated[StatusIs | NoRows | EffectsExactly | RejectedUnchanged | ListIs | IdsAmong | UiPasses, Field(discriminator="type")]
 
 
 class Claim(Strict):

@@ -112,6 +112,9 @@ class ParamSpec(Strict):
     range_end: str | None = None
     range_of: str | None = Field(None, description="set on the end parameter of a date range")
     where_py: str | None = Field(None, description="compiled option filter (SQL context, row model `it`)")
+    # The filter's source as written in the seed, so the claims compiler can work out the rows a
+    # form offers without the app (optional: spec.json files written before it still load).
+    where: str | None = Field(None, description="option filter as written in the seed (`it` is the row)")
 
 
 class CheckSpec(Strict):

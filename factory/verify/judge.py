@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from factory.claims.model import EffectsExactly, ListIs, RejectedUnchanged, StatusIs
+from factory.claims.model import EffectsExactly, IdsAmong, ListIs, RejectedUnchanged, StatusIs
 
 
 def _changes(diff: Any) -> dict[str, dict[str, Any]]:
@@ -84,3 +84,18 @@ def judge_list(predicate: ListIs, status: int, body: Any) -> tuple[bool, str]:
     if ids != predicate.ids:
         return False, f"rows {ids[:8]}, expected {predicate.ids[:8]}"
     return True, f"{len(ids)} rows of {predicate.total}, as expected"
+
+
+def judge_ids_among(predicate: IdsAmong, status: int, body: Any) -> tuple[bool, str]:
+    if status != 200 or not isinstance(body, dict) or not isinstance(body.get(predicate.field), list):
+        return False, f"status {status}, expected a 200 answer with a list `{predicate.field}`"
+    keys = [item.get(predicate.key) if isinstance(item, dict) else item for item in body[predicate.field]]
+    leaked = [k for k in keys if k in predicate.forbidden]
+    if leaked:
+        return False, f"shows {predicate.key} {leaked[:8]}, which this user must not see"
+    missing = [k for k in predicate.required if k not in keys]
+    if missing:
+        return False, f"lacks {predicate.key} {missing[:8]}, which this user must see"
+    if predicate.exact is not None and keys != predicate.exact:
+        return False, f"{predicate.key}s {keys[:8]}, expected exactly {predicate.exact[:8]}"
+    return True, f"{len(keys)} entries, none foreign" + (", exactly as expected" if predicate.exact is not None else "")

@@ -25,13 +25,13 @@ import httpx
 
 from factory.claims.compile import CLAIMS_FILE, claims_sha256
 from factory.claims.model import (
-    Claim, ClaimSet, EffectsExactly, HttpGetter, InvariantGetter, ListIs, NoRows, RejectedUnchanged, SqlGetter, StatusIs, UiGetter,
+    Claim, ClaimSet, EffectsExactly, HttpGetter, IdsAmong, InvariantGetter, ListIs, NoRows, RejectedUnchanged, SqlGetter, StatusIs, UiGetter,
     UiPasses,
 )
 from factory.errors import WorldError
 from factory.runner import AppServer, fresh_db
 from factory.spec.model import Spec
-from factory.verify.judge import judge_effects, judge_list, judge_rejected, judge_status
+from factory.verify.judge import judge_effects, judge_ids_among, judge_list, judge_rejected, judge_status
 from factory.verify.model import ClaimResult, Evidence, RequestRecord, VerifyReport
 from verifiers.dbdiff import diff_databases
 
@@ -216,6 +216,13 @@ class Verifier:
         lane.server.use_db(db)
         return db
 
+    def _plant(self, db: Path, statements: list[str]) -> None:
+        """Run a claim's planting SQL on its own database copy (the seed database is never touched)."""
+        with sqlite3.connect(db) as conn:
+            for statement in statements:
+                conn.execute(statement)
+        conn.close()
+
     def _http(self, claim: Claim, lane: _Lane, clients: _Clients) -> ClaimResult:
         server = lane.server
         started = time.perf_counter()
@@ -226,7 +233,9 @@ class Verifier:
         if not getter.steps:
             return self._result(claim, False, "no witness: the claims compiler found no call that completes it",
                                 started, evidence)
-        db = self._fresh(lane) if getter.fresh_db else None
+        db = self._fresh(lane) if getter.fresh_db or getter.plant else None
+        if getter.plant and db is not None:
+            self._plant(db, getter.plant)
         status, body, content_type = 0, None, ""
         try:
             for step in getter.steps:
@@ -263,6 +272,8 @@ class Verifier:
             return judge_rejected(predicate, status, body, diff)
         if isinstance(predicate, ListIs):
             return judge_list(predicate, status, body)
+        if isinstance(predicate, IdsAmong):
+            return judge_ids_among(predicate, status, body)
         raise AssertionError(f"{claim.id}: predicate {predicate.type} does not apply to an HTTP getter")
 
     def _browser(self, claims: list[Claim], lane: _Lane, record: Callable[[ClaimResult], None]) -> None:

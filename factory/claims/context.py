@@ -1,0 +1,98 @@
+"""What every claim generator shares: the spec, the seed database's rows, the witnesses, and the
+users claims are made as (a viewer per entity, an owner and a stranger for ownership)."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from factory.claims.model import Claim, HttpGetter, HttpStep
+from factory.claims.witness import SeedRows, Witness
+from factory.spec.model import EntitySpec, Spec
+
+
+class ClaimContext:
+    """The read-only world a claim generator looks at while compiling."""
+
+    def __init__(self, spec: Spec, rows: SeedRows, witnesses: dict[str, Witness]) -> None:
+        self.spec, self.rows, self.witnesses = spec, rows, witnesses
+        self.user = spec.users[0]
+        self.other = spec.users[1] if len(spec.users) > 1 else spec.users[0]
+        self.usernames = {u.id: u.username for u in spec.users}
+        self.unwitnessed: list[str] = []
+
+    # ---- routes ---------------------------------------------------------------------------
+
+    @staticmethod
+    def ordered_ids(rows: list[sqlite3.Row], sort: str) -> list[int]:
+        """Row ids in the app's order: the sort column (NULLs first ascending, as SQLite), then id."""
+        column, descending = sort.lstrip("-"), sort.startswith("-")
+
+        def key(row: sqlite3.Row) -> tuple[int, Any]:
+            value = row[column]
+            return (0, 0) if value is None else (1, value)
+
+        ordered = sorted(rows, key=lambda r: r["id"])
+        ordered = sorted(ordered, key=key, reverse=descending)
+        if descending:  # ties keep ascending ids, as the app's secondary order does
+            groups: dict[Any, list[sqlite3.Row]] = {}
+            for r in ordered:
+                groups.setdefault(key(r), []).append(r)
+            ordered = [r for k in sorted(groups, reverse=True) for r in sorted(groups[k], key=lambda r: r["id"])]
+        return [r["id"] for r in ordered]
+
+    def viewer(self, entity: str | None) -> Any:
+        """The first user (personas first) who sees rows of `entity`: hosts see their listings'
+        blocks, guests their trips; claims about an entity's pages are made as such a user."""
+        if entity is None:
+            return self.user
+        e = self.spec.entity(entity)
+        return next((u for u in self.spec.users if self.rows.visible_ids(e.name, u.id, limit=1)), self.user)
+
+    def concrete(self, path: str, entity: str | None) -> str | None:
+        """Fill path parameters with values that exist for the entity's viewer."""
+        if "{id}" in path:
+            e = self.spec.entity(entity or "")
+            rid = self.row_of(e, self.viewer(entity).id)
+            if rid is None:
+                return None
+            path = path.replace("{id}", str(rid))
+        if "{field}" in path:
+            e = self.spec.entity(entity or "")
+            if not e.filters:
+                return None
+            path = path.replace("{field}", e.filters[0].field)
+        return path
+
+    def owner_and_stranger(self, e: EntitySpec) -> tuple[Any, Any, int] | None:
+        """A user with a row of `e` and another user who must not see it."""
+        candidates = self.spec.users[:8]
+        for owner in candidates:
+            for stranger in candidates:
+                if stranger.id != owner.id:
+                    rid = self.row_of(e, owner.id, exclude_user=stranger.id)
+                    if rid is not None:
+                        return owner, stranger, rid
+        return None
+
+    def owned_entities(self) -> list[EntitySpec]:
+        return [e for e in self.spec.entities if not e.builtin and e.visibility == "owner"]
+
+    def row_of(self, e: EntitySpec, user: int, exclude_user: int | None = None) -> int | None:
+        visible = self.rows.visible_ids(e.name, user, limit=200)
+        if exclude_user is not None:
+            hidden = set(self.rows.visible_ids(e.name, exclude_user, limit=10**6))
+            visible = [i for i in visible if i not in hidden]
+        return visible[0] if visible else None
+
+    def http(self, cid: str, kind: str, where: str, text: str, steps: list[HttpStep], predicate: Any,
+              fresh: bool = False) -> Claim:
+        return Claim(id=cid, layer="backend", kind=kind, description=text, provenance=where,
+                     getter=HttpGetter(steps=steps, fresh_db=fresh), predicate=predicate)
+
+    def visible_rows(self, e: EntitySpec, user: int) -> list[sqlite3.Row]:
+        ids = self.rows.visible_ids(e.name, user, limit=10**6)
+        if not ids:
+            return []
+        marks = ",".join("?" * len(ids))
+        return list(self.rows.conn.execute(f'SELECT * FROM "{e.table}" WHERE id IN ({marks}) ORDER BY id', ids))
