@@ -39,6 +39,10 @@ class WorldError(FactoryError):
     """A world directory is missing, incomplete or cannot be written."""
 
 
+class ClaimsTampered(WorldError):
+    """claims.json is not what the world's seed compiles to (or not what its lock names)."""
+
+
 class TaskError(FactoryError):
     """A stage-two task cannot be made: its instruction, setup or reward is not sound."""
 

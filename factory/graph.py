@@ -38,7 +38,8 @@ def stage_one_graph() -> StateGraph:
 
 
 def run_stage_one(seed: str | None = None, worlds: str = "worlds", world: str | None = None, ui: bool = True,
-                  target: float = 0.95, max_rounds: int = 3, fresh: bool = False) -> LoopState:
+                  target: float = 0.95, max_rounds: int = 3, fresh: bool = False,
+                  recompile_claims: bool = False) -> LoopState:
     """Run (or resume, after an interruption) stage one for a seed, or prove an existing world.
 
     Checkpoints live beside the worlds, one thread per seed (or world), so a rerun after Ctrl-C or
@@ -50,7 +51,7 @@ def run_stage_one(seed: str | None = None, worlds: str = "worlds", world: str | 
         build_spec(load_seed(seed))  # a bad seed fails here, before anything (even a checkpoint) is written
     subject = Path(seed if seed is not None else world or "").resolve()
     start: LoopState = {"seed": str(seed) if seed else "", "worlds": str(worlds), "ui": ui, "target": target,
-                        "max_rounds": max_rounds}
+                        "max_rounds": max_rounds, "recompile_claims": recompile_claims}
     if world is not None:
         start["world"] = str(Path(world).resolve())
     return _run(stage_one_graph(), Path(worlds), f"stage-one:{subject}", start,  # type: ignore[return-value]

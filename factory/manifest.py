@@ -16,9 +16,15 @@ class Strict(BaseModel):
 
 
 class ClaimsSummary(Strict):
-    total: int = 0
+    """The last verification: claims checked and passed, and how much of the world that covers."""
+
+    total: int = Field(0, description="claims checked in the last run")
     passed: int = 0
     rounds: int = 0
+    layers: list[str] = Field(default_factory=list, description="layers the checked claims belong to")
+    browser: bool = Field(True, description="browser claims were run (false after --no-ui)")
+    skipped: int = Field(0, description="claims of claims.json the last run did not check")
+    complete: bool = Field(False, description="every claim was checked and passed: the only full-pass figure")
 
 
 class TasksByType(Strict):

@@ -1,11 +1,16 @@
-"""Behaviour claims: each workflow's effects, its refusals (anonymous, invalid, each precondition)
-and its ownership, from the witnesses the search found."""
+"""Behaviour claims: each workflow's exact effects, each precondition at its boundary (the last call
+allowed with its exact effects, the first refused with nothing changed), refusals to anonymous
+visitors and strangers, all from the witnesses the spec-only search found.
+
+Every expected change is the oracle's: the spec's effect expressions evaluated on the witness's
+rows, so a transfer that credits `amount - 1` or stores a tenth of the amount fails its claim."""
 
 from __future__ import annotations
 
 from factory.claims.context import ClaimContext
-from factory.claims.model import Claim, EffectsExactly, Footprint, HttpStep, RejectedUnchanged
-from factory.claims.witness import Witness
+from factory.claims.model import Claim, EffectsExactly, Expected, Footprint, HttpStep, RejectedUnchanged
+from factory.claims.oracle import Call
+from factory.claims.search import Pair, Witness
 from factory.errors import FactoryError
 from factory.expr.syntax import Binary, Literal, Name, parse
 from factory.spec.model import WorkflowSpec
@@ -42,8 +47,8 @@ def shadowed_by_bounds(source: str, wf: WorkflowSpec) -> str | None:
     return None
 
 
-
-def footprint(ctx: ClaimContext, wf: WorkflowSpec) -> EffectsExactly:
+def footprint(ctx: ClaimContext, wf: WorkflowSpec, calls: list[Call] | None = None) -> EffectsExactly:
+    """What a successful call of `wf` may change, and (for the witness, or `calls`) exactly how."""
     witness = ctx.witnesses.get(wf.name)
     tables: dict[str, Footprint] = {}
     must_insert: list[str] = []
@@ -61,14 +66,27 @@ def footprint(ctx: ClaimContext, wf: WorkflowSpec) -> EffectsExactly:
         else:
             fp.delete = True
             must_delete.append(table)
-    # a set effect must show, unless the witness itself only re-wrote values a row already held
+    expect = _expected(ctx, calls) if calls else (
+        ctx.oracle.expected(witness.outcome.prediction) if witness and witness.outcome and witness.outcome.prediction else None)
+    # a set effect must show, unless the call itself only re-writes values a row already holds
     set_tables = {t for t, fp in tables.items() if fp.update}
-    must_update = sorted(set_tables & set(witness.updated)) if witness else []
+    must_update = sorted(set_tables & {r.table for r in expect.updated}) if expect else []
     return EffectsExactly(footprint=dict(sorted(tables.items())), must_update=must_update,
-                          must_insert=sorted(set(must_insert)), must_delete=sorted(set(must_delete)))
+                          must_insert=sorted(set(must_insert)), must_delete=sorted(set(must_delete)), expect=expect)
+
+
+def _expected(ctx: ClaimContext, calls: list[Call]) -> Expected | None:
+    outcome = ctx.oracle.outcome(calls)
+    return ctx.oracle.expected(outcome.prediction) if outcome.prediction is not None else None
+
+
+def steps_of(ctx: ClaimContext, wf_paths: dict[str, str], calls: list[Call]) -> list[HttpStep]:
+    return [HttpStep(method="POST", path=wf_paths[c.workflow], user=ctx.usernames[c.user], body=c.params) for c in calls]
+
 
 def behaviour_claims(ctx: ClaimContext) -> list[Claim]:
     out: list[Claim] = []
+    paths = {w.name: w.path for w in ctx.spec.workflows}
     for wf in ctx.spec.workflows:
         if wf.system:
             continue
@@ -78,36 +96,52 @@ def behaviour_claims(ctx: ClaimContext) -> list[Claim]:
         if w.params is not None and w.user is not None:
             steps = [HttpStep(method="POST", path=wf.path, user=ctx.usernames[w.user], body=w.params)]
         else:
-            ctx.unwitnessed.append(f"{wf.name}: no user could complete it on the seed data")
+            ctx.unwitnessed.append(f"{wf.name}: no user can complete it on the seed data (every sampled call is refused)")
         out.append(ctx.http(f"behaviour:{wf.name}:effects", "wf_effects", where + ".effects",
-                              f"a valid {wf.label.lower()} changes exactly what its effects declare", steps,
-                              footprint(ctx, wf), fresh=True))
+                            f"a valid {wf.label.lower()} changes exactly what its effects compute", steps,
+                            footprint(ctx, wf), fresh=True))
         out.append(ctx.http(f"behaviour:{wf.name}:anonymous", "wf_anonymous", where,
-                              f"{wf.label} is refused to anonymous visitors and changes nothing",
-                              [HttpStep(method="POST", path=wf.path, body=w.params or {})],
-                              RejectedUnchanged(status=401), fresh=True))
+                            f"{wf.label} is refused to anonymous visitors and changes nothing",
+                            [HttpStep(method="POST", path=wf.path, body=w.params or {})],
+                            RejectedUnchanged(status=401), fresh=True))
         if any(p.required and p.default is None for p in wf.params):
             out.append(ctx.http(f"behaviour:{wf.name}:validation", "wf_validation", where + ".params",
-                                  f"{wf.label} without its required parameters is refused (422) and changes nothing",
-                                  [HttpStep(method="POST", path=wf.path, user=ctx.user.username, body={})],
-                                  RejectedUnchanged(status=422), fresh=True))
+                                f"{wf.label} without its required parameters is refused (422) and changes nothing",
+                                [HttpStep(method="POST", path=wf.path, user=ctx.user.username, body={})],
+                                RejectedUnchanged(status=422), fresh=True))
         for check in wf.preconditions:
-            found = w.violations.get(check.id)
-            if found is None:
-                reason = shadowed_by_bounds(check.source, wf)
-                ctx.unwitnessed.append(f"{check.id}: " + (reason or f"no call found that breaks only `{check.source}`"))
+            pair = w.pairs.get(check.id)
+            if pair is None:
+                reason = shadowed_by_bounds(check.source, wf) or w.reasons.get(check.id)
+                ctx.unwitnessed.append(f"{check.id}: " + (reason or f"no call found that breaks only `{check.source}`, "
+                                                          "with or without a setup call of any workflow before it"))
                 continue
-            user, params = found
-            out.append(ctx.http(f"behaviour:{check.id}", "wf_precondition", f"{where}.preconditions[{check.id}]",
-                                  f"breaking `{check.source}` is refused with “{check.message}” and changes nothing",
-                                  [HttpStep(method="POST", path=wf.path, user=ctx.usernames[user], body=params)],
-                                  RejectedUnchanged(status=409, detail=check.message, precondition=check.id), fresh=True))
+            out += _pair_claims(ctx, wf, check.id, check.source, check.message, pair, paths)
         ownership = _ownership_call(ctx, wf, w)
         if ownership is not None:
             out.append(ctx.http(f"behaviour:{wf.name}:ownership", "wf_ownership", where + ".params",
-                                  f"another user cannot {wf.label.lower()} on {ctx.usernames[w.user or 0]}'s rows",
-                                  [ownership], RejectedUnchanged(status=404), fresh=True))
+                                f"another user cannot {wf.label.lower()} on {ctx.usernames[w.user or 0]}'s rows",
+                                [ownership], RejectedUnchanged(status=404), fresh=True))
     return out
+
+
+def _pair_claims(ctx: ClaimContext, wf: WorkflowSpec, rule: str, source: str, message: str, pair: Pair,
+                 paths: dict[str, str]) -> list[Claim]:
+    """The two sides of one rule's boundary: allowed with exact effects, refused with nothing changed."""
+    where = f"workflows[{wf.name}].preconditions[{rule}]"
+    setups = pair.refused[:-1]
+    refused_expect = _expected(ctx, setups) if setups else None
+    side = f" ({pair.note})"
+    return [
+        ctx.http(f"behaviour:{rule}", "wf_precondition", where,
+                 f"breaking `{source}` is refused with “{message}” and changes nothing{side}",
+                 steps_of(ctx, paths, pair.refused),
+                 RejectedUnchanged(status=409, detail=message, precondition=rule, expect=refused_expect), fresh=True),
+        ctx.http(f"behaviour:{rule}:allowed", "wf_boundary_allowed", where,
+                 f"just inside `{source}` the call succeeds with exactly its effects{side}",
+                 steps_of(ctx, paths, pair.allowed), footprint(ctx, wf, pair.allowed), fresh=True),
+    ]
+
 
 def _ownership_call(ctx: ClaimContext, wf: WorkflowSpec, w: Witness) -> HttpStep | None:
     if w.params is None or w.user is None:

@@ -14,13 +14,17 @@ from pathlib import Path
 from factory.claims.behaviour import behaviour_claims, shadowed_by_bounds
 from factory.claims.browser import browser_claims
 from factory.claims.context import ClaimContext
+from factory.claims.data import data_claims
 from factory.claims.model import ClaimSet
-from factory.claims.probe import Probe
+from factory.claims.oracle import Call, Oracle
 from factory.claims.routes import route_claims
+from factory.claims.search import Witness, WitnessSearch
 from factory.claims.state import state_claims
-from factory.claims.witness import SeedRows, WitnessSearch
-from factory.manifest import read_manifest
+from factory.claims.validation import validation_claims
+from factory.claims.witness import SeedRows
+from factory.manifest import sha256_file
 from factory.spec.model import Spec
+from factory.world import spec_json, text_sha256
 
 log = logging.getLogger(__name__)
 CLAIMS_FILE = "claims.json"
@@ -35,22 +39,45 @@ def claims_sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def compile_claims(world: Path) -> ClaimSet:
-    """Every claim about a built world."""
-    spec = Spec.model_validate_json((world / "spec.json").read_text())
-    manifest = read_manifest(world / "manifest.json")
-    probe = Probe(world)
-    workflows = [w for w in spec.workflows if not w.system]
-    witnesses = WitnessSearch(spec, probe).search_all(workflows)
-    rows = SeedRows(spec, probe.db)
-    ctx = ClaimContext(spec, rows, witnesses)
-    claims = route_claims(ctx) + state_claims(ctx) + behaviour_claims(ctx) + browser_claims(ctx)
+def compile_claims(world: Path, spec: Spec | None = None, db: Path | None = None) -> ClaimSet:
+    """Every claim about a world: a deterministic function of its spec and its seed database.
+
+    Nothing here runs the world's app, so compiling again from the same spec and database gives the
+    same bytes; `prove` does exactly that to check the lock (see `factory.claims.lock`)."""
+    spec = spec or Spec.model_validate_json((world / "spec.json").read_text())
+    db = db or world / "data" / "seed.db"
+    oracle = Oracle(spec, db)
+    try:
+        witnesses = find_witnesses(spec, oracle)
+        rows = SeedRows(spec, db)
+        ctx = ClaimContext(spec, rows, witnesses, oracle)
+        claims = (route_claims(ctx) + state_claims(ctx) + data_claims(ctx) + behaviour_claims(ctx) + validation_claims(ctx)
+                  + browser_claims(ctx))
+    finally:
+        oracle.close()
     ids = [c.id for c in claims]
     duplicates = {i for i in ids if ids.count(i) > 1}
     assert not duplicates, f"claim ids must be unique: {sorted(duplicates)}"
-    log.info("compiled %d claims with %d probe tries", len(claims), probe.calls)
-    return ClaimSet(world=spec.world, spec_sha256=manifest.spec_sha256, seed_db_sha256=manifest.seed_db_sha256,
+    log.info("compiled %d claims with %d oracle tries", len(claims), oracle.tries)
+    # the hashes of what the claims were compiled from, computed here: a manifest is never trusted
+    return ClaimSet(world=spec.world, spec_sha256=text_sha256(spec_json(spec)), seed_db_sha256=sha256_file(db),
                     claims=claims, unwitnessed=ctx.unwitnessed)
+
+
+def find_witnesses(spec: Spec, oracle: Oracle) -> dict[str, Witness]:
+    """A witness per user-facing workflow, each precondition at its boundary where one is found."""
+    search = WitnessSearch(spec, oracle)
+    workflows = [w for w in spec.workflows if not w.system]
+    witnesses = {wf.name: search.search(wf) for wf in workflows}
+    for wf in workflows:
+        search.boundaries(wf, witnesses[wf.name])
+    # setup calls start from each workflow's own witness (re-aimed at the rows a rule reads)
+    examples = {name: Call(name, w.user, w.params) for name, w in witnesses.items()
+                if w.user is not None and w.params is not None}
+    for wf in workflows:
+        search.with_setups(wf, witnesses[wf.name], examples)
+        search.explain(wf, witnesses[wf.name])
+    return witnesses
 
 
 def write_claims(world: Path, claims: ClaimSet) -> str:

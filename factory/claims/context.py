@@ -1,5 +1,5 @@
-"""What every claim generator shares: the spec, the seed database's rows, the witnesses, and the
-users claims are made as (a viewer per entity, an owner and a stranger for ownership)."""
+"""What every claim generator shares: the spec, the seed database's rows, the witnesses and the
+oracle that found them, and the users claims are made as (a viewer per entity, an owner and a stranger for ownership)."""
 
 from __future__ import annotations
 
@@ -7,15 +7,17 @@ import sqlite3
 from typing import Any
 
 from factory.claims.model import Claim, HttpGetter, HttpStep
-from factory.claims.witness import SeedRows, Witness
+from factory.claims.oracle import Oracle
+from factory.claims.search import Witness
+from factory.claims.witness import SeedRows
 from factory.spec.model import EntitySpec, Spec
 
 
 class ClaimContext:
     """The read-only world a claim generator looks at while compiling."""
 
-    def __init__(self, spec: Spec, rows: SeedRows, witnesses: dict[str, Witness]) -> None:
-        self.spec, self.rows, self.witnesses = spec, rows, witnesses
+    def __init__(self, spec: Spec, rows: SeedRows, witnesses: dict[str, Witness], oracle: Oracle) -> None:
+        self.spec, self.rows, self.witnesses, self.oracle = spec, rows, witnesses, oracle
         self.user = spec.users[0]
         self.other = spec.users[1] if len(spec.users) > 1 else spec.users[0]
         self.usernames = {u.id: u.username for u in spec.users}

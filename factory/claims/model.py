@@ -93,23 +93,44 @@ class Footprint(Strict):
     delete: bool = False
 
 
+class RowValues(Strict):
+    """One row of an expected change: its table, its id (None for a created row) and its values."""
+
+    table: str
+    id: int | None = None
+    values: dict[str, Any] = Field(default_factory=dict)
+
+
+class Expected(Strict):
+    """The exact row-level change a call leaves behind, computed from the spec's expressions:
+    updated rows with each changed column's new value, created rows field by field, deleted rows."""
+
+    updated: list[RowValues] = Field(default_factory=list)
+    inserted: list[RowValues] = Field(default_factory=list)
+    deleted: list[RowValues] = Field(default_factory=list)
+
+
 class EffectsExactly(Strict):
-    """Status 200, every declared create/delete happened, and nothing outside the footprint changed."""
+    """Status 200, every declared create/delete happened, and nothing outside the footprint changed;
+    with `expect`, the change is exactly that one, value by value."""
 
     type: Literal["effects"] = "effects"
     footprint: dict[str, Footprint]
     must_update: list[str] = Field(default_factory=list, description="tables where some row must change value")
     must_insert: list[str] = Field(default_factory=list)
     must_delete: list[str] = Field(default_factory=list)
+    expect: Expected | None = None
 
 
 class RejectedUnchanged(Strict):
-    """A 4xx answer (with this message, if given) and a database left exactly as it was."""
+    """A 4xx answer (with this message, if given) and a database left exactly as it was, or, after
+    setup calls, exactly as `expect` (what the setups changed) says."""
 
     type: Literal["rejected"] = "rejected"
     status: int
     detail: str | None = None
     precondition: str | None = None
+    expect: Expected | None = None
 
 
 class ListIs(Strict):
@@ -132,6 +153,17 @@ class IdsAmong(Strict):
     exact: list[Any] | None = None
 
 
+class EntriesAre(Strict):
+    """A 200 answer whose `field` list, each entry cut down to `keys`, is exactly `entries`, in order
+    (a filter's values with their counts); a `forbidden` value of the first key is named as a leak."""
+
+    type: Literal["entries"] = "entries"
+    field: str = "values"
+    keys: list[str]
+    entries: list[dict[str, Any]]
+    forbidden: list[Any] = Field(default_factory=list)
+
+
 class UiPasses(Strict):
     """The browser script completed its checks (and, for workflows, the effects predicate holds)."""
 
@@ -139,7 +171,8 @@ class UiPasses(Strict):
     effects: EffectsExactly | None = None
 
 
-Predicate = Annotated[StatusIs | NoRows | EffectsExactly | RejectedUnchanged | ListIs | IdsAmong | UiPasses, Field(discriminator="type")]
+Predicate = Annotated[StatusIs | NoRows | EffectsExactly | RejectedUnchanged | ListIs | IdsAmong | EntriesAre | UiPasses,
+                      Field(discriminator="type")]
 
 
 class Claim(Strict):

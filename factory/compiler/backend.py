@@ -32,7 +32,6 @@ def render_backend(spec: Spec, app_dir: Path, spec_hash: str) -> list[Path]:
         render("backend/router_workflows.py.j2", {**base, "workflows": [w for w in workflow_ctx if not w["system"]]},
                spec_hash, out / "routers" / "workflows.py"),
         render("backend/app.py.j2", base, spec_hash, out / "app.py"),
-        render("backend/probe.py.j2", base, spec_hash, out / "probe.py"),
         render("backend/invariants.py.j2", {**base, "invariants": spec.invariants}, spec_hash, out / "invariants.py"),
     ]
     for e in entity_ctx:

@@ -83,6 +83,8 @@ class Prediction:
     inserts: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     deletes: list[tuple[str, int]] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    # (step index from 0, id of the first failing precondition): the check the app answers 409 with
+    refusals: list[tuple[int, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -477,15 +479,20 @@ def predict(spec: Spec, db: Path, user_id: int, steps: list[Step]) -> Prediction
         if rows.get("user", user_id) is None:
             raise PredictionError(f"acting user #{user_id} does not exist in {db}")
         failed: list[str] = []
+        refusals: list[tuple[int, str]] = []
         for index, step in enumerate(steps, 1):
             workflow = next((w for w in spec.workflows if w.name == step.workflow and not w.system), None)
             if workflow is None:
                 raise PredictionError(f"step {index}: no workflow {step.workflow!r} with an endpoint in {spec.world}")
             try:
-                _Step(spec, rows, user_id, workflow).run(step.params, failed)
+                code = _Step(spec, rows, user_id, workflow).run(step.params, failed)
             except PredictionError as exc:
                 raise PredictionError(f"step {index} ({workflow.name}): {exc}") from exc
-        return rows.prediction(failed)
+            if code is not None:
+                refusals.append((index - 1, code))
+        prediction = rows.prediction(failed)
+        prediction.refusals = refusals
+        return prediction
     finally:
         rows.close()
 
@@ -513,13 +520,15 @@ class _Step:
     def evaluate(self, source: str, node: Node, want: Type | None = None) -> Any:
         return _Interpreter(self.rows, self.env, self.today, source).value(node, want)
 
-    def run(self, raw: dict[str, Any], failed: list[str]) -> None:
+    def run(self, raw: dict[str, Any], failed: list[str]) -> str | None:
+        """Apply the step; the id of the first failing precondition when it is refused."""
         for effect in self.workflow.effects:
             needs = {"set": (effect.target, effect.to), "delete": (effect.target,), "create": (effect.values,)}
             if any(part is None for part in needs[effect.kind]):  # a spec.json older than the sources
                 raise PredictionError(f"the spec keeps no expression sources for `{effect.source}`; rebuild the world")
         self.load_params(raw)
         messages: list[str] = []
+        first: str | None = None
         for pre in self.workflow.preconditions:
             node = self.compiled(pre.source, BOOL)
             try:
@@ -530,9 +539,10 @@ class _Step:
                 raise
             if not holds:
                 messages.append(pre.message)
+                first = first or pre.id
         if messages:
             failed.extend(messages)
-            return
+            return first
         touched: dict[tuple[str, int], None] = {}
         removed: list[tuple[str, int]] = []
         for effect in self.workflow.effects:
@@ -543,6 +553,7 @@ class _Step:
             else:
                 removed.append(self.delete(effect))
         self.check_rows([t for t in touched if t not in removed], removed)
+        return None
 
     # ---- parameters, as `workflows.run` validates and loads them --------------------------
     def load_params(self, raw: dict[str, Any]) -> None:

@@ -116,6 +116,40 @@ def test_loop_refuses_tampered_claims(world: Path) -> None:
     assert main(["prove", str(world), "--no-ui"]) == 2
 
 
+def _weaken_one_claim(world: Path) -> str:
+    """Drop the exact expectation of one effects claim: the claim still passes on a broken app."""
+    data = json.loads((world / "claims.json").read_text())
+    claim = next(c for c in data["claims"] if c["kind"] == "wf_effects" and c["predicate"].get("expect"))
+    claim["predicate"]["expect"] = None
+    text = json.dumps(data, indent=1, sort_keys=True) + "\n"
+    (world / "claims.json").write_text(text)
+    return text
+
+
+def test_weakened_claim_with_a_matching_manifest_hash_is_refused(world: Path) -> None:
+    from factory.claims.compile import claims_sha256
+    from factory.manifest import write_manifest
+
+    text = _weaken_one_claim(world)
+    manifest = read_manifest(world / "manifest.json")
+    manifest.claims_sha256 = claims_sha256(text)  # the "lock" edited to match: it must not matter
+    write_manifest(world / "manifest.json", manifest)
+    assert main(["prove", str(world), "--no-ui"]) == 2
+    assert (world / "claims.json").read_text() == text  # refused, not silently rewritten
+    assert main(["prove", str(world), "--no-ui", "--recompile-claims"]) == 0
+    restored = ClaimSet.model_validate_json((world / "claims.json").read_text())
+    assert all(c.predicate.expect is not None for c in restored.claims if c.kind == "wf_effects")  # type: ignore[union-attr]
+
+
+def test_no_ui_run_records_its_layers_and_never_a_full_pass(proven_mock: Path) -> None:
+    manifest = read_manifest(proven_mock / "manifest.json")
+    claims = ClaimSet.model_validate_json((proven_mock / "claims.json").read_text())
+    browser = sum(c.getter.type == "ui" for c in claims.claims)
+    assert browser > 0 and not manifest.claims.browser
+    assert manifest.claims.skipped == browser and manifest.claims.total == len(claims.claims) - browser
+    assert manifest.claims.passed == manifest.claims.total and not manifest.claims.complete
+
+
 def test_kill_9_mid_loop_then_rerun_gives_the_same_result(world: Path, tmp_path: Path) -> None:
     twin = tmp_path / "twin" / "mock"
     shutil.copytree(world, twin)

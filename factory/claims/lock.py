@@ -1,0 +1,145 @@
+"""The lock on a world's claims, kept outside the world: what the seed says, derived again.
+
+A hash stored beside what it locks proves nothing (an edited `claims.json` plus the new hash in
+`manifest.json` would pass). Claims are a deterministic function of the spec and the seed
+database, and both are deterministic functions of `seed.yaml` and the factory, so the lock is
+re-derivation: `prove` builds the spec from the seed again, seeds a fresh database with a freshly
+rendered backend, compiles the claims from those two, and compares the bytes with `claims.json`.
+Nothing the world directory holds is trusted: not the manifest's hashes, not `spec.json`, not
+`data/seed.db` (their drift is reported, and the claims then show what it breaks).
+
+The regenerated database is cached under the user's cache directory (never inside the world), by
+the hash of the spec text and of the backend templates that seed it: the same world and the same
+factory give the same bytes, so a cache hit is exact.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from factory.claims.compile import CLAIMS_FILE, claims_sha256, claims_text, compile_claims
+from factory.claims.model import ClaimSet
+from factory.errors import ClaimsTampered, WorldError
+from factory.manifest import sha256_file
+from factory.spec.model import Spec
+
+__all__ = ["ClaimsTampered", "LockResult", "Truth", "check_lock", "derive_truth", "restore_claims"]
+log = logging.getLogger(__name__)
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "backend"
+
+
+@dataclass
+class Truth:
+    """The spec and seed database as the world's seed gives them today."""
+
+    spec: Spec
+    spec_text: str
+    spec_sha256: str
+    db: Path
+    db_sha256: str
+
+
+@dataclass
+class LockResult:
+    """The recompiled claims, their hash, and where the world's files drifted from the truth."""
+
+    claims: ClaimSet
+    text: str
+    digest: str
+    drift: list[str] = field(default_factory=list)
+
+
+def _cache_dir() -> Path:
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "world-factory" / "truth"
+
+
+def _templates_sha256() -> str:
+    digest = hashlib.sha256()
+    for path in sorted(p for p in TEMPLATES.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(TEMPLATES)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def derive_truth(world: Path) -> Truth:
+    """Build the spec from `seed.yaml` and seed a database from it, as a fresh build would."""
+    from factory.builder import build_spec
+    from factory.compiler.backend import render_backend
+    from factory.seed.loader import load_seed
+    from factory.world import seed_database, spec_json, text_sha256
+
+    seed = world / "seed.yaml"
+    if not seed.is_file():
+        raise WorldError(f"{seed} is missing: a world's claims are derived from its seed")
+    spec = build_spec(load_seed(seed))
+    text = spec_json(spec)
+    spec_sha = text_sha256(text)
+    key = hashlib.sha256(f"{spec_sha}:{_templates_sha256()}".encode()).hexdigest()[:32]
+    cached = _cache_dir() / f"{key}.db"
+    if not cached.is_file():
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="truth-") as tmp:
+            app = Path(tmp) / "app"
+            render_backend(spec, app, spec_sha)
+            db = Path(tmp) / "seed.db"
+            seed_database(app, db)
+            partial = cached.with_suffix(f".{os.getpid()}.part")
+            shutil.copyfile(db, partial)
+            partial.replace(cached)  # atomic: a concurrent prove never reads half a file
+        log.info("seeded the truth database for %s (%s)", spec.world, cached)
+    return Truth(spec=spec, spec_text=text, spec_sha256=spec_sha, db=cached, db_sha256=sha256_file(cached))
+
+
+def check_lock(world: Path) -> LockResult:
+    """Recompile the claims from the truth; raise ClaimsTampered when `claims.json` differs."""
+    truth = derive_truth(world)
+    drift = []
+    spec_file = world / "spec.json"
+    if not spec_file.is_file() or spec_file.read_text() != truth.spec_text:
+        drift.append("spec.json differs from the spec seed.yaml gives")
+    seed_db = world / "data" / "seed.db"
+    if not seed_db.is_file() or sha256_file(seed_db) != truth.db_sha256:
+        drift.append("data/seed.db differs from the database the spec seeds")
+    claims = compile_claims(world, spec=truth.spec, db=truth.db)
+    text = claims_text(claims)
+    path = world / CLAIMS_FILE
+    current = path.read_text() if path.is_file() else ""
+    if current != text:
+        raise ClaimsTampered(f"{path} is not what the world's seed compiles to ({_first_difference(current, claims)}); "
+                             "claims are the yardstick and are never edited by hand or by a repair. "
+                             "Rewrite them from the seed with `factory prove --recompile-claims`.")
+    return LockResult(claims=claims, text=text, digest=claims_sha256(text), drift=drift)
+
+
+def restore_claims(world: Path) -> LockResult:
+    """Write `claims.json` as the world's seed compiles it (the explicit way to replace an edited one)."""
+    truth = derive_truth(world)
+    claims = compile_claims(world, spec=truth.spec, db=truth.db)
+    text = claims_text(claims)
+    (world / CLAIMS_FILE).write_text(text)
+    return LockResult(claims=claims, text=text, digest=claims_sha256(text))
+
+
+def _first_difference(current: str, expected: ClaimSet) -> str:
+    """The first claim that is missing, extra or different, for the error message."""
+    try:
+        found = ClaimSet.model_validate_json(current)
+    except ValueError:
+        return "it does not parse as a claim set" if current else "it is missing"
+    mine = {c.id: c for c in expected.claims}
+    theirs = {c.id: c for c in found.claims}
+    for cid in mine:
+        if cid not in theirs:
+            return f"claim {cid} is missing"
+        if theirs[cid] != mine[cid]:
+            return f"claim {cid} differs"
+    extra = sorted(set(theirs) - set(mine))
+    if extra:
+        return f"claim {extra[0]} is not one the seed gives"
+    return "its header or order differs"
