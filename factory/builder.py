@@ -308,7 +308,8 @@ class _Builder:
         scope = Scope(self.schema, {query.var: Type("ref", entity=query.entity)})
         node = self._compile(inv.check, base + ("check",), scope, BOOL)
         return InvariantSpec(name=inv.name, source=inv.check, message=inv.message, entity=query.entity,
-                             rows_py=self._gen({}).expr(query), row_var=var, check_py=self._gen({query.var: var}).expr(node))
+                             rows_py=self._gen({}).expr(query), row_var=var, check_py=self._gen({query.var: var}).expr(node),
+                             for_each=inv.for_each)
 
     # ---- pages and routes -------------------------------------------------------------
     def _pages(self, entities: list[EntitySpec], workflows: list[WorkflowSpec]) -> list[PageSpec]:

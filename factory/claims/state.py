@@ -1,5 +1,7 @@
-"""State claims: SQL over the seed database for field rules, references, the seed plan, invariants
-and the storyline's additions (each query selects the rows that would be violations)."""
+"""State claims: SQL over the seed database for field rules and references (each query selects the
+rows that would be violations), and the seed invariants (evaluated by the factory from the spec's
+sources, `factory.claims.invariants`). The plan, counts, totals and the storyline's additions are
+data claims (`factory.claims.data`)."""
 
 from __future__ import annotations
 
@@ -41,30 +43,9 @@ def state_claims(ctx: ClaimContext) -> list[Claim]:
             for kind, text, sql in checks:
                 out.append(Claim(id=f"state:{kind}:{e.name}.{f.name}", layer="db", kind=f"db_{kind}", description=text,
                                  provenance=where, getter=SqlGetter(query=sql), predicate=NoRows()))
-        planned = len(ctx.spec.seed_plan.rows_of(e.name))
-        if planned and e.name not in _storyline_deletes(ctx):  # a storyline may delete planned rows
-            out.append(Claim(id=f"state:plan:{e.name}", layer="db", kind="db_plan",
-                             description=f"the {planned} planned {e.plural.lower()} are present", provenance=f"seed_plan.tables[{e.name}]",
-                             getter=SqlGetter(query=f"SELECT 'missing' WHERE (SELECT COUNT(*) FROM {t} WHERE id <= {planned}) < {planned}"),
-                             predicate=NoRows()))
     for inv in ctx.spec.invariants:
         out.append(Claim(id=f"state:invariant:{inv.name}", layer="db", kind="db_invariant",
-                         description=f"every {inv.entity}: {inv.message} (`{inv.source}`)", provenance=f"invariants[{inv.name}]",
+                         description=f"every {inv.entity}{f' of `{inv.for_each}`' if inv.for_each else ''}: {inv.message} "
+                                     f"(`{inv.source}`)", provenance=f"invariants[{inv.name}]",
                          getter=InvariantGetter(name=inv.name), predicate=NoRows()))
-    for i, event in enumerate(ctx.spec.storyline):
-        wf = next(w for w in ctx.spec.workflows if w.name == event.workflow)
-        created = [eff.entity for eff in wf.effects if eff.kind == "create"]
-        for entity in dict.fromkeys(created):
-            e = ctx.spec.entity(entity)
-            planned = len(ctx.spec.seed_plan.rows_of(entity))
-            out.append(Claim(id=f"state:storyline:{event.name}:{entity}", layer="db", kind="db_storyline",
-                             description=f"storyline event {event.name} added {e.plural.lower()} beyond the plan",
-                             provenance=f"storyline[{i}]",
-                             getter=SqlGetter(query=f"SELECT 'missing' WHERE (SELECT COUNT(*) FROM \"{e.table}\" WHERE id > {planned}) = 0"),
-                             predicate=NoRows()))
     return out
-
-def _storyline_deletes(ctx: ClaimContext) -> set[str]:
-    workflows = {w.name: w for w in ctx.spec.workflows}
-    return {eff.entity for event in ctx.spec.storyline for eff in workflows[event.workflow].effects if eff.kind == "delete"}
-

@@ -219,6 +219,10 @@ class InvariantSpec(Strict):
     rows_py: str
     row_var: str
     check_py: str
+    # The row selector as written in the seed (`source` keeps the check), so the verifier evaluates
+    # the invariant itself instead of running the app's generated checker, which a repair may edit.
+    # Optional: spec.json files written before it still load.
+    for_each: str | None = Field(None, description="row selector as written in the seed (`x in entity [where …]`)")
 
 
 class PlanTable(Strict):

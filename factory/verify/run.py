@@ -12,8 +12,6 @@ import json
 import secrets
 import shutil
 import sqlite3
-import subprocess
-import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -28,7 +26,7 @@ from factory.claims.model import (
     Claim, ClaimSet, EffectsExactly, HttpGetter, IdsAmong, InvariantGetter, ListIs, NoRows, RejectedUnchanged, SqlGetter, StatusIs, UiGetter,
     UiPasses,
 )
-from factory.errors import WorldError
+from factory.errors import FactoryError, WorldError
 from factory.runner import AppServer, fresh_db
 from factory.spec.model import Spec
 from factory.verify.judge import judge_effects, judge_ids_among, judge_list, judge_rejected, judge_status
@@ -184,13 +182,16 @@ class Verifier:
         return self._result(claim, ok, message, started, evidence)
 
     def _invariants(self) -> dict[str, list[int]] | str:
-        """Every invariant's violations, from the app's checker (or the reason it could not run)."""
-        result = subprocess.run([sys.executable, "-m", "backend.invariants", "--db", str(self.seed)], cwd=self.world / "app",
-                                capture_output=True, text=True, timeout=600, check=False)
-        if result.returncode != 0:
-            return " ".join(result.stderr.strip().splitlines()[-3:]) or f"exit code {result.returncode}"
-        found: dict[str, list[int]] = json.loads(result.stdout)
-        return found
+        """Every invariant's violations, evaluated by the factory from the spec's sources over the seed
+        database (or the reason it could not be). Never the app's generated `backend.invariants`: a
+        repair could edit that checker to pass while the data breaks the invariant."""
+        # imported here: the expression interpreter is only needed when a claim names an invariant
+        from factory.claims.invariants import all_violations
+
+        try:
+            return all_violations(self.spec, self.world, self.seed)
+        except FactoryError as exc:
+            return str(exc)
 
     def _invariant(self, claim: Claim, invariants: dict[str, list[int]] | str) -> ClaimResult:
         started = time.perf_counter()
@@ -198,9 +199,9 @@ class Verifier:
         evidence = Evidence()
         if isinstance(invariants, str):
             evidence.error = invariants
-            return self._result(claim, False, f"query failed: the invariant checker did not run: {invariants}", started, evidence)
+            return self._result(claim, False, f"query failed: the invariants could not be evaluated: {invariants}", started, evidence)
         if claim.getter.name not in invariants:
-            return self._result(claim, False, f"query failed: the app does not check invariant {claim.getter.name}", started, evidence)
+            return self._result(claim, False, f"query failed: the spec has no invariant {claim.getter.name}", started, evidence)
         rows = invariants[claim.getter.name]
         evidence.sql_rows = [[i] for i in rows[:20]]
         message = "no violations" if not rows else f"{len(rows)}+ violating rows, e.g. {rows[:5]}"
