@@ -14,7 +14,7 @@ from typing import Any, TypedDict
 
 from factory.claims.compile import compile_claims, write_claims
 from factory.manifest import ClaimsSummary, read_manifest, write_manifest
-from factory.repair import commit_all, repair_round
+from factory.repair import KEPT_OUTCOMES, commit_all, repair_round
 from factory.triage import Triage, triage, write_triage
 from factory.verify.model import VerifyReport
 from factory.verify.run import REPORT_FILE, load_claims, verify_world
@@ -112,14 +112,18 @@ def triage_node(state: LoopState) -> dict[str, Any]:
 
 
 def repair(state: LoopState) -> dict[str, Any]:
-    """Repairer: fixers per cluster, each a commit, kept only when the pass rate does not fall."""
+    """Repairer: fixers per cluster, each a commit, kept when the pass rate does not fall (alone, or
+    together with the fixers the repairer escalates to after one that lowered it)."""
     world = Path(state["world"])
     result = Triage.model_validate_json((world / "reports" / "triage.json").read_text())
     round_no = state.get("round", 0) + 1
     records, _ = repair_round(world, round_no, result, _report(state), lambda: _verify(state))
-    kept = [r for r in records if r.outcome == "kept"]
+    kept = [r for r in records if r.outcome in KEPT_OUTCOMES]
     for r in records:
-        _say(f"repair: round {round_no}: {r.fixer} → {r.outcome} ({len(r.files)} files){': ' + r.note if r.note else ''}")
+        step = f" (after {r.escalated_from})" if r.escalated_from else ""
+        _say(f"repair: round {round_no}: {r.fixer}{step} → {r.outcome} ({len(r.files)} files){': ' + r.note if r.note else ''}")
+    # The repairer commits only its fixes' own files; the reports (triage, verification, the repair
+    # log) are committed here, after the round, so no revert ever touches them.
     commit_all(world, f"repair: round {round_no}: {len(kept)} kept of {len(records)}")
     return {"round": round_no, "repairs": [*state.get("repairs", []), *map(asdict, records)], "progress_made": bool(kept)}
 

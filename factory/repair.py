@@ -2,8 +2,17 @@
 
 Fixers re-derive generated artifacts from their sources (seed → spec → app → seed database), which
 undoes drift and hand edits; `rederive_spec` also repairs a spec that lost a form field or a route.
-After each repair commit the world is re-verified: a repair that lowers the pass rate, or that
-touches the claims, is reverted with git and recorded.
+After each repair commit the world is re-verified. A repair that touches the claims is refused
+before anything is committed. A repair that lowers the pass rate is not reverted at once: fixing
+one layer can expose a fault that another layer's fault was hiding (a hand edit in the generated
+backend that hid bad seed data), so the repairer escalates through the other fixers in
+the fixed `ESCALATION` order, each on top of the last, and keeps the whole chain as soon as the
+pass rate is back to at least where it was before the first fix. A chain that never gets there
+is reverted as a whole.
+
+A revert restores only the files the chain's fixers changed (`git checkout <base> -- <files>`)
+and commits that as a new `revert(...)` commit, so the history shows the attempt and its undoing
+and nothing else in the world, the reports under `reports/` least of all, is rolled back.
 """
 
 from __future__ import annotations
@@ -32,18 +41,53 @@ REPAIR_LOG = "reports/repairs.jsonl"
 Verify = Callable[[], VerifyReport]
 
 
+# Outcomes a RepairRecord can have:
+#   kept            applied and kept: alone, or as the step that brought an escalation chain back
+#   kept-with-next  lowered the pass rate (or had not yet restored it) but is kept as part of a chain
+#                   that, with the fixers after it, ends at least at the rate before the chain
+#   superseded      part of a kept chain, but a later step put every file it changed back, so none of it remains
+#   reverted        lowered the pass rate and no chain made up for it; its files are restored
+#   refused         changed claims.json; undone before anything was committed
+#   no-op           changed nothing
+# A kept chain always ends in one `kept` record, so callers that look for "kept" see its progress.
+KEPT_OUTCOMES = frozenset({"kept", "kept-with-next"})
+
+# The order in which fixers are tried after one that lowered the pass rate. Each layer fixer is
+# followed by the other layers in derivation order: backend first (the code every claim runs
+# through), then the data (seeded through the backend's seed.py and read by its checkers; a backend
+# fix most often exposes a data fault the broken code was hiding), then the frontend (UI claims sit
+# on both of the others). `rederive_spec` comes last: the broadest fixer, it rewrites the spec and
+# every layer after it, so it is the escalation of last resort and has nothing after it.
+ESCALATION: tuple[str, ...] = ("regenerate_backend", "regenerate_data", "regenerate_frontend", "rederive_spec")
+
+
+def escalation_after(name: str, order: tuple[str, ...] = ESCALATION) -> tuple[str, ...]:
+    """The fixers to try, in turn, after `name` lowered the pass rate.
+
+    Every other fixer of `order`, keeping its order; nothing after the last one (which, being
+    `rederive_spec`, already re-derived every layer); a fixer outside the order (an extra one) gets
+    the whole order.
+    """
+    if name not in order:
+        return order
+    if name == order[-1]:
+        return ()
+    return tuple(f for f in order if f != name)
+
+
 @dataclass
 class RepairRecord:
-    """What one repair attempt did and what became of it."""
+    """What one repair attempt did and what became of it (see the outcomes above)."""
 
     round: int
     fixer: str
     clusters: list[str]
     files: list[str]
-    outcome: str  # kept | reverted | refused | no-op
+    outcome: str
     before: float
     after: float | None
     note: str = ""
+    escalated_from: str = ""  # the fixer whose fall in pass rate this step was tried after
 
 
 def _spec(world: Path) -> tuple[Spec, str]:
@@ -124,6 +168,10 @@ FIXERS: dict[str, Callable[[Path], list[str]]] = {
 }
 
 
+_ACTOR = {"GIT_AUTHOR_NAME": "world-factory", "GIT_AUTHOR_EMAIL": "factory@world-factory.local",
+          "GIT_COMMITTER_NAME": "world-factory", "GIT_COMMITTER_EMAIL": "factory@world-factory.local"}
+
+
 def commit_all(world: Path, message: str) -> bool:
     """Commit every change in the world; False when there was nothing to commit."""
     repo = git.Repo(world)
@@ -135,50 +183,220 @@ def commit_all(world: Path, message: str) -> bool:
     return True
 
 
-def _touches_claims(world: Path) -> bool:
+def _known(repo: git.Repo, paths: list[str]) -> list[str]:
+    """The paths git can stage: present on disk or tracked (a tracked file may have been deleted)."""
+    if not paths:
+        return []
+    tracked = set(repo.git.ls_files("--", *paths).splitlines())
+    root = Path(repo.working_tree_dir or ".")
+    return [p for p in paths if p in tracked or (root / p).exists()]
+
+
+def commit_paths(world: Path, paths: list[str], message: str) -> bool:
+    """Commit the changes to `paths` alone (other changes, staged or not, stay out of the commit);
+    False when those paths did not change."""
     repo = git.Repo(world)
-    return CLAIMS_FILE in repo.git.diff("HEAD~1", "HEAD", "--name-only").split()
+    paths = _known(repo, paths)
+    if not paths:
+        return False
+    repo.git.add("-A", "--", *paths)
+    if not repo.git.diff("--cached", "--name-only", "--", *paths).strip():
+        return False
+    # `git commit -- <paths>` commits exactly those paths, whatever else the index holds.
+    repo.git.commit("-q", "--no-verify", "-m", message, "--", *paths, env=_ACTOR)
+    return True
 
 
-def _revert(world: Path) -> None:
-    git.Repo(world).git.reset("--hard", "HEAD~1")
+def _head(world: Path) -> str:
+    return git.Repo(world).head.commit.hexsha
+
+
+def _is_report(path: str) -> bool:
+    return path == "reports" or path.startswith("reports/")
+
+
+def _dirty(world: Path) -> set[str]:
+    """World-relative paths that differ from HEAD (untracked included, ignored ones not)."""
+    out = git.Repo(world).git.status("--porcelain", "--untracked-files=all", "-z")
+    # -z entries are "XY path"; a rename adds its old path as the next entry, which we skip.
+    entries = out.split("\0")
+    paths: set[str] = set()
+    skip = False
+    for entry in entries:
+        if skip:
+            skip = False
+            continue
+        if len(entry) > 3:
+            paths.add(entry[3:])
+            skip = entry[0] in "RC"
+    return paths
+
+
+def _restore(world: Path, base: str, files: list[str]) -> None:
+    """Put `files` back as they were at commit `base`; a file `base` did not have is removed.
+
+    Only these files move: everything else, reports included, stays as it is.
+    """
+    repo = git.Repo(world)
+    present = set(repo.git.ls_tree("-r", "--name-only", base, "--", *files).splitlines()) if files else set()
+    if present:
+        repo.git.checkout(base, "--", *sorted(present))
+    for name in files:
+        if name in present:
+            continue
+        path = world / name
+        if path.is_file() or path.is_symlink():
+            path.unlink()
+        # Leave no empty directory behind where the fix created the first file.
+        parent = path.parent
+        while parent != world and parent.is_dir() and not any(parent.iterdir()):
+            parent.rmdir()
+            parent = parent.parent
+
+
+@dataclass
+class _Step:
+    """One applied and committed fix inside a repair round."""
+
+    record: RepairRecord
+    base: str  # the commit the fix was applied on
+    report: VerifyReport  # the verification after it
+
+
+class _Round:
+    """One repair round's bookkeeping: apply a fixer, refuse, commit, verify, escalate, revert."""
+
+    def __init__(self, world: Path, round_no: int, fixers: dict[str, Callable[[Path], list[str]]],
+                 verify: Verify, plan: dict[str, list[str]], escalation: tuple[str, ...]) -> None:
+        self.world, self.round_no, self.fixers, self.verify = world, round_no, fixers, verify
+        self.plan, self.escalation = plan, escalation
+        self.records: list[RepairRecord] = []
+
+    def _apply(self, name: str, before: float, escalated_from: str) -> _Step | None:
+        """Run fixer `name` and commit what it changed; None (with its record written) when it
+        changed nothing or was refused."""
+        clusters = self.plan.get(name, [])
+        base, dirty = _head(self.world), _dirty(self.world)
+        claims = self.world / CLAIMS_FILE
+        claims_before = claims.read_bytes() if claims.is_file() else None
+        reported = self.fixers[name](self.world)
+        # A fixer must report what it changes; whatever else it changed is its change too.
+        files = [f for f in dict.fromkeys([*reported, *sorted(_dirty(self.world) - dirty)]) if not _is_report(f)]
+        context = f"escalation after {escalated_from}: " if escalated_from else ""
+        # The claims are the yardstick: a fix that moves them is undone before it reaches the history,
+        # whether or not the fixer owned up to the change.
+        if CLAIMS_FILE in files or (claims.read_bytes() if claims.is_file() else None) != claims_before:
+            _restore(self.world, base, [f for f in files if f != CLAIMS_FILE])
+            if claims_before is None:
+                claims.unlink(missing_ok=True)
+            else:
+                claims.write_bytes(claims_before)
+            self.records.append(RepairRecord(self.round_no, name, clusters, files, "refused", before, None,
+                                             context + "a repair may not change claims.json", escalated_from))
+            return None
+        what = f"escalation after {escalated_from}" if escalated_from else (", ".join(clusters[:3]) or "drift")
+        if not files or not commit_paths(self.world, files, f"repair({name}): round {self.round_no}, "
+                                                            f"{len(files)} file(s) for {what}"):
+            self.records.append(RepairRecord(self.round_no, name, clusters, [], "no-op", before, None,
+                                             context + "already as generated", escalated_from))
+            return None
+        after = self.verify()
+        record = RepairRecord(self.round_no, name, clusters, files, "kept", before, after.rate, "", escalated_from)
+        self.records.append(record)
+        return _Step(record, base, after)
+
+    def run(self, name: str, current: VerifyReport) -> tuple[VerifyReport, set[str]]:
+        """Apply `name`; if it lowers the pass rate, escalate. Returns the report the world now
+        answers to and the fixers whose changes the world now holds."""
+        start = current.rate
+        first = self._apply(name, start, "")
+        if first is None:
+            return current, set()
+        if first.report.rate >= start:
+            return first.report, {name}
+        fell = f"pass rate fell from {start:.3f} to {first.report.rate:.3f}"
+        chain = [first]
+        for nxt in escalation_after(name, self.escalation):
+            if nxt not in self.fixers:
+                continue
+            step = self._apply(nxt, chain[-1].report.rate, name)
+            if step is None:
+                continue
+            chain.append(step)
+            if step.report.rate >= start:
+                return self._keep(chain, start, fell), {s.record.fixer for s in chain}
+        self._revert(chain, start, fell)
+        return current, set()
+
+    def _keep(self, chain: list[_Step], start: float, fell: str) -> VerifyReport:
+        """The chain ended at least at `start`: keep all of it, marking how each step took part."""
+        last = chain[-1]
+        helpers = ", ".join(s.record.fixer for s in chain[1:])
+        repo = git.Repo(self.world)
+        for step in chain[:-1]:
+            # A step whose every file a later step put back left nothing in the world: say so
+            # rather than claim it was kept.
+            if not repo.git.diff(step.base, "HEAD", "--name-only", "--", *step.record.files).strip():
+                step.record.outcome = "superseded"
+                step.record.note = (f"{fell if step is chain[0] else 'part of the chain'}; every file it changed "
+                                    f"was put back by a later step of the chain ({helpers})")
+            else:
+                step.record.outcome = "kept-with-next"
+                step.record.note = (f"{fell}; kept with {helpers}, which brought it to {last.report.rate:.3f} "
+                                    f"(≥ {start:.3f})" if step is chain[0] else
+                                    f"kept with the chain after {chain[0].record.fixer}, which ends at "
+                                    f"{last.report.rate:.3f} (≥ {start:.3f})")
+        last.record.outcome = "kept"
+        last.record.note = (f"brought the pass rate back to {last.report.rate:.3f} (≥ {start:.3f} before "
+                            f"{chain[0].record.fixer})")
+        return last.report
+
+    def _revert(self, chain: list[_Step], start: float, fell: str) -> None:
+        """No step of the chain got back to `start`: put every file of the chain back as it was
+        before the chain, in a commit of its own."""
+        files = list(dict.fromkeys(f for s in chain for f in s.record.files))
+        names = [s.record.fixer for s in chain]
+        end = chain[-1].report.rate
+        base = chain[0].base
+        _restore(self.world, base, files)
+        commit_paths(self.world, files, f"revert({'+'.join(names)}): round {self.round_no}, pass rate {start:.3f} → "
+                                        f"{end:.3f}; {len(files)} file(s) restored from {base[:12]}")
+        tried = ", ".join(escalation_after(chain[0].record.fixer, self.escalation)) or "nothing after it"
+        for step in chain:
+            step.record.outcome = "reverted"
+            step.record.note = (f"{fell}; escalation ({tried}) ended at {end:.3f} < {start:.3f}, so the chain was "
+                                f"reverted" if step is chain[0] else
+                                f"escalation after {chain[0].record.fixer} ended at {end:.3f} < {start:.3f}; "
+                                f"reverted with the chain")
 
 
 def repair_round(world: Path, round_no: int, triage: Triage, report: VerifyReport, verify: Verify,
-                 extra: dict[str, Callable[[Path], list[str]]] | None = None) -> tuple[list[RepairRecord], VerifyReport]:
-    """Apply each cluster's fixer (escalating to `rederive_spec` when it finds nothing to fix)."""
+                 extra: dict[str, Callable[[Path], list[str]]] | None = None,
+                 escalation: tuple[str, ...] = ESCALATION) -> tuple[list[RepairRecord], VerifyReport]:
+    """Apply each cluster's fixer (escalating to `rederive_spec` when it finds nothing to fix).
+
+    A fixer that lowers the pass rate is followed by `escalation_after` it; see the module text.
+    Returns every attempt's record (also appended to `reports/repairs.jsonl`) and the report of
+    the world as it now stands.
+    """
     fixers = {**FIXERS, **(extra or {})}
-    records: list[RepairRecord] = []
     plan: dict[str, list[str]] = {}
     for cluster in triage.clusters:
         if cluster.fixer:
             plan.setdefault(cluster.fixer, []).append(cluster.id)
     if plan:
         plan.setdefault("rederive_spec", [])
+    state = _Round(world, round_no, fixers, verify, plan, escalation)
     current = report
-    for name, clusters in plan.items():
-        before = current.rate
-        files = fixers[name](world)
-        if not files:
-            records.append(RepairRecord(round_no, name, clusters, [], "no-op", before, None, "already as generated"))
+    applied: set[str] = set()
+    for name in plan:
+        if name in applied:  # already run (and kept) as an escalation step this round; its clusters are on that record
             continue
-        commit_all(world, f"repair({name}): round {round_no}, {len(files)} file(s) for {', '.join(clusters[:3]) or 'drift'}")
-        if _touches_claims(world):
-            _revert(world)
-            records.append(RepairRecord(round_no, name, clusters, files, "refused", before, None,
-                                        "a repair may not change claims.json"))
-            continue
-        after = verify()
-        if after.rate < before:
-            _revert(world)
-            records.append(RepairRecord(round_no, name, clusters, files, "reverted", before, after.rate,
-                                        f"pass rate fell from {before:.3f} to {after.rate:.3f}"))
-            continue
-        records.append(RepairRecord(round_no, name, clusters, files, "kept", before, after.rate))
-        current = after
+        current, kept = state.run(name, current)
+        applied |= kept
     log = world / REPAIR_LOG
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("a") as handle:
-        for record in records:
+        for record in state.records:
             handle.write(json.dumps(asdict(record)) + "\n")
-    return records, current
+    return state.records, current
