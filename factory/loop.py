@@ -12,12 +12,12 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TypedDict
 
-from factory.claims.compile import compile_claims, write_claims
+from factory.claims.compile import CLAIMS_FILE, compile_claims, write_claims
 from factory.manifest import ClaimsSummary, read_manifest, write_manifest
 from factory.repair import KEPT_OUTCOMES, commit_all, repair_round
 from factory.triage import Triage, triage, write_triage
 from factory.verify.model import VerifyReport
-from factory.verify.run import REPORT_FILE, load_claims, verify_world
+from factory.verify.run import REPORT_FILE, verify_world
 from factory.world import build_world
 
 log = logging.getLogger(__name__)
@@ -31,6 +31,7 @@ class LoopState(TypedDict, total=False):
     worlds: str
     world: str
     ui: bool
+    recompile_claims: bool
     target: float
     max_rounds: int
     claims_sha256: str
@@ -64,17 +65,27 @@ def build(state: LoopState) -> dict[str, Any]:
 
 
 def claims(state: LoopState) -> dict[str, Any]:
-    """Claims compiler: the yardstick, compiled once from the freshly built world and hash-locked.
+    """Claims compiler: the yardstick, a deterministic function of the world's seed.
 
-    Proving an existing world reuses its locked claims: compiling them again from an app that may
-    be broken would let the defect lower the bar.
-    """
+    A fresh build compiles them from its spec and seed database. Proving an existing world derives
+    them again from `seed.yaml` (spec, then a freshly seeded database) and refuses a `claims.json`
+    that differs: compiling from the world's own, possibly broken, files would let a defect lower
+    the bar, and a hash kept beside the claims locks nothing (`factory.claims.lock`)."""
+    from factory.claims.lock import check_lock, restore_claims
+
     world = Path(state["world"])
     manifest = read_manifest(world / "manifest.json")
-    if not state.get("seed") and manifest.claims_sha256:
-        _, digest = load_claims(world, manifest.claims_sha256)  # refuses a claims.json that changed
-        _say(f"claims: using the locked claims ({digest[:12]})")
-        return {"claims_sha256": digest}
+    if not state.get("seed"):
+        missing = not (world / CLAIMS_FILE).is_file()
+        result = restore_claims(world) if state.get("recompile_claims") or missing else check_lock(world)
+        for drift in result.drift:
+            _say(f"claims: {drift} (the claims will show what that breaks)")
+        manifest.claims_sha256 = result.digest  # recomputed, never trusted
+        write_manifest(world / "manifest.json", manifest)
+        verb = "recompiled from the seed" if state.get("recompile_claims") or missing else "match what the seed compiles to"
+        commit_all(world, f"claims: {len(result.claims.claims)} {verb} ({result.digest[:12]})")
+        _say(f"claims: {len(result.claims.claims)} {verb} ({result.digest[:12]})")
+        return {"claims_sha256": result.digest}
     claim_set = compile_claims(world)
     digest = write_claims(world, claim_set)
     manifest.claims_sha256 = digest
@@ -141,13 +152,29 @@ def route_after_verify(state: LoopState) -> str:
 
 
 def finish(state: LoopState) -> dict[str, Any]:
-    """Record the final pass rate in the manifest."""
+    """Record the final pass rate in the manifest, with the layers it covers.
+
+    A run that skipped the browser (`--no-ui`) records what it checked and never a full-pass
+    figure: `claims.complete` stays false and the skipped claims are counted."""
     world = Path(state["world"])
     last = state["history"][-1]
     manifest = read_manifest(world / "manifest.json")
-    manifest.claims = ClaimsSummary(total=last["total"], passed=last["passed"], rounds=state.get("round", 0))
+    report = _report(state)
+    layers = sorted({r.layer for r in report.results})
+    total_claims = _claim_count(world)
+    skipped = max(total_claims - last["total"], 0)
+    manifest.claims = ClaimsSummary(total=last["total"], passed=last["passed"], rounds=state.get("round", 0),
+                                    layers=layers, browser=state.get("ui", True), skipped=skipped,
+                                    complete=skipped == 0 and last["passed"] == last["total"])
     if "claims" not in manifest.stages:
         manifest.stages.append("claims")
     write_manifest(world / "manifest.json", manifest)
-    commit_all(world, f"manifest: claims {last['passed']}/{last['total']} after {state.get('round', 0)} repair round(s)")
+    scope = "" if skipped == 0 else f" ({skipped} browser claims not checked)"
+    commit_all(world, f"manifest: claims {last['passed']}/{last['total']}{scope} after {state.get('round', 0)} repair round(s)")
     return {"status": "done"}
+
+
+def _claim_count(world: Path) -> int:
+    from factory.claims.model import ClaimSet
+
+    return len(ClaimSet.model_validate_json((world / CLAIMS_FILE).read_text()).claims)
