@@ -6,7 +6,8 @@ or the UI cannot complete what the API can. Such a failure is no fault of the ta
 does not discard it quietly: the failures are clustered in the stage-one triage format (same
 `Cluster` model, same fixers), written to `reports/task_triage.json`, and given to
 `factory.repair.repair_round`, which applies each fixer as its own commit, re-verifies the locked
-claims and reverts a repair that lowers their pass rate. Stage two then re-runs every gate of every
+claims and, when a repair lowers their pass rate, escalates to the next fixers before reverting the
+chain (reports survive a revert). Stage two then re-runs every gate of every
 draft that stands or failed for the world (the app changed under all of them).
 """
 
@@ -101,8 +102,9 @@ def _last_report(world: Path) -> VerifyReport | None:
 def hand_over(world: Path, failures: list[WorldFailure], round_no: int, ui: bool) -> list[RepairRecord]:
     """Give the world-layer failures to the stage-one repairer; return what it did.
 
-    The yardstick is the world's locked claims: each fixer's commit is re-verified against them and
-    reverted when their pass rate falls (or refused when it touches the claims). A world that was
+    The yardstick is the world's locked claims: each fixer's commit is re-verified against them; one
+    that lowers their pass rate escalates to the next fixers and the chain is reverted only if it
+    never gets back (a repair that touches the claims is refused). A world that was
     never proven has no claims; its repairs are then judged by the tasks' gates alone, which stage
     two re-runs after any kept repair.
     """

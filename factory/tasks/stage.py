@@ -24,7 +24,7 @@ from typing import Any, TypedDict
 
 from factory.errors import TaskError
 from factory.manifest import TasksByType, TasksSummary, read_manifest, write_manifest
-from factory.repair import commit_all
+from factory.repair import KEPT_OUTCOMES, commit_all
 from factory.spec.model import Spec
 from factory.tasks.attempt import Attempt
 from factory.tasks.gates import GateRunner
@@ -251,7 +251,7 @@ def world_node(state: TaskState) -> dict[str, Any]:
                              a.failure.kind, a.failure.message) for a in failing if a.failure is not None]
     _say(f"world: handing {len(failures)} world-layer failures to the stage-one repairer")
     records = hand_over(world, failures, round_no, state.get("ui", True))
-    kept = [r for r in records if r.outcome == "kept"]
+    kept = [r for r in records if r.outcome in KEPT_OUTCOMES]
     outcome = ", ".join(f"{r.fixer} {r.outcome}" for r in records) or "no fixer applies"
     for a in failing:
         a.repairs.append(f"world defect handed to the stage-one repairer (round {round_no}): {outcome}")
