@@ -17,6 +17,7 @@ from factory.claims.context import ClaimContext
 from factory.claims.data import data_claims
 from factory.claims.model import ClaimSet
 from factory.claims.oracle import Call, Oracle
+from factory.claims.ownership import ownership_claims
 from factory.claims.routes import route_claims
 from factory.claims.search import Witness, WitnessSearch
 from factory.claims.state import state_claims
@@ -51,8 +52,8 @@ def compile_claims(world: Path, spec: Spec | None = None, db: Path | None = None
         witnesses = find_witnesses(spec, oracle)
         rows = SeedRows(spec, db)
         ctx = ClaimContext(spec, rows, witnesses, oracle)
-        claims = (route_claims(ctx) + state_claims(ctx) + data_claims(ctx) + behaviour_claims(ctx) + validation_claims(ctx)
-                  + browser_claims(ctx))
+        claims = (route_claims(ctx) + ownership_claims(ctx) + state_claims(ctx) + data_claims(ctx)
+                  + behaviour_claims(ctx) + validation_claims(ctx) + browser_claims(ctx))
     finally:
         oracle.close()
     ids = [c.id for c in claims]

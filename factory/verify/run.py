@@ -23,13 +23,13 @@ import httpx
 
 from factory.claims.compile import CLAIMS_FILE, claims_sha256
 from factory.claims.model import (
-    Claim, ClaimSet, EffectsExactly, HttpGetter, IdsAmong, InvariantGetter, ListIs, NoRows, RejectedUnchanged, SqlGetter, StatusIs, UiGetter,
+    Claim, ClaimSet, EffectsExactly, EntriesAre, HttpGetter, IdsAmong, InvariantGetter, ListIs, NoRows, RejectedUnchanged, SqlGetter, StatusIs, UiGetter,
     UiPasses,
 )
 from factory.errors import FactoryError, WorldError
 from factory.runner import AppServer, fresh_db
 from factory.spec.model import Spec
-from factory.verify.judge import judge_effects, judge_ids_among, judge_list, judge_rejected, judge_status
+from factory.verify.judge import judge_effects, judge_entries, judge_ids_among, judge_list, judge_rejected, judge_status
 from factory.verify.model import ClaimResult, Evidence, RequestRecord, VerifyReport
 from verifiers.dbdiff import diff_databases
 
@@ -275,6 +275,8 @@ class Verifier:
             return judge_list(predicate, status, body)
         if isinstance(predicate, IdsAmong):
             return judge_ids_among(predicate, status, body)
+        if isinstance(predicate, EntriesAre):
+            return judge_entries(predicate, status, body)
         raise AssertionError(f"{claim.id}: predicate {predicate.type} does not apply to an HTTP getter")
 
     def _browser(self, claims: list[Claim], lane: _Lane, record: Callable[[ClaimResult], None]) -> None:
