@@ -26,7 +26,7 @@ from factory.claims.model import (
     Claim, ClaimSet, EffectsExactly, EntriesAre, HttpGetter, IdsAmong, InvariantGetter, ListIs, NoRows, RejectedUnchanged, SqlGetter, StatusIs, UiGetter,
     UiPasses,
 )
-from factory.errors import FactoryError, WorldError
+from factory.errors import ClaimsTampered, FactoryError, WorldError
 from factory.runner import AppServer, fresh_db
 from factory.spec.model import Spec
 from factory.verify.judge import judge_effects, judge_entries, judge_ids_among, judge_list, judge_rejected, judge_status
@@ -49,10 +49,6 @@ def load_claims(world: Path, expected_sha256: str | None = None) -> tuple[ClaimS
         raise ClaimsTampered(f"{path} changed since the claims compiler wrote it (sha256 {digest[:12]} ≠ "
                              f"{expected_sha256[:12]}); claims are the yardstick and are never edited by hand or by a repair")
     return ClaimSet.model_validate_json(text), digest
-
-
-class ClaimsTampered(WorldError):
-    """claims.json does not match its lock."""
 
 
 class LoginFailed(WorldError):
