@@ -40,7 +40,10 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature("ui_effect", "backend", r"^ui_workflow \| (changed|inserted|deleted|no row)", "regenerate_backend"),
     Signature("ui_toast", "frontend", r"^ui_\w+ \|", "regenerate_frontend"),
     Signature("page_missing", "frontend", r"^page_status \|", "regenerate_frontend"),
-    Signature("list_wrong_rows", "backend", r"^list_query \| (rows|total|status)", "regenerate_backend"),
+    Signature("list_wrong_rows", "backend", r"^(list_query|search_planted) \| (rows|total|status)", "regenerate_backend"),
+    Signature("ownership_leak", "backend", r"^ownership_\w+ \| .*(must not see|must see|expected exactly|shows|lacks|entries in the order)",
+              "regenerate_backend"),
+    Signature("exact_effects", "backend", r"the spec's effects give|which the call must not (change|create)|deleted \[", "regenerate_backend"),
     Signature("route_missing", "backend", r"status 40[45], expected (200|401|409|422)", "regenerate_backend"),
     Signature("effects_wrong", "backend", r"which its effects do not|no row was (created|deleted)|no row of \w+ changed", "regenerate_backend"),
     Signature("refused_but_changed", "backend", r"refused but changed", "regenerate_backend"),
@@ -109,11 +112,24 @@ def suspected_files(result: ClaimResult, layer: str) -> list[str]:
     return list(dict.fromkeys(files))
 
 
+_UI_VALUES = Signature("ui_values", "frontend", "", "regenerate_frontend")
+
+
+def _classify_in(result: ClaimResult, passed: set[str]) -> Signature | None:
+    """A failure's signature, knowing what else passed: a form whose stored values are wrong while
+    the same workflow called over HTTP stores the right ones is the frontend's fault (a unit
+    conversion, swapped fields), not the backend's."""
+    if result.kind == "ui_workflow" and f"behaviour:{result.id.split(':')[-1]}:effects" in passed:
+        return _UI_VALUES
+    return classify(result)
+
+
 def triage(report: VerifyReport) -> Triage:
     """Cluster every failure of a report."""
     clusters: dict[tuple[str, str, str], Cluster] = {}
+    passed = {r.id for r in report.results if r.passed}
     for result in report.failures():
-        sig = classify(result)
+        sig = _classify_in(result, passed)
         layer = (sig.layer if sig and sig.layer else result.layer)
         name = sig.name if sig else "unplaced"
         key = (layer, name, _subject(result.id))

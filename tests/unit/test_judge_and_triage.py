@@ -98,3 +98,18 @@ def test_preconditions_shadowed_by_parameter_bounds() -> None:
     assert "min" in (shadowed_by_bounds("0 < amount", wf) or "")
     assert shadowed_by_bounds("amount > 100", wf) is None  # 0.01..100 breaks it: a real, testable precondition
     assert shadowed_by_bounds("amount <= 10000", wf) is None
+
+
+def test_wrong_values_from_a_form_are_the_frontends_when_the_api_stores_them_right() -> None:
+    message = "account #2: stored balance=250; the spec's effects give balance=2500"
+    ui = ClaimResult(id="ui:workflow:transfer", layer="frontend", kind="ui_workflow", passed=False, message=message, seconds=1.0)
+    api = ClaimResult(id="behaviour:transfer:effects", layer="backend", kind="wf_effects", passed=True, message="ok", seconds=0.1)
+    report = VerifyReport(world="w", claims_sha256="x", total=2, passed=1, seconds=1.0, results=[ui, api])
+    (cluster,) = triage(report).clusters
+    assert (cluster.layer, cluster.signature, cluster.fixer) == ("frontend", "ui_values", "regenerate_frontend")
+    api_broken = api.model_copy(update={"passed": False, "message": message})
+    report = VerifyReport(world="w", claims_sha256="x", total=2, passed=0, seconds=1.0, results=[ui, api_broken])
+    assert {c.fixer for c in triage(report).clusters} == {"regenerate_backend"}
+    leak = ClaimResult(id="ownership:list:bill@maya", layer="backend", kind="ownership_list", passed=False,
+                       message="shows id [7, 9], which this user must not see", seconds=0.1)
+    assert classify(leak).name == "ownership_leak"  # type: ignore[union-attr]
