@@ -120,7 +120,8 @@ def test_workflow_fails_naming_the_option_the_form_lacks(browser: Browser, mock:
     outcome = mock.run(browser, "alice", "workflow", {"workflow": "archive_note", "values": {"note": 99999}},
                        "wf-unknown-row", timeout_ms=1500)
     assert not outcome.ok
-    assert outcome.message == 'label "Note" does not offer the requested option on /actions/archive-note'
+    # the field is looked for inside its form, which the message names first
+    assert outcome.message == 'form "Archive note" › label "Note" does not offer the requested option on /actions/archive-note'
 
 
 # ---- pagination --------------------------------------------------------------------------------

@@ -107,11 +107,12 @@ function BoundInput({ type, value, onCommit, label, testid, money }) {
   );
 }
 
-function RangeFilter({ entity, filter, query, change, dates }) {
+/** Two bounds in a group named by the filter's visible label (`labelId`), so what is read is what is shown. */
+function RangeFilter({ entity, filter, query, change, dates, labelId }) {
   const [low, high] = filter.keys;
   const words = dates ? ["From", "To"] : ["Min", "Max"];
   return (
-    <div className="range" role="group" aria-label={filter.label} data-testid={testId(entity, filter)}>
+    <div className="range" role="group" aria-labelledby={labelId} data-testid={testId(entity, filter)}>
       <BoundInput type={dates ? "date" : "number"} money={filter.money} value={query.get(low) ?? ""}
         label={`${words[0]} ${filter.label.toLowerCase()}`} testid={testId(entity, filter, "-min")}
         onCommit={(v) => change({ [low]: v })} />
@@ -135,8 +136,8 @@ function FilterControl({ entity, filter, query, onChange }) {
   if (filter.kind === "range" || filter.kind === "date_range") {
     return (
       <div className="filter">
-        <span className="filter-label">{filter.label}</span>
-        <RangeFilter {...props} dates={filter.kind === "date_range"} />
+        <span className="filter-label" id={id}>{filter.label}</span>
+        <RangeFilter {...props} labelId={id} dates={filter.kind === "date_range"} />
       </div>
     );
   }
