@@ -14,6 +14,7 @@ import shutil
 import sqlite3
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass
 from collections.abc import Callable
 from pathlib import Path
@@ -78,6 +79,38 @@ class _Clients:
             client.close()
 
 
+class _LaneBrowser:
+    """One lane's Chromium, started when the lane takes its first browser claim (Playwright's
+    sync API belongs to the thread that started it, so each lane has its own)."""
+
+    def __init__(self, verifier: "Verifier") -> None:
+        self.passwords = {u.username: u.password for u in verifier.spec.users}
+        self.shots = verifier.world / "reports" / "screenshots"
+        self.sessions: dict[str, Any] = {}
+        self._playwright: Any = None
+        self._browser: Any = None
+
+    def password(self, user: str) -> str:
+        return self.passwords[user]
+
+    def get(self) -> Any:
+        if self._browser is None:
+            from playwright.sync_api import sync_playwright
+
+            from factory.browser import launch
+
+            self.shots.mkdir(parents=True, exist_ok=True)
+            self._playwright = sync_playwright().start()
+            self._browser = launch(self._playwright)
+        return self._browser
+
+    def close(self) -> None:
+        if self._browser is not None:
+            self._browser.close()
+        if self._playwright is not None:
+            self._playwright.stop()
+
+
 @dataclass
 class _Lane:
     """One server with its own database copies (claims in a lane run one after another)."""
@@ -125,13 +158,20 @@ class Verifier:
         browser_claims = [c for c in todo if isinstance(c.getter, UiGetter)]
         # Lanes run in parallel, each with its own server, database copies and browser: claims
         # never share a database, so parallel checking cannot make one claim see another's writes.
-        lanes = max(1, min(self.workers, len(browser_claims)))
-        shares = [browser_claims[i::lanes] for i in range(lanes)]
+        # They share one queue, the slow browser claims first, so they finish together.
+        pending: deque[Claim] = deque(browser_claims + http)
+        taking = threading.Lock()
+
+        def take() -> Claim | None:
+            with taking:
+                return pending.popleft() if pending else None
+
+        lanes = max(1, min(self.workers, len(pending)))
         errors: list[BaseException] = []
 
         def lane(index: int) -> None:
             try:
-                self._lane(index, http if index == 0 else [], shares[index], record)
+                self._lane(index, take, record)
             except BaseException as exc:  # re-raised in the calling thread below
                 errors.append(exc)
 
@@ -148,20 +188,23 @@ class Verifier:
                               results=ordered)
         return report
 
-    def _lane(self, index: int, http: list[Claim], browser_claims: list[Claim], record: Callable[[ClaimResult], None]) -> None:
+    def _lane(self, index: int, take: Callable[[], Claim | None], record: Callable[[ClaimResult], None]) -> None:
         work = self.work / f"lane-{index}"
         work.mkdir(parents=True, exist_ok=True)
         token = secrets.token_hex(16)
         with AppServer(self.world, fresh_db(self.world, work / "base.db"), control_token=token) as server:
             lane = _Lane(server=server, work=work)
             clients = _Clients(server.url, self.spec)
+            browser = _LaneBrowser(self)
             try:
-                for claim in http:
-                    record(self._http(claim, lane, clients))
+                while (claim := take()) is not None:
+                    if isinstance(claim.getter, UiGetter):
+                        record(self._browser_claim(claim, lane, browser))
+                    else:
+                        record(self._http(claim, lane, clients))
             finally:
                 clients.close()
-            if browser_claims:
-                self._browser(browser_claims, lane, record)
+                browser.close()
 
     # ---- getters --------------------------------------------------------------------------
     def _sql(self, claim: Claim) -> ClaimResult:
@@ -275,41 +318,28 @@ class Verifier:
             return judge_entries(predicate, status, body)
         raise AssertionError(f"{claim.id}: predicate {predicate.type} does not apply to an HTTP getter")
 
-    def _browser(self, claims: list[Claim], lane: _Lane, record: Callable[[ClaimResult], None]) -> None:
-        server = lane.server
-        from playwright.sync_api import sync_playwright
-
-        from factory.browser import launch
+    def _browser_claim(self, claim: Claim, lane: _Lane, browser: _LaneBrowser) -> ClaimResult:
         from factory.verify.ui import run_ui_claim
 
-        passwords = {u.username: u.password for u in self.spec.users}
-        shots = self.world / "reports" / "screenshots"
-        shots.mkdir(parents=True, exist_ok=True)
-        sessions: dict[str, Any] = {}
-        with sync_playwright() as playwright:
-            browser = launch(playwright)
-            try:
-                for claim in claims:
-                    started = time.perf_counter()
-                    getter, predicate = claim.getter, claim.predicate
-                    assert isinstance(getter, UiGetter) and isinstance(predicate, UiPasses)
-                    _, offset = server.log_tail(0)
-                    db = self._fresh(lane)
-                    outcome = run_ui_claim(browser, server.url, self.spec, getter, passwords.__getitem__, shots,
-                                           claim.id, keep_screenshots=self.keep_screenshots, sessions=sessions)
-                    evidence = Evidence(console_errors=outcome.console_errors,
-                                        screenshot=str(Path(outcome.screenshot).relative_to(self.world)) if outcome.screenshot else None)
-                    ok, message = outcome.ok, outcome.message
-                    if predicate.effects is not None:
-                        diff = diff_databases(self.seed, db)
-                        evidence.db_diff = diff.to_json()
-                        if ok:
-                            ok, message = judge_effects(predicate.effects, 200, None, diff)
-                    evidence.server_log = server.log_tail(offset)[0][-40:]
-                    server.use_db(lane.work / "base.db")
-                    record(self._result(claim, ok, message, started, evidence))
-            finally:
-                browser.close()
+        server = lane.server
+        started = time.perf_counter()
+        getter, predicate = claim.getter, claim.predicate
+        assert isinstance(getter, UiGetter) and isinstance(predicate, UiPasses)
+        _, offset = server.log_tail(0)
+        db = self._fresh(lane)
+        outcome = run_ui_claim(browser.get(), server.url, self.spec, getter, browser.password, browser.shots,
+                               claim.id, keep_screenshots=self.keep_screenshots, sessions=browser.sessions)
+        evidence = Evidence(console_errors=outcome.console_errors,
+                            screenshot=str(Path(outcome.screenshot).relative_to(self.world)) if outcome.screenshot else None)
+        ok, message = outcome.ok, outcome.message
+        if predicate.effects is not None:
+            diff = diff_databases(self.seed, db)
+            evidence.db_diff = diff.to_json()
+            if ok:
+                ok, message = judge_effects(predicate.effects, 200, None, diff)
+        evidence.server_log = server.log_tail(offset)[0][-40:]
+        server.use_db(lane.work / "base.db")
+        return self._result(claim, ok, message, started, evidence)
 
     @staticmethod
     def _result(claim: Claim, ok: bool, message: str, started: float, evidence: Evidence) -> ClaimResult:
