@@ -27,6 +27,7 @@ from factory.spec.model import ParamSpec, Spec, WorkflowSpec
 SAMPLES_PER_USER = 40
 BASES = 4  # successful calls, of different users, that the boundary search varies
 SETUP_BASES = 2  # bases tried with setup calls in front (the costly part of the search)
+SETUP_TRIES = 200  # two-call tries per rule and base: a prove recompiles the claims, so this stays cheap
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w.])")
 _DAYS = re.compile(r"days\((\d+)\)")
 
@@ -288,18 +289,26 @@ class WitnessSearch:
             relevant = [examples[name] for name in self._setters(wf, check.source) if name in examples]
             for base in witness.bases[:SETUP_BASES]:
                 variants = [v for example in relevant for v in self._setup_variants(wf, example, base)]
-                candidates = [base.params] + [params for p, params in self._variations(wf, base)
-                                              if p.type in ("reference", "enum", "bool")]
+                per_param: dict[str, int] = {}
+                candidates = [base.params]
+                for p, params in self._variations(wf, base):
+                    if p.type in ("reference", "enum", "bool") and per_param.get(p.name, 0) < 12:
+                        per_param[p.name] = per_param.get(p.name, 0) + 1
+                        candidates.append(params)
                 if self._first_pair(wf, witness, check.id, base.user, variants, candidates):
                     break
 
     def _first_pair(self, wf: WorkflowSpec, witness: Witness, rule: str, user: int, variants: list[Call],
                     candidates: list[dict[str, Any]]) -> bool:
+        budget = SETUP_TRIES  # per rule and base: the search is bounded, and its reason says so
         for params in candidates:
             call = Call(wf.name, user, params)
             if not self.oracle.outcome([call]).ok:
                 continue
             for setup in variants:
+                budget -= 1
+                if budget < 0:
+                    return False
                 outcome = self.oracle.outcome([setup, call])
                 self._note_dominated(wf, witness, outcome)
                 if outcome.status == 409 and outcome.setups_ok and outcome.precondition == rule:
@@ -326,12 +335,35 @@ class WitnessSearch:
             if earlier:
                 witness.reasons[check.id] = (f"dominated: every call found that breaks `{check.source}` breaks "
                                              f"{', '.join(earlier)} first, which the app answers with")
+            elif self._shadowed_by_visibility(wf, check.source):
+                witness.reasons[check.id] = (f"shadowed by visibility: only another user's row breaks `{check.source}`, "
+                                             "and the app answers 404 for a row the user cannot see before any check")
+            elif not setters and self._reads_scalar_param(wf, check.source):
+                witness.reasons[check.id] = (f"shadowed: the values that break `{check.source}` (tried: empty, and one "
+                                             "unit around every bound it names) are refused by the parameter's own "
+                                             "validation first (422)")
             elif not setters:
                 witness.reasons[check.id] = (f"unreachable through the API: no workflow changes what `{check.source}` "
                                              "reads, and none of the rows the searched users can name breaks it")
             else:
                 witness.reasons[check.id] = (f"not found: no call breaks only `{check.source}`, alone or after a setup "
                                              f"call of {', '.join(setters)}")
+
+    def _shadowed_by_visibility(self, wf: WorkflowSpec, source: str) -> bool:
+        """`x.owner == me` on an owned entity: a row that breaks it is one the user cannot load."""
+        for p in wf.params:
+            if p.type == "reference" and p.ref:
+                e = self.spec.entity(p.ref)
+                if e.visibility == "owner" and any(re.fullmatch(rf"\s*{p.name}\.{o}\s*==\s*me\s*|\s*me\s*==\s*{p.name}\.{o}\s*", source)
+                                                    for o in e.owner_fields):
+                    return True
+        return False
+
+    @staticmethod
+    def _reads_scalar_param(wf: WorkflowSpec, source: str) -> bool:
+        """The rule reads a parameter's own value (not a row's field)."""
+        names = {p.name for p in wf.params if p.type != "reference"}
+        return any(re.search(rf"\b{n}\b(?!\.)", source) for n in names)
 
     def _setters(self, wf: WorkflowSpec, source: str) -> list[str]:
         """Workflows whose effects change what a rule reads."""
@@ -372,6 +404,11 @@ class WitnessSearch:
                 params[p.name] = options[0] if options else None
         aimed = Call(setup_wf.name, base.user, params)
         out = [aimed]
+        for p in setup_wf.params:  # an optional field left empty: "a draft with no recipient"
+            if not p.required and params.get(p.name) is not None:
+                out.append(Call(setup_wf.name, base.user, {**params, p.name: None}))
+            if p.type in ("string", "text") and params.get(p.name):
+                out.append(Call(setup_wf.name, base.user, {**params, p.name: ""}))
         numbers = sorted({v for v in self._row_values(wf, base, "money") if isinstance(v, int)}
                          | {v for v in base.params.values() if isinstance(v, int) and not isinstance(v, bool)})
         amounts = sorted({a - b + d for a in numbers for b in [*numbers, 0] if a - b > 0 for d in (-1, 0, 1)})

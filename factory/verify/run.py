@@ -65,7 +65,9 @@ class _Clients:
 
     def get(self, user: str | None) -> httpx.Client:
         if user not in self.clients:
-            client = httpx.Client(base_url=self.base, timeout=20)
+            # idle connections are dropped before uvicorn closes them (its keep-alive is 5 s): a lane
+            # interleaves browser claims, and reusing a connection the server closed fails the request
+            client = httpx.Client(base_url=self.base, timeout=20, limits=httpx.Limits(keepalive_expiry=1.0))
             if user is not None:
                 password = next(u.password for u in self.spec.users if u.username == user)
                 response = client.post("/api/auth/login", json={"username": user, "password": password})
