@@ -7,6 +7,8 @@ PY := $(VENV)/bin/python
 SEED ?= seeds/echobank.yaml
 WORLD ?= worlds/echobank
 PORT ?= 8000
+SUITE ?= classic
+PER_KIND ?= 1
 SEEDS := seeds/mock.yaml seeds/echobank.yaml seeds/echostay.yaml seeds/echomail.yaml \
          seeds/capabilities/datepickers.yaml seeds/capabilities/nested_filters.yaml
 
@@ -15,7 +17,7 @@ SEEDS := seeds/mock.yaml seeds/echobank.yaml seeds/echostay.yaml seeds/echomail.
 help: ## list the targets
 	@echo "World factory — targets:"
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
-	@echo "Variables: SEED=$(SEED) WORLD=$(WORLD) PORT=$(PORT)"
+	@echo "Variables: SEED=$(SEED) WORLD=$(WORLD) PORT=$(PORT) SUITE=$(SUITE) PER_KIND=$(PER_KIND)"
 
 $(VENV)/.installed: pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -50,8 +52,8 @@ test-fast: $(VENV)/.installed ## unit tests only
 prove: setup ## compile claims (if new), verify, triage and repair a built world: make prove WORLD=...
 	$(PY) -m factory prove $(WORLD)
 
-mutate: setup ## inject seeded faults into copies of a proven world; kill and repair rates
-	$(PY) -m factory mutate $(WORLD)
+mutate: setup ## inject seeded faults into copies of a proven world; kill and repair rates per kind (SUITE=classic|independent PER_KIND=1)
+	$(PY) -m factory mutate $(WORLD) --suite $(SUITE) --per-kind $(PER_KIND)
 
 redteam: $(VENV)/.installed ## red-team a world's reward programs (exit 1 on a false positive): make redteam WORLD=...
 	$(PY) -m factory redteam $(WORLD)

@@ -27,6 +27,10 @@ TARGETS = {"build_seconds": 60.0, "verify_seconds": 90.0, "kill_rate": 0.95, "re
 VERIFY_SEED = "seeds/echobank.yaml"
 MUTATION_SEED = "seeds/mock.yaml"
 REDTEAM_WORLDS = ["echobank", "echostay", "echomail"]  # graded and red-teamed (worlds/ first)
+FAULT_SUITE_WORLDS = ["echobank", "echomail"]  # scored with the independent fault suite (worlds/ first)
+# faults per kind of the independent suite (distinct sites), and an optional comma list of kinds to run
+FAULTS_PER_KIND_ENV = "BENCH_FAULTS_PER_KIND"
+FAULT_KINDS_ENV = "BENCH_FAULT_KINDS"
 
 
 def machine_note() -> str:
@@ -59,6 +63,7 @@ def run_benchmarks(seeds: list[str] | None, output: Path, repeats: int = 3, cons
             console.print(f"building {seed} ×{repeats} …")
             results.append(measure(f"build_seconds.{path.stem}", "s", repeats, once))
         results += _stage_one_figures(Path(tmp), console)
+        results += fault_suite_figures(Path(tmp), console)
         results += _stage_two_figures(Path(tmp), console)
         worlds = _domain_worlds(Path(tmp), console)
         results += _grading_figures(worlds, Path(tmp), console)
@@ -97,6 +102,68 @@ def _stage_one_figures(tmp: Path, console: Console) -> list[dict[str, Any]]:
     score = score_world(proven)
     out.append(measure(f"kill_rate.{proven.name}", "ratio", 1, lambda: round(score.kill_rate, 4)))
     out.append(measure(f"repair_rate.{proven.name}", "ratio", 1, lambda: round(score.repair_rate, 4)))
+    return out
+
+
+def _proven_world(name: str, tmp: Path, console: Console) -> Path:
+    """A proven domain world whose locked claims are what its seed compiles to today (a repair refuses
+    any other): a copy of worlds/<name> (which is only read), else the one this bench proved, else one
+    built and proved here."""
+    import shutil
+
+    from factory.claims.lock import check_lock
+    from factory.errors import FactoryError
+    from factory.graph import run_stage_one
+    from factory.manifest import read_manifest
+
+    for index, candidate in enumerate((REPO / "worlds" / name, tmp / "verify" / name, tmp / "domain" / name)):
+        manifest = candidate / "manifest.json"
+        if not (manifest.is_file() and read_manifest(manifest).claims_sha256):
+            continue
+        # checked and scored on a copy: worlds/ is only read
+        copy = tmp / "faults" / "worlds" / f"{name}-{index}"
+        shutil.copytree(candidate, copy, ignore=shutil.ignore_patterns("run"))
+        try:
+            check_lock(copy)
+        except FactoryError as exc:
+            console.print(f"[yellow]{candidate}: not usable ({str(exc)[:160]})[/yellow]")
+            continue
+        return copy
+    console.print(f"building and proving {name} …")
+    return Path(run_stage_one(str(REPO / "seeds" / f"{name}.yaml"), str(tmp / "faults" / "built"), fresh=True)["world"])
+
+
+def fault_suite_figures(tmp: Path, console: Console) -> list[dict[str, Any]]:
+    """Kill and repair rates of the independent fault suite per kind on echobank and echomail.
+
+    Per world and kind: `fault_kill_rate.<world>.<kind>` and `fault_repair_rate.<world>.<kind>`, plus
+    the overall and per-layer rates. $BENCH_FAULTS_PER_KIND faults per kind (default 1), over the kinds
+    in $BENCH_FAULT_KINDS (comma-separated; default every kind).
+    """
+    from factory.mutation_score import score_world
+
+    per_kind = int(os.environ.get(FAULTS_PER_KIND_ENV) or 1)
+    kinds = [k.strip() for k in (os.environ.get(FAULT_KINDS_ENV) or "").split(",") if k.strip()] or None
+    out: list[dict[str, Any]] = []
+    for name in FAULT_SUITE_WORLDS:
+        world = _proven_world(name, tmp, console)
+        console.print(f"independent fault suite on {name} ({per_kind} per kind) …")
+        score = score_world(world, kinds, per_kind, seed=0, suite="independent",
+                            report_path=tmp / "faults" / f"{name}.json",
+                            progress=lambda o: console.print(f"  [dim]·[/dim] {o.kind}: "
+                                                             f"{'killed' if o.killed else 'survived'}, "
+                                                             f"{'repaired' if o.repaired else 'not repaired'}"))
+        groups = [*score.by_kind().items(), *((f"layer_{k}", v) for k, v in score.by_layer().items())]
+        for key, summary in groups:
+            about = {"faults": summary.faults, "layer": summary.layer}  # what the rate is over
+            out.append({**measure(f"fault_kill_rate.{name}.{key}", "ratio", 1, _constant(round(summary.kill_rate, 4))),
+                        **about})
+            out.append({**measure(f"fault_repair_rate.{name}.{key}", "ratio", 1,
+                                  _constant(round(summary.repair_rate, 4))), **about})
+        out.append(measure(f"fault_kill_rate.{name}", "ratio", 1, _constant(round(score.kill_rate, 4))))
+        out.append(measure(f"fault_repair_rate.{name}", "ratio", 1, _constant(round(score.repair_rate, 4))))
+        if score.errors:
+            out.append(measure(f"fault_errors.{name}", "faults", 1, _constant(len(score.errors))))  # not injected or not verified
     return out
 
 

@@ -159,25 +159,45 @@ def _setup(args: argparse.Namespace) -> int:
 
 
 def _mutate(args: argparse.Namespace) -> int:
-    from factory.mutation_score import score_world
+    from rich.markup import escape
+
+    from factory.mutate import suite_of
+    from factory.mutation_score import FaultOutcome, score_world
     from factory.world import open_world
 
     root = open_world(args.world)
-    table = Table(title=f"mutations of {root.name}")
+    repair = not args.no_repair
+    if args.suite is None:  # named kinds choose their suite (kind names are unique across suites)
+        args.suite = suite_of(args.kind[0]) if args.kind else "classic"
+    table = Table(title=f"{args.suite} mutations of {root.name}")
     for column in ("kind", "layer", "target", "killed", "repaired", "rounds"):
         table.add_column(column)
 
-    def show(outcome: object) -> None:
-        o = outcome  # FaultOutcome
-        console.print(f"  [dim]·[/dim] {o.kind} {o.target}: {'killed' if o.killed else '[red]survived[/red]'}, "  # type: ignore[attr-defined]
-                      f"{'repaired' if o.repaired else '[red]not repaired[/red]'}")  # type: ignore[attr-defined]
-        table.add_row(o.kind, o.layer, o.target, str(o.killed), str(o.repaired), str(o.rounds))  # type: ignore[attr-defined]
+    def show(o: FaultOutcome) -> None:
+        fixed = ("repaired" if o.repaired else "[red]not repaired[/red]") if repair else "repair not tried"
+        console.print(f"  [dim]·[/dim] {o.kind} {escape(o.target)}: {'killed' if o.killed else '[red]survived[/red]'}, "
+                      f"{fixed}")
+        table.add_row(o.kind, o.layer, escape(o.target), str(o.killed), str(o.repaired) if repair else "—",
+                      str(o.rounds) if repair else "—")
 
-    score = score_world(root, args.kind or None, args.per_kind, args.seed, progress=show)
+    score = score_world(root, args.kind or None, args.per_kind, args.seed, progress=show, suite=args.suite,
+                        repair=repair)
     console.print(table)
-    console.print(f"mutations: {len(score.faults)} faults, kill rate {100 * score.kill_rate:.1f}%, "
-                  f"repair rate {100 * score.repair_rate:.1f}%")
-    return 0
+    kinds = Table(title=f"per kind ({args.suite} suite)")
+    for column in ("kind", "layer", "faults", "killed", "repaired"):
+        kinds.add_column(column, justify="left" if column in ("kind", "layer") else "right")
+    for name, s in [*score.by_kind().items(), *(("all " + k, v) for k, v in score.by_layer().items())]:
+        killed = f"{s.killed} ({100 * s.kill_rate:.0f}%)"
+        repaired = f"{s.repaired} ({100 * s.repair_rate:.0f}%)" if repair else "—"
+        kinds.add_row(name, s.layer, str(s.faults), killed if s.killed == s.faults else f"[red]{killed}[/red]",
+                      repaired)
+    console.print(kinds)
+    for error in score.errors:
+        console.print(f"[red]{error['stage']} failed[/red] {error['kind']} (seed {error['seed']}): {escape(error['error'])}")
+    repaired_text = f"repair rate {100 * score.repair_rate:.1f}%" if repair else "repair not tried"
+    console.print(f"mutations ({args.suite}): {len(score.faults)} faults, kill rate {100 * score.kill_rate:.1f}%, "
+                  f"{repaired_text}" + (f", {len(score.errors)} not injected or not verified" if score.errors else ""))
+    return 1 if score.errors else 0
 
 
 def _redteam(args: argparse.Namespace) -> int:
@@ -283,9 +303,13 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(run=_serve)
     mu = sub.add_parser("mutate", help="inject seeded faults into copies of a proven world; kill and repair rates")
     mu.add_argument("world")
-    mu.add_argument("--kind", action="append", help="fault kind (repeatable; default: every kind)")
-    mu.add_argument("--per-kind", type=int, default=1)
+    mu.add_argument("--kind", action="append", help="fault kind (repeatable; default: every kind of the suite)")
+    mu.add_argument("--suite", choices=("classic", "independent"), default=None,
+                    help="fault suite: classic (11 kinds) or independent (30 kinds); default: the suite of the "
+                         "--kind given, else classic")
+    mu.add_argument("--per-kind", type=int, default=1, help="faults per kind, at distinct sites while there are")
     mu.add_argument("--seed", type=int, default=0)
+    mu.add_argument("--no-repair", action="store_true", help="measure kills only (no repair loop)")
     mu.set_defaults(run=_mutate)
     rt = sub.add_parser("redteam", help="grade adversarial states and answers of every task; exit 1 on a false positive")
     rt.add_argument("world")

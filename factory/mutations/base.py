@@ -46,6 +46,7 @@ class Mutation:
     layer: Layer
     targets: Callable[["WorldView"], list[Target]]
     apply: Callable[["WorldView", Target, random.Random], Applied]
+    summary: str = ""  # one line for listings and reports: what a fault of this kind does
 
 
 @dataclass
