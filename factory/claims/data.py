@@ -50,7 +50,7 @@ _ANY = None  # a column whose value an event does not pin down
 
 def data_claims(ctx: ClaimContext) -> list[Claim]:
     """Plan, counts, money totals, storyline events and planted searches, in that order."""
-    return plan_claims(ctx) + count_claims(ctx) + storyline_claims(ctx) + search_claims(ctx)
+    return plan_claims(ctx) + count_claims(ctx) + reference_claims(ctx) + storyline_claims(ctx) + search_claims(ctx)
 
 
 # ---- SQL helpers -----------------------------------------------------------------------------
@@ -151,6 +151,24 @@ def count_claims(ctx: ClaimContext) -> list[Claim]:
                 out.append(_sql_claim(f"data:sum:{e.name}:{owner}", "db_sum_owner",
                                       f"each {owner}'s {e.plural.lower()} add up to their seeded totals "
                                       f"({', '.join(f.name for f in _money(e))})", f"{where}.owner", query))
+    return out
+
+
+def reference_claims(ctx: ClaimContext) -> list[Claim]:
+    """Which row each reference points at, as one exact checksum per reference column: a card
+    re-pointed at another user's account keeps every count and total, but not this sum."""
+    out: list[Claim] = []
+    for e in ctx.spec.entities:
+        if e.builtin:
+            continue
+        for f in e.fields:
+            if f.type != "reference":
+                continue
+            column = _q(f.column)
+            query, rows = _exactly(ctx, f"SELECT TOTAL(id * {column}), COUNT({column}) FROM {_q(e.table)}", ["checksum", "n"])
+            out.append(_sql_claim(f"data:refs:{e.name}.{f.name}", "db_refs",
+                                  f"every {e.label.lower()}'s {f.label.lower()} points at the row the seed gives it "
+                                  f"({rows[0][1]} references, checksum {rows[0][0]:.0f})", f"entities[{e.name}].fields[{f.name}]", query))
     return out
 
 

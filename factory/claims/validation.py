@@ -21,6 +21,7 @@ from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, WorkflowSpec
 _NOT_A_DATE = "31/12/2026"
 _NOT_A_NUMBER = "twelve"
 _NOT_A_CHOICE = "not-one-of-the-choices"
+STRAYS = 4  # values of other choice lists tried against each enum
 
 
 def _text(p: ParamSpec | FieldSpec, size: int) -> str:
@@ -31,8 +32,25 @@ def _text(p: ParamSpec | FieldSpec, size: int) -> str:
     return "v" * size
 
 
-def _cases(p: ParamSpec, witness: dict[str, Any]) -> list[tuple[str, str, Any, bool]]:
+def _strays(values: list[str], others: list[str]) -> list[str]:
+    """Plausible wrong members of an enum: other choice lists' values it lacks, and its first value
+    in capitals (a generator that copies the wrong list, or does not normalise case)."""
+    out = [v for v in dict.fromkeys(others) if v not in values][:STRAYS]
+    shouted = values[0].upper()
+    if shouted not in values:
+        out.append(shouted)
+    return out
+
+
+def enum_pool(spec: Any) -> list[str]:
+    """Every choice of every enum of the world, fields first, in spec order."""
+    pool = [v for e in spec.entities for f in e.fields for v in (f.values or [])]
+    return pool + [v for w in spec.workflows for p in w.params for v in (p.values or [])]
+
+
+def _cases(p: ParamSpec, witness: dict[str, Any], others: list[str] | None = None) -> list[tuple[str, str, Any, bool]]:
     """(rule, description, value, at_limit) for each bound of one parameter; value `...` omits it."""
+    others = others or []
     out: list[tuple[str, str, Any, bool]] = []
     if p.required and p.default is None:
         out.append(("required", f"{p.label} left out", ..., False))
@@ -52,6 +70,8 @@ def _cases(p: ParamSpec, witness: dict[str, Any]) -> list[tuple[str, str, Any, b
         out.append(("type", f"{p.label} that is not a number", _NOT_A_NUMBER, False))
     if p.type == "enum" and p.values:
         out.append(("enum", f"{p.label} outside its choices", _NOT_A_CHOICE, False))
+        for stray in _strays(p.values, others):
+            out.append((f"enum:{stray}", f"{p.label} set to {stray!r}, a choice of another list", stray, False))
     if p.type == "date" and p.range_of is None:
         out.append(("format", f"{p.label} that is not a date", _NOT_A_DATE, False))
     return out
@@ -64,7 +84,7 @@ def validation_claims(ctx: ClaimContext) -> list[Claim]:
         if wf.system or w is None or w.params is None or w.user is None:
             continue
         for p in wf.params:
-            for rule, text, value, at_limit in _cases(p, w.params):
+            for rule, text, value, at_limit in _cases(p, w.params, enum_pool(ctx.spec)):
                 claim = _claim(ctx, wf, p, rule, text, value, at_limit, w.user, w.params)
                 if claim is not None:
                     out.append(claim)
