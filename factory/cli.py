@@ -66,16 +66,25 @@ def _tasks(args: argparse.Namespace) -> int:
 
 
 def _summary(path: Path) -> None:
-    from factory.manifest import read_manifest
+    from factory.manifest import read_manifest, sha256_file
+    from factory.world import text_sha256
 
     m = read_manifest(path / "manifest.json")
+    # hashes are recomputed from the files, never read back from the manifest
+    spec_sha = text_sha256((path / "spec.json").read_text())
+    db_sha = sha256_file(path / "data" / "seed.db")
     console.print(f"[green]world:[/green] {m.world} → {path}")
-    console.print(f"  spec sha256 {m.spec_sha256[:16]}  seed db sha256 {m.seed_db_sha256[:16]}")
+    console.print(f"  spec sha256 {spec_sha[:16]}  seed db sha256 {db_sha[:16]}")
+    for name, recorded, actual in (("spec.json", m.spec_sha256, spec_sha), ("data/seed.db", m.seed_db_sha256, db_sha)):
+        if recorded != actual:
+            console.print(f"  [yellow]{name} changed since the build[/yellow] (manifest {recorded[:12]}, file {actual[:12]})")
     console.print(f"  {m.users} users, {m.entities} entities, {m.workflows} workflows, {sum(m.counts.values())} rows")
     console.print(f"  frontend {path / 'app/frontend/dist'}  database {path / 'data/seed.db'}")
     if m.claims.total:
         rate = 100 * m.claims.passed / m.claims.total
-        console.print(f"claims: {m.claims.passed}/{m.claims.total} passed ({rate:.1f}%) in {m.claims.rounds} rounds")
+        scope = ("all layers" if m.claims.complete or not m.claims.skipped
+                 else f"{', '.join(m.claims.layers)} only; {m.claims.skipped} browser claims not checked, not a full pass")
+        console.print(f"claims: {m.claims.passed}/{m.claims.total} passed ({rate:.1f}%) in {m.claims.rounds} rounds ({scope})")
     if m.tasks.drafted:
         rate = 100 * m.tasks.accepted / m.tasks.drafted
         t = m.tasks.by_type
@@ -91,7 +100,8 @@ def _prove(args: argparse.Namespace) -> int:
 
     root = open_world(args.world)
     loop.set_reporter(lambda message: console.print(f"  [dim]·[/dim] {message}"))
-    run_stage_one(world=str(root), ui=not args.no_ui, target=args.target, max_rounds=args.rounds, fresh=args.fresh)
+    run_stage_one(world=str(root), ui=not args.no_ui, target=args.target, max_rounds=args.rounds, fresh=args.fresh,
+                  recompile_claims=args.recompile_claims)
     _summary(root)
     return 0
 
@@ -282,6 +292,8 @@ def parser() -> argparse.ArgumentParser:
     w.set_defaults(run=_world)
     pr = sub.add_parser("prove", help="compile claims for a built world, verify, triage and repair it")
     pr.add_argument("world")
+    pr.add_argument("--recompile-claims", action="store_true",
+                    help="rewrite claims.json from the seed instead of refusing one that differs")
     _loop_options(pr, target=1.0)  # a world under repair aims at every claim
     pr.set_defaults(run=_prove)
     t = sub.add_parser("tasks", help="(re)run stage two on a proven world: propose, set up, reward, gate")
