@@ -203,7 +203,16 @@ def test_counts_and_totals_hold_on_the_seed_and_a_deleted_row_fails(till: Path, 
         conn.execute("DELETE FROM spend WHERE id = (SELECT MAX(id) FROM spend WHERE kind = 'rent')")
     failed = sql_failures(claims, db)
     assert failed == {"data:count:spend", "data:count:spend:owner", "data:sum:spend", "data:sum:spend:owner",
-                      "state:storyline:rent:spend"}
+                      "state:storyline:rent:spend", "data:refs:spend.owner", "data:refs:spend.purse"}
+
+
+def test_a_reference_re_pointed_fails_its_checksum_alone(till: Path, till_claims: list[Claim], tmp_path: Path) -> None:
+    db = tmp_path / "seed.db"
+    shutil.copyfile(till / "data" / "seed.db", db)
+    with sqlite3.connect(db) as conn:  # the same purse count and totals, one spend moved to another purse
+        first, second = [r[0] for r in conn.execute("SELECT id FROM purse ORDER BY id LIMIT 2")]
+        conn.execute("UPDATE spend SET purse_id = ? WHERE id = (SELECT MIN(id) FROM spend WHERE purse_id = ?)", (second, first))
+    assert "data:refs:spend.purse" in sql_failures(data_sql(till_claims), db)
 
 
 def test_one_cent_fails_the_totals_but_not_the_counts(till: Path, till_claims: list[Claim], tmp_path: Path) -> None:
