@@ -55,7 +55,7 @@ def run_stage_one(seed: str | None = None, worlds: str = "worlds", world: str | 
     if world is not None:
         start["world"] = str(Path(world).resolve())
     return _run(stage_one_graph(), Path(worlds), f"stage-one:{subject}", start,  # type: ignore[return-value]
-                resume=not fresh, say=loop._say, name="stage one")
+                resume=not (fresh or recompile_claims), say=loop._say, name="stage one")  # a recompile starts over
 
 
 def _run(graph: StateGraph, worlds: Path, thread: str, start: Any, resume: bool,
