@@ -66,20 +66,6 @@ class ClaimContext:
             path = path.replace("{field}", e.filters[0].field)
         return path
 
-    def owner_and_stranger(self, e: EntitySpec) -> tuple[Any, Any, int] | None:
-        """A user with a row of `e` and another user who must not see it."""
-        candidates = self.spec.users[:8]
-        for owner in candidates:
-            for stranger in candidates:
-                if stranger.id != owner.id:
-                    rid = self.row_of(e, owner.id, exclude_user=stranger.id)
-                    if rid is not None:
-                        return owner, stranger, rid
-        return None
-
-    def owned_entities(self) -> list[EntitySpec]:
-        return [e for e in self.spec.entities if not e.builtin and e.visibility == "owner"]
-
     def row_of(self, e: EntitySpec, user: int, exclude_user: int | None = None) -> int | None:
         visible = self.rows.visible_ids(e.name, user, limit=200)
         if exclude_user is not None:
