@@ -3,7 +3,8 @@
 Kill: some locked claim fails on the faulty world. Repair: the stage-one loop (at most three
 rounds) brings the world back to every claim the clean world passed. Frontend faults are
 verified with the browser claims; backend and data faults with the HTTP and SQL claims only,
-which is where they show (and keeps a run to minutes).
+which is where they show (and keeps a run to minutes). Only killed faults go to repair (a survivor
+has no failing claim to start from), so the repair rate is over the killed faults.
 
 Either suite of `factory.mutate` can be scored ("classic", the default, or "independent"); the
 rates are given overall, per kind (`MutationScore.by_kind`) and per layer (`by_layer`).
@@ -63,7 +64,8 @@ class KindSummary:
 
     @property
     def repair_rate(self) -> float:
-        return self.repaired / self.faults if self.faults else 0.0
+        """Of the faults the claims killed: a survivor has no failing claim to repair from."""
+        return self.repaired / self.killed if self.killed else 0.0
 
     def as_dict(self, repair_tried: bool = True) -> dict[str, Any]:
         return {"layer": self.layer, "faults": self.faults, "killed": self.killed,
@@ -87,7 +89,9 @@ class MutationScore:
 
     @property
     def repair_rate(self) -> float:
-        return sum(f.repaired for f in self.faults) / len(self.faults) if self.faults else 0.0
+        """Repaired over killed faults (a survivor is not tried: no claim fails to repair from)."""
+        killed = sum(f.killed for f in self.faults)
+        return sum(f.repaired for f in self.faults) / killed if killed else 0.0
 
     def by_kind(self) -> dict[str, KindSummary]:
         """Per kind, in the suite's order (kinds with no fault in this run are left out)."""
@@ -156,7 +160,7 @@ def score_world(world: Path, kinds: Sequence[str] | None = None, per_kind: int =
             outcome = FaultOutcome(kind=kind, layer=fault.layer, target=fault.target, killed=bool(killed_by),
                                    killed_by=killed_by[:5], repaired=False, rounds=0, final_rate=report.rate,
                                    description=fault.description, repair_tried=repair)
-            if repair:
+            if repair and outcome.killed:
                 # what the unbroken world passes of the claims checked here (its failures, if any, still count)
                 clean_failures = manifest.claims.total - manifest.claims.passed
                 clean = (manifest.claims.passed if ui else report.total - clean_failures)

@@ -521,7 +521,7 @@ def test_scores_per_kind_and_layer() -> None:
 
     score = MutationScore(world="w", suite="independent", faults=[
         outcome("money_scale", "frontend", True, True), outcome("leak_list", "backend", True, False),
-        outcome("leak_list", "backend", False, False), outcome("row_deleted", "db", False, True)])
+        outcome("leak_list", "backend", False, False), outcome("row_deleted", "db", True, True)])
     kinds = score.by_kind()
     assert list(kinds) == ["leak_list", "money_scale", "row_deleted"]  # the suite's order
     assert (kinds["leak_list"].faults, kinds["leak_list"].killed, kinds["leak_list"].repaired) == (2, 1, 0)
@@ -529,9 +529,12 @@ def test_scores_per_kind_and_layer() -> None:
     layers = score.by_layer()
     assert list(layers) == ["db", "backend", "frontend"] and layers["backend"].faults == 2
     report = score.as_dict()
-    assert report["by_kind"]["row_deleted"] == {"layer": "db", "faults": 1, "killed": 0, "repaired": 1,
-                                                "kill_rate": 0.0, "repair_rate": 1.0}
-    assert report["suite"] == "independent" and report["kill_rate"] == 0.5
+    assert report["by_kind"]["row_deleted"] == {"layer": "db", "faults": 1, "killed": 1, "repaired": 1,
+                                                "kill_rate": 1.0, "repair_rate": 1.0}
+    # the repair rate is over the killed faults: the surviving leak_list fault is not counted against it
+    assert report["by_kind"]["leak_list"]["repair_rate"] == 0.0 and layers["backend"].repair_rate == 0.0
+    assert report["suite"] == "independent" and report["kill_rate"] == 0.75
+    assert report["repair_rate"] == round(2 / 3, 4)
     kills_only = MutationScore(world="w", suite="independent", faults=score.faults, repair_tried=False).as_dict()
     assert kills_only["repair_rate"] is None and kills_only["by_kind"]["leak_list"]["repaired"] is None
     assert set(SUITES) == {"classic", "independent"}
