@@ -10,7 +10,8 @@ Nothing the world directory holds is trusted: not the manifest's hashes, not `sp
 
 The regenerated database is cached under the user's cache directory (never inside the world), by
 the hash of the spec text and of the backend templates that seed it: the same world and the same
-factory give the same bytes, so a cache hit is exact.
+factory give the same bytes, so a cache hit is exact. The compiled claims are cached the same way,
+by the spec's and database's hashes and the factory's own source.
 """
 
 from __future__ import annotations
@@ -55,9 +56,44 @@ class LockResult:
     drift: list[str] = field(default_factory=list)
 
 
-def _cache_dir() -> Path:
+def _cache_dir(kind: str = "truth") -> Path:
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "world-factory" / "truth"
+    return base / "world-factory" / kind
+
+
+def _factory_sha256() -> str:
+    """Every source file of the factory: a compiled claim set is reused only by the same factory."""
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _compiled(world: Path, truth: Truth) -> tuple[ClaimSet, str]:
+    """The claims the truth compiles to, cached by what they are a function of.
+
+    Compiling searches witnesses with thousands of interpreter runs (a minute and more for a world
+    of thousands of rows), and a mutation run or a repair checks the lock once per fault. The key is
+    the spec's hash, the database's hash and the factory's own source, so a hit is exactly what a
+    compile would give; the cache sits beside the truth database, never inside the world."""
+    key = hashlib.sha256(f"{truth.spec_sha256}:{truth.db_sha256}:{_factory_sha256()}".encode()).hexdigest()[:32]
+    cached = _cache_dir("claims") / f"{key}.json"
+    if cached.is_file():
+        text = cached.read_text()
+        try:
+            claims = ClaimSet.model_validate_json(text)
+        except ValueError:
+            claims = None
+        if claims is not None and claims_text(claims) == text:
+            return claims, text
+    claims = compile_claims(world, spec=truth.spec, db=truth.db)
+    text = claims_text(claims)
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    partial = cached.with_suffix(f".{os.getpid()}.part")
+    partial.write_text(text)
+    partial.replace(cached)
+    return claims, text
 
 
 def _templates_sha256() -> str:
@@ -106,8 +142,7 @@ def check_lock(world: Path) -> LockResult:
     seed_db = world / "data" / "seed.db"
     if not seed_db.is_file() or sha256_file(seed_db) != truth.db_sha256:
         drift.append("data/seed.db differs from the database the spec seeds")
-    claims = compile_claims(world, spec=truth.spec, db=truth.db)
-    text = claims_text(claims)
+    claims, text = _compiled(world, truth)
     path = world / CLAIMS_FILE
     current = path.read_text() if path.is_file() else ""
     if current != text:
@@ -120,8 +155,7 @@ def check_lock(world: Path) -> LockResult:
 def restore_claims(world: Path) -> LockResult:
     """Write `claims.json` as the world's seed compiles it (the explicit way to replace an edited one)."""
     truth = derive_truth(world)
-    claims = compile_claims(world, spec=truth.spec, db=truth.db)
-    text = claims_text(claims)
+    claims, text = _compiled(world, truth)
     (world / CLAIMS_FILE).write_text(text)
     return LockResult(claims=claims, text=text, digest=claims_sha256(text))
 

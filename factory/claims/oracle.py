@@ -22,7 +22,8 @@ from urllib.parse import quote
 
 from factory.claims.model import Expected, RowValues
 from factory.errors import ExpressionError, PredictionError
-from factory.expr.syntax import parse
+from factory.expr.pycode import mentions
+from factory.expr.syntax import Query, parse
 from factory.expr.typecheck import BOOL, INT, Scope, Type, check, field_type
 from factory.spec.model import Spec, WorkflowSpec
 from factory.tasks.effects import Prediction, Step, predict
@@ -94,9 +95,47 @@ class Oracle:
             p = next(x for x in wf.params if x.name == param)
             ids = self.visible_ids(p.ref or "", user)
             if p.where:
-                ids = [i for i in ids if self._where_holds(wf, p.name, p.ref or "", p.where, i, user)]
+                held = self._rows_where(wf, p.name, p.ref or "", p.where, user)
+                ids = ([i for i in ids if i in held] if held is not None
+                       else [i for i in ids if self._where_holds(wf, p.name, p.ref or "", p.where, i, user)])
             self._options[key] = ids
         return self._options[key]
+
+    def _rows_where(self, wf: WorkflowSpec, param: str, entity: str, source: str, user: int) -> set[int] | None:
+        """The ids of every row the option filter holds for, in one pass over the table.
+
+        A filter that names only the row (`it`), `me` and constants has the same value per row
+        whichever row the parameter is bound to, so one scan answers for all of them; a filter
+        that names the parameter itself (None here) is asked row by row by `_where_holds`."""
+        from factory.tasks.effects import _Interpreter, _Ref, _Rows  # the interpreter's own row model
+
+        probe = f"exists(it in {entity} where ({source}))"
+        try:
+            node = parse(probe)
+            check(probe, node, self._scope(wf), BOOL, False)
+        except ExpressionError:
+            return set()  # as `_where_holds` answers for a filter that does not check: no row
+        if not isinstance(node, Query) or node.where is None or mentions(node.where, param):
+            return None
+        rows = _Rows(self.spec, self.db)
+        held: set[int] = set()
+        try:
+            interpreter = _Interpreter(rows, {"me": _Ref("user", user)}, self.today, probe)
+            for row_id, row in rows.table(entity).items():
+                try:
+                    if interpreter.sql(node.where, node.var, row) is True:
+                        held.add(row_id)
+                except PredictionError:
+                    continue  # this row cannot be asked about: not offered, as `_where_holds` says
+        finally:
+            rows.close()
+        return held
+
+    def _scope(self, wf: WorkflowSpec) -> Scope:
+        schema = {e.name: {"id": INT, **{f.name: field_type(f.type, f.ref, f.values) for f in e.fields}}
+                  for e in self.spec.entities}
+        return Scope(schema, {"me": Type("ref", entity="user"),
+                              **{p.name: field_type(p.type, p.ref, p.values) for p in wf.params}})
 
     def _where_holds(self, wf: WorkflowSpec, param: str, entity: str, source: str, row_id: int, user: int) -> bool:
         """The option filter for one row, in SQL's logic (NULL is not true), via a one-step query."""
@@ -109,13 +148,9 @@ class Oracle:
     def _evaluate(self, wf: WorkflowSpec, user: int, source: str, params: dict[str, Any]) -> Any:
         from factory.tasks.effects import _Interpreter, _Ref, _Rows  # the interpreter's own row model
 
-        schema = {e.name: {"id": INT, **{f.name: field_type(f.type, f.ref, f.values) for f in e.fields}}
-                  for e in self.spec.entities}
-        scope = Scope(schema, {"me": Type("ref", entity="user"),
-                               **{p.name: field_type(p.type, p.ref, p.values) for p in wf.params}})
         try:
             node = parse(source)
-            check(source, node, scope, BOOL, False)
+            check(source, node, self._scope(wf), BOOL, False)
         except ExpressionError:
             return None
         rows = _Rows(self.spec, self.db)

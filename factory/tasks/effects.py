@@ -252,6 +252,16 @@ class _Interpreter:
 
     def __init__(self, rows: _Rows, env: dict[str, Any], today: dt.date, source: str) -> None:
         self.rows, self.env, self.today, self.source = rows, env, today, source
+        # a query scans every row: whether a node names the row variable, and the value of one that
+        # does not, are the same for every row of one scan (nodes live as long as the interpreter)
+        self._mentioned: dict[tuple[int, str], bool] = {}
+        self._constants: dict[int, Any] = {}
+
+    def _mentions(self, node: Node | None, var: str) -> bool:
+        key = (id(node), var)
+        if key not in self._mentioned:
+            self._mentioned[key] = mentions(node, var)
+        return self._mentioned[key]
 
     def fail(self, message: str) -> PredictionError:
         return PredictionError(f"`{self.source}`: {message} (the app would answer with a server error)")
@@ -385,6 +395,13 @@ class _Interpreter:
 
     # ---- queries: SQL over every row of the entity ---------------------------------------
     def query(self, node: Query) -> Any:
+        outer, self._constants = self._constants, {}
+        try:
+            return self._query(node)
+        finally:
+            self._constants = outer
+
+    def _query(self, node: Query) -> Any:
         matched = [row for row in list(self.rows.table(node.entity).values())
                    if node.where is None or self.sql(node.where, node.var, row) is True]
         if node.fn == "count":
@@ -399,8 +416,11 @@ class _Interpreter:
 
     def sql(self, node: Node, var: str, row: dict[str, Any]) -> Any:
         """`node` for one row bound to `var`, in SQL's three-valued logic (None is NULL)."""
-        if not mentions(node, var):
-            return _ref_id(self.value(node))  # a bound parameter, computed in Python
+        if not self._mentions(node, var):
+            # a bound parameter, computed in Python once per scan
+            if id(node) not in self._constants:
+                self._constants[id(node)] = _ref_id(self.value(node))
+            return self._constants[id(node)]
         if isinstance(node, Name):
             return row["id"]
         if isinstance(node, Attr):
@@ -437,7 +457,7 @@ class _Interpreter:
         left = self._sql_operand(node.left, rk, scale, var, row)
         right = self._sql_operand(node.right, lk, scale, var, row)
         if op in ("==", "!="):
-            on_left, on_right = mentions(node.left, var), mentions(node.right, var)
+            on_left, on_right = self._mentions(node.left, var), self._mentions(node.right, var)
             # SQLAlchemy writes `column == <parameter that is None>` as IS NULL, not as `= NULL`
             if (left is None and not on_left) or (right is None and not on_right):
                 column = right if not on_left else left
