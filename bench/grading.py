@@ -20,8 +20,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from verifiers import grade, load_reward
-from verifiers.reward import RewardProgram
+from verifiers import grade, load_reward  # noqa: E402  (importable only after the sys.path line above)
+from verifiers.reward import RewardProgram  # noqa: E402  (likewise)
 
 TARGET_MS = 5.0
 

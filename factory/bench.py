@@ -43,7 +43,8 @@ def measure(name: str, unit: str, repeats: int, run: Callable[[], float]) -> dic
             "max": round(max(samples), 3), "n": len(samples), "machine": machine_note()}
 
 
-def run_benchmarks(seeds: list[str] | None, output: Path, repeats: int = 3, console: Console | None = None) -> list[dict[str, Any]]:
+def run_benchmarks(seeds: list[str] | None, output: Path, repeats: int = 3,
+                   console: Console | None = None) -> list[dict[str, Any]]:
     """Measure every figure; write them to `output`; return them."""
     console = console or Console(stderr=True)
     ensure_node_modules()  # first-time package installs are not part of a build's time

@@ -23,8 +23,19 @@ from factory.seed.model import EntityDef, FieldDef, ParamDef, StoryEvent, Workfl
 from factory.seeddata import plan_seed_data, plan_users
 from factory.spec import naming
 from factory.spec.model import (
-    CheckSpec, EffectSpec, EntitySpec, FieldSpec, FilterSpec, InvariantSpec, PageSpec, ParamSpec, RouteSpec, Spec,
-    StorySpec, UserSpec, WorkflowSpec,
+    CheckSpec,
+    EffectSpec,
+    EntitySpec,
+    FieldSpec,
+    FilterSpec,
+    InvariantSpec,
+    PageSpec,
+    ParamSpec,
+    RouteSpec,
+    Spec,
+    StorySpec,
+    UserSpec,
+    WorkflowSpec,
 )
 
 _WIDGETS = {"string": "text", "text": "textarea", "email": "email", "int": "number", "money": "money",
@@ -110,7 +121,8 @@ class _Builder:
         return FieldSpec(
             name=f.name, column=f"{f.name}_id" if f.type == "reference" else f.name, label=f.label or naming.title(f.name),
             type=f.type, py_type=_PY_TYPES[f.type], required=f.required, unique=f.unique, ref=f.to, values=f.values,
-            min=f.min, max=f.max, max_length=f.max_length, default=f.default, widget=_WIDGETS[f.type],  # type: ignore[arg-type]
+            min=f.min, max=f.max, max_length=f.max_length, default=f.default,
+            widget=_WIDGETS[f.type],  # type: ignore[arg-type]  # _WIDGETS holds only widget names
             editable=f.editable, in_list=not f.hidden and f.type != "text",
         )
 
@@ -144,7 +156,8 @@ class _Builder:
         if kind is None:
             raise self.loaded.error(self._field_path(e, f) + ("filter",), f"a {f.type} field cannot be a filter")
         column = by_name[f.name].column
-        return FilterSpec(field=f.name, param=column, label=f.label or naming.title(f.name), kind=kind,  # type: ignore[arg-type]
+        return FilterSpec(field=f.name, param=column, label=f.label or naming.title(f.name),
+                          kind=kind,  # type: ignore[arg-type]  # the table above maps to filter kinds only
                           group=f.filter_group or "Filters", parent=f.filter_parent)
 
     def _field_path(self, e: EntityDef, f: FieldDef) -> tuple:
@@ -185,8 +198,9 @@ class _Builder:
         return ParamSpec(
             name=p.name, var=naming.py_var(p.name), label=p.label or naming.title(p.name), type=p.type,
             py_type=_PY_TYPES[p.type], required=p.required, ref=p.to, values=p.values, min=p.min, max=p.max,
-            max_length=p.max_length, default=p.default, widget=widget, range_end=p.range_end,  # type: ignore[arg-type]
-            range_of=ends.get(p.name), where_py=where_py, where=p.where,
+            max_length=p.max_length, default=p.default,
+            widget=widget,  # type: ignore[arg-type]  # a widget name: date_range or one from _WIDGETS
+            range_end=p.range_end, range_of=ends.get(p.name), where_py=where_py, where=p.where,
         )
 
     def _workflow(self, wi: int, wf: WorkflowDef) -> WorkflowSpec:
@@ -225,7 +239,8 @@ class _Builder:
                 raise self.loaded.error(path + ("set",), f"effect on missing field {field_name!r} of {param.to}")
             if eff.to is None:
                 raise self.loaded.error(path, "set needs `to: <expression>`")
-            node = self._compile(eff.to, path + ("to",), scope, field_type(field.type, field.to, field.values), not field.required)
+            node = self._compile(eff.to, path + ("to",), scope, field_type(field.type, field.to, field.values),
+                                 not field.required)
             var = naming.py_var(target)
             value = gen.expr(node, field_type(field.type, field.to, field.values))
             line = f"{var}.{field.name}_id = _id({value})" if field.type == "reference" else f"{var}.{field.name} = {value}"
@@ -319,7 +334,8 @@ class _Builder:
             if e.builtin:
                 continue
             if "list" in e.operations:
-                pages.append(PageSpec(id=f"list-{e.name}", path=f"/{e.path}", kind="list", title=e.plural, entity=e.name, nav=e.nav))
+                pages.append(PageSpec(id=f"list-{e.name}", path=f"/{e.path}", kind="list", title=e.plural, entity=e.name,
+                                      nav=e.nav))
             if "read" in e.operations:
                 pages.append(PageSpec(id=f"detail-{e.name}", path=f"/{e.path}/:id", kind="detail", title=e.label, entity=e.name))
         for w in workflows:
@@ -342,17 +358,20 @@ class _Builder:
                    "delete": ("DELETE", base + "/{id}", f"delete_{e.name}")}
             for op in e.operations:
                 method, path, op_id = ops[op]
-                routes.append(RouteSpec(method=method, path=path, operation_id=op_id, auth=True, kind=op, entity=e.name))  # type: ignore[arg-type]
+                routes.append(RouteSpec(method=method,  # type: ignore[arg-type]  # `ops` holds HTTP methods only
+                                        path=path, operation_id=op_id, auth=True, kind=op, entity=e.name))
             if e.filters:
                 routes.append(RouteSpec(method="GET", path=base + "/options/{field}", operation_id=f"options_{e.name}",
                                         auth=True, kind="options", entity=e.name))
         for w in workflows:
             if w.system:
                 continue
-            routes.append(RouteSpec(method="POST", path=w.path, operation_id=w.operation_id, auth=True, kind="workflow", workflow=w.name))
+            routes.append(RouteSpec(method="POST", path=w.path, operation_id=w.operation_id, auth=True, kind="workflow",
+                                    workflow=w.name))
             for p in w.params:
                 if p.type == "reference":
-                    routes.append(RouteSpec(method="GET", path=f"{w.path}/options/{p.name}", operation_id=f"options_{w.name}_{p.name}",
+                    routes.append(RouteSpec(method="GET", path=f"{w.path}/options/{p.name}",
+                                            operation_id=f"options_{w.name}_{p.name}",
                                             auth=True, kind="param_options", workflow=w.name))
         return routes
 

@@ -328,7 +328,8 @@ def parser() -> argparse.ArgumentParser:
     rt.add_argument("--tasks", type=int, default=None, help="red-team the first N tasks only (default: all)")
     rt.add_argument("--seed", type=int, default=0, help="seed of the row choices (default 0)")
     rt.add_argument("--json", default=None, help="write the full result here (never inside the world)")
-    rt.add_argument("--kind", action="append", help="probe family or kind, e.g. schema or answer:qualified (repeatable; default: all)")
+    rt.add_argument("--kind", action="append",
+                    help="probe family or kind, e.g. schema or answer:qualified (repeatable; default: all)")
     rt.add_argument("--skip", action="append", help="probe family or kind to leave out, e.g. answer:huge (repeatable)")
     rt.add_argument("--cross", type=int, default=None, help="other tasks' golden changes tried per task (default: all)")
     rt.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")

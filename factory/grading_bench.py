@@ -37,11 +37,11 @@ def _floor(initial: Path, final: Path) -> float:
 
 
 def _timed(record: dict[str, Any], initial: Path, final: Path, answer: object) -> tuple[float, float]:
-    result = grade(record, initial, final, answer)  # type: ignore[arg-type]
+    result = grade(record, initial, final, answer)  # type: ignore[arg-type]  # a record's JSON reference answer
     samples = []
     for _ in range(REPEATS):
         start = time.perf_counter()
-        grade(record, initial, final, answer)  # type: ignore[arg-type]
+        grade(record, initial, final, answer)  # type: ignore[arg-type]  # likewise
         samples.append((time.perf_counter() - start) * 1000)
     return min(samples), result.score
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, StateGraph
@@ -17,6 +17,9 @@ from factory.builder import build_spec
 from factory.loop import LoopState
 from factory.seed.loader import load_seed
 from factory.tasks import stage as tasks
+
+if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
 
 
 def stage_one_graph() -> StateGraph:
@@ -54,7 +57,7 @@ def run_stage_one(seed: str | None = None, worlds: str = "worlds", world: str | 
                         "max_rounds": max_rounds, "recompile_claims": recompile_claims}
     if world is not None:
         start["world"] = str(Path(world).resolve())
-    return _run(stage_one_graph(), Path(worlds), f"stage-one:{subject}", start,  # type: ignore[return-value]
+    return _run(stage_one_graph(), Path(worlds), f"stage-one:{subject}", start,
                 resume=not (fresh or recompile_claims), say=loop._say, name="stage one")  # a recompile starts over
 
 
@@ -68,7 +71,7 @@ def _run(graph: StateGraph, worlds: Path, thread: str, start: Any, resume: bool,
     conn = sqlite3.connect(checkpoints, check_same_thread=False)
     try:
         app = graph.compile(checkpointer=SqliteSaver(conn))
-        config: dict[str, Any] = {"configurable": {"thread_id": thread}, "recursion_limit": 64}
+        config: RunnableConfig = {"configurable": {"thread_id": thread}, "recursion_limit": 64}
         snapshot = app.get_state(config)
         if snapshot.next and resume:
             say(f"resuming {name} at {', '.join(snapshot.next)}")
@@ -105,5 +108,5 @@ def run_graph_stage_two(start: tasks.TaskState, fresh: bool = True) -> tasks.Tas
     world = Path(start["world"]).resolve()
     # A world rebuilt since the interruption has lost the drafts its checkpoint points at.
     drafts_kept = (world / "run" / "tasks" / "attempts.json").exists()
-    return _run(stage_two_graph(), world.parent, f"stage-two:{world}", start,  # type: ignore[return-value]
+    return _run(stage_two_graph(), world.parent, f"stage-two:{world}", start,
                 resume=not fresh and drafts_kept, say=tasks._say, name="stage two")

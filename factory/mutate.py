@@ -156,7 +156,7 @@ def _commit(view: WorldView, kind: str, target: str, paths: list[str], bundle: b
     if bundle and not any(f.startswith(DIST + "/") for f in files):
         raise MutationError(f"{view.root}: the {kind} fault on {target!r} left the built bundle unchanged")
     # dated by the world's frozen today, like its build commits: same world and seed, same commit
-    stamp = dt.datetime.combine(dt.date.fromisoformat(view.spec.today), dt.time(12, 0), tzinfo=dt.timezone.utc)
+    stamp = dt.datetime.combine(dt.date.fromisoformat(view.spec.today), dt.time(12, 0), tzinfo=dt.UTC)
     repo.index.commit(f"mutation: {kind} {target}", author=AUTHOR, committer=AUTHOR,
                       author_date=stamp, commit_date=stamp)
     return files

@@ -46,7 +46,7 @@ class AppServer:
     def url(self) -> str:
         return f"http://{self.host}:{self.port}"
 
-    def start(self) -> "AppServer":
+    def start(self) -> AppServer:
         command = [sys.executable, "-m", "backend.app", "--host", self.host, "--port", str(self.port),
                    "--db", str(self.db.resolve())]
         if self.user:
@@ -100,7 +100,7 @@ class AppServer:
                 self.process.wait()
         self.process = None
 
-    def __enter__(self) -> "AppServer":
+    def __enter__(self) -> AppServer:
         return self.start()
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,

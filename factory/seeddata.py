@@ -106,7 +106,8 @@ class _Planner:
         rule = entity.seed
         if rule.per_user is not None:
             for user in self.users:
-                count = rule.per_user if rule.per_user_max is None else self.rng.randint(rule.per_user, max(rule.per_user, rule.per_user_max))
+                count = (rule.per_user if rule.per_user_max is None
+                         else self.rng.randint(rule.per_user, max(rule.per_user, rule.per_user_max)))
                 for i in range(count):
                     rows.append(self._row(entity, len(rows) + 1, user["id"], i, {}, ("entities", ei, "seed")))
         for i in range(rule.count or 0):
@@ -120,8 +121,8 @@ class _Planner:
         if unknown:
             raise self.loaded.error(path, f"explicit row names unknown field(s): {', '.join(sorted(unknown))}")
         main_owner = entity.owner[0] if entity.owner else None
-        # Copies and templates read other fields, so they come last (templates after copies); the owner comes first, since same-owner
-        # references and `{owner_first}` templates depend on it.
+        # Copies and templates read other fields, so they come last (templates after copies); the owner comes first,
+        # since same-owner references and `{owner_first}` templates depend on it.
         order = sorted(entity.fields, key=lambda f: (_stage(f), f.name != main_owner))
         values: dict[str, Any] = {}
         for field in order:
@@ -140,7 +141,8 @@ class _Planner:
             values[column] = value
             context[field.name] = value
         # columns in declaration order, so the plan reads like the seed
-        return {"id": row_id, **{(f"{f.name}_id" if f.type == "reference" else f.name): values[f"{f.name}_id" if f.type == "reference" else f.name] for f in entity.fields}}
+        columns = [f"{f.name}_id" if f.type == "reference" else f.name for f in entity.fields]
+        return {"id": row_id, **{column: values[column] for column in columns}}
 
     def _explicit(self, field: FieldDef, value: Any, path: tuple) -> Any:
         if field.type == "reference" and field.to == "user" and isinstance(value, str):

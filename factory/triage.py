@@ -36,16 +36,20 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature("db_query_error", "db", r"^db_\w+ \| query failed", "regenerate_data"),
     Signature("login_broken", "backend", r"cannot log in as", "regenerate_backend"),
     Signature("console_error", "frontend", r"console error|Uncaught|pageerror", "regenerate_frontend"),
-    Signature("ui_locator", "frontend", r"not found on|Timeout|locator|test id|get_by_label|no (button|field)", "regenerate_frontend"),
+    Signature("ui_locator", "frontend", r"not found on|Timeout|locator|test id|get_by_label|no (button|field)",
+              "regenerate_frontend"),
     Signature("ui_effect", "backend", r"^ui_workflow \| (changed|inserted|deleted|no row)", "regenerate_backend"),
-    Signature("exact_effects", "backend", r"the spec's effects give|which the call must not (change|create)|deleted \[", "regenerate_backend"),
+    Signature("exact_effects", "backend", r"the spec's effects give|which the call must not (change|create)|deleted \[",
+              "regenerate_backend"),
     Signature("ui_toast", "frontend", r"^ui_\w+ \|", "regenerate_frontend"),
     Signature("page_missing", "frontend", r"^page_status \|", "regenerate_frontend"),
     Signature("list_wrong_rows", "backend", r"^(list_query|search_planted) \| (rows|total|status)", "regenerate_backend"),
-    Signature("ownership_leak", "backend", r"^ownership_\w+ \| .*(must not see|must see|expected exactly|shows|lacks|entries in the order)",
+    Signature("ownership_leak", "backend",
+              r"^ownership_\w+ \| .*(must not see|must see|expected exactly|shows|lacks|entries in the order)",
               "regenerate_backend"),
     Signature("route_missing", "backend", r"status 40[45], expected (200|401|409|422)", "regenerate_backend"),
-    Signature("effects_wrong", "backend", r"which its effects do not|no row was (created|deleted)|no row of \w+ changed", "regenerate_backend"),
+    Signature("effects_wrong", "backend", r"which its effects do not|no row was (created|deleted)|no row of \w+ changed",
+              "regenerate_backend"),
     Signature("refused_but_changed", "backend", r"refused but changed", "regenerate_backend"),
     Signature("wrong_message", "backend", r"\| message .* expected", "regenerate_backend"),
     Signature("wrong_precondition", "backend", r"failed precondition", "regenerate_backend"),
@@ -103,7 +107,8 @@ def suspected_files(result: ClaimResult, layer: str) -> list[str]:
         if result.kind.startswith("wf_") or result.kind == "ui_workflow":
             files += ["app/backend/workflows.py", "app/backend/routers/workflows.py"]
         elif result.kind in ("route_status", "ownership_read"):
-            files += [f"app/backend/routers/{subject.split('_', 1)[-1] if '_' in subject else subject}.py", "app/backend/runtime.py"]
+            router = subject.split('_', 1)[-1] if '_' in subject else subject
+            files += [f"app/backend/routers/{router}.py", "app/backend/runtime.py"]
         files += ["app/backend/runtime.py"]
     else:
         if result.kind == "ui_workflow":

@@ -94,7 +94,7 @@ def _assemble(seed_text: str, spec: Spec, root: Path, say: Progress, lap: Callab
               timings: dict[str, float], frontend: bool) -> Manifest:
     repo = git.Repo.init(root, initial_branch="main")
     # commits dated by the world's frozen today: same seed, same history
-    stamp = dt.datetime.combine(dt.date.fromisoformat(spec.today), dt.time(12, 0), tzinfo=dt.timezone.utc)
+    stamp = dt.datetime.combine(dt.date.fromisoformat(spec.today), dt.time(12, 0), tzinfo=dt.UTC)
 
     def commit(message: str) -> None:
         repo.git.add(A=True)

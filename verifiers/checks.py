@@ -189,7 +189,7 @@ def _select(ctx: Context, check: Check, side: str, table: str,
     except sqlite3.DatabaseError as exc:
         raise CheckError(check.id, f"cannot read {table!r} in the {side} database: {exc}") from exc
     names = [d[0] for d in cursor.description]
-    rows = [dict(zip(names, r)) for r in cursor.fetchall()]
+    rows = [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
     # SQL's IS applies column affinity and collation; keep only exactly equal rows.
     return [r for r in rows if all(same(v, r[c]) for c, v in where.items())]
 
@@ -335,7 +335,7 @@ def _offence_text(offence: Mapping[str, object]) -> str:
     if key is not None:
         text += f" key {key}"
     if "columns" in offence:
-        text += f" ({', '.join(offence['columns'])})"  # type: ignore[arg-type]
+        text += f" ({', '.join(offence['columns'])})"  # type: ignore[arg-type]  # column names, as check_diff_within lists them
     if "limit" in offence:
         text += f" (over the limit of {offence['limit']} new rows)"
     if "reason" in offence:
@@ -360,7 +360,7 @@ def check_unchanged(check: Unchanged, ctx: Context) -> Outcome:
 
 
 def _row_order(row: Sequence[object]) -> tuple[object, ...]:
-    return tuple(sqlite_order(v) for v in row)  # type: ignore[arg-type]
+    return tuple(sqlite_order(v) for v in row)  # type: ignore[arg-type]  # SQLite values: a query's rows or JSON scalars
 
 
 def check_sql(check: SqlCheck, ctx: Context) -> Outcome:
@@ -379,7 +379,8 @@ def check_sql(check: SqlCheck, ctx: Context) -> Outcome:
     got, want = (actual, expected) if check.ordered else (
         sorted(actual, key=_row_order), sorted(expected, key=_row_order))
     ok = len(got) == len(want) and all(
-        len(a) == len(e) and all(same(x, y) for x, y in zip(e, a)) for a, e in zip(got, want))
+        len(a) == len(e) and all(same(x, y) for x, y in zip(e, a, strict=True))
+        for a, e in zip(got, want, strict=True))
     evidence = {"db": check.db, "query": check.query, "ordered": check.ordered,
                 "expected": jsonable(expected), "actual": jsonable(actual[:MAX_LISTED]),
                 "actual_rows": len(actual)}
@@ -408,13 +409,14 @@ def check_answer(check: AnswerCheck, ctx: Context) -> Outcome:
                    evidence)
 
 
+# Each function takes only the check type it is keyed by, which the Callable type cannot say: hence the ignores.
 CHECK_FUNCTIONS: dict[type[Check], Callable[[Check, Context], Outcome]] = {
-    RowMatches: check_row_matches,  # type: ignore[dict-item]
-    FieldDelta: check_field_delta,  # type: ignore[dict-item]
-    RowsAdded: check_rows_changed,  # type: ignore[dict-item]
-    RowsRemoved: check_rows_changed,  # type: ignore[dict-item]
-    DiffWithin: check_diff_within,  # type: ignore[dict-item]
-    Unchanged: check_unchanged,  # type: ignore[dict-item]
-    SqlCheck: check_sql,  # type: ignore[dict-item]
-    AnswerCheck: check_answer,  # type: ignore[dict-item]
+    RowMatches: check_row_matches,  # type: ignore[dict-item]  # its key's type only
+    FieldDelta: check_field_delta,  # type: ignore[dict-item]  # its key's type only
+    RowsAdded: check_rows_changed,  # type: ignore[dict-item]  # its key's type only
+    RowsRemoved: check_rows_changed,  # type: ignore[dict-item]  # its key's type only
+    DiffWithin: check_diff_within,  # type: ignore[dict-item]  # its key's type only
+    Unchanged: check_unchanged,  # type: ignore[dict-item]  # its key's type only
+    SqlCheck: check_sql,  # type: ignore[dict-item]  # its key's type only
+    AnswerCheck: check_answer,  # type: ignore[dict-item]  # its key's type only
 }

@@ -419,7 +419,7 @@ def _page_view(conn: sqlite3.Connection, before: Path, after: Path) -> PageDiff 
 
 def _all_rows(conn: sqlite3.Connection, schema: str, table: str, layout: _Layout) -> list[Row]:
     cursor = conn.execute(f"SELECT {', '.join(layout.select_list())} FROM {schema}.{_ident(table)}")
-    return _sorted_rows((dict(zip(layout.columns, r)) for r in cursor), len(layout.key))
+    return _sorted_rows((dict(zip(layout.columns, r, strict=True)) for r in cursor), len(layout.key))
 
 
 def _sorted_rows(rows: Iterable[Row], key_len: int) -> list[Row]:
@@ -485,7 +485,7 @@ def _changed_by_rowid(
     # two sides declare different types) and the explicit COLLATE overrides e.g. NOCASE. The
     # keys are equal by the join, so only the other columns need comparing.
     differs = [f"(+{a}) COLLATE BINARY IS NOT (+{b}) COLLATE BINARY"
-               for a, b in zip(old_refs[1:], new_refs[1:])]
+               for a, b in zip(old_refs[1:], new_refs[1:], strict=False)]  # `after` may have more columns
     # Appended columns read as NULL in `before`.
     differs += [f"{b} IS NOT NULL" for b in new_refs[len(old_refs):]]
     condition = " OR ".join([f"{old_key} IS NULL", *differs])
@@ -542,7 +542,7 @@ def _changed_rowids(
 
 
 def _same_row(a: tuple[Value, ...], b: tuple[Value, ...]) -> bool:
-    return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
 
 
 def _pair(
@@ -562,16 +562,16 @@ def _pair(
     for key in sorted(old_by_key.keys() | new_by_key.keys(), key=key_order):
         old_row, new_row = old_by_key.get(key), new_by_key.get(key)
         if old_row is None:
-            inserted.append(dict(zip(layout.columns, new_row or ())))
+            inserted.append(dict(zip(layout.columns, new_row or (), strict=True)))
         elif new_row is None:
-            deleted.append(dict(zip(layout.columns, old_row)))
+            deleted.append(dict(zip(layout.columns, old_row, strict=True)))
         else:
             changed = tuple(
-                c for c, a, b in zip(layout.columns, old_row, new_row) if not _same(a, b)
+                c for c, a, b in zip(layout.columns, old_row, new_row, strict=True) if not _same(a, b)
             )
             if changed:
-                updated.append(RowChange(key, dict(zip(layout.columns, old_row)),
-                                         dict(zip(layout.columns, new_row)), changed))
+                updated.append(RowChange(key, dict(zip(layout.columns, old_row, strict=True)),
+                                         dict(zip(layout.columns, new_row, strict=True)), changed))
     return TableDiff(table, layout.key, inserted, deleted, updated, columns=layout.columns,
                      schema="columns_added" if appended else "same", new_columns=appended)
 

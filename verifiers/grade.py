@@ -70,7 +70,7 @@ def program_of(task: RewardProgram | Mapping[str, object]) -> RewardProgram:
     if isinstance(task, Mapping) and "checks" in task:
         return load_reward(task)
     if isinstance(task, Mapping) and isinstance(task.get("reward"), Mapping):
-        return load_reward(task["reward"])  # type: ignore[arg-type]
+        return load_reward(task["reward"])  # type: ignore[arg-type]  # a Mapping, as the condition checks
     raise RewardProgramError([("task must be a RewardProgram, a reward program object (with "
                                "'checks'), or a task record with a 'reward' object, not "
                                f"{type(task).__name__}")])
@@ -116,7 +116,7 @@ def grade(task: RewardProgram | Mapping[str, object], initial_db: str | Path,
             return _zero(program, "final_state", "state", f"the final database cannot be read: {exc}",
                          {"final_db": str(final)})
     caught = any(not r.passed and isinstance(c, DiffWithin | Unchanged)
-                 for r, c in zip(results, program.checks))
+                 for r, c in zip(results, program.checks, strict=True))
     if schema and not caught:
         changes = [c.describe() for c in schema]
         results.append(CheckResult("schema_unchanged", "schema", False, 0.0,

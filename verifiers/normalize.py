@@ -8,6 +8,6 @@ the rest of the runtime and older callers import, exactly the package's own `__a
 from __future__ import annotations
 
 from verifiers import answers as _answers
-from verifiers.answers import *
+from verifiers.answers import *  # noqa: F403  (re-exports exactly the package's __all__, below)
 
 __all__ = list(_answers.__all__)  # the package's public names, listed once there

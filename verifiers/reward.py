@@ -54,7 +54,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from datetime import date
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from verifiers.errors import RewardProgramError
 
@@ -169,7 +169,7 @@ class TableAllowance:
 
     insert: bool | int = False
     delete: bool = False
-    update: bool | tuple[str, ...] = ()
+    update: Literal[True] | tuple[str, ...] = ()
     rows: tuple[int | str, ...] | None = None
 
     @property
@@ -251,7 +251,7 @@ class AnswerCheck(Check):
     def to_dict(self) -> dict[str, object]:
         out = super().to_dict()
         if len(self.one_of) == 1:
-            out["expected"] = out.pop("one_of")[0]  # type: ignore[index]
+            out["expected"] = out.pop("one_of")[0]  # type: ignore[index]  # a list: _plain made one of the tuple
         return out
 
 
@@ -415,7 +415,7 @@ def load_reward(data: Mapping[str, object]) -> RewardProgram:
             checks.append(check)
     if problems:
         raise RewardProgramError(problems)
-    return RewardProgram(tuple(checks), mode)  # type: ignore[arg-type]
+    return RewardProgram(tuple(checks), mode)  # type: ignore[arg-type]  # choice() returned one of Mode's values
 
 
 def _load_check(index: int, raw: object, problems: list[str]) -> Check | None:
@@ -443,25 +443,30 @@ def _load_check(index: int, raw: object, problems: list[str]) -> Check | None:
     return check if len(problems) == before else None
 
 
-def _load_row_matches(f: _Fields, common: dict) -> Check:
+def _db_side(f: _Fields) -> DbSide:
+    """`db`: "final" (the default) or "initial"."""
+    return "initial" if f.choice("db", ("final", "initial"), "final") == "initial" else "final"
+
+
+def _load_row_matches(f: _Fields, common: dict[str, Any]) -> Check:
     return RowMatches(**common, table=f.string("table"), key=f.scalars("key"),
-                      expect=f.scalars("expect"), db=f.choice("db", ("final", "initial"), "final"))
+                      expect=f.scalars("expect"), db=_db_side(f))
 
 
-def _load_field_delta(f: _Fields, common: dict) -> Check:
+def _load_field_delta(f: _Fields, common: dict[str, Any]) -> Check:
     return FieldDelta(**common, table=f.string("table"), key=f.scalars("key"),
                       column=f.string("column"), delta=f.number("delta") or 0.0,
                       tolerance=f.number("tolerance", False, 0.0, minimum=0) or 0.0)
 
 
-def _load_rows_changed(f: _Fields, common: dict) -> Check:
+def _load_rows_changed(f: _Fields, common: dict[str, Any]) -> Check:
     cls = RowsAdded if f.raw.get("type") == "rows_added" else RowsRemoved
     return cls(**common, table=f.string("table"),
                where=f.scalars("where", required=False, allow_empty=True),
                count=f.integer("count", 1))
 
 
-def _load_diff_within(f: _Fields, common: dict) -> Check:
+def _load_diff_within(f: _Fields, common: dict[str, Any]) -> Check:
     raw = f.get("allowed", True)
     allowed: dict[str, TableAllowance] = {}
     if raw is not None and not isinstance(raw, dict):
@@ -474,7 +479,7 @@ def _load_diff_within(f: _Fields, common: dict) -> Check:
             continue
         update = sub.get("update", False)
         if update is None or update is False:
-            columns: bool | tuple[str, ...] = ()
+            columns: Literal[True] | tuple[str, ...] = ()
         elif update is True:
             columns = True
         elif isinstance(update, list) and update and all(isinstance(c, str) and c for c in update):
@@ -516,11 +521,11 @@ def _row_keys(sub: _Fields, restricts: bool) -> tuple[int | str, ...] | None:
     return tuple(sorted(set(value), key=lambda k: (isinstance(k, str), k)))
 
 
-def _load_unchanged(f: _Fields, common: dict) -> Check:
+def _load_unchanged(f: _Fields, common: dict[str, Any]) -> Check:
     return Unchanged(**common, tables=f.names("tables"))
 
 
-def _load_sql(f: _Fields, common: dict) -> Check:
+def _load_sql(f: _Fields, common: dict[str, Any]) -> Check:
     query = f.string("query")
     raw = f.get("expect", True)
     rows: list[tuple[Scalar, ...]] = []
@@ -533,11 +538,11 @@ def _load_sql(f: _Fields, common: dict) -> Check:
                     f.problem("expect", f"row {row!r} must hold only JSON scalars")
                 rows.append(tuple(row))
     return SqlCheck(**common, query=query, expect=tuple(rows),
-                    db=f.choice("db", ("final", "initial"), "final"),
+                    db=_db_side(f),
                     ordered=f.flag("ordered", False))
 
 
-def _load_answer(f: _Fields, common: dict) -> Check:
+def _load_answer(f: _Fields, common: dict[str, Any]) -> Check:
     kind = f.choice("kind", ANSWER_KINDS)
     item_kind = f.choice("item_kind", ITEM_KINDS, default="text")
     has_expected, has_one_of = "expected" in f.raw, "one_of" in f.raw
@@ -545,10 +550,12 @@ def _load_answer(f: _Fields, common: dict) -> Check:
     values: list[object] = []
     if has_expected == has_one_of:
         f.problem("expected", "or 'one_of' must be given (exactly one of them)")
-    elif has_one_of and (not isinstance(one_of, list) or not one_of):
+    elif has_expected:
+        values = [expected]
+    elif not isinstance(one_of, list) or not one_of:
         f.problem("one_of", f"must be a non-empty list of expected values, not {one_of!r}")
     else:
-        values = [expected] if has_expected else list(one_of)  # type: ignore[arg-type]
+        values = list(one_of)
     label = "expected" if has_expected else "one_of"
     for value in values:
         problem = _expected_problem(kind, item_kind, value)

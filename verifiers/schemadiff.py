@@ -101,7 +101,7 @@ def compare_objects(before: Objects, after: Objects) -> tuple[SchemaChange, ...]
             continue
         table = (new or old or ("", ""))[0]
         change: Change = "added" if old is None else "dropped" if new is None else "changed"
-        changes.append(SchemaChange(kind, name, table, change,  # type: ignore[arg-type]
+        changes.append(SchemaChange(kind, name, table, change,  # type: ignore[arg-type]  # kind: an ObjectKind, read above
                                     old[1] if old else None, new[1] if new else None))
     return tuple(sorted(changes))
 

@@ -36,7 +36,8 @@ def render_backend(spec: Spec, app_dir: Path, spec_hash: str) -> list[Path]:
     ]
     for e in entity_ctx:
         written.append(render("backend/router_entity.py.j2", {**base, "e": e}, spec_hash, out / "routers" / f"{e['name']}.py"))
-    written.append(render("backend/routers_init.py.j2", {**base, "modules": ["auth", *[e["name"] for e in entity_ctx], "workflows"]},
+    modules = ["auth", *[e["name"] for e in entity_ctx], "workflows"]
+    written.append(render("backend/routers_init.py.j2", {**base, "modules": modules},
                           spec_hash, out / "routers" / "__init__.py"))
     written.append(render("backend/package_init.py.j2", base, spec_hash, out / "__init__.py"))
     timeline = sorted(((d, i, s.name, s.workflow) for i, s in enumerate(spec.storyline) for d in s.dates))

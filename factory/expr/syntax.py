@@ -159,11 +159,11 @@ class Parser:
     def expr(self, level: int = 0) -> Node:
         if level == len(_BINARY_LEVELS):
             return self.unary()
-        if level == 2:  # `not` binds looser than comparisons, tighter than `and`
-            if self.tok.text == "not" and self.tok.kind == "keyword":
-                pos = self.tok.pos
-                self.i += 1
-                return Unary(pos, "not", self.expr(level))
+        # `not` binds looser than comparisons, tighter than `and`
+        if level == 2 and self.tok.text == "not" and self.tok.kind == "keyword":
+            pos = self.tok.pos
+            self.i += 1
+            return Unary(pos, "not", self.expr(level))
         left = self.expr(level + 1)
         while self.tok.text in _BINARY_LEVELS[level] and self.tok.kind in ("op", "keyword"):
             op = self.tok

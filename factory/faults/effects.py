@@ -21,8 +21,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from factory.faults.code import (
-    MOMENTS, NUMERIC, WORKFLOWS_PY, EffectLine, char_span, compiles, create_keywords, effect_line,
-    field_by_column, node_text, operator_span, parse_line, routed, same_kind, set_parts,
+    MOMENTS,
+    NUMERIC,
+    WORKFLOWS_PY,
+    EffectLine,
+    char_span,
+    compiles,
+    create_keywords,
+    effect_line,
+    field_by_column,
+    node_text,
+    operator_span,
+    parse_line,
+    routed,
+    same_kind,
+    set_parts,
 )
 from factory.mutations.base import Applied, Mutation, MutationError, Target, WorldView, splice
 

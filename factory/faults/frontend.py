@@ -181,8 +181,10 @@ def _money_scale(view: WorldView, target: Target, _rng: random.Random) -> Applie
 
 _SELECT_SITES = {
     "form select": (WIDGETS_JSX,
-                    "{(meta.values ?? []).map((value) => (\n          <option key={value} value={value}>{humanize(value)}</option>",
-                    "{(meta.values ?? []).map((value, i, all) => (\n          <option key={value} value={all[(i + 1) % all.length]}>{humanize(value)}</option>",
+                    "{(meta.values ?? []).map((value) => (\n"
+                    "          <option key={value} value={value}>{humanize(value)}</option>",
+                    "{(meta.values ?? []).map((value, i, all) => (\n"
+                    "          <option key={value} value={all[(i + 1) % all.length]}>{humanize(value)}</option>",
                     "each option of a form's select submits the next option's value"),
     "select filter": (FILTERS_JSX,
                       "options={filter.values.map((v) => [v, humanize(v)])}",

@@ -19,8 +19,17 @@ import re
 from typing import Any
 
 from factory.faults.code import (
-    RUNTIME_PY, WORKFLOW_ROUTER, WORKFLOWS_PY, compiles, handler_span, owned, route, router_of, routed,
-    workflow_entry, workflow_span,
+    RUNTIME_PY,
+    WORKFLOW_ROUTER,
+    WORKFLOWS_PY,
+    compiles,
+    handler_span,
+    owned,
+    route,
+    routed,
+    router_of,
+    workflow_entry,
+    workflow_span,
 )
 from factory.mutations.base import Applied, Mutation, MutationError, Target, WorldView, match_once, replace_once, splice
 
@@ -40,8 +49,8 @@ def _entities(view: WorldView, operation: str) -> list[Any]:
 def _import_dataclasses(text: str, where: str) -> str:
     if "\nimport dataclasses\n" in text:
         return text
-    return replace_once(text, "from __future__ import annotations\n\n", "from __future__ import annotations\n\nimport dataclasses\n",
-                        where)
+    return replace_once(text, "from __future__ import annotations\n\n",
+                        "from __future__ import annotations\n\nimport dataclasses\n", where)
 
 
 def _edit_handler(view: WorldView, operation_id: str, old: str, new: str) -> str:
@@ -211,7 +220,8 @@ def _leak_param_load(view: WorldView, target: Target, _rng: random.Random) -> Ap
     body = replace_once(text[start:end], "    created: dict[str, list[int]] = {}\n",
                         "    created: dict[str, list[int]] = {}\n" + _loader(param, entity.model, entity.label), where)
     text = splice(text, start, end, body)
-    text = replace_once(text, "from backend.runtime import (\n    REGISTRY, ", "from backend.runtime import (\n    NotFound, REGISTRY, ",
+    text = replace_once(text, "from backend.runtime import (\n    REGISTRY, ",
+                        "from backend.runtime import (\n    NotFound, REGISTRY, ",
                         f"{WORKFLOWS_PY} (imports)") if "NotFound, REGISTRY" not in text else text
     _write(view, WORKFLOWS_PY, text)
     return Applied(f"{workflow.name} loads {param.name} by id without the owner check, so it acts on other users' "

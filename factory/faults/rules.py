@@ -17,7 +17,15 @@ import re
 from typing import Any
 
 from factory.faults.code import (
-    WORKFLOWS_PY, char_span, check_lines, compiles, operator_span, parents, parse_expr, routed, workflow_span,
+    WORKFLOWS_PY,
+    char_span,
+    check_lines,
+    compiles,
+    operator_span,
+    parents,
+    parse_expr,
+    routed,
+    workflow_span,
 )
 from factory.mutations.base import Applied, Mutation, MutationError, Target, WorldView, splice
 

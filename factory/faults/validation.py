@@ -20,7 +20,14 @@ from collections.abc import Callable
 from typing import Any
 
 from factory.faults.code import (
-    SCHEMA_PY, WORKFLOWS_PY, compiles, entity_block, params_class, routed, rule_line, workflow_entry,
+    SCHEMA_PY,
+    WORKFLOWS_PY,
+    compiles,
+    entity_block,
+    params_class,
+    routed,
+    rule_line,
+    workflow_entry,
 )
 from factory.mutations.base import Applied, Mutation, MutationError, Target, WorldView, match_once, span_between, splice
 

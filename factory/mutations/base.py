@@ -44,8 +44,8 @@ class Mutation:
 
     kind: str
     layer: Layer
-    targets: Callable[["WorldView"], list[Target]]
-    apply: Callable[["WorldView", Target, random.Random], Applied]
+    targets: Callable[[WorldView], list[Target]]
+    apply: Callable[[WorldView, Target, random.Random], Applied]
     summary: str = ""  # one line for listings and reports: what a fault of this kind does
 
 

@@ -50,9 +50,9 @@ def _bad_value(conn: sqlite3.Connection, view: WorldView, field: Any, violation:
     if violation == "outside enum":
         return next(v for v in ("corrupt", "corrupt_value", "__corrupt__") if v not in field.values)
     if violation == "below minimum":
-        return int(round(field.min * scale)) - scale
+        return round(field.min * scale) - scale
     if violation == "above maximum":
-        return int(round(field.max * scale)) + scale
+        return round(field.max * scale) + scale
     if violation == "dangling reference":
         table = view.entity(field.ref).table
         return int(conn.execute(f'SELECT COALESCE(MAX(id), 0) FROM "{table}"').fetchone()[0]) + 1000

@@ -99,7 +99,8 @@ def _remove_button(view: WorldView, target: Target, _rng: random.Random) -> Appl
         how = f"the {entity} detail page lists no {action['workflow']} action"
     else:
         node[what] = False
-        testid = f"{dict((f, p) for f, p, _ in _FLAGS)[what]}-{entity}"
+        prefix = {flag: p for flag, p, _page in _FLAGS}[what]
+        testid = f"{prefix}-{entity}"
         how = f"{entity} says {what}: false, so its button is never rendered"
     view.write(SPEC_JS, head + _dump(model))
     return Applied(f"the {testid} button is gone: {how} ({SPEC_JS})", (SPEC_JS,))

@@ -9,7 +9,15 @@ from contextlib import closing
 from typing import Any
 
 from factory.mutations.base import (
-    Applied, Mutation, MutationError, Target, WorldView, match_once, replace_once, span_between, splice,
+    Applied,
+    Mutation,
+    MutationError,
+    Target,
+    WorldView,
+    match_once,
+    replace_once,
+    span_between,
+    splice,
 )
 
 SCHEMA = "app/backend/schema.py"

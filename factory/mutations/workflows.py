@@ -8,7 +8,15 @@ import re
 from typing import Any
 
 from factory.mutations.base import (
-    Applied, Mutation, MutationError, Target, WorldView, match_once, replace_once, span_between, splice,
+    Applied,
+    Mutation,
+    MutationError,
+    Target,
+    WorldView,
+    match_once,
+    replace_once,
+    span_between,
+    splice,
 )
 
 WORKFLOWS = "app/backend/workflows.py"

@@ -186,7 +186,7 @@ def _plan_update(ctx: StateContext, conn: sqlite3.Connection) -> tuple[Statement
         for key in _untouched(ctx, conn, table, "extra:update"):
             row = conn.execute(f"SELECT {', '.join(map(sql_ident, others))} FROM {sql_ident(table)} "
                                f"WHERE {key_where(key_columns)}", key).fetchone()
-            for column, value in zip(others, row or ()):
+            for column, value in zip(others, row or (), strict=False):  # no row: nothing to nudge
                 new = nudged(value)
                 if new is not None:
                     return ((f"UPDATE {sql_ident(table)} SET {sql_ident(column)} = ? WHERE {key_where(key_columns)}",
@@ -232,7 +232,7 @@ def _plan_inserts(ctx: StateContext, conn: sqlite3.Connection) -> list[tuple[Sta
             continue
         values = [top + 1 if c == key_columns[0] else
                   (v + " (red team)" if isinstance(v, str) and not v[:4].isdigit() else v)
-                  for c, v in zip(columns, source)]
+                  for c, v in zip(columns, source, strict=True)]
         sql = (f"INSERT INTO {sql_ident(table)} ({', '.join(map(sql_ident, columns))}) "
                f"VALUES ({', '.join('?' for _ in columns)})")
         plans.append(((sql, values), f"{table} #{top + 1}: a copy of {list(keys[0])}"))

@@ -109,17 +109,18 @@ def _check_entity(loaded: LoadedSeed, ei: int, entity: EntityDef, entities: dict
         if field.filter_parent is not None:
             parent = fields.get(field.filter_parent)
             if parent is None or not parent.filter or parent.name == field.name:
-                raise loaded.error(where + ("filter_parent",), f"{field.filter_parent!r} is not another filter field of {entity.name}")
+                raise loaded.error(where + ("filter_parent",),
+                                   f"{field.filter_parent!r} is not another filter field of {entity.name}")
         if field.gen is not None:
             _check_gen(loaded, where + ("gen",), field, entity, entities)
     for ri, row in enumerate(entity.seed.rows):
         for name, value in row.items():
-            field = fields.get(name)
-            if field is not None and field.values and value is not None and value not in field.values:
-                raise loaded.error(base + ("seed", "rows", ri, name), f"{value!r} is not one of {', '.join(field.values)}")
+            seeded = fields.get(name)
+            if seeded is not None and seeded.values and value is not None and value not in seeded.values:
+                raise loaded.error(base + ("seed", "rows", ri, name), f"{value!r} is not one of {', '.join(seeded.values)}")
     for oi, owner in enumerate(entity.owner):
-        field = fields.get(owner)
-        if field is None or field.type != "reference" or field.to != "user":
+        owner_field = fields.get(owner)
+        if owner_field is None or owner_field.type != "reference" or owner_field.to != "user":
             raise loaded.error(base + ("owner", oi), f"owner {owner!r} must be a reference-to-user field of {entity.name}")
     display_fields = _TEMPLATE_FIELD.findall(entity.display) if "{" in entity.display else [entity.display]
     for name in display_fields:
@@ -140,9 +141,9 @@ def _check_bounds(loaded: LoadedSeed, path: tuple, lo: float | None, hi: float |
         return
     if values is not None and default not in values:
         raise loaded.error(path + ("default",), f"default {default!r} is not one of {', '.join(values)}")
-    if isinstance(default, (int, float)) and not isinstance(default, bool):
-        if (lo is not None and default < lo) or (hi is not None and default > hi):
-            raise loaded.error(path + ("default",), f"default {default} is outside [{lo}, {hi}]")
+    if (isinstance(default, (int, float)) and not isinstance(default, bool)
+            and ((lo is not None and default < lo) or (hi is not None and default > hi))):
+        raise loaded.error(path + ("default",), f"default {default} is outside [{lo}, {hi}]")
 
 
 @lru_cache(maxsize=1)
@@ -167,7 +168,8 @@ def _check_gen(loaded: LoadedSeed, path: tuple, field: FieldDef, entity: EntityD
         ref = next((f for f in entity.fields if f.name == ref_name and f.type == "reference"), None)
         if ref is None:
             raise loaded.error(path + ("copy_from",), f"{ref_name!r} is not a reference field of {entity.name}")
-        target_fields = set(USER_FIELDS) | {"id"} if ref.to == "user" else {f.name for f in entities[ref.to or ""].fields} | {"id"}
+        target_fields = (set(USER_FIELDS) | {"id"} if ref.to == "user"
+                         else {f.name for f in entities[ref.to or ""].fields} | {"id"})
         if attr not in target_fields:
             raise loaded.error(path + ("copy_from",), f"{ref.to} has no field {attr!r}")
 
@@ -185,7 +187,8 @@ def _check_cycles(loaded: LoadedSeed, entities: dict[str, EntityDef]) -> None:
             if state.get(target or "") == 1:
                 cycle = " → ".join(trail[trail.index(target):] + [target]) if target in trail else f"{name} → {target}"
                 ei = order.index(name)
-                raise loaded.error(("entities", ei, "fields", fi, "to"), f"required reference cycle {cycle}; make one of them `required: false`")
+                raise loaded.error(("entities", ei, "fields", fi, "to"),
+                                   f"required reference cycle {cycle}; make one of them `required: false`")
             if state.get(target or "") is None and target in edges:
                 visit(target, trail + [target])
         state[name] = 2

@@ -54,7 +54,8 @@ def load_seed_text(text: str, file: str = "<seed>") -> LoadedSeed:
 
 def _validate_schema(data: Any, file: str, lines: dict[KeyPath, int]) -> None:
     validator = jsonschema.Draft202012Validator(shipped(), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
-    errors = sorted(validator.iter_errors(data), key=lambda e: (line_of(lines, tuple(e.absolute_path)) or 0, list(map(str, e.absolute_path))))
+    errors = sorted(validator.iter_errors(data),
+                    key=lambda e: (line_of(lines, tuple(e.absolute_path)) or 0, list(map(str, e.absolute_path))))
     if not errors:
         return
     err = _deepest(errors[0])

@@ -76,6 +76,10 @@ class SeedRule(Strict):
     rows: list[dict[str, Any]] = Field(default_factory=list, description="explicit rows, made first")
 
 
+def _default_operations() -> list[Operation]:
+    return ["list", "read"]
+
+
 class EntityDef(Strict):
     """A kind of record the app stores, lists and shows."""
 
@@ -85,7 +89,7 @@ class EntityDef(Strict):
     display: str = Field(..., description="label of a row: a field name or a '{field} …' template")
     owner: list[str] = Field(default_factory=list, description="reference-to-user fields; a row is visible to each of them")
     visibility: Literal["owner", "public"] = Field("owner", description="public: every logged-in user can read")
-    operations: list[Operation] = Field(default_factory=lambda: ["list", "read"])
+    operations: list[Operation] = Field(default_factory=_default_operations)
     fields: list[FieldDef]
     sort: str | None = Field(None, description="default sort, e.g. '-posted_on'")
     page_size: int = Field(10, ge=1, le=100)

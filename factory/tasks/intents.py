@@ -299,7 +299,8 @@ def _form(spec: Spec, intent: dict[str, Any], workflow: WorkflowSpec | None, phr
             return why
     if extras and _KEEP.search(plain):
         return f"it asks to keep the rest, so {_labels(extras)} cannot be added"
-    form_slots = {t.text: (entity, fname, bound[t.text]) for t, entity, fname in slots}
+    form_slots: dict[str, tuple[str, str, str | None]] = {
+        t.text: (entity, fname, bound[t.text]) for t, entity, fname in slots}
     template = _template(phrasing, tokens, live)
     return IntentForm(intent["name"], "write", workflow.name, phrasing, form_slots, literals, None,
                       tuple(p.name for p in extras), fixed, template,
@@ -421,7 +422,7 @@ def parse_intent(spec: Spec, text: str) -> Ask | None:
 def _ask(spec: Spec, form: IntentForm, m: re.Match[str]) -> Ask:
     by_param: dict[str | None, list[tuple[str, str]]] = {}
     entity = ""
-    for slot, (entity, fname, param) in form.slots.items():
+    for slot, (entity, fname, param) in form.slots.items():  # noqa: B007  (a read form asks about the last slot's entity)
         by_param.setdefault(param, []).append((fname, m[f"s_{slot}"]))
     if form.kind == "read":
         return Ask("read", question=Question("lookup", entity, form.lookup, joint_ref(by_param[None])))

@@ -11,6 +11,7 @@ validated here (`verifiers.reward.load_reward`) before anyone uses it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -348,10 +349,8 @@ class _Child:
         """Kill its process group (bwrap, whose namespace dies with it, or the unsafe child) and reap it."""
         if self.code is not None:
             return
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
         _pid, status, usage = os.wait4(self.proc.pid, 0)
         self._reaped(status, usage)
 

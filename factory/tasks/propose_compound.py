@@ -92,7 +92,7 @@ class CompoundMixin(ReadsMixin, WritesMixin):
         drafts: list[Draft] = []
         if len(workflows) < 2:
             return drafts
-        for attempt in range(n * 12):
+        for _attempt in range(n * 12):
             if len(drafts) >= n:
                 break
             first, second = self.rng.sample(workflows, 2)

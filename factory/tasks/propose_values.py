@@ -116,7 +116,7 @@ class ValuesMixin(ProposerBase):
         elif "street" in name or "address" in name:
             value = fake.street_address()
         elif name in ("name", "title") or name.endswith("_name") or "nickname" in name:
-            value = fake.catch_phrase() if "name" != name else fake.company()
+            value = fake.catch_phrase() if name != "name" else fake.company()
         elif "number" in name:
             value = fake.numerify("##-####")
         elif p.type == "text":

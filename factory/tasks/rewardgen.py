@@ -117,7 +117,7 @@ def load_policy(name: str) -> Policy:
     found = getattr(importlib.import_module(module), attr, None)
     if not callable(found):
         raise RewardGenError("error", f"policy {name!r}: module {module} has no function {attr}")
-    return found  # type: ignore[no-any-return]
+    return found
 
 
 # ---------------------------------------------------------------- the sandbox (child side) -----
@@ -187,7 +187,7 @@ def _no_attached_databases() -> None:
         conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
         return conn
 
-    sqlite3.connect = sqlite3.dbapi2.connect = limited  # type: ignore[assignment]
+    sqlite3.connect = sqlite3.dbapi2.connect = limited  # type: ignore[assignment]  # same call, a plainer signature
 
 
 def _set_limits(limits: dict[str, int], sandboxed: bool) -> None:

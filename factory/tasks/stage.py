@@ -87,7 +87,7 @@ class TaskState(TypedDict, total=False):
     rewardgen_sandbox: str  # "bwrap" (Linux namespaces) or "unsafe" (--unsafe-sandbox)
 
 
-_say: Progress = lambda message: log.info(message)
+_say: Progress = lambda message: log.info(message)  # noqa: E731  (replaced by set_reporter, as loop._say is)
 
 
 def set_reporter(say: Progress) -> None:

@@ -357,7 +357,7 @@ def _set_range(run: _Run, entity: EntitySpec, flt: FilterSpec, value: Any) -> No
     dates = flt.kind == "date_range"
     money = any(f.name == flt.field and f.type == "money" for f in entity.fields)
     panel = run.page.get_by_role("region", name="Filters")
-    for word, suffix, bound in zip(("From", "To") if dates else ("Min", "Max"), ("min", "max"), value):
+    for word, suffix, bound in zip(("From", "To") if dates else ("Min", "Max"), ("min", "max"), value, strict=True):
         if bound is None:
             continue
         typed = str(bound)[:10] if dates else f"{int(bound) / 100:.2f}" if money else str(bound)

@@ -31,7 +31,7 @@ def judge_exact(expect: Expected, diff: Any) -> tuple[bool, str]:
         return False, "no database difference was recorded"
     updated = {(r.table, r.id): r.values for r in expect.updated}
     seen: set[tuple[str, Any]] = set()
-    inserted_expected = sorted(((r.table, _show(r.values)) for r in expect.inserted))
+    inserted_expected = sorted((r.table, _show(r.values)) for r in expect.inserted)
     inserted_actual: list[tuple[str, str]] = []
     deleted_expected = sorted((r.table, r.id) for r in expect.deleted)
     deleted_actual: list[tuple[str, Any]] = []
@@ -169,5 +169,6 @@ def judge_entries(predicate: EntriesAre, status: int, body: Any) -> tuple[bool, 
         missing = [e for e in predicate.entries if e not in got]
         if extra or missing:
             return False, f"shows {extra[:4]} and lacks {missing[:4]} (entries: {', '.join(predicate.keys)})"
-        return False, f"entries in the order {[e.get(first) for e in got][:8]}, expected {[e.get(first) for e in predicate.entries][:8]}"
+        return False, (f"entries in the order {[e.get(first) for e in got][:8]}, "
+                       f"expected {[e.get(first) for e in predicate.entries][:8]}")
     return True, f"{len(got)} entries, exactly as expected"

@@ -15,8 +15,8 @@ import sqlite3
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,19 @@ import httpx
 
 from factory.claims.compile import CLAIMS_FILE, claims_sha256
 from factory.claims.model import (
-    Claim, ClaimSet, EffectsExactly, EntriesAre, HttpGetter, IdsAmong, InvariantGetter, ListIs, NoRows, RejectedUnchanged, SqlGetter, StatusIs, UiGetter,
+    Claim,
+    ClaimSet,
+    EffectsExactly,
+    EntriesAre,
+    HttpGetter,
+    IdsAmong,
+    InvariantGetter,
+    ListIs,
+    NoRows,
+    RejectedUnchanged,
+    SqlGetter,
+    StatusIs,
+    UiGetter,
     UiPasses,
 )
 from factory.errors import ClaimsTampered, FactoryError, WorldError
@@ -85,7 +97,7 @@ class _LaneBrowser:
     """One lane's Chromium, started when the lane takes its first browser claim (Playwright's
     sync API belongs to the thread that started it, so each lane has its own)."""
 
-    def __init__(self, verifier: "Verifier") -> None:
+    def __init__(self, verifier: Verifier) -> None:
         self.passwords = {u.username: u.password for u in verifier.spec.users}
         self.shots = verifier.world / "reports" / "screenshots"
         self.sessions: dict[str, Any] = {}
@@ -174,7 +186,7 @@ class Verifier:
         def lane(index: int) -> None:
             try:
                 self._lane(index, take, record)
-            except BaseException as exc:  # re-raised in the calling thread below
+            except BaseException as exc:  # noqa: BLE001  (any failure, even an interrupt, is re-raised below)
                 errors.append(exc)
 
         threads = [threading.Thread(target=lane, args=(i,), name=f"verify-lane-{i}") for i in range(lanes)]
@@ -240,7 +252,8 @@ class Verifier:
         evidence = Evidence()
         if isinstance(invariants, str):
             evidence.error = invariants
-            return self._result(claim, False, f"query failed: the invariants could not be evaluated: {invariants}", started, evidence)
+            return self._result(claim, False, f"query failed: the invariants could not be evaluated: {invariants}",
+                                started, evidence)
         if claim.getter.name not in invariants:
             return self._result(claim, False, f"query failed: the spec has no invariant {claim.getter.name}", started, evidence)
         rows = invariants[claim.getter.name]

@@ -69,7 +69,8 @@ def test_list_search_filter_sort_paginate(mock_server: AppServer) -> None:
     word = everything["items"][0]["title"].split()[0]
     found = alice.get("/api/notes", params={"q": word.lower(), "page_size": 100}).json()["items"]
     assert found and all(word.lower() in n["title"].lower() for n in found)
-    dated = alice.get("/api/notes", params={"updated_on_min": "2026-05-01", "updated_on_max": "2026-05-31", "page_size": 100}).json()["items"]
+    dated = alice.get("/api/notes", params={"updated_on_min": "2026-05-01", "updated_on_max": "2026-05-31",
+                                            "page_size": 100}).json()["items"]
     assert all("2026-05-01" <= n["updated_on"] <= "2026-05-31" for n in dated)
     options = alice.get("/api/notes/options/notebook").json()["values"]
     assert sum(o["count"] for o in options) == everything["total"]

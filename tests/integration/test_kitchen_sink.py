@@ -24,7 +24,8 @@ def test_kitchen_sink_world(tmp_path: Path) -> None:
     with sqlite3.connect(world / "data" / "seed.db") as conn:
         bad = conn.execute("SELECT COUNT(*) FROM tool JOIN shed ON tool.shed_id = shed.id").fetchone()[0]
         assert bad == 12
-        copied = conn.execute("SELECT COUNT(*) FROM tool JOIN shed ON tool.shed_id = shed.id WHERE tool.keeper_id = shed.keeper_id").fetchone()[0]
+        copied = conn.execute("SELECT COUNT(*) FROM tool JOIN shed ON tool.shed_id = shed.id"
+                              " WHERE tool.keeper_id = shed.keeper_id").fetchone()[0]
         assert copied == 12  # gen copy_from keeps keeper consistent with the shed
     with AppServer(world, fresh_db(world, tmp_path / "app.db")) as server:
         ann = _client(server, "ann", "ann-pass")
@@ -48,15 +49,20 @@ def test_kitchen_sink_world(tmp_path: Path) -> None:
         # the lender sees the loan too (two owner fields); a third user does not
         keeper = next(u for u in ann.get("/api/users").json()["items"] if u["id"] == foreign["keeper_id"])
         third = next(u for u in ann.get("/api/users").json()["items"] if u["id"] not in (1, foreign["keeper_id"]))
-        assert _client(server, keeper["username"], f"{keeper['username']}-pass" if keeper["username"] != "ben" else "letmein").get(f"/api/loans/{loan_id}").status_code == 200
-        assert _client(server, third["username"], f"{third['username']}-pass" if third["username"] != "ben" else "letmein").get(f"/api/loans/{loan_id}").status_code == 404
+        assert _client(server, keeper["username"],
+                       f"{keeper['username']}-pass" if keeper["username"] != "ben" else "letmein",
+                       ).get(f"/api/loans/{loan_id}").status_code == 200
+        assert _client(server, third["username"],
+                       f"{third['username']}-pass" if third["username"] != "ben" else "letmein",
+                       ).get(f"/api/loans/{loan_id}").status_code == 404
         # preconditions: tool now out; too long a range; own tool
         assert ann.post("/api/workflows/borrow", json=body).json()["detail"] == "That tool is out."
         other = next(t for t in tools if t["keeper_id"] != 1 and t["id"] != foreign["id"])
         long = ann.post("/api/workflows/borrow", json={**body, "tool": other["id"], "ends_on": "2026-04-30"})
         assert long.status_code == 409 and long.json()["detail"] == "Loans last two weeks at most."
         # service: only the keeper may log it; a money field moves by a literal amount ($1.25 = 125 cents)
-        keeper_api = _client(server, keeper["username"], "letmein" if keeper["username"] == "ben" else f"{keeper['username']}-pass")
+        keeper_api = _client(server, keeper["username"],
+                             "letmein" if keeper["username"] == "ben" else f"{keeper['username']}-pass")
         tool = keeper_api.get(f"/api/tools/{other['id']}").json() if other["keeper_id"] == keeper["id"] else foreign
         refused = ann.post("/api/workflows/service", json={"tool": tool["id"], "at": "2026-03-09T10:00:00"})
         assert refused.status_code == 409 and refused.json()["detail"] == "Only the keeper logs services."

@@ -7,7 +7,6 @@ import shutil
 from pathlib import Path
 
 from factory.claims.compile import compile_claims, write_claims
-from factory.claims.model import ClaimSet
 from factory.verify.run import verify_world
 
 # `move_note`'s destination list without its visibility condition: every user's notebooks

@@ -103,8 +103,10 @@ def test_loop_keeps_a_backend_fix_that_exposes_a_data_fault(world: Path) -> None
     repairer goes on to the data fixer instead of reverting, and the loop ends with all claims
     passing, both repairs kept and the reports in the history."""
     workflows = world / "app" / "backend" / "workflows.py"
-    active = "    if not (note.status == 'active'):\n        raise PreconditionFailed('Only active notes can be archived.', 'archive_note.pre1')\n"
-    pinned = "    if not (not note.pinned):\n        raise PreconditionFailed('Unpin the note before archiving it.', 'archive_note.pre2')\n"
+    active = ("    if not (note.status == 'active'):\n"
+              "        raise PreconditionFailed('Only active notes can be archived.', 'archive_note.pre1')\n")
+    pinned = ("    if not (not note.pinned):\n"
+              "        raise PreconditionFailed('Unpin the note before archiving it.', 'archive_note.pre2')\n")
     text = workflows.read_text()
     assert active + pinned in text
     workflows.write_text(text.replace(active + pinned, pinned + active))

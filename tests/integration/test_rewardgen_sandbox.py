@@ -566,7 +566,7 @@ def test_the_deterministic_policy_writes_the_same_rewards_in_every_mode(run: Run
 def test_a_policy_folder_that_holds_the_run_is_refused(run: Run) -> None:
     from factory.errors import TaskError
 
-    with pytest.raises(TaskError, match="policy_path .* holds"):
+    with pytest.raises(TaskError, match=r"policy_path .* holds"):
         run_rewardgen(run.world / "spec.json", [run.job()], run.batch, "hostile:policy", run.root)
 
 

@@ -60,7 +60,8 @@ def test_claims_cover_every_workflow(proven_mock: Path) -> None:
 def test_loop_repairs_injected_faults(world: Path) -> None:
     backend = world / "app" / "backend"
     _edit(backend / "workflows.py", "raise PreconditionFailed('Only active notes can be archived.', 'archive_note.pre1')", "pass")
-    _edit(backend / "runtime.py", "    if meta.public:\n        return true()", "    if True:\n        return true()")  # ownership dropped
+    # ownership dropped
+    _edit(backend / "runtime.py", "    if meta.public:\n        return true()", "    if True:\n        return true()")
     with __import__("sqlite3").connect(world / "data" / "seed.db") as conn:
         conn.execute("UPDATE note SET status = 'lost' WHERE id = 3")  # enum violation in the seed data
     state = run_stage_one(world=str(world), ui=False)
@@ -165,7 +166,8 @@ def test_kill_9_mid_loop_then_rerun_gives_the_same_result(world: Path, tmp_path:
             break
     process.wait(timeout=60)
     assert process.returncode == -signal.SIGKILL
-    assert read_manifest(world / "manifest.json").claims.passed == read_manifest(world / "manifest.json").claims.total  # not yet rewritten
+    claims = read_manifest(world / "manifest.json").claims
+    assert claims.passed == claims.total  # not yet rewritten
     rerun = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
     assert rerun.returncode == 0, rerun.stderr
     assert "resuming stage one" in rerun.stderr

@@ -157,7 +157,7 @@ LIST_CLAIMS = ["ui:filter:note.notebook", "ui:filter:note.status", "ui:filter:no
 
 def test_every_filter_kind_shows_the_rows_of_the_seed_database(browser: Browser, clean: Served,
                                                                  mock_claims: dict[str, Claim]) -> None:
-    kinds = {step.get("field") and clean.spec.entity("note").filter_on(step["field"]).kind or "search"
+    kinds = {(step.get("field") and clean.spec.entity("note").filter_on(step["field"]).kind) or "search"
              for cid in LIST_CLAIMS for step in mock_claims[cid].getter.args["steps"]}  # type: ignore[union-attr]
     assert kinds == {"reference", "select", "bool", "date_range", "search"}
     for cid in LIST_CLAIMS:
@@ -254,7 +254,8 @@ def test_money_sent_as_a_tenth_of_its_cents_fails_the_workflow(browser: Browser,
         product_entity = spec.entity("product")
         for flt, case in ((product_entity.filter_on("subcategory"),
                            choice_case(world, product_entity, product_entity.filter_on("subcategory"), visible)),
-                          (product_entity.filter_on("price"), range_case(product_entity, product_entity.filter_on("price"), visible))):
+                          (product_entity.filter_on("price"),
+                           range_case(product_entity, product_entity.filter_on("price"), visible))):
             assert case is not None, flt.field
             args = filter_args(product_entity, case)
             outcome = tenth_cents.run(browser, UiGetter(script="filter", user="sam", args=args), f"filter-{flt.field}")

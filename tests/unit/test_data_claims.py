@@ -162,7 +162,8 @@ def copy_world(world: Path, tmp_path: Path) -> Path:
 
 
 def data_sql(claims: list[Claim]) -> list[Claim]:
-    return [c for c in claims if isinstance(c.getter, SqlGetter) and c.id.startswith(("data:", "state:storyline:", "state:plan:"))]
+    return [c for c in claims
+            if isinstance(c.getter, SqlGetter) and c.id.startswith(("data:", "state:storyline:", "state:plan:"))]
 
 
 def sql_failures(claims: list[Claim], db: Path) -> set[str]:
@@ -273,7 +274,8 @@ def test_an_invariant_broken_in_the_data_fails_even_when_the_apps_checker_is_edi
     world = copy_world(mock_world, tmp_path)
     checker = world / "app" / "backend" / "invariants.py"
     text = checker.read_text()
-    masked = re.sub(r"(    violations\['note_in_own_notebook'\] = ).*?\n(?=    return violations)", r"\1[]\n", text, flags=re.DOTALL)
+    masked = re.sub(r"(    violations\['note_in_own_notebook'\] = ).*?\n(?=    return violations)", r"\1[]\n", text,
+                    flags=re.DOTALL)
     assert masked != text
     checker.write_text(masked)
     db = world / "data" / "seed.db"

@@ -157,7 +157,7 @@ def test_to_json_is_serialisable_and_deterministic(pair: tuple[Path, Path]) -> N
 def test_the_tables_argument_limits_the_diff(pair: tuple[Path, Path]) -> None:
     diff = diff_databases(*pair, tables=["log", "currency"])
     assert [t.table for t in diff.tables] == ["currency", "log"]
-    with pytest.raises(UnknownTableError, match="'nope'.*account"):
+    with pytest.raises(UnknownTableError, match=r"'nope'.*account"):
         diff_databases(*pair, tables=["nope"])
 
 
@@ -226,17 +226,17 @@ def test_committed_rows_in_a_wal_file_are_seen(tmp_path: Path) -> None:
 
 def test_missing_and_non_sqlite_files_name_the_path(tmp_path: Path) -> None:
     good = make_db(tmp_path / "good.db")
-    with pytest.raises(DatabaseNotFoundError, match="missing.db"):
+    with pytest.raises(DatabaseNotFoundError, match=r"missing\.db"):
         diff_databases(good, tmp_path / "missing.db")
     text = tmp_path / "notes.txt"
     text.write_text("hello, not a database\n")
-    with pytest.raises(NotADatabaseError, match="notes.txt"):
+    with pytest.raises(NotADatabaseError, match=r"notes\.txt"):
         diff_databases(text, good)
     with pytest.raises(NotADatabaseError, match="directory"):
         diff_databases(good, tmp_path)
     truncated = tmp_path / "truncated.db"
     truncated.write_bytes(good.read_bytes()[:100])
-    with pytest.raises(VerifierError, match="truncated.db"):
+    with pytest.raises(VerifierError, match=r"truncated\.db"):
         diff_databases(good, truncated)
 
 
@@ -380,7 +380,7 @@ def random_edits(conn: sqlite3.Connection, rng: random.Random) -> None:
         rows = conn.execute(f"SELECT {', '.join(key)}, * FROM {table}").fetchall()
         for row in rows:
             where = " AND ".join(f"{k} IS ?" for k in key)
-            old = dict(zip(names, row[len(key):]))
+            old = dict(zip(names, row[len(key):], strict=True))
             roll = rng.random()
             if roll < 0.1:
                 conn.execute(f"DELETE FROM {table} WHERE {where}", row[:len(key)])

@@ -36,9 +36,11 @@ def compile_(source: str) -> str:
     ("acct.opened_on + days(30) < today()", "((acct.opened_on + timedelta(days=30)) < ctx.today)"),
     ("not (acct.status == 'frozen') and n > 2", "((not (acct.status == 'frozen')) and (n > 2))"),
     ("count(t in txn where t.account == acct and t.amount < 0) == 0",
-     "(_scalar(session, select(func.count()).select_from(Txn).where(and_((Txn.account_id == _id(acct)), (Txn.amount < 0)))) == 0)"),
+     "(_scalar(session, select(func.count()).select_from(Txn)"
+     ".where(and_((Txn.account_id == _id(acct)), (Txn.amount < 0)))) == 0)"),
     ("sum(t.amount for t in txn where t.account == acct) == acct.balance",
-     "(_scalar(session, select(func.coalesce(func.sum(Txn.amount), 0)).select_from(Txn).where((Txn.account_id == _id(acct)))) == acct.balance)"),
+     "(_scalar(session, select(func.coalesce(func.sum(Txn.amount), 0)).select_from(Txn)"
+     ".where((Txn.account_id == _id(acct)))) == acct.balance)"),
 ])
 def test_compiles_to_readable_python(source: str, python: str) -> None:
     assert compile_(source) == python

@@ -189,7 +189,7 @@ invariants:
     for_each: "e in entry"
     check: "e.wallet.owner == e.owner"
     message: An entry sits in one of its owner's wallets.
-'''
+'''  # noqa: E501  (a seed file: its lines are kept as a seed author writes them)
 PASSWORDS = {"ann": "ann-pass", "ben": "ben-pass"}
 
 
@@ -315,7 +315,8 @@ def invariant_hidden(world: Path) -> None:
 # kind → (a substring naming the target, what the edit must have done)
 EXPECTED: dict[str, tuple[str, Check]] = {
     "effect_off_by_one": ("move_coins effect 1 ", lines(
-        ["from_wallet.balance = (from_wallet.balance - amount)"], ["from_wallet.balance = ((from_wallet.balance - amount) - 1)"])),
+        ["from_wallet.balance = (from_wallet.balance - amount)"],
+        ["from_wallet.balance = ((from_wallet.balance - amount) - 1)"])),
     "effect_wrong_sign": ("move_coins effect 2 ", lines(
         ["to_wallet.balance = (to_wallet.balance + amount)"], ["to_wallet.balance = (to_wallet.balance - amount)"])),
     "effect_wrong_column": ("freeze effect 1 ", lines(["wallet.frozen = True"], ["wallet.hidden = True"])),
@@ -352,9 +353,11 @@ EXPECTED: dict[str, tuple[str, Check]] = {
     "min_bound_removed": ("set_cap.cap", both(
         lines(added=["'cap': Rule('Cap', 'money', required=True, min=None, max=100000,"]),
         lines(added=["'cap': Rule('Cap', 'money', required=False, min=None, max=100000,"], path="app/backend/schema.py"))),
-    "max_bound_raised": ("move_coins.amount", lines(added=["'amount': Rule('Amount', 'money', required=True, min=1, max=500000,"])),
+    "max_bound_raised": ("move_coins.amount", lines(
+        added=["'amount': Rule('Amount', 'money', required=True, min=1, max=500000,"])),
     "enum_extra_value": ("open_wallet.kind", both(
-        lines(added=["'kind': Rule('Kind', 'enum', required=True, min=None, max=None, max_length=None, values=('cash', 'savings', 'in'))"]),
+        lines(added=["'kind': Rule('Kind', 'enum', required=True, min=None, max=None, max_length=None, "
+                     "values=('cash', 'savings', 'in'))"]),
         lines(added=["values=('cash', 'savings', 'in'))"], path="app/backend/schema.py"))),
     "required_dropped": ("move_coins.memo", lines(
         ["    memo: str", "'memo': Rule('Memo', 'string', required=True"],

@@ -101,7 +101,7 @@ def test_a_final_state_without_the_tasks_table_scores_zero(dbs: tuple[Path, Path
 def test_an_unreadable_initial_database_raises(dbs: tuple[Path, Path], tmp_path: Path) -> None:
     broken = tmp_path / "initial-broken.db"
     broken.write_bytes(b"not a database at all" * 20)
-    with pytest.raises(NotADatabaseError, match="initial-broken.db"):
+    with pytest.raises(NotADatabaseError, match=r"initial-broken\.db"):
         grade(PROGRAM, broken, dbs[1])
 
 

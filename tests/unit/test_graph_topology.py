@@ -26,8 +26,10 @@ def test_loop_stops_at_target_budget_or_no_progress() -> None:
     assert route_after_verify({"history": history, "round": 0, "target": 0.95, "max_rounds": 3}) == "triage"
     assert route_after_verify({"history": history, "round": 0, "target": 0.9, "max_rounds": 3}) == "done"
     assert route_after_verify({"history": history, "round": 3, "target": 0.95, "max_rounds": 3}) == "done"
-    assert route_after_verify({"history": history, "round": 1, "target": 0.95, "max_rounds": 3, "progress_made": False}) == "done"
-    assert route_after_verify({"history": history, "round": 1, "target": 0.95, "max_rounds": 3, "progress_made": True}) == "triage"
+    assert route_after_verify({"history": history, "round": 1, "target": 0.95, "max_rounds": 3,
+                               "progress_made": False}) == "done"
+    assert route_after_verify({"history": history, "round": 1, "target": 0.95, "max_rounds": 3,
+                               "progress_made": True}) == "triage"
 
 
 def test_stage_two_topology() -> None:

@@ -72,7 +72,8 @@ def test_signature_table_places_failures() -> None:
                      ['File "/w/app/backend/workflows.py", line 9, in pay', "Traceback"])
     assert classify(crash).name == "server_error"
     assert classify(_failure("state:enum:note.status", "db_enum", "db", "2+ violating rows, e.g. [3]")).fixer == "regenerate_data"
-    assert classify(_failure("ui:workflow:pay", "ui_workflow", "frontend", 'label "Amount" not found on /actions/pay')).layer == "frontend"
+    assert classify(_failure("ui:workflow:pay", "ui_workflow", "frontend",
+                             'label "Amount" not found on /actions/pay')).layer == "frontend"
     report = VerifyReport(world="w", claims_sha256="x", total=3, passed=0, seconds=0, results=[
         crash, _failure("behaviour:pay.pre1", "wf_precondition", "backend", "status 200 (None), expected 409"),
         _failure("odd:thing", "weird", "backend", "something nobody foresaw")])

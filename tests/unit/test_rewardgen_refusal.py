@@ -103,7 +103,7 @@ def test_bad_arguments_say_what_and_where(job: dict[str, str], tmp_path: Path) -
     with pytest.raises(TaskError, match="reward-gen job 1: missing goal"):
         run_rewardgen(SPEC, [job, {"id": "b", "user": "alice", "initial_db": job["initial_db"]}], tmp_path / "rg",
                       mode="unsafe")
-    with pytest.raises(TaskError, match="initial database .*nope.db does not exist"):
+    with pytest.raises(TaskError, match=r"initial database .*nope\.db does not exist"):
         run_rewardgen(SPEC, [{**job, "initial_db": str(tmp_path / "nope.db")}], tmp_path / "rg", mode="unsafe")
     with pytest.raises(TaskError, match="workers must be at least 1"):
         run_rewardgen(SPEC, [job], tmp_path / "rg", mode="unsafe", workers=0)

@@ -213,7 +213,7 @@ def _read(kind: str, text: str, default_year: int | None) -> Reading:
 
 def _equal(kind: str, got: object, want: object, tolerance: float) -> bool:
     if kind in ("number", "money"):
-        return _close(float(got), float(want), tolerance)  # type: ignore[arg-type]
+        return _close(float(got), float(want), tolerance)  # type: ignore[arg-type]  # numbers for these kinds
     if kind == "phone":
         return got == expected_phone(str(want))
     if kind == "email":
@@ -234,7 +234,7 @@ def _as_text(answer: Answer) -> str | Sequence[object]:
         return "yes" if answer else "no"
     if isinstance(answer, int | float):
         return repr(answer) if isinstance(answer, float) and math.isfinite(answer) else str(answer)
-    return answer  # type: ignore[return-value]
+    return answer  # type: ignore[return-value]  # str or a sequence: None was turned away by the caller
 
 
 def _item_matches(item_kind: str, item: str, want: object, tolerance: float,
@@ -282,7 +282,7 @@ def match_answer(kind: str, expected: object, answer: Answer, *, tolerance: floa
     value_kind = item_kind if kind == "list" else kind
     tol = default_tolerance(value_kind) if tolerance is None else tolerance
     if kind == "list":
-        return _match_list(list(expected), given, item_kind, tol)  # type: ignore[call-overload]
+        return _match_list(list(expected), given, item_kind, tol)  # type: ignore[call-overload]  # a list: loaded as one
     text = given if isinstance(given, str) else ", ".join(str(a) for a in given)
     if kind in ("text", "label"):
         names = [str(expected), *aliases]
