@@ -12,7 +12,7 @@ PER_KIND ?= 1
 SEEDS := seeds/mock.yaml seeds/echobank.yaml seeds/echostay.yaml seeds/echomail.yaml \
          seeds/capabilities/datepickers.yaml seeds/capabilities/nested_filters.yaml
 
-.PHONY: help setup world worlds tasks check serve prove mutate redteam test test-fast bench schema clean
+.PHONY: help setup world worlds tasks check serve prove mutate redteam test test-fast lint bench schema clean
 
 help: ## list the targets
 	@echo "World factory — targets:"
@@ -48,6 +48,10 @@ test: setup ## run the whole test suite (unit, integration with real servers, UI
 
 test-fast: $(VENV)/.installed ## unit tests only
 	$(PY) -m pytest -q tests/unit
+
+lint: $(VENV)/.installed ## ruff and mypy
+	$(PY) -m ruff check factory verifiers tests scripts bench
+	$(PY) -m mypy factory verifiers
 
 prove: setup ## compile claims (if new), verify, triage and repair a built world: make prove WORLD=...
 	$(PY) -m factory prove $(WORLD)
