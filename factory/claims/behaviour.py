@@ -15,7 +15,6 @@ from factory.errors import FactoryError
 from factory.expr.syntax import Binary, Literal, Name, parse
 from factory.spec.model import WorkflowSpec
 
-
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 
 

@@ -354,7 +354,7 @@ def search_case(e: EntitySpec, visible: Rows) -> Case | None:
                 if needle in tried or len(tried) >= 200:  # enough candidates; keeps compiling fast
                     continue
                 tried.add(needle)
-                kept = [row for row, fields in zip(visible, texts) if any(needle in t for t in fields)]
+                kept = [row for row, fields in zip(visible, texts, strict=True) if any(needle in t for t in fields)]
                 if 0 < len(kept) < len(visible) and (best is None or len(best[1]) > e.page_size):
                     best = (word, kept)
     if best is None:

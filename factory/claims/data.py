@@ -114,7 +114,8 @@ def plan_claims(ctx: ClaimContext) -> list[Claim]:
         if planned and e.name not in deleted:
             out.append(_sql_claim(f"state:plan:{e.name}", "db_plan", f"the {planned} planned {e.plural.lower()} are present",
                                   f"seed_plan.tables[{e.name}]",
-                                  f"SELECT 'missing' WHERE (SELECT COUNT(*) FROM {_q(e.table)} WHERE id <= {planned}) < {planned}"))
+                                  f"SELECT 'missing' WHERE (SELECT COUNT(*) FROM {_q(e.table)} "
+                                  f"WHERE id <= {planned}) < {planned}"))
     return out
 
 
@@ -168,7 +169,8 @@ def reference_claims(ctx: ClaimContext) -> list[Claim]:
             query, rows = _exactly(ctx, f"SELECT TOTAL(id * {column}), COUNT({column}) FROM {_q(e.table)}", ["checksum", "n"])
             out.append(_sql_claim(f"data:refs:{e.name}.{f.name}", "db_refs",
                                   f"every {e.label.lower()}'s {f.label.lower()} points at the row the seed gives it "
-                                  f"({rows[0][1]} references, checksum {rows[0][0]:.0f})", f"entities[{e.name}].fields[{f.name}]", query))
+                                  f"({rows[0][1]} references, checksum {rows[0][0]:.0f})",
+                                  f"entities[{e.name}].fields[{f.name}]", query))
     return out
 
 
@@ -403,7 +405,8 @@ def _already_there(conn: sqlite3.Connection, e: EntitySpec, token: str) -> bool:
     if not columns:
         return False
     where = " OR ".join(f"lower({_q(c)}) LIKE ?" for c in columns)
-    return conn.execute(f"SELECT 1 FROM {_q(e.table)} WHERE {where} LIMIT 1", [f"%{token}%"] * len(columns)).fetchone() is not None
+    found = conn.execute(f"SELECT 1 FROM {_q(e.table)} WHERE {where} LIMIT 1", [f"%{token}%"] * len(columns))
+    return found.fetchone() is not None
 
 
 __all__ = ["count_claims", "data_claims", "plan_claims", "search_claims", "storyline_claims"]

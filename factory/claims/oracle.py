@@ -178,9 +178,9 @@ class Oracle:
             status = next((code for words, code in _STATUS_WORDS if words in text), 500)
             return Outcome(status=status if last else 0, setups_ok=last, error=text)
         setups_ok = all(index == len(calls) - 1 for index, _ in prediction.refusals)
-        last = next((code for index, code in prediction.refusals if index == len(calls) - 1), None)
-        if last is not None:
-            return Outcome(status=409, precondition=last, setups_ok=setups_ok, prediction=prediction)
+        refused = next((code for index, code in prediction.refusals if index == len(calls) - 1), None)
+        if refused is not None:
+            return Outcome(status=409, precondition=refused, setups_ok=setups_ok, prediction=prediction)
         return Outcome(status=200, setups_ok=setups_ok, prediction=prediction)
 
     def expected(self, prediction: Prediction) -> Expected:

@@ -259,15 +259,15 @@ class _Ownership:
                      for r in rows]
         fallback: tuple[str, list[sqlite3.Row], list[int]] | None = None
         seen: set[str] = set()
-        for row, text in zip(rows, haystacks):
+        for row, text in zip(rows, haystacks, strict=True):
             if row["id"] in mine:
                 continue
             for word in _WORD.findall(text):
                 if word in seen:
                     continue
                 seen.add(word)
-                own = [r for r, h in zip(rows, haystacks) if word in h and r["id"] in mine]
-                theirs = [r["id"] for r, h in zip(rows, haystacks) if word in h and r["id"] not in mine]
+                own = [r for r, h in zip(rows, haystacks, strict=True) if word in h and r["id"] in mine]
+                theirs = [r["id"] for r, h in zip(rows, haystacks, strict=True) if word in h and r["id"] not in mine]
                 if own and len(own) <= PAGE:
                     return word, own, theirs
                 fallback = fallback or (word, own, theirs)

@@ -224,7 +224,8 @@ class WitnessSearch:
                 elif f.type == "reference" and f.ref and kind in ("int", "money", "date"):
                     sub = self.oracle.row(f.ref, value)
                     out += [sub[g.column] for g in self.spec.entity(f.ref).fields
-                            if sub.get(g.column) is not None and (g.type == kind or (kind in ("int", "money") and g.type in ("int", "money")))]
+                            if sub.get(g.column) is not None
+                            and (g.type == kind or (kind in ("int", "money") and g.type in ("int", "money")))]
         return out
 
     def _variations(self, wf: WorkflowSpec, base: Call) -> list[tuple[ParamSpec, dict[str, Any]]]:
@@ -354,8 +355,8 @@ class WitnessSearch:
         for p in wf.params:
             if p.type == "reference" and p.ref:
                 e = self.spec.entity(p.ref)
-                if e.visibility == "owner" and any(re.fullmatch(rf"\s*{p.name}\.{o}\s*==\s*me\s*|\s*me\s*==\s*{p.name}\.{o}\s*", source)
-                                                    for o in e.owner_fields):
+                owned_by_me = (rf"\s*{p.name}\.{o}\s*==\s*me\s*|\s*me\s*==\s*{p.name}\.{o}\s*" for o in e.owner_fields)
+                if e.visibility == "owner" and any(re.fullmatch(pattern, source) for pattern in owned_by_me):
                     return True
         return False
 

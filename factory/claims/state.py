@@ -24,7 +24,8 @@ def state_claims(ctx: ClaimContext) -> list[Claim]:
             if f.ref:
                 target = f'"{ctx.spec.entity(f.ref).table}"'
                 checks.append(("reference", f"every {e.label}.{f.name} points at an existing {f.ref}",
-                               f"SELECT x.id FROM {t} x LEFT JOIN {target} y ON x.{c} = y.id WHERE x.{c} IS NOT NULL AND y.id IS NULL"))
+                               f"SELECT x.id FROM {t} x LEFT JOIN {target} y ON x.{c} = y.id "
+                               f"WHERE x.{c} IS NOT NULL AND y.id IS NULL"))
             if f.values:
                 allowed = ", ".join("'" + v.replace("'", "''") + "'" for v in f.values)
                 checks.append(("enum", f"{e.label}.{f.name} is one of {', '.join(f.values)}",
@@ -34,9 +35,11 @@ def state_claims(ctx: ClaimContext) -> list[Claim]:
                                f"SELECT {c} FROM {t} WHERE {c} IS NOT NULL GROUP BY {c} HAVING COUNT(*) > 1"))
             scale = 100 if f.type == "money" else 1
             if f.min is not None:
-                checks.append(("range_min", f"{e.label}.{f.name} ≥ {f.min}", f"SELECT id FROM {t} WHERE {c} < {round(f.min * scale)}"))
+                checks.append(("range_min", f"{e.label}.{f.name} ≥ {f.min}",
+                               f"SELECT id FROM {t} WHERE {c} < {round(f.min * scale)}"))
             if f.max is not None:
-                checks.append(("range_max", f"{e.label}.{f.name} ≤ {f.max}", f"SELECT id FROM {t} WHERE {c} > {round(f.max * scale)}"))
+                checks.append(("range_max", f"{e.label}.{f.name} ≤ {f.max}",
+                               f"SELECT id FROM {t} WHERE {c} > {round(f.max * scale)}"))
             if f.max_length is not None:
                 checks.append(("max_length", f"{e.label}.{f.name} has at most {f.max_length} characters",
                                f"SELECT id FROM {t} WHERE length({c}) > {f.max_length}"))

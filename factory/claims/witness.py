@@ -15,7 +15,6 @@ from typing import Any
 from factory.spec.model import ParamSpec, Spec
 
 
-
 def scalar_candidates(param: ParamSpec, today: dt.date) -> list[Any]:
     """Plausible values for a non-reference parameter, most likely to succeed first."""
     kind = param.type

@@ -301,7 +301,9 @@ class _Interpreter:
         if node.type.kind == "ref":
             # `_load` gives None for a null (or dangling) id, so a reference to nothing is null
             target = row.get(f"{node.name}_id")
-            return _Ref(node.type.entity, target) if self.rows.get(node.type.entity, target) else None
+            if target is None or not self.rows.get(node.type.entity, target):
+                return None
+            return _Ref(node.type.entity, target)
         return row.get(node.name)  # a scalar field's column is its name
 
     def arith(self, op: str, left: Any, right: Any) -> Any:
@@ -739,7 +741,7 @@ def reward_checks(spec: Spec, db: Path, prediction: Prediction) -> list[dict[str
             found = cursor.fetchone()
             if found is None:
                 raise PredictionError(f"{table} #{row_id} is not in the initial database {db}")
-            return dict(zip([d[0] for d in cursor.description], found))
+            return dict(zip([d[0] for d in cursor.description], found, strict=True))
 
         checks: list[dict[str, object]] = []
         allowed: dict[str, dict[str, Any]] = {}
