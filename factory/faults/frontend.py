@@ -227,10 +227,13 @@ def _header_targets(view: WorldView) -> list[Target]:
     model = _spec_or_none(view)
     if model is None:
         return []
+    # a table no page renders (the built-in user entity's, in a world without a user list) has headers
+    # nobody sees: changing one is no defect, so only listed entities are sites
+    listed = {page.entity for page in view.spec.pages if page.kind == "list" and page.entity}
     found = []
     for name, entity in sorted(model.get("entities", {}).items()):
         table = entity.get("table")
-        if not table:
+        if not table or name not in listed:
             continue
         headers = _headers(entity)
         for i, (column, label) in enumerate(headers):
