@@ -52,7 +52,9 @@ def footprint(ctx: ClaimContext, wf: WorkflowSpec, calls: list[Call] | None = No
     tables: dict[str, Footprint] = {}
     must_insert: list[str] = []
     must_delete: list[str] = []
-    for eff in wf.effects:
+    # setup calls in front (N labels made before the 21st is refused) change what their own effects say too
+    named = [wf] + [w for w in ctx.spec.workflows if w.name != wf.name and any(c.workflow == w.name for c in calls or [])]
+    for eff in (e for w in named for e in w.effects):
         table = ctx.spec.entity(eff.entity).table
         fp = tables.setdefault(table, Footprint())
         if eff.kind == "set" and eff.field:

@@ -77,6 +77,7 @@ def find_witnesses(spec: Spec, oracle: Oracle) -> dict[str, Witness]:
                 if w.user is not None and w.params is not None}
     for wf in workflows:
         search.with_setups(wf, witnesses[wf.name], examples)
+        search.with_repeats(wf, witnesses[wf.name], examples)
         search.explain(wf, witnesses[wf.name])
     return witnesses
 

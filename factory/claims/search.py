@@ -28,6 +28,7 @@ SAMPLES_PER_USER = 40
 BASES = 4  # successful calls, of different users, that the boundary search varies
 SETUP_BASES = 2  # bases tried with setup calls in front (the costly part of the search)
 SETUP_TRIES = 200  # two-call tries per rule and base: a prove recompiles the claims, so this stays cheap
+REPEAT_MAX = 120  # the most setup calls in front of one call: a count rule's limit is reached within this
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w.])")
 _DAYS = re.compile(r"days\((\d+)\)")
 
@@ -56,6 +57,8 @@ class Witness:
     reasons: dict[str, str] = field(default_factory=dict)
     # rule → earlier rules seen refusing calls that break it too (the app answers with the first)
     dominated: dict[str, set[str]] = field(default_factory=dict)
+    # rule → why setup calls that would break it were refused themselves (the app's own storage rules)
+    setup_refusals: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _distance(p: ParamSpec, a: Any, b: Any) -> float:
@@ -299,6 +302,79 @@ class WitnessSearch:
                 if self._first_pair(wf, witness, check.id, base.user, variants, candidates):
                     break
 
+    def with_repeats(self, wf: WorkflowSpec, witness: Witness, examples: dict[str, Call]) -> None:
+        """Rules still without a pair that count rows (`count(l in tag where l.owner == me) < 20`),
+        tried after N calls of a workflow that creates such rows: N - 1 calls in front are allowed,
+        N refused, so the boundary is the limit itself (the 20th label allowed, the 21st refused).
+
+        Each repeated call gets its own text values ("Taxes 2", "Taxes 3"...), since a rule that
+        names must be unique would refuse the second copy first. The smallest N is found by halving
+        up to the largest number the rule and the named rows give (at most REPEAT_MAX); a pair is
+        kept only when the oracle confirms both sides."""
+        for check in wf.preconditions:
+            if check.id in witness.pairs:
+                continue
+            creators = [examples[name] for name in self._creators(check.source) if name in examples]
+            for base in witness.bases[:SETUP_BASES]:
+                limit = self._repeat_limit(wf, base, check.source)
+                if limit < 2 or not self.oracle.outcome([base]).ok:
+                    continue
+                if any(self._repeat_pair(wf, witness, check.id, base, self._setup_variants(wf, example, base)[0], limit)
+                       for example in creators):
+                    break
+
+    def _repeat_pair(self, wf: WorkflowSpec, witness: Witness, rule: str, base: Call, setup: Call, limit: int) -> bool:
+        copies = [self._copy(setup, i) for i in range(1, limit + 1)]
+
+        def run(n: int) -> Outcome:
+            return self.oracle.outcome([*copies[:n], base])
+
+        if run(limit).ok:
+            return False  # the rule is not reached within the limit
+        low, high = 0, limit  # run(low) is allowed, run(high) is not
+        while high - low > 1:
+            middle = (low + high) // 2
+            if run(middle).ok:
+                low = middle
+            else:
+                high = middle
+        outcome = run(high)
+        self._note_dominated(wf, witness, outcome)
+        if not (outcome.status == 409 and outcome.setups_ok and outcome.precondition == rule):
+            return False
+        witness.pairs[rule] = Pair(rule, [*copies[:high - 1], base], [*copies[:high], base], None,
+                                   f"allowed after {high - 1} calls of {setup.workflow}, refused after {high}")
+        return True
+
+    def _copy(self, call: Call, index: int) -> Call:
+        """The `index`-th copy of a setup call, its text values told apart by a number."""
+        wf = next(w for w in self.spec.workflows if w.name == call.workflow)
+        params = dict(call.params)
+        for p in wf.params:
+            value = params.get(p.name)
+            if not isinstance(value, str) or not value:
+                continue
+            if p.type == "email":
+                params[p.name] = f"n{index}.{value}"
+            elif p.type in ("string", "text"):
+                suffix = f" {index}"
+                keep = (p.max_length or len(value) + len(suffix)) - len(suffix)
+                params[p.name] = value[:max(keep, 0)] + suffix
+        return Call(call.workflow, call.user, params)
+
+    def _repeat_limit(self, wf: WorkflowSpec, base: Call, source: str) -> int:
+        """How many calls may be needed: one more than the largest number the rule or the rows it names hold."""
+        numbers = [round(float(n)) for n in _NUMBER.findall(source)]
+        numbers += [v for v in self._row_values(wf, base, "int") if isinstance(v, int) and not isinstance(v, bool)]
+        fitting = [n for n in numbers if 0 < n < REPEAT_MAX]
+        return max(fitting) + 1 if fitting else 0
+
+    def _creators(self, source: str) -> list[str]:
+        """Workflows that create rows of an entity the rule counts or queries."""
+        queried = set(re.findall(r"\bin ([a-z_][a-z0-9_]*)", source))
+        return [w.name for w in self.spec.workflows
+                if not w.system and any(e.kind == "create" and e.entity in queried for e in w.effects)]
+
     def _first_pair(self, wf: WorkflowSpec, witness: Witness, rule: str, user: int, variants: list[Call],
                     candidates: list[dict[str, Any]]) -> bool:
         budget = SETUP_TRIES  # per rule and base: the search is bounded, and its reason says so
@@ -312,6 +388,8 @@ class WitnessSearch:
                     return False
                 outcome = self.oracle.outcome([setup, call])
                 self._note_dominated(wf, witness, outcome)
+                if not outcome.setups_ok and outcome.error and setup is not variants[0]:
+                    witness.setup_refusals.setdefault(rule, []).append(f"{setup.workflow}: {outcome.error.split(': ', 1)[-1]}")
                 if outcome.status == 409 and outcome.setups_ok and outcome.precondition == rule:
                     witness.pairs[rule] = Pair(rule, [call], [setup, call], None,
                                                f"allowed before {setup.workflow}, refused after it")
@@ -343,12 +421,29 @@ class WitnessSearch:
                 witness.reasons[check.id] = (f"shadowed: the values that break `{check.source}` (tried: empty, and one "
                                              "unit around every bound it names) are refused by the parameter's own "
                                              "validation first (422)")
+            elif refusal := self._storage_refusal(wf, check.source, witness.setup_refusals.get(check.id, [])):
+                witness.reasons[check.id] = (f"unreachable through the API: the setup calls that would leave `{check.source}` "
+                                             f"false are refused themselves ({refusal}), and none of the rows the searched "
+                                             "users can name breaks it")
             elif not setters:
                 witness.reasons[check.id] = (f"unreachable through the API: no workflow changes what `{check.source}` "
                                              "reads, and none of the rows the searched users can name breaks it")
             else:
+                creators = self._creators(check.source)
+                repeated = f", or after up to {REPEAT_MAX} calls of {', '.join(creators)}" if creators else ""
                 witness.reasons[check.id] = (f"not found: no call breaks only `{check.source}`, alone or after a setup "
-                                             f"call of {', '.join(setters)}")
+                                             f"call of {', '.join(setters)}{repeated}")
+
+    def _storage_refusal(self, wf: WorkflowSpec, source: str, refusals: list[str]) -> str | None:
+        """The first setup refusal that is about a field the rule reads ("Body is required")."""
+        params = {p.name: p.ref for p in wf.params if p.type == "reference" and p.ref}
+        words: set[str] = set()
+        for obj, attr in re.findall(r"\b([a-z_][a-z0-9_]*)\.([a-z_][a-z0-9_]*)", source):
+            entity = params.get(obj)
+            found = next((f for f in self.spec.entity(entity).fields if f.name == attr), None) if entity else None
+            if found is not None:
+                words |= {found.name.lower(), found.label.lower()}
+        return next((r for r in refusals if any(re.search(rf"\b{re.escape(w)}\b", r.lower()) for w in words)), None)
 
     def _shadowed_by_visibility(self, wf: WorkflowSpec, source: str) -> bool:
         """`x.owner == me` on an owned entity: a row that breaks it is one the user cannot load."""

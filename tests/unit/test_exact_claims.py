@@ -118,3 +118,36 @@ def test_state_rules_are_witnessed_after_a_setup_call(mock_claims: tuple[Spec, s
         assert predicate.expect is not None and predicate.expect.updated
     allowed = claims["behaviour:archive_note.pre1:allowed"].getter.steps  # type: ignore[attr-defined]
     assert allowed[-1].body == steps[-1].body or len(steps) == 1
+
+
+def test_count_rules_are_witnessed_after_repeated_setups(mock_world: Path) -> None:
+    """`count(n in note where n.owner == me) < K`: K - c notes made in front allowed, one more refused.
+
+    The rule is added to the mock spec here with K three above the witness user's note count, so the
+    search must make three copies of a note (titles told apart) to reach it; no single call can."""
+    from factory.claims.compile import find_witnesses
+    from factory.claims.oracle import Oracle
+    from factory.spec.model import CheckSpec
+
+    spec = Spec.model_validate_json((mock_world / "spec.json").read_text())
+    db = mock_world / "data" / "seed.db"
+    with sqlite3.connect(db) as conn:
+        counts = dict(conn.execute("SELECT owner_id, count(*) FROM note GROUP BY owner_id").fetchall())
+    conn.close()
+    limit = max(counts.values()) + 3
+    source = f"count(n in note where n.owner == me) < {limit}"
+    wf = next(w for w in spec.workflows if w.name == "write_note")
+    wf.preconditions.append(CheckSpec(id="write_note.pre9", source=source, message="Too many notes.", python="True"))
+    oracle = Oracle(spec, db)
+    try:
+        pair = find_witnesses(spec, oracle)["write_note"].pairs["write_note.pre9"]
+        user = pair.refused[-1].user
+        made = limit - counts.get(user, 0)  # notes to make before the call is the one over the limit
+        assert len(pair.refused) == made + 1 and len(pair.allowed) == made
+        assert oracle.outcome(pair.allowed).ok
+        refused = oracle.outcome(pair.refused)
+        assert (refused.status, refused.precondition, refused.setups_ok) == (409, "write_note.pre9", True)
+        titles = [c.params["title"] for c in pair.refused[:-1]]
+        assert len(set(titles)) == len(titles)  # each copy told apart, so a uniqueness rule would not stop it
+    finally:
+        oracle.close()
