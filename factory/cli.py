@@ -15,14 +15,15 @@ from rich.console import Console
 from rich.table import Table
 
 from factory.errors import FactoryError
+from factory.world.layout import SEED_DB, SPEC, World
 
 console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _world(args: argparse.Namespace) -> int:
-    from factory import loop
-    from factory.graph import run_stage_one
-    from factory.world import build_world
+    from factory.progress import set_reporter
+    from factory.prove.graph import run_stage_one
+    from factory.world.assemble import build_world
 
     with console.status(f"building {args.seed} ...") as status:
         def progress(message: str) -> None:
@@ -32,7 +33,7 @@ def _world(args: argparse.Namespace) -> int:
         if args.build_only:
             path = build_world(args.seed, args.out, progress=progress, frontend=not args.no_frontend).path
         else:
-            loop.set_reporter(progress)
+            set_reporter(progress)
             state = run_stage_one(args.seed, args.out, ui=not args.no_ui, target=args.target, max_rounds=args.rounds,
                                   fresh=args.fresh)
             path = Path(state["world"])
@@ -43,16 +44,14 @@ def _world(args: argparse.Namespace) -> int:
 
 
 def _stage_two(path: Path, args: argparse.Namespace, progress: Callable[[str], None]) -> None:
-    from factory.tasks.stage import run_stage_two
-
-    # `world` resumes an interrupted stage two (unless --fresh); `tasks` reruns it (unless --resume).
+    from factory.tasks.graph import run_stage_two
     fresh = args.fresh if args.command == "world" else not args.resume
     run_stage_two(path, total=args.tasks, ui=not args.no_ui, workers=args.workers, say=progress, fresh=fresh,
                   unsafe_sandbox=args.unsafe_sandbox)
 
 
 def _tasks(args: argparse.Namespace) -> int:
-    from factory.world import open_world
+    from factory.world.assemble import open_world
 
     root = open_world(args.world)
     with console.status(f"stage two on {root} ...") as status:
@@ -66,16 +65,16 @@ def _tasks(args: argparse.Namespace) -> int:
 
 
 def _summary(path: Path) -> None:
-    from factory.manifest import read_manifest, sha256_file
-    from factory.world import text_sha256
+    from factory.world.assemble import text_sha256
+    from factory.world.manifest import read_manifest, sha256_file
 
-    m = read_manifest(path / "manifest.json")
+    m = read_manifest(World(path).manifest_file)
     # hashes are recomputed from the files, never read back from the manifest
-    spec_sha = text_sha256((path / "spec.json").read_text())
-    db_sha = sha256_file(path / "data" / "seed.db")
+    spec_sha = text_sha256(World(path).spec_file.read_text())
+    db_sha = sha256_file(World(path).seed_db)
     console.print(f"[green]world:[/green] {m.world} → {path}")
     console.print(f"  spec sha256 {spec_sha[:16]}  seed db sha256 {db_sha[:16]}")
-    for name, recorded, actual in (("spec.json", m.spec_sha256, spec_sha), ("data/seed.db", m.seed_db_sha256, db_sha)):
+    for name, recorded, actual in ((SPEC, m.spec_sha256, spec_sha), (SEED_DB, m.seed_db_sha256, db_sha)):
         if recorded != actual:
             console.print(f"  [yellow]{name} changed since the build[/yellow] (manifest {recorded[:12]}, file {actual[:12]})")
     console.print(f"  {m.users} users, {m.entities} entities, {m.workflows} workflows, {sum(m.counts.values())} rows")
@@ -94,12 +93,12 @@ def _summary(path: Path) -> None:
 
 
 def _prove(args: argparse.Namespace) -> int:
-    from factory import loop
-    from factory.graph import run_stage_one
-    from factory.world import open_world
+    from factory.progress import set_reporter
+    from factory.prove.graph import run_stage_one
+    from factory.world.assemble import open_world
 
     root = open_world(args.world)
-    loop.set_reporter(lambda message: console.print(f"  [dim]·[/dim] {message}"))
+    set_reporter(lambda message: console.print(f"  [dim]·[/dim] {message}"))
     run_stage_one(world=str(root), ui=not args.no_ui, target=args.target, max_rounds=args.rounds, fresh=args.fresh,
                   recompile_claims=args.recompile_claims)
     _summary(root)
@@ -107,7 +106,7 @@ def _prove(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from factory.builder import build_spec
+    from factory.builder.build import build_spec
     from factory.seed.loader import load_seed
 
     spec = build_spec(load_seed(args.seed))
@@ -119,17 +118,17 @@ def _check(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from factory.spec.model import Spec
-    from factory.world import open_world
+    from factory.world.assemble import open_world
 
     root = open_world(args.world).resolve()
-    spec = Spec.model_validate_json((root / "spec.json").read_text())
-    run = root / "run"
+    spec = Spec.model_validate_json(World(root).spec_file.read_text())
+    run = World(root).run_dir
     run.mkdir(exist_ok=True)
     db = run / "app.db"
     if args.fresh or not db.exists():
         for leftover in run.glob("app.db*"):
             leftover.unlink()
-        shutil.copyfile(root / "data" / "seed.db", db)  # never serve the seed database itself
+        shutil.copyfile(World(root).seed_db, db)  # never serve the seed database itself
     table = Table(title=f"{spec.title} — http://{args.host}:{args.port}/")
     for column in ("username", "password", "name"):
         table.add_column(column)
@@ -142,7 +141,7 @@ def _serve(args: argparse.Namespace) -> int:
     command = [sys.executable, "-m", "backend.app", "--host", args.host, "--port", str(args.port), "--db", str(db)]
     if args.user:
         command += ["--user", args.user]
-    child = subprocess.Popen(command, cwd=root / "app")
+    child = subprocess.Popen(command, cwd=World(root).app_dir)
     # stopping `factory serve` must stop the app too, or it would keep the port (and pipes) open
     signal.signal(signal.SIGTERM, lambda _signum, _frame: child.terminate())
     try:
@@ -161,7 +160,7 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _setup(args: argparse.Namespace) -> int:
-    from factory.bootstrap import bootstrap
+    from factory.runtime.bootstrap import bootstrap
 
     for what, where in bootstrap(chromium=not args.no_chromium).items():
         console.print(f"  [green]✓[/green] {what}: {where}")
@@ -171,9 +170,9 @@ def _setup(args: argparse.Namespace) -> int:
 def _mutate(args: argparse.Namespace) -> int:
     from rich.markup import escape
 
-    from factory.mutate import suite_of
-    from factory.mutation_score import FaultOutcome, score_world
-    from factory.world import open_world
+    from factory.mutate.run import suite_of
+    from factory.mutate.score import FaultOutcome, score_world
+    from factory.world.assemble import open_world
 
     root = open_world(args.world)
     repair = not args.no_repair
@@ -217,7 +216,7 @@ def _redteam(args: argparse.Namespace) -> int:
     from rich.markup import escape
 
     from factory.redteam import RedTeamError, run_redteam
-    from factory.world import open_world
+    from factory.world.assemble import open_world
 
     root = open_world(args.world).resolve()
     out = Path(args.json).resolve() if args.json else None

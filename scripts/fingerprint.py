@@ -6,7 +6,7 @@
 Each seed (default: mock, echobank, echomail) is built with `factory world` exactly as `make world`
 does, into a temporary directory, and the sha256 of the four artifacts a user relies on is kept:
 the spec (`spec.json`), the seed database (`data/seed.db`), the locked claims (`claims.json`) and
-the task corpus (`tasks.jsonl`). The same factory must give the same bytes (determinism is a
+the task corpus (`tasks/tasks.jsonl`). The same factory must give the same bytes (determinism is a
 contract), so any difference after moving code is a behaviour change, named file by file.
 """
 
@@ -24,7 +24,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 RECORD = REPO / "scripts" / "fingerprints.json"
 DEFAULT_SEEDS = ("seeds/mock.yaml", "seeds/echobank.yaml", "seeds/echomail.yaml")
-ARTIFACTS = ("spec.json", "data/seed.db", "claims.json", "tasks.jsonl")
+ARTIFACTS = ("spec.json", "data/seed.db", "claims.json", "tasks/tasks.jsonl")
 
 
 def _sha256(path: Path) -> str:

@@ -25,6 +25,7 @@ from factory.expr.typecheck import BOOL, INT, Schema, Scope, Type, check, field_
 from factory.seed.loader import load_seed
 from factory.spec.model import InvariantSpec, Spec
 from factory.tasks.effects import _Interpreter, _Ref, _Rows
+from factory.world.layout import World
 
 
 class InvariantError(FactoryError):
@@ -89,7 +90,7 @@ def with_row_selectors(spec: Spec, world: Path) -> list[InvariantSpec]:
     predates `InvariantSpec.for_each`; the seed must be the one the spec was built from (same sha256)."""
     if all(inv.for_each is not None for inv in spec.invariants):
         return list(spec.invariants)
-    path = world / "seed.yaml"
+    path = World(world).seed_file
     if not path.is_file():
         raise WorldError(f"{path} is missing, and the spec keeps no row selector of its invariants; rebuild the world")
     loaded = load_seed(path)

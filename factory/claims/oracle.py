@@ -25,10 +25,12 @@ from factory.errors import ExpressionError, PredictionError
 from factory.expr.pycode import mentions
 from factory.expr.syntax import Query, parse
 from factory.expr.typecheck import BOOL, INT, Scope, Type, check, field_type
-from factory.spec.model import Spec, WorkflowSpec
-from factory.tasks.effects import Prediction, Step, predict
 
 # What the interpreter's refusals mean over HTTP, by the words its messages use.
+from factory.runtime.step import Step
+from factory.spec.model import Spec, WorkflowSpec
+from factory.tasks.effects import Prediction, predict
+
 _STATUS_WORDS = (("does not exist or is not visible", 404), ("would repeat the unique", 409),
                  ("would break the reference", 409), ("would reject parameter", 422), ("would refuse to store", 422),
                  ("must be", 422), ("is missing", 422), ("unknown parameter", 422))

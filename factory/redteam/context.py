@@ -13,9 +13,9 @@ from typing import Any
 
 from factory.redteam.corpus import Case
 from factory.redteam.probes import Probe
+from factory.runtime.dbcopy import copy_db
 from factory.spec.model import EntitySpec, Spec
 from factory.tasks.rows import connect_ro
-from factory.tasks.setupgen import copy_db
 from verifiers.dbdiff import DbDiff, diff_databases
 from verifiers.errors import UnknownTableError
 

@@ -49,7 +49,7 @@ from factory.redteam.context import (
 )
 from factory.redteam.probes import Probe
 from factory.redteam.schema import SCHEMA_BUILDERS
-from factory.tasks.setupgen import copy_db
+from factory.runtime.dbcopy import copy_db
 from verifiers.dbdiff import Row, TableDiff, diff_databases
 
 

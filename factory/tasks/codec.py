@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from factory.tasks.effects import Step
+from factory.runtime.step import Step
 from factory.tasks.phrasing import Ask, AskStep, Cond, Question, RefText
 from factory.tasks.proposer import Draft
 from factory.tasks.resolve import Answer

@@ -52,6 +52,7 @@ from factory.expr.typecheck import (
     field_type,
     is_numeric_literal,
 )
+from factory.runtime.step import Step
 from factory.spec.model import (
     EffectSpec,
     EntitySpec,
@@ -64,15 +65,6 @@ from factory.tasks.rows import money_text
 
 NOW_TIME = dt.time(9, 0)  # the generated app's frozen clock: `today` at 09:00 (app.py.j2 `Clock`)
 _FIELD = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
-
-
-@dataclass(frozen=True)
-class Step:
-    """One workflow call with API-level parameters: references as int ids (or None), money as int
-    cents, dates 'YYYY-MM-DD', datetimes 'YYYY-MM-DDTHH:MM:SS', enums str, bools bool."""
-
-    workflow: str
-    params: dict[str, Any]
 
 
 @dataclass

@@ -26,12 +26,16 @@ from pathlib import Path
 from typing import Any
 
 from factory.errors import PredictionError
+from factory.runtime.client import Backend
+from factory.runtime.dbcopy import copy_db
+from factory.runtime.patch import apply_patch, make_patch
+from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, Spec, WorkflowSpec
-from factory.tasks.effects import Step, predict
+from factory.tasks.effects import predict
 from factory.tasks.proposer import Draft
 from factory.tasks.resolve import Answer
 from factory.tasks.rows import World, date_text, money_text
-from factory.tasks.setupgen import Backend, apply_patch, copy_db, make_patch, run_golden
+from factory.tasks.setupgen import run_golden
 from verifiers.dbdiff import DbDiff, RowChange, TableDiff, diff_databases
 from verifiers.errors import VerifierError
 from verifiers.grade import grade

@@ -20,8 +20,9 @@ from typing import Any
 from faker import Faker
 
 from factory.errors import FactoryError
+from factory.runtime.step import Step
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
-from factory.tasks.effects import Prediction, Step, predict
+from factory.tasks.effects import Prediction, predict
 from factory.tasks.intents import intent_forms
 from factory.tasks.phrasing import Ask, ParseError, RefText, joint_ref, parse
 from factory.tasks.resolve import Answer, arg_value, find_rows

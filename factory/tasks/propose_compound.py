@@ -7,8 +7,8 @@ which row is the extreme, and the instruction is phrased from the seed.
 
 from __future__ import annotations
 
+from factory.runtime.step import Step
 from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, WorkflowSpec
-from factory.tasks.effects import Step
 from factory.tasks.phrasing import Ask, AskStep, Question, render
 from factory.tasks.propose_base import Draft
 from factory.tasks.propose_reads import ORDERED, ReadsMixin

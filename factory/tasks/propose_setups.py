@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from factory.runtime.step import Step
 from factory.spec.model import WorkflowSpec
-from factory.tasks.effects import Step
 from factory.tasks.phrasing import RefText
 from factory.tasks.propose_values import ValuesMixin
 from factory.tasks.resolve import find_rows

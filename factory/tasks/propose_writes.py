@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, WorkflowSpec
-from factory.tasks.effects import Step
 from factory.tasks.intents import (
     IntentForm,
     extras_sentence,

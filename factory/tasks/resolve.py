@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from factory.errors import TaskError
+from factory.runtime.step import Step
 from factory.spec.model import ParamSpec
-from factory.tasks.effects import Step
 from factory.tasks.phrasing import (
     ONLY,
     Ask,

@@ -22,9 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
-from factory.errors import TaskError
-from factory.manifest import TasksByType, TasksSummary, read_manifest, write_manifest
-from factory.repair import KEPT_OUTCOMES, commit_all
+from factory.errors import SetupError, TaskError
+from factory.progress import say
+from factory.prove.repair import KEPT_OUTCOMES
+from factory.runtime.client import Backend
+from factory.runtime.dbcopy import copy_db
+from factory.runtime.patch import apply_patch
 from factory.spec.model import Spec
 from factory.tasks.attempt import Attempt
 from factory.tasks.gates import GateRunner
@@ -32,20 +35,14 @@ from factory.tasks.handover import WorldFailure, hand_over, records_json
 from factory.tasks.proposer import Draft, Plan, Proposer
 from factory.tasks.record import task_record
 from factory.tasks.rewardgen import DEFAULT_POLICY, run_rewardgen
-from factory.tasks.sandbox import require_sandbox
-from factory.tasks.setupgen import (
-    Backend,
-    SetupError,
-    apply_patch,
-    build_setup,
-    copy_db,
-    run_golden,
-)
+from factory.tasks.setupgen import build_setup, run_golden
 from factory.tasks.triage import triage, weakens
 from factory.tasks.ui_gate import ui_gate
+from factory.world.history import commit_all
+from factory.world.layout import World
+from factory.world.manifest import TasksByType, TasksSummary, read_manifest, write_manifest
 
 log = logging.getLogger(__name__)
-Progress = Callable[[str], None]
 MAX_ROUNDS = 3  # task-level repair rounds per pass over the drafts
 MAX_WORLD_ROUNDS = 2  # hand-overs to the stage-one repairer
 
@@ -87,20 +84,12 @@ class TaskState(TypedDict, total=False):
     rewardgen_sandbox: str  # "bwrap" (Linux namespaces) or "unsafe" (--unsafe-sandbox)
 
 
-_say: Progress = lambda message: log.info(message)  # noqa: E731  (replaced by set_reporter, as loop._say is)
-
-
-def set_reporter(say: Progress) -> None:
-    global _say
-    _say = say
-
-
 def _work(state: TaskState) -> Path:
-    return Path(state["world"]) / "run" / "tasks"
+    return World(state["world"]).tasks_work
 
 
 def _spec(state: TaskState) -> Spec:
-    return Spec.model_validate_json((Path(state["world"]) / "spec.json").read_text())
+    return World(state["world"]).spec
 
 
 def _load(state: TaskState) -> list[Attempt]:
@@ -142,7 +131,7 @@ def propose_node(state: TaskState) -> dict[str, Any]:
     if stale:
         raise TaskError(f"{world}: the spec predates stage two (workflow {stale[0]} keeps no effect "
                         f"expressions); rebuild the world: make world SEED={world / 'seed.yaml'}")
-    seed_db = world / "data" / "seed.db"
+    seed_db = World(world).seed_db
     with Backend(world, spec, work) as backend:
         proposer = Proposer(spec, seed_db, _options(backend, seed_db, work))
         drafts = proposer.propose(Plan.for_total(state.get("total", 190)))
@@ -150,7 +139,7 @@ def propose_node(state: TaskState) -> dict[str, Any]:
             {"unusable_intent_phrasings": proposer.unusable_intents(),
              "skipped": sorted(Counter(s.split(":")[0] for s in proposer.skipped).items())}, sort_keys=True))
         proposer.close()
-    _say(f"proposer: {len(drafts)} drafts ({_mix(drafts)})")
+    say(f"proposer: {len(drafts)} drafts ({_mix(drafts)})")
     attempts = [Attempt(d) for d in drafts]
     _save(state, attempts)
     return {"round": 0, "pending": [d.key for d in drafts], "failed": [], "started": time.time()}
@@ -162,7 +151,7 @@ def setup_node(state: TaskState) -> dict[str, Any]:
     attempts = _load(state)
     pending = set(state["pending"])
     with Backend(world, _spec(state), _work(state)) as backend:
-        _prepare([a for a in attempts if a.draft.key in pending], backend, world / "data" / "seed.db", _work(state))
+        _prepare([a for a in attempts if a.draft.key in pending], backend, World(world).seed_db, _work(state))
     _save(state, attempts)
     return {}
 
@@ -184,13 +173,13 @@ def gate_node(state: TaskState) -> dict[str, Any]:
     pending = [a for a in attempts if a.draft.key in set(state["pending"])]
     spec = _spec(state)
     with Backend(world, spec, _work(state)) as backend:
-        runner = GateRunner(spec, backend, world / "data" / "seed.db", _work(state))
+        runner = GateRunner(spec, backend, World(world).seed_db, _work(state))
         for a in pending:
             if a.failure is None:
                 _gate(a, runner)
         runner.close()
     failed = [a.draft.key for a in pending if a.failure is not None]
-    _say(f"gates: round {state.get('round', 0)}: {len(pending) - len(failed)}/{len(pending)} drafts pass")
+    say(f"gates: round {state.get('round', 0)}: {len(pending) - len(failed)}/{len(pending)} drafts pass")
     _save(state, attempts)
     return {"failed": failed}
 
@@ -208,7 +197,7 @@ def repair_node(state: TaskState) -> dict[str, Any]:
     attempts = _load(state)
     failed = set(state.get("failed", []))
     round_no = state.get("round", 0) + 1
-    proposer = Proposer(spec, world / "data" / "seed.db")
+    proposer = Proposer(spec, World(world).seed_db)
     repaired = []
     for a in attempts:
         if a.draft.key in failed:
@@ -217,7 +206,7 @@ def repair_node(state: TaskState) -> dict[str, Any]:
             if _repair(a, proposer, spec):
                 repaired.append(a.draft.key)
     proposer.close()
-    _say(f"repair: round {round_no}: {len(repaired)} of {len(failed)} failed drafts repaired")
+    say(f"repair: round {round_no}: {len(repaired)} of {len(failed)} failed drafts repaired")
     _save(state, attempts)
     return {"round": round_no, "pending": repaired, "failed": []}
 
@@ -232,7 +221,7 @@ def ui_node(state: TaskState) -> dict[str, Any]:
     if state.get("ui", True):
         world = Path(state["world"])
         ui_gate([a for a in attempts if a.failure is None], world, _spec(state), _work(state),
-                 state.get("workers", 2), _say)
+                 state.get("workers", 2), say)
     _save(state, attempts)
     return {}
 
@@ -249,14 +238,14 @@ def world_node(state: TaskState) -> dict[str, Any]:
     world = Path(state["world"])
     failures = [WorldFailure(a.draft.key, a.draft.steps[0].workflow if a.draft.steps else None,
                              a.failure.kind, a.failure.message) for a in failing if a.failure is not None]
-    _say(f"world: handing {len(failures)} world-layer failures to the stage-one repairer")
+    say(f"world: handing {len(failures)} world-layer failures to the stage-one repairer")
     records = hand_over(world, failures, round_no, state.get("ui", True))
     kept = [r for r in records if r.outcome in KEPT_OUTCOMES]
     outcome = ", ".join(f"{r.fixer} {r.outcome}" for r in records) or "no fixer applies"
     for a in failing:
         a.repairs.append(f"world defect handed to the stage-one repairer (round {round_no}): {outcome}")
     for r in records:
-        _say(f"world: round {round_no}: {r.fixer} → {r.outcome} ({len(r.files)} files){': ' + r.note if r.note else ''}")
+        say(f"world: round {round_no}: {r.fixer} → {r.outcome} ({len(r.files)} files){': ' + r.note if r.note else ''}")
     history = [*state.get("world_repairs", []), *records_json(records)]
     pending = [a.draft.key for a in attempts if kept and (a.failure is None or a.failure.layer == "world")]
     _save(state, attempts)
@@ -277,35 +266,13 @@ def write_node(state: TaskState) -> dict[str, Any]:
                     time.time() - state.get("started", time.time()), meta, state.get("ui", True),
                     state.get("world_repairs", []), state.get("rewardgen_sandbox", "bwrap"))
     shutil.rmtree(_work(state), ignore_errors=True)
-    _say(result.summary())
+    say(result.summary())
     return {"status": result.summary()}
 
 
-def run_stage_two(world: Path, total: int = 190, ui: bool = True, workers: int = 2,
-                  policy: str = DEFAULT_POLICY, say: Progress | None = None, fresh: bool = True,
-                  unsafe_sandbox: bool = False) -> StageTwoResult:
-    """Grow and gate the task corpus of a built, proven world; write `tasks/` (through the
-    stage-two graph, checkpointed beside the worlds so an interrupted run resumes).
-
-    reward-gen runs in bubblewrap namespaces; where they cannot be made this refuses at once
-    (SandboxUnavailableError), unless `unsafe_sandbox` (recorded in the manifest and report).
-    A resumed run keeps the sandbox mode it started with."""
-    from factory.graph import run_graph_stage_two
-
-    if say is not None:
-        set_reporter(say)
-    world = world.resolve()
-    sandbox = "unsafe" if unsafe_sandbox else "bwrap"
-    require_sandbox(sandbox)  # before any work: a machine without namespaces fails in a second
-    start: TaskState = {"world": str(world), "total": total, "ui": ui, "workers": workers, "policy": policy,
-                        "rewardgen_sandbox": sandbox}
-    run_graph_stage_two(start, fresh=fresh)
-    return read_result(world)
-
-
 def read_result(world: Path) -> StageTwoResult:
-    report = json.loads((world / "tasks" / "report.json").read_text())
-    manifest = read_manifest(world / "manifest.json")
+    report = json.loads(World(world).tasks_report.read_text())
+    manifest = read_manifest(World(world).manifest_file)
     return StageTwoResult(report["drafted"], report["accepted"], report["by_type"], report["rounds"],
                           report["seconds"], dict(manifest.gates))
 
@@ -339,7 +306,7 @@ def _rewards(attempts: list[Attempt], world: Path, work: Path, policy: str, roun
             for a in attempts if a.failure is None]
     if not jobs:
         return
-    results = run_rewardgen(world / "spec.json", jobs, work / f"rewardgen-{round_no}", policy, mode=sandbox)
+    results = run_rewardgen(World(world).spec_file, jobs, work / f"rewardgen-{round_no}", policy, mode=sandbox)
     for a in attempts:
         if a.failure is not None:
             continue
@@ -386,12 +353,12 @@ def _repair(a: Attempt, proposer: Proposer, spec: Spec) -> bool:
 def _write(world: Path, spec: Spec, attempts: list[Attempt], rounds: int, seconds: float,
            meta: dict[str, Any], ui: bool, world_repairs: list[dict[str, Any]],
            sandbox: str = "bwrap") -> StageTwoResult:
-    out = world / "tasks"
+    out = World(world).tasks_dir
     out.mkdir(exist_ok=True)
     accepted = [a for a in attempts if a.failure is None]
     records = [task_record(spec, a.draft, a.setup, a.reward, a.gates, a.trajectory, a.repairs, a.golden,
                            a.initial, world) for a in accepted]
-    (out / "tasks.jsonl").write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
+    World(world).tasks_file.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
     gates: Counter[str] = Counter()
     for a in accepted:
         for g in a.gates:
@@ -422,18 +389,18 @@ def _write(world: Path, spec: Spec, attempts: list[Attempt], rounds: int, second
         "proposer_skipped": meta["skipped"],
         "rewardgen_sandbox": sandbox,
     }
-    (out / "report.json").write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
-    manifest = read_manifest(world / "manifest.json")
+    World(world).tasks_report.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
+    manifest = read_manifest(World(world).manifest_file)
     manifest.tasks = TasksSummary(drafted=len(attempts), accepted=len(accepted),
                                   by_type=TasksByType(**report["by_type"]))
     manifest.gates = dict(sorted(gates.items()))
     manifest.rewardgen_sandbox = sandbox
     if "tasks" not in manifest.stages:
         manifest.stages.append("tasks")
-    write_manifest(world / "manifest.json", manifest)
+    write_manifest(World(world).manifest_file, manifest)
     result = StageTwoResult(len(attempts), len(accepted), report["by_type"], rounds, seconds, dict(gates))
     commit_all(world, f"tasks: {result.summary()[7:]} in {rounds} repair round(s)")
     return result
 
 
-__all__ = ["StageTwoResult", "run_stage_two"]
+__all__ = ["StageTwoResult", "TaskState", "read_result"]

@@ -11,11 +11,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from factory.runtime.client import Backend
+from factory.runtime.dbcopy import copy_db
 from factory.spec.model import Spec
 from factory.tasks.attempt import Attempt
 from factory.tasks.gates import GateResult, GateRunner, answer_text
-from factory.tasks.setupgen import Backend, copy_db
 from factory.tasks.triage import Failure, added_aliases, triage, weakens, with_aliases
+from factory.world.layout import World
 from verifiers.normalize import normalize_text
 
 Progress = Callable[[str], None]
@@ -35,8 +37,8 @@ def ui_gate(attempts: list[Attempt], world: Path, spec: Spec, work: Path, worker
         assert a.initial is not None
         db = copy_db(a.initial, work / "ui" / f"{a.draft.key}.db")
         jobs.append(UiJob(a.draft.key, db, a.draft.user, passwords[a.draft.user],
-                          ui_steps(spec, a.draft, a.initial), world / "tasks" / "trajectories" / a.draft.key))
-    shots = world / "tasks" / "trajectories"
+                          ui_steps(spec, a.draft, a.initial), World(world).trajectories_dir / a.draft.key))
+    shots = World(world).trajectories_dir
     if shots.exists():
         shutil.rmtree(shots)
     say(f"ui: replaying {len(jobs)} golden trajectories in Chromium ({workers} workers)")
@@ -85,7 +87,7 @@ def _repair_ui_answers(misread: list[tuple[Attempt, Path]], world: Path, spec: S
     left), or reject them with the reason. The non-UI gates run again on a repaired reward, on
     one backend (a READ's gates never call it, but the runner is the same one the gates use)."""
     with Backend(world, spec, work / "ui-repair") as backend:
-        runner = GateRunner(spec, backend, world / "data" / "seed.db", work / "ui-repair")
+        runner = GateRunner(spec, backend, World(world).seed_db, work / "ui-repair")
         try:
             repaired = sum(_repair_ui_answer(a, final, spec, runner) for a, final in misread)
         finally:

@@ -49,10 +49,11 @@ from playwright.sync_api import (
 )
 from playwright.sync_api import Error as PlaywrightError
 
-from factory.browser import fill_param, launch
 from factory.compiler.frontend import form_href
 from factory.errors import FactoryError
-from factory.runner import AppServer
+from factory.runtime.browser import fill_param, launch
+from factory.runtime.dbcopy import copy_db
+from factory.runtime.server import AppServer
 from factory.spec.model import (
     EntitySpec,
     FieldSpec,
@@ -62,8 +63,7 @@ from factory.spec.model import (
     WorkflowSpec,
 )
 from factory.tasks.rows import money_text
-from factory.tasks.setupgen import copy_db
-from factory.verify.ui import describe_failure
+from factory.verify.ui_session import describe_failure
 from verifiers.normalize import normalize_date, normalize_money, normalize_number
 
 VIEWPORT: ViewportSize = {"width": 1100, "height": 800}
@@ -656,7 +656,7 @@ def _sum(run: _Run, entity: EntitySpec, watch: _ListWatch, f: FieldSpec) -> str:
 
 
 def _login(run: _Run, username: str, password: str) -> None:
-    """`factory.browser.login`, but a refused sign-in fails at once with the page's own message."""
+    """`factory.runtime.browser.login`, but a refused sign-in fails at once with the page's own message."""
     page = run.page
     shell, refused = page.get_by_test_id("logout"), page.get_by_test_id("toast-error")
     with run.act("login", LOGIN_TARGET, username):

@@ -14,12 +14,15 @@ from typing import Any
 
 import pytest
 
+from factory.runtime.client import Backend
+from factory.runtime.dbcopy import copy_db
+from factory.runtime.patch import apply_patch
 from factory.spec.model import Spec
 from factory.tasks.gates import GateRunner
+from factory.tasks.graph import run_stage_two
 from factory.tasks.proposer import Draft, Proposer
 from factory.tasks.rewardgen import run_rewardgen
-from factory.tasks.setupgen import Backend, apply_patch, build_setup, copy_db, run_golden
-from factory.tasks.stage import run_stage_two
+from factory.tasks.setupgen import build_setup, run_golden
 from factory.tasks.triage import triage
 
 GATES = {"initial", "golden", "determinism", "ui"}
@@ -66,7 +69,7 @@ def test_corpus_records_have_every_field_and_passed_every_gate(corpus: Path) -> 
 
 def test_every_accepted_reward_grades_its_own_golden_and_initial(corpus: Path, tmp_path: Path) -> None:
     """Replay each record the way a user of the corpus would: patch the seed, grade."""
-    from factory.tasks.setupgen import apply_patch
+    from factory.runtime.patch import apply_patch
     from verifiers.grade import grade
 
     for r in _records(corpus):
@@ -245,8 +248,9 @@ def test_cli_tasks_reruns_stage_two_and_reports_a_summary_line(mock_world: Path,
 def test_a_new_row_that_reuses_a_deleted_rows_id_is_graded_as_the_backend_leaves_it(tmp_path: Path) -> None:
     """Forget the newest loan, then borrow: SQLite gives the new loan the freed id, so a row diff
     sees one changed row. The prediction must say so, or the golden gate fails (it did once)."""
-    from factory.tasks.effects import Step, predict, reward_checks
-    from factory.world import build_world
+    from factory.runtime.step import Step
+    from factory.tasks.effects import predict, reward_checks
+    from factory.world.assemble import build_world
     from verifiers.grade import grade
 
     sink = Path(__file__).resolve().parents[1] / "fixtures" / "kitchen_sink.yaml"
@@ -301,7 +305,7 @@ def test_instructions_name_rows_exactly_as_the_app_labels_them(worlds: Any, seed
     every entity and every visible row (datetimes, money, references included)."""
     import httpx
 
-    from factory.runner import AppServer, fresh_db
+    from factory.runtime.server import AppServer, fresh_db
     from factory.tasks.rows import World
 
     world_dir = worlds.get(seed)

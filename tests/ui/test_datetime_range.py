@@ -11,7 +11,7 @@ from typing import Any
 
 from playwright.sync_api import Page
 
-from factory.runner import AppServer, fresh_db
+from factory.runtime.server import AppServer, fresh_db
 from factory.spec.model import Spec
 from factory.tasks.ui_solver import UiStep, solve
 

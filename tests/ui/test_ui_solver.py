@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page
 
-from factory.runner import AppServer, fresh_db
+from factory.runtime.server import AppServer, fresh_db
 from factory.spec.model import Spec
 from factory.tasks.ui_solver import Trajectory, TrajectoryError, UiJob, UiStep, run_ui_jobs, solve
 

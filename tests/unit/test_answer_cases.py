@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from answer_cases import GENERATORS, Case, all_cases, person_forms
 
-from factory.tasks.setupgen import apply_patch
+from factory.runtime.patch import apply_patch
 from verifiers import RewardProgramError, grade, load_reward
 from verifiers.answers import match_answer
 from verifiers.reward import AnswerCheck

@@ -17,12 +17,15 @@ from typing import Any
 
 import pytest
 
+from factory.runtime.client import Backend
+from factory.runtime.dbcopy import copy_db
+from factory.runtime.patch import make_patch
 from factory.spec.model import ParamSpec, Spec
 from factory.tasks.gates import GateResult, GateRunner, _uses_task_value
 from factory.tasks.proposer import Draft, Proposer
 from factory.tasks.rewardgen import run_rewardgen
-from factory.tasks.setupgen import Backend, copy_db, make_patch, run_golden
-from factory.world import build_world
+from factory.tasks.setupgen import run_golden
+from factory.world.assemble import build_world
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 

@@ -17,10 +17,11 @@ import httpx
 import pytest
 
 from factory.errors import PredictionError
-from factory.runner import AppServer
+from factory.runtime.server import AppServer
+from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, Spec, UserSpec, WorkflowSpec
-from factory.tasks.effects import Prediction, Step, predict, reward_checks
-from factory.world import build_world
+from factory.tasks.effects import Prediction, predict, reward_checks
+from factory.world.assemble import build_world
 from verifiers import grade, load_reward
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"

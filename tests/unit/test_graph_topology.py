@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from factory.graph import stage_one_graph
-from factory.loop import route_after_verify
+from factory.prove.graph import stage_one_graph
+from factory.prove.nodes import route_after_verify
 
 
 def test_stage_one_topology() -> None:
@@ -33,7 +33,7 @@ def test_loop_stops_at_target_budget_or_no_progress() -> None:
 
 
 def test_stage_two_topology() -> None:
-    from factory.graph import stage_two_graph
+    from factory.tasks.graph import stage_two_graph
 
     graph = stage_two_graph().compile().get_graph()
     edges = sorted((e.source, e.target, bool(e.conditional)) for e in graph.edges)

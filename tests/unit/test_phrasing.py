@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from factory.builder import build_spec
+from factory.builder.build import build_spec
 from factory.seed.loader import load_seed
 from factory.spec.model import Spec
 from factory.tasks.intents import (
