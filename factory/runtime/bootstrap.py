@@ -62,7 +62,7 @@ def ensure_bubblewrap() -> Path | None:
     """bwrap's path (reward-gen's sandbox), installing Debian's bubblewrap when running as root.
     None when it is missing and cannot be installed: only stage two needs it, and it says so
     (or runs with --unsafe-sandbox), so a build of stage one need not fail here."""
-    from factory.tasks.sandbox import find_bwrap
+    from factory.tasks.reward.sandbox import find_bwrap
 
     found = find_bwrap()
     if found is None and _apt_install("bubblewrap"):

@@ -10,7 +10,7 @@ from typing import Any
 from factory.tasks.codec import draft_json, draft_of, steps_json
 from factory.tasks.codec import steps_of as codec_steps
 from factory.tasks.gates import GateResult
-from factory.tasks.proposer import Draft
+from factory.tasks.propose.proposer import Draft
 from factory.tasks.setupgen import Setup
 from factory.tasks.triage import Failure
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from factory.runtime.step import Step
-from factory.tasks.phrasing import Ask, AskStep, Cond, Question, RefText
-from factory.tasks.proposer import Draft
-from factory.tasks.resolve import Answer
+from factory.tasks.language.phrasing import Ask, AskStep, Cond, Question, RefText
+from factory.tasks.language.resolve import Answer
+from factory.tasks.propose.proposer import Draft
 
 
 def _ref(value: RefText | None) -> dict[str, Any] | None:

@@ -32,8 +32,8 @@ from factory.runtime.patch import apply_patch, make_patch
 from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, Spec, WorkflowSpec
 from factory.tasks.effects import predict
-from factory.tasks.proposer import Draft
-from factory.tasks.resolve import Answer
+from factory.tasks.language.resolve import Answer
+from factory.tasks.propose.proposer import Draft
 from factory.tasks.rows import World, date_text, money_text
 from factory.tasks.setupgen import run_golden
 from verifiers.dbdiff import DbDiff, RowChange, TableDiff, diff_databases
@@ -77,7 +77,7 @@ def answer_text(found: Answer | None) -> str | None:
     money "$1,234.50", dates "June 5, 2026", yes/no, phone numbers "(520) 790-7206 ext. 229",
     a row by its label as the app shows it, an email address and free text as stored."""
     # Imported here: this module's import block belongs to the gates' own code.
-    from factory.tasks.resolve import phone_text
+    from factory.tasks.language.resolve import phone_text
 
     if found is None:
         return None
@@ -96,7 +96,7 @@ def wrong_answer(found: Answer, world: World, user_id: int, entity: str) -> str:
     """A plausible but wrong answer of the same kind: another amount, number or day, the other
     polarity, another phone number or email address, another of the user's rows (a label:
     another row of the entity the label belongs to, named by none of the answer's names)."""
-    from factory.tasks.resolve import phone_text
+    from factory.tasks.language.resolve import phone_text
     from verifiers.answers import normalize_text
 
     if found.kind == "money":

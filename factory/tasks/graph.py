@@ -9,10 +9,10 @@ from langgraph.graph import END, START, StateGraph
 
 from factory.checkpoint import run_checkpointed
 from factory.progress import Say, set_reporter
-from factory.tasks import stage as nodes
-from factory.tasks.rewardgen import DEFAULT_POLICY
-from factory.tasks.sandbox import require_sandbox
-from factory.tasks.stage import StageTwoResult, TaskState, read_result
+from factory.tasks import nodes
+from factory.tasks.nodes import StageTwoResult, TaskState, read_result
+from factory.tasks.reward.gen import DEFAULT_POLICY
+from factory.tasks.reward.sandbox import require_sandbox
 from factory.world.layout import World
 
 

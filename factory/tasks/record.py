@@ -16,7 +16,7 @@ from typing import Any
 from factory.runtime.patch import make_patch
 from factory.spec.model import Spec
 from factory.tasks.gates import GateResult, answer_text
-from factory.tasks.proposer import Draft
+from factory.tasks.propose.proposer import Draft
 from factory.tasks.rows import World
 from factory.tasks.setupgen import Setup
 from verifiers.dbdiff import diff_databases

@@ -29,8 +29,8 @@ from typing import Any
 import pytest
 
 from factory.spec.model import Spec
-from factory.tasks.rewardgen import deterministic_policy, run_rewardgen
-from factory.tasks.sandbox import Limits, SandboxUnavailableError
+from factory.tasks.reward.gen import deterministic_policy, run_rewardgen
+from factory.tasks.reward.sandbox import Limits, SandboxUnavailableError
 from factory.world.assemble import build_world
 
 REPO = Path(__file__).resolve().parents[2]
@@ -545,7 +545,7 @@ def policy(instruction, spec, db):
 # ---------------------------------------------------------------- honest work and the modes ---
 
 def test_the_deterministic_policy_writes_the_same_rewards_in_every_mode(run: Run) -> None:
-    from factory.tasks.proposer import Plan, Proposer
+    from factory.tasks.propose.proposer import Plan, Proposer
 
     seed_db = run.world / "data" / "seed.db"
     proposer = Proposer(run.spec, seed_db)

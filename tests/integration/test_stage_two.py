@@ -20,8 +20,8 @@ from factory.runtime.patch import apply_patch
 from factory.spec.model import Spec
 from factory.tasks.gates import GateRunner
 from factory.tasks.graph import run_stage_two
-from factory.tasks.proposer import Draft, Proposer
-from factory.tasks.rewardgen import run_rewardgen
+from factory.tasks.propose.proposer import Draft, Proposer
+from factory.tasks.reward.gen import run_rewardgen
 from factory.tasks.setupgen import build_setup, run_golden
 from factory.tasks.triage import triage
 
@@ -167,7 +167,7 @@ def test_ambiguous_instruction_is_repaired_or_discarded(parts, mock_world: Path,
     """Two notes share a title; the seed phrasing names the note by title: reward-gen refuses to
     guess, triage blames the task text, and repairs go on (on that same database) until the
     instruction resolves, or the draft is discarded with its reason."""
-    from factory.tasks.stage import Attempt, _repair
+    from factory.tasks.nodes import Attempt, _repair
 
     spec, seed_db, _backend, proposer, _runner, _work = parts
     draft = _write_draft(proposer, "archive_note")
@@ -203,7 +203,7 @@ def test_interrupted_stage_two_resumes_and_gives_the_same_corpus(
         mock_world: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A run stopped inside the gates resumes from its checkpoint and writes byte-identical
     tasks to an uninterrupted run (same seed, same corpus)."""
-    from factory.tasks import stage
+    from factory.tasks import nodes as stage
 
     straight = tmp_path / "a" / "mock"
     shutil.copytree(mock_world, straight)
@@ -285,8 +285,8 @@ def test_proposer_grounds_a_task_for_every_workflow(worlds: Any, seed: str) -> N
     """Date ranges inside date ranges, past dates, hosts acting on public listings: every
     workflow a user can run gets at least one feasible, grounded draft, and every draft's text
     parses back with the spec alone."""
-    from factory.tasks.phrasing import parse
-    from factory.tasks.proposer import Plan
+    from factory.tasks.language.phrasing import parse
+    from factory.tasks.propose.proposer import Plan
 
     world = worlds.get(seed)
     spec = Spec.model_validate_json((world / "spec.json").read_text())

@@ -18,7 +18,7 @@ from playwright.sync_api import Page
 
 from factory.runtime.server import AppServer, fresh_db
 from factory.spec.model import Spec
-from factory.tasks.ui_solver import Trajectory, TrajectoryError, UiJob, UiStep, run_ui_jobs, solve
+from factory.tasks.ui_gate.solver import Trajectory, TrajectoryError, UiJob, UiStep, run_ui_jobs, solve
 
 ALICE = ("alice", "alice-pass")
 

@@ -22,8 +22,8 @@ from factory.runtime.dbcopy import copy_db
 from factory.runtime.patch import make_patch
 from factory.spec.model import ParamSpec, Spec
 from factory.tasks.gates import GateResult, GateRunner, _uses_task_value
-from factory.tasks.proposer import Draft, Proposer
-from factory.tasks.rewardgen import run_rewardgen
+from factory.tasks.propose.proposer import Draft, Proposer
+from factory.tasks.reward.gen import run_rewardgen
 from factory.tasks.setupgen import run_golden
 from factory.world.assemble import build_world
 

@@ -54,7 +54,7 @@ def test_stage_two_topology() -> None:
 
 
 def test_stage_two_repairs_within_budget_then_goes_to_the_ui_gate() -> None:
-    from factory.tasks.stage import MAX_ROUNDS, route_after_gates, route_after_repair
+    from factory.tasks.nodes import MAX_ROUNDS, route_after_gates, route_after_repair
 
     assert route_after_gates({"failed": ["t1"], "round": 0}) == "repair"
     assert route_after_gates({"failed": ["t1"], "round": MAX_ROUNDS}) == "ui"
@@ -66,7 +66,7 @@ def test_stage_two_repairs_within_budget_then_goes_to_the_ui_gate() -> None:
 
 
 def test_stage_two_gates_everything_again_only_after_a_kept_world_repair() -> None:
-    from factory.tasks.stage import route_after_world
+    from factory.tasks.nodes import route_after_world
 
     assert route_after_world({"pending": ["t1", "t2"]}) == "setup"
     assert route_after_world({"pending": []}) == "write"

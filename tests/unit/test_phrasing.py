@@ -11,13 +11,13 @@ import pytest
 from factory.builder.build import build_spec
 from factory.seed.loader import load_seed
 from factory.spec.model import Spec
-from factory.tasks.intents import (
+from factory.tasks.language.intents import (
     IntentForm,
     intent_forms,
     render_intent,
     unusable_phrasings,
 )
-from factory.tasks.phrasing import (
+from factory.tasks.language.phrasing import (
     Ask,
     AskStep,
     Cond,
@@ -119,7 +119,7 @@ def test_a_total_is_not_mistaken_for_a_lookup(spec: Spec) -> None:
 
 
 def test_a_users_only_row_is_named_my_entity(spec: Spec) -> None:
-    from factory.tasks.phrasing import ONLY
+    from factory.tasks.language.phrasing import ONLY
 
     step = AskStep("write_note", {"notebook": RefText("my notebook", ONLY), "title": "Plan"})
     text = render(spec, Ask("write", steps=(step,)), 0)
@@ -134,7 +134,7 @@ def test_a_users_only_row_is_named_my_entity(spec: Spec) -> None:
 def test_superlatives_say_how_a_tie_is_broken(spec: Spec, tmp_path: Path) -> None:
     import sqlite3
 
-    from factory.tasks.resolve import AmbiguousError, answer
+    from factory.tasks.language.resolve import AmbiguousError, answer
     from factory.tasks.rows import World
 
     q = Question("max", "note", "priority", tie=True)
@@ -158,7 +158,7 @@ def test_superlatives_say_how_a_tie_is_broken(spec: Spec, tmp_path: Path) -> Non
 def test_a_row_named_by_a_field_value_resolves_to_that_row_only(spec: Spec, tmp_path: Path) -> None:
     import sqlite3
 
-    from factory.tasks.resolve import (
+    from factory.tasks.language.resolve import (
         AmbiguousError,
         UnresolvedError,
         find_rows,
@@ -335,7 +335,7 @@ def test_slots_naming_one_row_together_round_trip(bank: Spec) -> None:
 def test_a_row_named_by_several_fields_must_match_them_all(bank: Spec, tmp_path: Path) -> None:
     import sqlite3
 
-    from factory.tasks.resolve import AmbiguousError, UnresolvedError, resolve_ref
+    from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, resolve_ref
     from factory.tasks.rows import World
 
     ent = bank.entity("scheduled_payment")
@@ -366,7 +366,7 @@ def test_a_row_named_by_several_fields_must_match_them_all(bank: Spec, tmp_path:
 
 
 def test_missing_parameters_are_appended_and_read_back(bank: Spec) -> None:
-    from factory.tasks.intents import extras_sentence
+    from factory.tasks.language.intents import extras_sentence
 
     form = _form(bank, "pay_payee", "Pay {payee} $45 today.")
     assert form.extras == ("from_account",)
@@ -382,7 +382,7 @@ def test_missing_parameters_are_appended_and_read_back(bank: Spec) -> None:
 
 
 def test_words_that_say_when_keep_a_date_from_being_appended(bank: Spec) -> None:
-    from factory.tasks.intents import extras_sentence
+    from factory.tasks.language.intents import extras_sentence
 
     when, plain = "Schedule a $120 payment to {payee} on Friday.", "Schedule a $120 payment to {payee}."
     odd = _with_intents(bank, [{"name": "x", "kind": "write", "workflow": "schedule_payment",

@@ -32,12 +32,12 @@ from factory.spec.model import Spec
 from factory.tasks.attempt import Attempt
 from factory.tasks.gates import GateRunner
 from factory.tasks.handover import WorldFailure, hand_over, records_json
-from factory.tasks.proposer import Draft, Plan, Proposer
+from factory.tasks.propose.proposer import Draft, Plan, Proposer
 from factory.tasks.record import task_record
-from factory.tasks.rewardgen import DEFAULT_POLICY, run_rewardgen
+from factory.tasks.reward.gen import DEFAULT_POLICY, run_rewardgen
 from factory.tasks.setupgen import build_setup, run_golden
 from factory.tasks.triage import triage, weakens
-from factory.tasks.ui_gate import ui_gate
+from factory.tasks.ui_gate.gate import ui_gate
 from factory.world.history import commit_all
 from factory.world.layout import World
 from factory.world.manifest import TasksByType, TasksSummary, read_manifest, write_manifest

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from factory.spec.model import ParamSpec
-from factory.tasks.asks import ONLY, ParseError, RefText
+from factory.tasks.language.asks import ONLY, ParseError, RefText
 from factory.tasks.rows import date_text, enum_text, money_text
 
 

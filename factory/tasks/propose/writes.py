@@ -13,16 +13,16 @@ from typing import Any
 
 from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, WorkflowSpec
-from factory.tasks.intents import (
+from factory.tasks.language.intents import (
     IntentForm,
     extras_sentence,
     literal_kind,
     render_intent,
 )
-from factory.tasks.phrasing import ONLY, Ask, AskStep, RefText, my_only, render
-from factory.tasks.propose_base import Draft
-from factory.tasks.propose_setups import SetupsMixin
-from factory.tasks.resolve import find_rows
+from factory.tasks.language.phrasing import ONLY, Ask, AskStep, RefText, my_only, render
+from factory.tasks.language.resolve import find_rows
+from factory.tasks.propose.base import Draft
+from factory.tasks.propose.setups import SetupsMixin
 from factory.tasks.rows import enum_text, money_text
 
 

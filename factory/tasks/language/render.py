@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
-from factory.tasks.asks import ONLY, AskStep, Cond, Question, RefText
-from factory.tasks.phrasing_values import param_text
+from factory.tasks.language.asks import ONLY, AskStep, Cond, Question, RefText
+from factory.tasks.language.values import param_text
 
 TIE_BREAK = " If several tie, name the one that comes first alphabetically."
 

@@ -25,11 +25,11 @@ Progress = Callable[[str], None]
 
 def ui_gate(attempts: list[Attempt], world: Path, spec: Spec, work: Path, workers: int, say: Progress) -> None:
     """UI feasibility: the scripted solver replays each golden trajectory in Chromium."""
-    from factory.tasks.ui_solver import (  # Playwright is only needed here
+    from factory.tasks.ui_gate.solver import (  # Playwright is only needed here
         UiJob,
         run_ui_jobs,
     )
-    from factory.tasks.ui_steps import ui_steps
+    from factory.tasks.ui_gate.steps import ui_steps
 
     passwords = {u.username: u.password for u in spec.users}
     jobs = []
@@ -107,7 +107,7 @@ def _repair_ui_answer(a: Attempt, final: Path, spec: Spec, runner: GateRunner) -
     gate again, the wrong-answer counterfactual included, before the page's answer is graded with it.
     """
     # Imported here, as in `ui_gate`: Playwright is only needed by the UI gate.
-    from factory.tasks.ui_steps import answer_texts
+    from factory.tasks.ui_gate.steps import answer_texts
     from verifiers.grade import grade
 
     assert a.failure is not None and a.reward is not None and a.initial is not None

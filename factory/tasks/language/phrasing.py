@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 
 from factory.spec.model import Spec
-from factory.tasks.asks import (
+from factory.tasks.language.asks import (
     ONLY,
     Ask,
     AskStep,
@@ -53,8 +53,8 @@ from factory.tasks.asks import (
 
 # The seed's phrasings build on the parts of the language (phrasing_parse, phrasing_render),
 # never on this module, so `parse` can try them without an import cycle.
-from factory.tasks.intents import parse_intent
-from factory.tasks.phrasing_parse import (
+from factory.tasks.language.intents import parse_intent
+from factory.tasks.language.parse import (
     DIRECTIONS,
     LIST_SEPARATORS,
     my_only,
@@ -64,7 +64,7 @@ from factory.tasks.phrasing_parse import (
     parse_question,
     parse_step,
 )
-from factory.tasks.phrasing_render import (
+from factory.tasks.language.render import (
     TIE_BREAK,
     arg_phrase,
     listed,
@@ -77,7 +77,7 @@ from factory.tasks.phrasing_render import (
     render_sentence,
     render_step,
 )
-from factory.tasks.phrasing_values import (
+from factory.tasks.language.values import (
     DATE,
     MONEY,
     field_value_text,

@@ -12,8 +12,8 @@ import datetime as dt
 from typing import Any
 
 from factory.spec.model import EntitySpec, FieldSpec
-from factory.tasks.intents import IntentForm, render_intent
-from factory.tasks.phrasing import (
+from factory.tasks.language.intents import IntentForm, render_intent
+from factory.tasks.language.phrasing import (
     Ask,
     Cond,
     Question,
@@ -21,8 +21,8 @@ from factory.tasks.phrasing import (
     field_value_text,
     render,
 )
-from factory.tasks.propose_base import Draft, ProposerBase
-from factory.tasks.resolve import AmbiguousError, UnresolvedError, answer, find_rows
+from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, answer, find_rows
+from factory.tasks.propose.base import Draft, ProposerBase
 from factory.tasks.rows import Row
 
 ORDERED = ("money", "int", "date")

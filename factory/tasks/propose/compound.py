@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from factory.runtime.step import Step
 from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, WorkflowSpec
-from factory.tasks.phrasing import Ask, AskStep, Question, render
-from factory.tasks.propose_base import Draft
-from factory.tasks.propose_reads import ORDERED, ReadsMixin
-from factory.tasks.propose_writes import WritesMixin
-from factory.tasks.resolve import AmbiguousError, UnresolvedError, extreme, select
+from factory.tasks.language.phrasing import Ask, AskStep, Question, render
+from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, extreme, select
+from factory.tasks.propose.base import Draft
+from factory.tasks.propose.reads import ORDERED, ReadsMixin
+from factory.tasks.propose.writes import WritesMixin
 
 
 class CompoundMixin(ReadsMixin, WritesMixin):

@@ -15,7 +15,7 @@ from typing import Any
 from factory.errors import TaskError
 from factory.runtime.step import Step
 from factory.spec.model import ParamSpec
-from factory.tasks.phrasing import (
+from factory.tasks.language.phrasing import (
     ONLY,
     Ask,
     Cond,

@@ -24,10 +24,10 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from factory.tasks.intents import unusable_phrasings
-from factory.tasks.phrasing import Ask, render
-from factory.tasks.propose_base import Draft, Options
-from factory.tasks.propose_compound import CompoundMixin
+from factory.tasks.language.intents import unusable_phrasings
+from factory.tasks.language.phrasing import Ask, render
+from factory.tasks.propose.base import Draft, Options
+from factory.tasks.propose.compound import CompoundMixin
 
 __all__ = ["Draft", "Options", "Plan", "Proposer"]
 

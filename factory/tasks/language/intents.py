@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from factory.spec.model import ParamSpec, Spec, WorkflowSpec
-from factory.tasks.asks import Ask, AskStep, ParseError, Question, joint_ref
-from factory.tasks.phrasing_parse import LIST_SEPARATORS, my_phrases, parse_args
-from factory.tasks.phrasing_render import render_list
-from factory.tasks.phrasing_values import DATE, MONEY
+from factory.tasks.language.asks import Ask, AskStep, ParseError, Question, joint_ref
+from factory.tasks.language.parse import LIST_SEPARATORS, my_phrases, parse_args
+from factory.tasks.language.render import render_list
+from factory.tasks.language.values import DATE, MONEY
 from factory.tasks.rows import enum_text
 
 # Slots, and the literals a phrasing may carry: money, a bare number, a quoted text. A quote

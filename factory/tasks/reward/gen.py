@@ -4,7 +4,7 @@ Isolation is by construction and enforced by the kernel. `run_rewardgen` gives e
 distinct goal, acting user and initial state) a fresh folder holding exactly its inputs: an opaque
 job id (a hash of those inputs, never the task id, which names the workflow), the instruction
 (goal text and acting username), the spec, and a copy of that task's initial database. It runs
-`child_main` on that folder inside bubblewrap (`factory.tasks.sandbox`): its own user, PID,
+`child_main` on that folder inside bubblewrap (`factory.tasks.reward.sandbox`): its own user, PID,
 network (loopback only), IPC, UTS and cgroup namespaces, no capabilities, a cleared environment,
 and a filesystem holding only the Python installation, the `factory/` and `verifiers/` packages
 and the policy folder (read-only), a fresh `/proc`, a minimal `/dev`, a small `/tmp` and the job
@@ -47,16 +47,16 @@ from typing import TYPE_CHECKING, Any
 from factory.errors import FactoryError, TaskError
 from factory.spec.model import Spec
 from factory.tasks.effects import predict, reward_checks
-from factory.tasks.phrasing import ParseError, parse
-from factory.tasks.resolve import AmbiguousError, UnresolvedError, answer, steps_of
+from factory.tasks.language.phrasing import ParseError, parse
+from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, answer, steps_of
 from factory.tasks.rows import World
 
 if TYPE_CHECKING:
-    from factory.tasks.sandbox import Limits
+    from factory.tasks.reward.sandbox import Limits
 
 # A policy maps (instruction, spec, initial database) to a reward program (JSON form).
 Policy = Callable[[dict[str, Any], Spec, Path], dict[str, Any]]
-DEFAULT_POLICY = "factory.tasks.rewardgen:deterministic_policy"
+DEFAULT_POLICY = "factory.tasks.reward.gen:deterministic_policy"
 
 
 class RewardGenError(TaskError):
@@ -263,8 +263,8 @@ def run_rewardgen(spec_path: Path, jobs: list[dict[str, Any]], sandbox: Path,
     `workers` sandboxes run at a time; `bwrap` overrides the binary ($FACTORY_BWRAP, PATH)."""
     from dataclasses import replace
 
-    from factory.tasks.jobrunner import run_jobs
-    from factory.tasks.sandbox import Limits
+    from factory.tasks.reward.jobs import run_jobs
+    from factory.tasks.reward.sandbox import Limits
 
     chosen = limits if limits is not None else Limits()
     if timeout is not None:

@@ -12,9 +12,9 @@ import re
 from typing import Any
 
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
-from factory.tasks.asks import ONLY, AskStep, Cond, ParseError, Question, RefText
-from factory.tasks.phrasing_render import possessed_head, scope_word, subject_entity
-from factory.tasks.phrasing_values import scan_value
+from factory.tasks.language.asks import ONLY, AskStep, Cond, ParseError, Question, RefText
+from factory.tasks.language.render import possessed_head, scope_word, subject_entity
+from factory.tasks.language.values import scan_value
 
 DIRECTIONS = {"highest": "max", "lowest": "min", "latest": "max", "earliest": "min"}
 

@@ -13,9 +13,9 @@ from typing import Any
 
 from factory.runtime.step import Step
 from factory.spec.model import WorkflowSpec
-from factory.tasks.phrasing import RefText
-from factory.tasks.propose_values import ValuesMixin
-from factory.tasks.resolve import find_rows
+from factory.tasks.language.phrasing import RefText
+from factory.tasks.language.resolve import find_rows
+from factory.tasks.propose.values import ValuesMixin
 
 
 class SetupsMixin(ValuesMixin):

@@ -24,11 +24,11 @@ from factory.compiler.frontend import _value_kind
 from factory.errors import TaskError
 from factory.spec.model import Spec
 from factory.tasks.gates import answer_text
-from factory.tasks.phrasing import Question
-from factory.tasks.proposer import Draft
-from factory.tasks.resolve import answer, field_value
+from factory.tasks.language.phrasing import Question
+from factory.tasks.language.resolve import answer, field_value
+from factory.tasks.propose.proposer import Draft
 from factory.tasks.rows import World, money_text
-from factory.tasks.ui_solver import UiStep
+from factory.tasks.ui_gate.solver import UiStep
 from verifiers.normalize import normalize_text
 
 # Intl.DateTimeFormat("en-US", {month: "short"}): the app's dates read "Jun 15, 2026".

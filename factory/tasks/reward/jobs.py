@@ -2,8 +2,8 @@
 
 `run_jobs` gives every distinct job (goal, acting user, initial database) a fresh folder holding
 exactly its inputs (`job.json`: an opaque job id and the instruction; `spec.json`; `initial.db`,
-a copy of that task's initial state) and runs `factory.tasks.rewardgen.child_main` on it inside
-the sandbox of `factory.tasks.sandbox`. The parent adds a wall clock and reads at most
+a copy of that task's initial state) and runs `factory.tasks.reward.gen.child_main` on it inside
+the sandbox of `factory.tasks.reward.sandbox`. The parent adds a wall clock and reads at most
 `output_bytes` of the result; an exceeded limit fails the job with kind "limit" and a message
 naming the limit. The result comes back as one JSON document on the child's stdout (a pipe) and is
 validated here (`verifiers.reward.load_reward`) before anyone uses it.
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from factory.errors import TaskError
-from factory.tasks.sandbox import (
+from factory.tasks.reward.sandbox import (
     CODE_ROOT,
     COMMON,
     Limits,
@@ -43,7 +43,7 @@ from factory.tasks.sandbox import (
 
 log = logging.getLogger(__name__)
 KINDS = frozenset({"isolation", "parse", "ambiguous", "unresolved", "infeasible", "task", "error", "limit"})
-CHILD = "import sys; from factory.tasks.rewardgen import child_main; sys.exit(child_main(sys.argv[1:]))"
+CHILD = "import sys; from factory.tasks.reward.gen import child_main; sys.exit(child_main(sys.argv[1:]))"
 JOB_MOUNT = "/job"  # where a job's folder appears inside its namespace
 LOG_TAIL = 1500  # bytes of a failed job's stderr quoted in its error
 

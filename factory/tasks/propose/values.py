@@ -12,7 +12,7 @@ from typing import Any
 
 from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, WorkflowSpec
-from factory.tasks.propose_base import ProposerBase
+from factory.tasks.propose.base import ProposerBase
 
 MONEY_CHOICES = (5, 10, 12, 15, 20, 25, 30, 40, 45, 50, 60, 75, 80, 100, 120, 150, 200, 250)
 

@@ -1,6 +1,6 @@
 """reward-gen's sandbox: the Linux-namespace jail each job runs in, and the refusal without one.
 
-Every job (`factory.tasks.jobrunner`) runs inside bubblewrap (`bwrap`) with these options:
+Every job (`factory.tasks.reward.jobs`) runs inside bubblewrap (`bwrap`) with these options:
 
 - namespaces: user (nested ones refused: `--disable-userns`), PID, network (its own loopback
   only), IPC, UTS, cgroup; `--cap-drop ALL`, `--die-with-parent`, `--new-session`,
@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 BWRAP_ENV = "FACTORY_BWRAP"  # a bwrap binary to use instead of the one on PATH
 MODES = ("bwrap", "unsafe")
 # Failure kinds a child may report; anything else it says is turned into "error".
-CODE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding factory/ and verifiers/
+CODE_ROOT = Path(__file__).resolve().parents[3]  # the folder holding factory/ and verifiers/
 FIX = ("install bubblewrap (`apt-get install bubblewrap`), make sure user namespaces are enabled "
        "(`sysctl user.max_user_namespaces` above 0; on Debian/Ubuntu also "
        "`kernel.unprivileged_userns_clone=1` and `kernel.apparmor_restrict_unprivileged_userns=0`), "
