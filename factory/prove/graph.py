@@ -8,6 +8,7 @@ from langgraph.graph import END, START, StateGraph
 
 from factory.builder.build import build_spec
 from factory.checkpoint import run_checkpointed
+from factory.progress import DEFAULT_TARGET
 from factory.prove import nodes
 from factory.prove.nodes import LoopState
 from factory.seed.loader import load_seed
@@ -32,7 +33,7 @@ def stage_one_graph() -> StateGraph:
 
 
 def run_stage_one(seed: str | None = None, worlds: str = "worlds", world: str | None = None, ui: bool = True,
-                  target: float = 0.95, max_rounds: int = 3, fresh: bool = False,
+                  target: float = DEFAULT_TARGET, max_rounds: int = 3, fresh: bool = False,
                   recompile_claims: bool = False) -> LoopState:
     """Run (or resume, after an interruption) stage one for a seed, or prove an existing world.
 

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import git
 
+from factory import progress
 from factory.builder.build import build_spec
 from factory.compiler.backend import render_backend
 from factory.compiler.frontend import build_frontend, render_frontend
@@ -347,11 +348,13 @@ def repair_round(world: Path, round_no: int, triage: Triage, report: VerifyRepor
     state = _Round(world, round_no, fixers, verify, plan, escalation)
     current = report
     applied: set[str] = set()
-    for name in plan:
-        if name in applied:  # already run (and kept) as an escalation step this round; its clusters are on that record
-            continue
-        current, kept = state.run(name, current)
-        applied |= kept
+    with progress.task(f"repair round {round_no}: fixers", total=len(plan)) as advance:
+        for name in plan:
+            # a fixer already run (and kept) as an escalation step this round has its clusters on that record
+            if name not in applied:
+                current, kept = state.run(name, current)
+                applied |= kept
+            advance(1)
     log = world / REPAIR_LOG
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("a") as handle:

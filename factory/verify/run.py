@@ -22,6 +22,7 @@ from typing import Any
 
 import httpx
 
+from factory import progress as reporting
 from factory.claims.compile import claims_sha256
 from factory.claims.model import (
     Claim,
@@ -150,12 +151,19 @@ class Verifier:
             shutil.rmtree(self.work)
         self.work.mkdir(parents=True)
         todo = [c for c in claims.claims if self.ui or not isinstance(c.getter, UiGetter)]
+        # the counted display (a live bar in the CLI) is display only; `progress` stays the caller's hook
+        with reporting.task("verify claims", total=len(todo)) as advance:
+            return self._run(todo, claims, digest, start, advance, progress)
+
+    def _run(self, todo: list[Claim], claims: ClaimSet, digest: str, start: float, advance: reporting.Advance,
+             progress: Progress | None) -> VerifyReport:
         results: dict[str, ClaimResult] = {}
         lock = threading.Lock()
 
         def record(result: ClaimResult) -> None:
             with lock:
                 results[result.id] = result
+                advance(1)
                 if progress:
                     progress(len(results), len(todo), result)
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from factory import progress
 from factory.tasks.language.intents import unusable_phrasings
 from factory.tasks.language.phrasing import Ask, render
 from factory.tasks.propose.base import Draft, Options
@@ -51,16 +52,49 @@ class Plan:
         return cls(read, total - read - read_write - multi, read_write, multi)
 
 
+class _Share:
+    """One kind's share of the plan on the progress display: each draft made counts, up to the
+    share (spares and duplicates made on the way are not counted); a share left unfilled is
+    finished all the same when its kind is done, so the bar counts the plan."""
+
+    def __init__(self, advance: progress.Advance, n: int) -> None:
+        self.advance, self.n, self.shown = advance, n, 0
+
+    def tick(self) -> None:
+        if self.shown < self.n:
+            self.shown += 1
+            self.advance(1)
+
+    def finish(self) -> None:
+        self.advance(self.n - self.shown)
+        self.shown = self.n
+
+
 class Proposer(CompoundMixin):
     """Deterministic proposer over one world (spec + seed database)."""
 
+    # While `propose` runs: counts each draft made towards the current kind's share (display only).
+    _share: _Share | None = None
+
     def propose(self, plan: Plan) -> list[Draft]:
         drafts: list[Draft] = []
-        drafts += self._reads(plan.read)
-        drafts += self._writes(plan.write)
-        drafts += self._read_writes(plan.read_write)
-        drafts += self._multis(plan.multi)
+        kinds = ((self._reads, plan.read), (self._writes, plan.write), (self._read_writes, plan.read_write),
+                 (self._multis, plan.multi))
+        with progress.task("propose drafts", total=sum(n for _, n in kinds)) as advance:
+            for make, n in kinds:
+                share = self._share = _Share(advance, n)
+                try:
+                    drafts += make(n)
+                finally:
+                    share.finish()
+                    self._share = None
         return drafts
+
+    def _key(self, kind: str, category: str) -> str:
+        # Every draft is named here as it is made: the one place that sees each of them.
+        if self._share is not None:
+            self._share.tick()
+        return super()._key(kind, category)
 
     def rephrase(self, draft: Draft) -> bool:
         """Repair of the task text: a seed phrasing named a row by a field value two rows share;

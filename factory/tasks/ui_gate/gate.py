@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from factory import progress
 from factory.runtime.client import Backend
 from factory.runtime.dbcopy import copy_db
 from factory.spec.model import Spec
@@ -42,7 +43,8 @@ def ui_gate(attempts: list[Attempt], world: Path, spec: Spec, work: Path, worker
     if shots.exists():
         shutil.rmtree(shots)
     say(f"ui: replaying {len(jobs)} golden trajectories in Chromium ({workers} workers)")
-    trajectories = run_ui_jobs(world, spec, jobs, workers=workers)
+    with progress.task("replay golden trajectories", total=len(jobs)) as advance:
+        trajectories = run_ui_jobs(world, spec, jobs, workers=workers, progress=lambda _done, _total: advance(1))
     ui_verdicts([(a, job.db, trajectories[job.key].to_json()) for a, job in zip(attempts, jobs, strict=True)],
                  world, spec, work, say)
 
