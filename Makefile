@@ -65,8 +65,9 @@ redteam: $(VENV)/.installed ## red-team a world's reward programs (exit 1 on a f
 bench: setup ## run the benchmarks; writes bench/results.json
 	$(PY) -m factory bench
 
-schema: $(VENV)/.installed ## regenerate factory/seed/schema.json from the seed models
+schema: $(VENV)/.installed ## regenerate factory/seed/schema.json and docs/task-record.schema.json from their models
 	$(PY) -m factory.seed.schema
+	$(PY) -m factory.tasks.model
 
 clean: ## remove built worlds and caches (keeps the venv)
 	rm -rf worlds/*/ worlds/.building-* .cache/node .pytest_cache

@@ -29,7 +29,7 @@ from factory.runtime.client import Backend
 from factory.runtime.dbcopy import copy_db
 from factory.runtime.patch import apply_patch
 from factory.spec.model import Spec
-from factory.tasks.attempt import Attempt
+from factory.tasks.attempt import Attempt, dump_attempts, load_attempts
 from factory.tasks.gates import GateRunner
 from factory.tasks.handover import WorldFailure, hand_over, records_json
 from factory.tasks.propose.proposer import Draft, Plan, Proposer
@@ -93,13 +93,13 @@ def _spec(state: TaskState) -> Spec:
 
 
 def _load(state: TaskState) -> list[Attempt]:
-    return [Attempt.of(a) for a in json.loads((_work(state) / "attempts.json").read_text())]
+    return load_attempts((_work(state) / "attempts.json").read_text())
 
 
 def _save(state: TaskState, attempts: list[Attempt]) -> None:
     path = _work(state) / "attempts.json"
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps([a.to_json() for a in attempts], sort_keys=True))
+    tmp.write_text(dump_attempts(attempts))
     tmp.replace(path)  # atomic: an interrupted node leaves the previous node's file intact
 
 
@@ -358,7 +358,7 @@ def _write(world: Path, spec: Spec, attempts: list[Attempt], rounds: int, second
     accepted = [a for a in attempts if a.failure is None]
     records = [task_record(spec, a.draft, a.setup, a.reward, a.gates, a.trajectory, a.repairs, a.golden,
                            a.initial, world) for a in accepted]
-    World(world).tasks_file.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
+    World(world).tasks_file.write_text("".join(r.to_line() for r in records))
     gates: Counter[str] = Counter()
     for a in accepted:
         for g in a.gates:

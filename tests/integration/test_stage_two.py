@@ -67,6 +67,22 @@ def test_corpus_records_have_every_field_and_passed_every_gate(corpus: Path) -> 
     assert manifest["tasks"]["by_type"]["read"] == sum(r["task_type"] == "read" for r in records)
 
 
+def test_every_record_meets_the_shipped_task_record_schema(corpus: Path) -> None:
+    """Each line of a real tasks.jsonl validates against docs/task-record.schema.json (jsonschema),
+    and reads into the strict model and back to the same bytes."""
+    import jsonschema
+
+    from factory.tasks.model import SCHEMA_PATH, TaskRecord
+
+    validator = jsonschema.Draft202012Validator(json.loads(SCHEMA_PATH.read_text()))
+    lines = (corpus / "tasks" / "tasks.jsonl").read_text().splitlines(keepends=True)
+    assert lines
+    for line in lines:
+        errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(json.loads(line))]
+        assert not errors, errors
+        assert TaskRecord.model_validate_json(line).to_line() == line
+
+
 def test_every_accepted_reward_grades_its_own_golden_and_initial(corpus: Path, tmp_path: Path) -> None:
     """Replay each record the way a user of the corpus would: patch the seed, grade."""
     from factory.runtime.patch import apply_patch
