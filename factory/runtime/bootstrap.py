@@ -3,14 +3,17 @@ bubblewrap for reward-gen's sandbox), installing Debian's packages with apt-get 
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 from factory.compiler.frontend import ensure_node_modules
 from factory.errors import BootstrapError
+from factory.progress import say
 
 log = logging.getLogger(__name__)
 CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
@@ -30,18 +33,61 @@ def find_chromium() -> Path | None:
     return Path(found) if found else None
 
 
+# Another install (unattended-upgrades, a second `make setup`, .ci/run) may hold Debian's package
+# locks. apt-get waits for the dpkg lock itself (DPkg::Lock::Timeout); `update` takes the lists lock,
+# which older apt does not wait for, so a refusal about a lock is retried, a bounded number of times.
+APT_LOCK_SECONDS = 600
+APT_RETRIES = 30
+APT_RETRY_SECONDS = 20.0
+DPKG_LOCKS = (Path("/var/lib/dpkg/lock-frontend"), Path("/var/lib/dpkg/lock"), Path("/var/lib/apt/lists/lock"))
+_LOCK_REFUSALS = ("could not get lock", "unable to acquire", "unable to lock", "is held by process")
+
+
+def _lock_holder() -> Path | None:
+    """A Debian package lock another process holds now, or None (probed with the same fcntl lock
+    apt and dpkg take, released at once)."""
+    for lock in DPKG_LOCKS:
+        try:
+            with lock.open("r+b") as handle:
+                try:
+                    fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError:
+                    return lock
+                fcntl.lockf(handle, fcntl.LOCK_UN)
+        except OSError:  # no such lock file (no install ever ran), or not ours to open
+            continue
+    return None
+
+
+def _apt_run(command: list[str], env: dict[str, str]) -> None:
+    """Run one apt-get command, waiting (and saying so) while another install holds a lock."""
+    for attempt in range(1, APT_RETRIES + 1):
+        held = _lock_holder()
+        if held is not None:
+            say(f"apt-get: waiting for Debian's package lock {held} (another install holds it; "
+                f"up to {APT_LOCK_SECONDS // 60} minutes)")
+        result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+        if result.returncode == 0:
+            return
+        refusal = result.stderr.lower()
+        if not any(words in refusal for words in _LOCK_REFUSALS) or attempt == APT_RETRIES:
+            raise BootstrapError(f"`{' '.join(command)}` failed: {result.stderr.strip()[-400:]}")
+        say(f"apt-get: the package lock is busy (attempt {attempt} of {APT_RETRIES}); "
+            f"retrying in {APT_RETRY_SECONDS:.0f} s")
+        time.sleep(APT_RETRY_SECONDS)
+
+
 def _apt_install(package: str) -> bool:
     """Install a Debian package when running as root with apt-get; False when that is not possible.
-    apt-get waits up to 10 minutes for the dpkg lock (another install may hold it) instead of failing."""
+    apt-get waits up to 10 minutes for the dpkg lock (another install may hold it) instead of failing,
+    and a refusal about a lock is retried."""
     if os.geteuid() != 0 or not shutil.which("apt-get"):
         return False
-    log.warning("%s is missing; installing Debian's %s package with apt-get", package, package)
+    say(f"{package} is missing: installing Debian's {package} package with apt-get")
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    lock = ["-o", "DPkg::Lock::Timeout=600"]
+    lock = ["-o", f"DPkg::Lock::Timeout={APT_LOCK_SECONDS}"]
     for command in (["apt-get", *lock, "update", "-qq"], ["apt-get", *lock, "install", "-y", "-qq", package]):
-        result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-        if result.returncode != 0:
-            raise BootstrapError(f"`{' '.join(command)}` failed: {result.stderr.strip()[-400:]}")
+        _apt_run(command, env)
     return True
 
 

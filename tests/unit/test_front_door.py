@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import io
 import logging
+import os
 import subprocess
 import sys
 import threading
@@ -127,3 +128,45 @@ def test_the_cli_display_counts_from_threads_and_reads_well_in_a_pipe() -> None:
     assert "\x1b" not in stream.getvalue()  # no cursor movement or colour codes in a log
     progress.say("after")  # the display is uninstalled with its block
     assert "after" not in stream.getvalue()
+
+
+def test_apt_install_waits_for_a_busy_package_lock_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fake apt-get refuses twice for a held lock, then works: the install retries, says it is
+    waiting, and passes apt-get the lock timeout; a refusal for another reason fails at once."""
+    from factory.errors import BootstrapError
+    from factory.runtime import bootstrap
+
+    if os.geteuid() != 0:
+        pytest.skip("the apt-get path runs as root only: run the tests as root (as .ci/run does) to cover it")
+    calls, refusals = tmp_path / "calls", tmp_path / "refusals"
+    refusals.write_text("2")
+    fake = tmp_path / "bin" / "apt-get"
+    fake.parent.mkdir()
+    fake.write_text(f"""#!/bin/sh
+echo "$@" >> {calls}
+left=$(cat {refusals})
+if [ "$left" -gt 0 ]; then
+  echo $((left - 1)) > {refusals}
+  echo "E: Could not get lock /var/lib/apt/lists/lock. It is held by process 4242 (apt-get)" >&2
+  exit 100
+fi
+case "$*" in *no-such-package*) echo "E: Unable to locate package no-such-package" >&2; exit 100;; esac
+exit 0
+""")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setattr(bootstrap, "APT_RETRY_SECONDS", 0.0)
+    monkeypatch.setattr(bootstrap, "DPKG_LOCKS", ())  # the machine's own locks are not this test's
+    said: list[str] = []
+    progress.set_reporter(said.append)
+    try:
+        assert bootstrap._apt_install("chromium") is True
+        with pytest.raises(BootstrapError, match="Unable to locate package"):
+            bootstrap._apt_install("no-such-package")
+    finally:
+        progress.set_reporter(None)
+    lines = calls.read_text().splitlines()
+    assert lines[:4] == ["-o DPkg::Lock::Timeout=600 update -qq"] * 3 + ["-o DPkg::Lock::Timeout=600 install -y -qq chromium"]
+    # the refusal that is not about a lock is not retried: one update, one install, then the error
+    assert lines[4:] == ["-o DPkg::Lock::Timeout=600 update -qq", "-o DPkg::Lock::Timeout=600 install -y -qq no-such-package"]
+    assert sum("package lock is busy" in line for line in said) == 2
