@@ -1,7 +1,7 @@
 """What an instruction asks, as data: the `Ask` the proposer renders and reward-gen parses back.
 
 These types are the common ground of the instruction language (`phrasing.py`): the renderer
-(`phrasing_render.py`) turns them into text, the parser (`phrasing_parse.py`, and the seed's own
+(`render.py`) turns them into text, the parser (`parse.py`, and the seed's own
 phrasings in `intents.py`) turns text back into them, and `resolve.py` resolves them against a
 database. They live apart from both directions so that each can import them without the other.
 """

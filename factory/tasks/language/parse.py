@@ -1,7 +1,7 @@
 """Parsing the instruction language: questions, conditions, arguments and workflow runs read back
 from their text, with nothing but the spec (reward-gen parses in its own process).
 
-Each form `phrasing_render.py` writes has its reader here; where a text fits a form's opening
+Each form `render.py` writes has its reader here; where a text fits a form's opening
 words but not its names, the next form is tried, and the problem of the closest form is what
 is reported. The entry point that also tries the seed's own phrasings is `phrasing.parse`.
 """
@@ -13,8 +13,8 @@ from typing import Any
 
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language.asks import ONLY, AskStep, Cond, ParseError, Question, RefText
-from factory.tasks.language.render import possessed_head, scope_word, subject_entity
 from factory.tasks.language.values import scan_value
+from factory.tasks.language.words import my_only, possessed_head, scope_word, subject_entity
 
 DIRECTIONS = {"highest": "max", "lowest": "min", "latest": "max", "earliest": "min"}
 
@@ -89,11 +89,6 @@ def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
         if not text.startswith(" and ", pos):
             raise ParseError(f"expected 'and' between conditions at {text[pos:pos + 30]!r}")
         pos += len(" and ")
-
-
-def my_only(entity: EntitySpec) -> str:
-    """How an instruction names the acting user's single row of an entity: `my profile`."""
-    return f"my {entity.label.lower()}"
 
 
 def _mine(labels: dict[str, str], p: ParamSpec | None, text: str, pos: int) -> str | None:

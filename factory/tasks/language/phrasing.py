@@ -28,9 +28,10 @@ Conditions: `<field> "<value>"`, `<field> $5.00`, or `<field> between <a> and <b
 The language is split by direction, around the data it carries:
 
 - `asks.py`: what an instruction asks (`Ask`, `AskStep`, `Question`, `Cond`, `RefText`);
-- `phrasing_values.py`: values as written (`$1,250.00`, `June 5, 2026`) and read back;
-- `phrasing_render.py`: the forms above, written;
-- `phrasing_parse.py`: the same forms, read back;
+- `values.py`: values as written (`$1,250.00`, `June 5, 2026`) and read back;
+- `words.py`: how rows are possessed and named ("my card", "the listing", "my profile");
+- `render.py`: the forms above, written;
+- `parse.py`: the same forms, read back;
 - this module: the two entry points, `render` and `parse`, and every public name of the
   language, so callers import from here alone.
 """
@@ -51,13 +52,12 @@ from factory.tasks.language.asks import (
     joint_ref,
 )
 
-# The seed's phrasings build on the parts of the language (phrasing_parse, phrasing_render),
+# The seed's phrasings build on the parts of the language (parse, render),
 # never on this module, so `parse` can try them without an import cycle.
 from factory.tasks.language.intents import parse_intent
 from factory.tasks.language.parse import (
     DIRECTIONS,
     LIST_SEPARATORS,
-    my_only,
     my_phrases,
     parse_args,
     parse_conds,
@@ -69,7 +69,6 @@ from factory.tasks.language.render import (
     arg_phrase,
     listed,
     lower_first,
-    possessed_head,
     render_args,
     render_conds,
     render_list,
@@ -85,6 +84,7 @@ from factory.tasks.language.values import (
     parse_scalar,
     scan_value,
 )
+from factory.tasks.language.words import my_only, possessed_head
 
 __all__ = [
     "DATE", "DIRECTIONS", "LIST_SEPARATORS", "MONEY", "ONLY", "TIE_BREAK",

@@ -2,7 +2,7 @@
 runs as text, in the colon forms (`Lock card: "Visa ··4599"; lock reason "travel".`) and the
 sentences a person would type (`Lock my card "Visa ··4599", lock reason "travel".`).
 
-Every form written here is read back by `phrasing_parse.py`; the entry point that picks among
+Every form written here is read back by `parse.py`; the entry point that picks among
 them (and joins two steps) is `phrasing.render`.
 """
 
@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
+from factory.spec.model import ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language.asks import ONLY, AskStep, Cond, Question, RefText
 from factory.tasks.language.values import param_text
+from factory.tasks.language.words import possessed_head, scope_word, subject_entity
 
 TIE_BREAK = " If several tie, name the one that comes first alphabetically."
 
@@ -20,11 +21,6 @@ TIE_BREAK = " If several tie, name the one that comes first alphabetically."
 def lower_first(label: str) -> str:
     """A label inside a sentence: "Lock card" → "lock card" (the rest keeps its capitals)."""
     return label[:1].lower() + label[1:]
-
-
-def scope_word(entity: EntitySpec) -> str:
-    """How an instruction possesses a row: "the" for rows everyone sees, "my" for the user's own."""
-    return "the" if entity.visibility == "public" else "my"
 
 
 def _flag(kind: str) -> str:
@@ -72,31 +68,6 @@ def render_list(workflow: WorkflowSpec, args: dict[str, Any], joiner: str = " ",
     goes before each label ("the "), `joiner` between label and value (" to ")."""
     params = {p.name: p for p in workflow.params}
     return listed([lead + arg_phrase(params[name], value, joiner) for name, value in args.items()])
-
-
-def subject_entity(spec: Spec, workflow: WorkflowSpec) -> tuple[ParamSpec, EntitySpec] | None:
-    """The parameter naming the row `workflow` acts on, and that row's entity (None: no such row)."""
-    p = next((p for p in workflow.params if p.name == workflow.subject), None)
-    if p is None or p.ref is None:
-        return None
-    return p, spec.entity(p.ref)
-
-
-def possessed_head(spec: Spec, workflow: WorkflowSpec) -> str | None:
-    """The workflow's label with the row it acts on possessed, when the label ends with that row's
-    noun: "Lock card" → "Lock my card", "Pay a bill" → "Pay my bill" (rows everyone sees: "the")."""
-    found = subject_entity(spec, workflow)
-    if found is None:
-        return None
-    words, noun = workflow.label.split(), found[1].label.lower().split()
-    if len(words) <= len(noun) or [w.lower() for w in words[-len(noun):]] != noun:
-        return None
-    verb = words[:-len(noun)]
-    if verb[-1].lower() in ("a", "an", "the", "my", "your"):  # "Pay a bill": the article gives way
-        verb = verb[:-1]
-    if not verb:
-        return None
-    return " ".join([*verb, scope_word(found[1]), *words[-len(noun):]])
 
 
 def _subject_phrase(spec: Spec, workflow: WorkflowSpec, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:

@@ -15,15 +15,9 @@ from typing import Any
 from factory.errors import TaskError
 from factory.runtime.step import Step
 from factory.spec.model import ParamSpec
-from factory.tasks.language.phrasing import (
-    ONLY,
-    Ask,
-    Cond,
-    Question,
-    RefText,
-    my_only,
-    parse_scalar,
-)
+from factory.tasks.language.asks import ONLY, Ask, Cond, Question, RefText
+from factory.tasks.language.values import parse_scalar
+from factory.tasks.language.words import my_only
 from factory.tasks.rows import Row, World, enum_text
 from verifiers.answers import normalize_text
 from verifiers.answers.match import expected_phone
