@@ -112,7 +112,8 @@ class Display:
                     return
                 tenth = reached
                 remaining = self._task(bar).time_remaining
-                eta = f", about {_clock(remaining)} left" if remaining is not None else ""
+                # no estimate from the first tenth alone: the quick claims come first and would promise too much
+                eta = f", about {_clock(remaining)} left" if remaining is not None and reached > 1 else ""
                 self.console.print(f"  [dim]·[/dim] {escape(name)}: {done}/{total}{eta}")
 
         try:
