@@ -18,8 +18,10 @@ from factory.claims.data import data_claims
 from factory.claims.model import ClaimSet
 from factory.claims.oracle import Call, Oracle
 from factory.claims.ownership import ownership_claims
+from factory.claims.reasons import explain
 from factory.claims.routes import route_claims
 from factory.claims.search import Witness, WitnessSearch
+from factory.claims.setups import with_repeats, with_setups
 from factory.claims.state import state_claims
 from factory.claims.validation import validation_claims
 from factory.claims.witness import SeedRows
@@ -76,9 +78,9 @@ def find_witnesses(spec: Spec, oracle: Oracle) -> dict[str, Witness]:
     examples = {name: Call(name, w.user, w.params) for name, w in witnesses.items()
                 if w.user is not None and w.params is not None}
     for wf in workflows:
-        search.with_setups(wf, witnesses[wf.name], examples)
-        search.with_repeats(wf, witnesses[wf.name], examples)
-        search.explain(wf, witnesses[wf.name])
+        with_setups(search, wf, witnesses[wf.name], examples)
+        with_repeats(search, wf, witnesses[wf.name], examples)
+        explain(spec, wf, witnesses[wf.name])
     return witnesses
 
 
