@@ -24,7 +24,8 @@ from factory.expr.syntax import Node, Query, parse, parse_rows
 from factory.expr.typecheck import BOOL, INT, Schema, Scope, Type, check, field_type
 from factory.seed.loader import load_seed
 from factory.spec.model import InvariantSpec, Spec
-from factory.tasks.effects import _Interpreter, _Ref, _Rows
+from factory.tasks.interpreter import Interpreter
+from factory.tasks.overlay import Ref, Rows
 from factory.world.layout import World
 
 
@@ -61,9 +62,9 @@ def invariant_violations(spec: Spec, db: Path, invariant: InvariantSpec) -> list
     """Ids of the rows of `db` that break `invariant`, in id order (empty when the data is consistent)."""
     selector, condition = compiled(spec, invariant)
     today = dt.date.fromisoformat(spec.today)  # the app's frozen clock (`Clock.today`)
-    rows = _Rows(spec, Path(db))
+    rows = Rows(spec, Path(db))
     try:
-        picker = _Interpreter(rows, {}, today, invariant.for_each or "")
+        picker = Interpreter(rows, {}, today, invariant.for_each or "")
         found: list[int] = []
         try:
             table = rows.table(selector.entity)
@@ -74,8 +75,8 @@ def invariant_violations(spec: Spec, db: Path, invariant: InvariantSpec) -> list
             try:
                 if selector.where is not None and picker.sql(selector.where, selector.var, row) is not True:
                     continue
-                env = {selector.var: _Ref(selector.entity, row_id)}
-                holds = _Interpreter(rows, env, today, invariant.source).value(condition)
+                env = {selector.var: Ref(selector.entity, row_id)}
+                holds = Interpreter(rows, env, today, invariant.source).value(condition)
             except PredictionError:
                 holds = False  # not computable for this row: see the module docstring
             if not holds:

@@ -40,7 +40,8 @@ from factory.errors import ExpressionError, PredictionError
 from factory.expr.syntax import Node, parse
 from factory.expr.typecheck import BOOL, INT, Scope, Type, check, field_type
 from factory.spec.model import EntitySpec, FilterSpec, ParamSpec, UserSpec, WorkflowSpec
-from factory.tasks.effects import _Interpreter, _Ref, _Rows  # the interpreter's own row model
+from factory.tasks.interpreter import Interpreter
+from factory.tasks.overlay import Ref, Rows  # the interpreter's own row model
 
 PAGE = 100  # the app's largest page: one request shows a user's first 100 rows
 SAMPLE = 24  # foreign ids named per claim (the exact answer catches the rest)
@@ -84,7 +85,7 @@ class _Ownership:
         self._all: dict[str, list[sqlite3.Row]] = {}
         # the interpreter reads the same seed database the claims are compiled over
         db = Path(ctx.rows.conn.execute("PRAGMA database_list").fetchone()[2])
-        self.rows = _Rows(ctx.spec, db)
+        self.rows = Rows(ctx.spec, db)
         self.schema = {e.name: {"id": INT, **{f.name: field_type(f.type, f.ref, f.values) for f in e.fields}}
                        for e in ctx.spec.entities}
         self._filters: dict[tuple[str, str], Callable[[int, list[int]], list[int]] | None] = {}
@@ -320,7 +321,7 @@ class _Ownership:
 
             def by_interpreter(user: int, ids: list[int]) -> list[int]:
                 table = self.rows.table(target.name)
-                interp = _Interpreter(self.rows, {"me": _Ref("user", user)}, self.today, source)
+                interp = Interpreter(self.rows, {"me": Ref("user", user)}, self.today, source)
                 # SQL's logic, as the app's option query: a NULL comparison offers nothing
                 return [i for i in ids if i in table and interp.sql(node, "it", table[i]) is True]
 

@@ -5,7 +5,8 @@ reward-gen sees the instruction, the spec and the initial database; it must not 
 generated `workflows.run` does: parameters are checked and their rows loaded (visible to the
 actor), preconditions evaluated, then the effects applied in order, each expression seeing the
 earlier ones; several steps share one overlay. `reward_checks` turns the prediction into
-`verifiers` checks: the predicted rows, plus a `diff_within` that allows nothing else.
+`verifiers` checks: the predicted rows, plus a `diff_within` that allows nothing else. The
+overlay lives in `factory.tasks.overlay`, the interpreter in `factory.tasks.interpreter`.
 
 The interpreter walks the type-checked AST of `factory.expr` with the semantics `pycode` documents:
 money in integer cents (a number written next to money is an amount for + - and comparisons, a
@@ -24,33 +25,19 @@ import datetime as dt
 import re
 import sqlite3
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from factory.errors import ExpressionError, PredictionError
-from factory.expr.pycode import cents, mentions
-from factory.expr.syntax import (
-    Attr,
-    Binary,
-    Call,
-    Literal,
-    Name,
-    Node,
-    Query,
-    Unary,
-    parse,
-)
+from factory.expr.syntax import Node, parse
 from factory.expr.typecheck import (
     BOOL,
     INT,
-    MONEY,
     Scope,
     Type,
     check,
     field_type,
-    is_numeric_literal,
 )
 from factory.runtime.step import Step
 from factory.spec.model import (
@@ -61,64 +48,9 @@ from factory.spec.model import (
     Spec,
     WorkflowSpec,
 )
+from factory.tasks.interpreter import Interpreter, as_text
+from factory.tasks.overlay import Prediction, Ref, Rows, ref_id
 from factory.tasks.rows import money_text
-
-NOW_TIME = dt.time(9, 0)  # the generated app's frozen clock: `today` at 09:00 (app.py.j2 `Clock`)
-_FIELD = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
-
-
-@dataclass
-class Prediction:
-    """The database after the steps, as changes in storage form (cents, ISO text, 0/1)."""
-
-    updates: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
-    inserts: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    deletes: list[tuple[str, int]] = field(default_factory=list)
-    failed: list[str] = field(default_factory=list)
-    # (step index from 0, id of the first failing precondition): the check the app answers 409 with
-    refusals: list[tuple[int, str]] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class _Ref:
-    """A reference value: a row of `entity` (whether it exists is checked on use)."""
-
-    entity: str
-    id: int
-
-
-def _stored(value: Any) -> Any:
-    """A Python value as SQLAlchemy stores it in SQLite."""
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, dt.datetime):
-        return value.strftime("%Y-%m-%d %H:%M:%S.%f")
-    if isinstance(value, dt.date):
-        return value.isoformat()
-    if isinstance(value, _Ref):
-        return value.id
-    return value
-
-
-def _loaded(kind: str, raw: Any) -> Any:
-    """A stored value as the app's models read it back."""
-    if raw is None:
-        return None
-    if kind == "bool":
-        return bool(raw)
-    if kind == "date" and isinstance(raw, str):
-        return dt.date.fromisoformat(raw)
-    if kind == "datetime" and isinstance(raw, str):
-        return dt.datetime.fromisoformat(raw)
-    return raw
-
-
-def _text(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, dt.date):  # datetimes too: both print as isoformat
-        return value.isoformat()
-    return str(value)
 
 
 def _rule_problem(f: FieldSpec | ParamSpec, value: Any) -> str | None:
@@ -130,352 +62,12 @@ def _rule_problem(f: FieldSpec | ParamSpec, value: Any) -> str | None:
     if f.max_length is not None and isinstance(value, str) and len(value) > f.max_length:
         return f"{f.label} must be at most {f.max_length} characters."
     scale = 100 if f.type == "money" else 1
-    shown = money_text if f.type == "money" else _text
+    shown = money_text if f.type == "money" else as_text
     if f.min is not None and value < round(f.min * scale):
         return f"{f.label} must be at least {shown(round(f.min * scale))}."
     if f.max is not None and value > round(f.max * scale):
         return f"{f.label} must be at most {shown(round(f.max * scale))}."
     return None
-
-
-# Loaded base tables: (path, (size, mtime), entity) → rows by id. Never mutated once stored.
-_BASE: dict[tuple[str, tuple[int, int], str], dict[int, dict[str, Any]]] = {}
-
-
-class _Rows:
-    """The database as predicted so far: read-only SQLite rows under an overlay of changes."""
-
-    def __init__(self, spec: Spec, db: Path) -> None:
-        self.entities = {e.name: e for e in spec.entities}
-        self.path = str(db.resolve())
-        stat = db.stat()
-        self.stamp = (stat.st_size, stat.st_mtime_ns)
-        self.conn = sqlite3.connect(f"file:{quote(self.path)}?mode=ro", uri=True)
-        self.tables: dict[str, dict[int, dict[str, Any]]] = {}
-        self.assigned: dict[tuple[str, int], dict[str, Any]] = {}  # (entity, id) → column → value
-        self.created: dict[tuple[str, int], None] = {}  # insertion-ordered set
-        self.deleted: list[tuple[str, int]] = []
-
-    def close(self) -> None:
-        self.conn.close()
-
-    def table(self, entity: str) -> dict[int, dict[str, Any]]:
-        """Every current row of `entity` by id, loaded on first use.
-
-        Base rows are shared between predictions on the same unchanged file (keyed by path, size
-        and modification time): the proposer predicts thousands of candidates on one database.
-        The mapping is copied per prediction and rows are copied before they are changed."""
-        if entity not in self.tables:
-            key = (self.path, self.stamp, entity)
-            if key not in _BASE:
-                _BASE[key] = self._load(entity)
-            self.tables[entity] = dict(_BASE[key])
-        return self.tables[entity]
-
-    def _load(self, entity: str) -> dict[int, dict[str, Any]]:
-        e = self.entities[entity]
-        kinds = {f.column: f.type for f in e.fields}
-        try:
-            cursor = self.conn.execute(f'SELECT * FROM "{e.table}"')
-        except sqlite3.DatabaseError as exc:
-            raise PredictionError(f"cannot read table {e.table!r} of the database: {exc}") from exc
-        names = [d[0] for d in cursor.description]
-        rows = {}
-        for raw in cursor.fetchall():
-            row = {n: _loaded(kinds.get(n, ""), v) for n, v in zip(names, raw, strict=True)}
-            rows[row["id"]] = row
-        if len(_BASE) > 256:  # bounded: many setup databases must not pile up in memory
-            _BASE.clear()
-        return rows
-
-    def get(self, entity: str, row_id: int | None) -> dict[str, Any] | None:
-        return None if row_id is None else self.table(entity).get(row_id)
-
-    def visible(self, entity: str, row: dict[str, Any], user_id: int) -> bool:
-        """The app's `visible`: public entities to everyone, others to their owners."""
-        e = self.entities[entity]
-        if e.visibility == "public":
-            return True
-        return any(row.get(f"{owner}_id") == user_id for owner in e.owner_fields)
-
-    def assign(self, entity: str, row_id: int, column: str, value: Any) -> None:
-        table = self.table(entity)
-        table[row_id] = {**table[row_id], column: value}  # copy on write: base rows are shared
-        if (entity, row_id) not in self.created:
-            self.assigned.setdefault((entity, row_id), {})[column] = value
-
-    def insert(self, entity: str, values: dict[str, Any]) -> int:
-        rows = self.table(entity)
-        # SQLite (no AUTOINCREMENT) gives a new row the largest rowid in the table plus one
-        row_id = max(rows, default=0) + 1
-        rows[row_id] = {**values, "id": row_id}
-        self.created[(entity, row_id)] = None
-        return row_id
-
-    def delete(self, entity: str, row_id: int) -> None:
-        del self.table(entity)[row_id]
-        self.assigned.pop((entity, row_id), None)
-        if (entity, row_id) in self.created:
-            del self.created[(entity, row_id)]
-        else:
-            self.deleted.append((entity, row_id))
-
-    def prediction(self, failed: list[str]) -> Prediction:
-        table = {name: e.table for name, e in self.entities.items()}
-        updates = {(table[e], i): {c: _stored(v) for c, v in cols.items()}
-                   for (e, i), cols in sorted(self.assigned.items())}
-        inserts = []
-        deleted = list(self.deleted)
-        for entity, row_id in self.created:
-            row = self.tables[entity][row_id]
-            values = {c: _stored(v) for c, v in row.items() if c != "id"}
-            if (entity, row_id) in deleted:
-                # SQLite gave the new row the id of the one just deleted: to a row diff (and so to
-                # the grader) that is one row whose values changed, not a delete and an insert.
-                deleted.remove((entity, row_id))
-                updates[(table[entity], row_id)] = values
-                continue
-            inserts.append((table[entity], values))
-        return Prediction(dict(sorted(updates.items())), inserts, [(table[e], i) for e, i in deleted], failed)
-
-
-class _Interpreter:
-    """Evaluates one checked expression of a workflow step over the predicted rows."""
-
-    def __init__(self, rows: _Rows, env: dict[str, Any], today: dt.date, source: str) -> None:
-        self.rows, self.env, self.today, self.source = rows, env, today, source
-        # a query scans every row: whether a node names the row variable, and the value of one that
-        # does not, are the same for every row of one scan (nodes live as long as the interpreter)
-        self._mentioned: dict[tuple[int, str], bool] = {}
-        self._constants: dict[int, Any] = {}
-
-    def _mentions(self, node: Node | None, var: str) -> bool:
-        key = (id(node), var)
-        if key not in self._mentioned:
-            self._mentioned[key] = mentions(node, var)
-        return self._mentioned[key]
-
-    def fail(self, message: str) -> PredictionError:
-        return PredictionError(f"`{self.source}`: {message} (the app would answer with a server error)")
-
-    # ---- object context: parameters are rows, values are Python values --------------------
-    def value(self, node: Node, want: Type | None = None) -> Any:
-        if want is not None and want.kind == "money" and is_numeric_literal(node):
-            return cents(node)
-        if isinstance(node, Literal):
-            return node.value
-        if isinstance(node, Name):
-            return self.env[node.id]
-        if isinstance(node, Attr):
-            return self.attr(self.value(node.obj), node)
-        if isinstance(node, Unary):
-            inner = self.value(node.operand)
-            if node.op == "not":
-                return not inner
-            return self.arith("-", 0, inner)
-        if isinstance(node, Binary):
-            return self.binary(node)
-        if isinstance(node, Call):
-            return self.call(node)
-        assert isinstance(node, Query)
-        return self.query(node)
-
-    def row_of(self, ref: Any, what: str) -> dict[str, Any]:
-        row = self.rows.get(ref.entity, ref.id) if isinstance(ref, _Ref) else None
-        if row is None:
-            raise self.fail(f"{what} of a missing row")
-        return row
-
-    def attr(self, base: Any, node: Attr) -> Any:
-        row = self.row_of(base, f".{node.name}")
-        if node.name == "id":
-            return row["id"]
-        if node.type.kind == "ref":
-            # `_load` gives None for a null (or dangling) id, so a reference to nothing is null
-            target = row.get(f"{node.name}_id")
-            if target is None or not self.rows.get(node.type.entity, target):
-                return None
-            return _Ref(node.type.entity, target)
-        return row.get(node.name)  # a scalar field's column is its name
-
-    def arith(self, op: str, left: Any, right: Any) -> Any:
-        try:
-            if op == "+":
-                return left + right
-            if op == "-":
-                return left - right
-            if op == "*":
-                return left * right
-            if op == "/":
-                return left // right
-            if op == "%":
-                return left % right
-            return {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right}[op]
-        except (TypeError, ZeroDivisionError) as exc:
-            raise self.fail(f"cannot compute {left!r} {op} {right!r}") from exc
-
-    def binary(self, node: Binary) -> Any:
-        op = node.op
-        if op in ("and", "or"):
-            left = self.value(node.left)  # short-circuit as Python does: the right may not be safe
-            if (op == "and") != bool(left):
-                return left
-            return self.value(node.right)
-        lk, rk = node.left.type.kind, node.right.type.kind
-        if op in ("==", "!=") and "null" in (lk, rk):
-            other = node.right if lk == "null" else node.left
-            return (self.value(other) is None) == (op == "==")
-        if op in ("==", "!=") and lk == "ref":
-            same = _ref_id(self.value(node.left)) == _ref_id(self.value(node.right))
-            return same == (op == "==")
-        scale = op not in ("*", "/", "%")  # a number next to money: an amount, or a factor
-        left = self.value(node.left, MONEY if scale and rk == "money" else None)
-        right = self.value(node.right, MONEY if scale and lk == "money" else None)
-        if op == "-" and lk in ("date", "datetime") and rk == lk:
-            return self.arith("-", left, right).days
-        if op == "==":
-            return left == right
-        if op == "!=":
-            return left != right
-        return self.arith(op, left, right)
-
-    def call(self, node: Call) -> Any:
-        fn = node.fn
-        if fn == "today":
-            return self.today
-        if fn == "now":
-            return dt.datetime.combine(self.today, NOW_TIME)
-        if fn in ("min", "max"):
-            want = MONEY if node.type.kind == "money" else None
-            a, b = (self.value(arg, want) for arg in node.args)
-            try:
-                return min(a, b) if fn == "min" else max(a, b)
-            except TypeError as exc:
-                raise self.fail(f"cannot compare {a!r} with {b!r}") from exc
-        if fn.startswith("rand_"):
-            raise PredictionError(f"`{self.source}`: {fn}() is random; only storylines may use it")
-        arg = self.value(node.args[0])
-        if fn == "days":
-            if not isinstance(arg, int):
-                raise self.fail(f"days({arg!r}) is not a duration")
-            return dt.timedelta(days=arg)
-        if fn == "lower":
-            return (arg or "").lower()
-        if fn == "len":
-            return len(arg or "")
-        kind = node.args[0].type.kind  # text()
-        if kind == "money":
-            return money_text(arg)
-        if kind == "ref":
-            return self.label(arg.entity, self.rows.get(arg.entity, arg.id)) if arg is not None else ""
-        return _text(arg)
-
-    def label(self, entity: str, row: dict[str, Any] | None, depth: int = 0) -> str:
-        """The app's `_label`: the display template, money as $1,234.56, references by label."""
-        if row is None:
-            return ""
-        e = self.rows.entities[entity]
-        fields = {f.name: f for f in e.fields}
-
-        def fill(match: re.Match[str]) -> str:
-            f = fields.get(match.group(1))
-            if f is not None and f.type == "reference" and f.ref:
-                target = self.rows.get(f.ref, row.get(f.column)) if depth < 2 else None
-                return self.label(f.ref, target, depth + 1) if target is not None else _text(row.get(f.column))
-            raw = row.get(match.group(1))
-            return money_text(raw) if f is not None and f.type == "money" else _text(raw)
-
-        return _FIELD.sub(fill, e.display)
-
-    # ---- queries: SQL over every row of the entity ---------------------------------------
-    def query(self, node: Query) -> Any:
-        outer, self._constants = self._constants, {}
-        try:
-            return self._query(node)
-        finally:
-            self._constants = outer
-
-    def _query(self, node: Query) -> Any:
-        matched = [row for row in list(self.rows.table(node.entity).values())
-                   if node.where is None or self.sql(node.where, node.var, row) is True]
-        if node.fn == "count":
-            return len(matched)
-        if node.fn == "exists":
-            return bool(matched)
-        if node.fn == "sum":
-            assert node.value is not None
-            found = [self.sql(node.value, node.var, row) for row in matched]
-            return sum(v for v in found if v is not None)  # SUM skips NULLs; coalesce(…, 0)
-        raise PredictionError(f"`{self.source}`: a bare row selector is not a value")
-
-    def sql(self, node: Node, var: str, row: dict[str, Any]) -> Any:
-        """`node` for one row bound to `var`, in SQL's three-valued logic (None is NULL)."""
-        if not self._mentions(node, var):
-            # a bound parameter, computed in Python once per scan
-            if id(node) not in self._constants:
-                self._constants[id(node)] = _ref_id(self.value(node))
-            return self._constants[id(node)]
-        if isinstance(node, Name):
-            return row["id"]
-        if isinstance(node, Attr):
-            return row.get(f"{node.name}_id" if node.type.kind == "ref" else node.name)
-        if isinstance(node, Unary):
-            inner = self.sql(node.operand, var, row)
-            if inner is None:
-                return None
-            return (not inner) if node.op == "not" else -inner
-        if isinstance(node, Call):
-            if node.fn not in ("lower", "len"):  # the app's code generator refuses these too
-                raise PredictionError(f"`{self.source}`: {node.fn}() of a query column is not supported")
-            inner = self.sql(node.args[0], var, row)
-            if inner is None:
-                return None
-            # SQLite's lower() folds ASCII letters only
-            return inner.translate(_ASCII_LOWER) if node.fn == "lower" else len(inner)
-        assert isinstance(node, Binary)
-        return self.sql_binary(node, var, row)
-
-    def sql_binary(self, node: Binary, var: str, row: dict[str, Any]) -> Any:
-        op = node.op
-        if op in ("and", "or"):
-            a, b = self.sql(node.left, var, row), self.sql(node.right, var, row)
-            decided = op == "or"  # the value that settles it: True for or, False for and
-            if (a is not None and bool(a) == decided) or (b is not None and bool(b) == decided):
-                return decided
-            return None if a is None or b is None else not decided
-        lk, rk = node.left.type.kind, node.right.type.kind
-        if op in ("==", "!=") and "null" in (lk, rk):
-            other = node.right if lk == "null" else node.left
-            return (self.sql(other, var, row) is None) == (op == "==")
-        scale = op not in ("*", "/", "%")
-        left = self._sql_operand(node.left, rk, scale, var, row)
-        right = self._sql_operand(node.right, lk, scale, var, row)
-        if op in ("==", "!="):
-            on_left, on_right = self._mentions(node.left, var), self._mentions(node.right, var)
-            # SQLAlchemy writes `column == <parameter that is None>` as IS NULL, not as `= NULL`
-            if (left is None and not on_left) or (right is None and not on_right):
-                column = right if not on_left else left
-                return (column is None) == (op == "==")
-            if left is None or right is None:
-                return None
-            return (left == right) == (op == "==")
-        if left is None or right is None:
-            return None
-        if op == "-" and lk in ("date", "datetime") and rk == lk:
-            return self.arith("-", left, right).days
-        return self.arith(op, left, right)
-
-    def _sql_operand(self, node: Node, other_kind: str, scale: bool, var: str, row: dict[str, Any]) -> Any:
-        if scale and other_kind == "money" and is_numeric_literal(node):
-            return cents(node)
-        return self.sql(node, var, row)
-
-
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-
-
-def _ref_id(value: Any) -> Any:
-    return value.id if isinstance(value, _Ref) else value
 
 
 # ---- predict ---------------------------------------------------------------------------------
@@ -488,7 +80,7 @@ def predict(spec: Spec, db: Path, user_id: int, steps: list[Step]) -> Prediction
     parameter breaking its rule (422), or effects storing a row that breaks a field rule (422), a
     uniqueness constraint or a reference (409).
     """
-    rows = _Rows(spec, Path(db))
+    rows = Rows(spec, Path(db))
     try:
         if rows.get("user", user_id) is None:
             raise PredictionError(f"acting user #{user_id} does not exist in {db}")
@@ -514,14 +106,14 @@ def predict(spec: Spec, db: Path, user_id: int, steps: list[Step]) -> Prediction
 class _Step:
     """One workflow call: the parameters, the preconditions, the effects."""
 
-    def __init__(self, spec: Spec, rows: _Rows, user_id: int, workflow: WorkflowSpec) -> None:
+    def __init__(self, spec: Spec, rows: Rows, user_id: int, workflow: WorkflowSpec) -> None:
         self.rows, self.user_id, self.workflow = rows, user_id, workflow
         self.today = dt.date.fromisoformat(spec.today)
         schema = {e.name: {"id": INT, **{f.name: field_type(f.type, f.ref, f.values) for f in e.fields}}
                   for e in spec.entities}
         self.scope = Scope(schema, {"me": Type("ref", entity="user"),
                                     **{p.name: field_type(p.type, p.ref, p.values) for p in workflow.params}})
-        self.env: dict[str, Any] = {"me": _Ref("user", user_id)}
+        self.env: dict[str, Any] = {"me": Ref("user", user_id)}
 
     def compiled(self, source: str, expect: Type | None = None, nullable: bool = False) -> Node:
         try:
@@ -532,7 +124,7 @@ class _Step:
         return node
 
     def evaluate(self, source: str, node: Node, want: Type | None = None) -> Any:
-        return _Interpreter(self.rows, self.env, self.today, source).value(node, want)
+        return Interpreter(self.rows, self.env, self.today, source).value(node, want)
 
     def run(self, raw: dict[str, Any], failed: list[str]) -> str | None:
         """Apply the step; the id of the first failing precondition when it is refused."""
@@ -596,13 +188,13 @@ class _Step:
                 if row is None or not self.rows.visible(p.ref or "", row, self.user_id):
                     raise PredictionError(f"parameter {p.name!r}: {p.ref} #{value} does not exist or is "
                                           f"not visible to user #{self.user_id}")
-                value = _Ref(p.ref or "", value)
+                value = Ref(p.ref or "", value)
             self.env[p.name] = value
 
     # ---- effects -------------------------------------------------------------------------
-    def target(self, effect: EffectSpec) -> _Ref:
+    def target(self, effect: EffectSpec) -> Ref:
         ref = self.env.get(effect.target or "")
-        if not isinstance(ref, _Ref) or self.rows.get(ref.entity, ref.id) is None:
+        if not isinstance(ref, Ref) or self.rows.get(ref.entity, ref.id) is None:
             raise PredictionError(f"`{effect.source}`: {effect.target} is null or already deleted "
                                   "(the app would answer with a server error)")
         return ref
@@ -612,7 +204,7 @@ class _Step:
         f = _field(self.rows.entities[effect.entity], effect.field or "")
         want = field_type(f.type, f.ref, f.values)
         value = self.evaluate(effect.source, self.compiled(effect.to or "", want, not f.required), want)
-        self.rows.assign(effect.entity, ref.id, f.column, _ref_id(value))
+        self.rows.assign(effect.entity, ref.id, f.column, ref_id(value))
         return (effect.entity, ref.id)
 
     def create(self, effect: EffectSpec) -> tuple[str, int]:
@@ -621,7 +213,7 @@ class _Step:
         for name, source in (effect.values or {}).items():
             f = _field(entity, name)
             want = field_type(f.type, f.ref, f.values)
-            values[f.column] = _ref_id(self.evaluate(source, self.compiled(source, want, not f.required), want))
+            values[f.column] = ref_id(self.evaluate(source, self.compiled(source, want, not f.required), want))
         for owner in entity.owner_fields:  # as the compiled rule: an owner not given is the actor
             values.setdefault(f"{owner}_id", self.user_id)
         for f in entity.fields:

@@ -20,7 +20,8 @@ from factory.errors import PredictionError
 from factory.runtime.server import AppServer
 from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, Spec, UserSpec, WorkflowSpec
-from factory.tasks.effects import Prediction, predict, reward_checks
+from factory.tasks.effects import predict, reward_checks
+from factory.tasks.overlay import Prediction
 from factory.world.assemble import build_world
 from verifiers import grade, load_reward
 

@@ -22,10 +22,11 @@ from faker import Faker
 from factory.errors import FactoryError
 from factory.runtime.step import Step
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
-from factory.tasks.effects import Prediction, predict
+from factory.tasks.effects import predict
 from factory.tasks.language.intents import intent_forms
 from factory.tasks.language.phrasing import Ask, ParseError, RefText, joint_ref, parse
 from factory.tasks.language.resolve import Answer, arg_value, find_rows
+from factory.tasks.overlay import Prediction
 from factory.tasks.rows import Row, World
 
 Options = Callable[[str, str, str], list[int]]  # (username, workflow, param) -> offered row ids
