@@ -10,9 +10,9 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import ConfigDict, TypeAdapter, ValidatorFunctionWrapHandler, WrapValidator
 
+from factory.tasks.draft import Draft
 from factory.tasks.gates import GateResult
 from factory.tasks.language.asks import RefText
-from factory.tasks.propose.proposer import Draft
 from factory.tasks.setupgen import Setup
 from factory.tasks.triage import Failure
 

@@ -29,10 +29,10 @@ from factory.runtime.dbcopy import copy_db
 from factory.runtime.patch import apply_patch, make_patch
 from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, Spec, WorkflowSpec
+from factory.tasks.draft import Draft
 from factory.tasks.effects import predict
 from factory.tasks.hard_negatives import key_text, nudge, other_value, skippable, uses_task_value, wrong_answer
-from factory.tasks.language.resolve import Answer
-from factory.tasks.propose.proposer import Draft
+from factory.tasks.language.answer import Answer, phone_text
 from factory.tasks.rows import World, date_text, money_text
 from factory.tasks.setupgen import run_golden
 from verifiers.dbdiff import DbDiff, RowChange, TableDiff, diff_databases
@@ -75,9 +75,6 @@ def answer_text(found: Answer | None) -> str | None:
     """The reference answer as a person would type it (so normalisation is exercised too):
     money "$1,234.50", dates "June 5, 2026", yes/no, phone numbers "(520) 790-7206 ext. 229",
     a row by its label as the app shows it, an email address and free text as stored."""
-    # Imported here: this module's import block belongs to the gates' own code.
-    from factory.tasks.language.resolve import phone_text
-
     if found is None:
         return None
     if found.kind == "money":

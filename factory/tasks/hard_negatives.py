@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from factory.spec.model import ParamSpec
-from factory.tasks.language.resolve import Answer, phone_text
+from factory.tasks.language.answer import Answer, phone_text
 from factory.tasks.rows import World, date_text, money_text
 from verifiers.answers import normalize_text
 

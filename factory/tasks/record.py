@@ -10,6 +10,7 @@ from typing import Any, cast
 
 from factory.runtime.patch import make_patch
 from factory.spec.model import Spec
+from factory.tasks.draft import Draft
 from factory.tasks.gates import GateResult, answer_text
 from factory.tasks.model import (
     Difficulty,
@@ -25,7 +26,6 @@ from factory.tasks.model import (
     TaskType,
     Trajectory,
 )
-from factory.tasks.propose.proposer import Draft
 from factory.tasks.rows import World
 from factory.tasks.setupgen import Setup
 from verifiers.dbdiff import diff_databases

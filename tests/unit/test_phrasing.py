@@ -327,7 +327,7 @@ def test_slots_naming_one_row_together_round_trip(bank: Spec) -> None:
         text = render_intent(form, texts, [])
         assert parse(bank, text).steps[0].args == {"payment": want}, text
     from factory.tasks.attempt import Attempt, dump_attempts, load_attempts
-    from factory.tasks.propose.base import Draft
+    from factory.tasks.draft import Draft
 
     ask = Ask("write", steps=(AskStep("cancel_scheduled_payment", {"payment": want}),))
     draft = Draft("t-1", "write", "cancel_scheduled_payment", "u", 1, ask, "goal")

@@ -12,11 +12,11 @@ from pydantic import ValidationError
 
 from factory.runtime.step import Step
 from factory.tasks.attempt import Attempt, dump_attempts, load_attempts
+from factory.tasks.draft import Draft
 from factory.tasks.gates import GateResult
+from factory.tasks.language.answer import Answer
 from factory.tasks.language.asks import Ask, AskStep, Cond, Question, RefText
-from factory.tasks.language.resolve import Answer
 from factory.tasks.model import SCHEMA_PATH, TaskRecord, render_schema
-from factory.tasks.propose.base import Draft
 from factory.tasks.setupgen import Setup
 from factory.tasks.triage import Failure
 

@@ -9,18 +9,17 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from factory.errors import TaskError
 from factory.runtime.step import Step
 from factory.spec.model import ParamSpec
+from factory.tasks.language.answer import Answer
 from factory.tasks.language.asks import ONLY, Ask, Cond, Question, RefText
 from factory.tasks.language.values import parse_scalar
 from factory.tasks.language.words import my_only
 from factory.tasks.rows import Row, World, enum_text
 from verifiers.answers import normalize_text
-from verifiers.answers.match import expected_phone
 
 
 class UnresolvedError(TaskError):
@@ -131,19 +130,6 @@ def extreme(world: World, q: Question, user_id: int) -> Row:
     return top[0]
 
 
-@dataclass(frozen=True)
-class Answer:
-    """A READ's answer: the `verifiers` answer kind, the expected value, accepted aliases.
-
-    For kind `label` (a row), `value` is the row's display label and `aliases` its further names
-    that identify it alone among the acting user's rows (`label_names`)."""
-
-    kind: str
-    value: Any
-    aliases: tuple[str, ...] = ()
-    rows: tuple[int, ...] = ()  # the rows the answer comes from (grounding evidence)
-
-
 # Field-name words that say a string holds a phone number (split on "_": "home_phone", "fax").
 PHONE_WORDS = frozenset({"phone", "phones", "telephone", "tel", "mobile", "cell", "cellphone",
                          "fax", "landline"})
@@ -173,19 +159,6 @@ def is_phone_field(world: World, entity: str, field: str) -> bool:
         return True
     values = [str(r[f.column]).strip() for r in world.rows(entity) if r.get(f.column) not in (None, "")]
     return len(values) >= 3 and all(is_phone_value(v) and not v.isdigit() for v in values)
-
-
-def phone_text(value: str, change_last_digit: bool = False) -> str:
-    """A phone number as a person writes it: "(520) 790-7206 ext. 229" for a North American
-    number, "+44 2079460958" otherwise; `change_last_digit` gives a plausible wrong number."""
-    number, _, extension = expected_phone(value).partition("x")
-    if change_last_digit:
-        number = number[:-1] + str((int(number[-1]) + 1) % 10)
-    if len(number) == 11 and number.startswith("1"):
-        shown = f"({number[1:4]}) {number[4:7]}-{number[7:]}"
-    else:
-        shown = f"+{number}"
-    return f"{shown} ext. {extension}" if extension else shown
 
 
 def label_names(world: World, entity: str, row: Row, user_id: int) -> tuple[str, ...]:

@@ -1,11 +1,14 @@
-"""The proposer's state and the lookups every kind of draft shares; `Draft`, what it proposes.
+"""The proposer's state, the lookups its parts share, and what the parts call of one another.
 
-`Proposer` (`proposer.py`) is built in layers, one module each, all over the state held here:
-values (`propose_values.py`), setups (`propose_setups.py`), reads (`propose_reads.py`), writes
-(`propose_writes.py`), and the tasks that combine them (`propose_compound.py`). Each layer is a
-class that inherits the layers it calls, so every attribute and method it uses is declared where
-a type checker can see it. What two layers need (a row's label, whether a text reads back as
-the same task, the rows a user may pick) lives in `ProposerBase` below.
+`Proposer` (`proposer.py`) is made of parts, one module each, every one a class over the state held
+here: values (`values.py`), setups (`setups.py`), reads (`reads.py`), writes (`writes.py`), the
+tasks that combine them (`compound.py`) and the check that every text reads back as its task
+(`readback.py`). `Proposer` inherits them all; a part imports this module alone, never another
+part, so the proposer is two imports deep, not a stack of one layer on the next. What one part
+calls of another is declared at the end of `ProposerBase`, with its signature, so a type checker
+sees it in every part (and checks the definition against it). What several parts need (a row's
+label, the rows a user may pick) lives in `ProposerBase` itself; the draft they make, `Draft`,
+in `factory/tasks/draft.py`.
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ from __future__ import annotations
 import datetime as dt
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,33 +25,14 @@ from factory.errors import FactoryError
 from factory.runtime.step import Step
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
 from factory.tasks.effects import predict
+from factory.tasks.language.asks import Ask, AskStep, Cond, RefText, joint_ref
 from factory.tasks.language.intents import intent_forms
-from factory.tasks.language.phrasing import Ask, ParseError, RefText, joint_ref, parse
-from factory.tasks.language.resolve import Answer, arg_value, find_rows
+from factory.tasks.language.resolve import find_rows
 from factory.tasks.overlay import Prediction
 from factory.tasks.rows import Row, World
 
 Options = Callable[[str, str, str], list[int]]  # (username, workflow, param) -> offered row ids
-
-
-@dataclass
-class Draft:
-    """One proposed task, before setup-gen, reward-gen and the gates."""
-
-    key: str
-    task_type: str  # read | write | read_write
-    category: str
-    user: str
-    user_id: int
-    ask: Ask
-    goal: str
-    steps: list[Step] = field(default_factory=list)
-    setup: list[Step] = field(default_factory=list)
-    answer: Answer | None = None
-    form: str = "generic"
-    capabilities: list[str] = field(default_factory=list)
-    required: list[dict[str, Any]] = field(default_factory=list)
-    variant: int = 0
+ORDERED = ("money", "int", "date")  # field types a superlative ranks by (reads, read-then-write)
 
 
 class ProposerBase:
@@ -77,43 +60,6 @@ class ProposerBase:
         name = f"{kind}-{category}"
         self._keys[name] = self._keys.get(name, 0) + 1
         return f"{self.spec.world}-{name}-{self._keys[name]:03d}".replace("_", "-")
-
-    def _reads_back(self, goal: str, ask: Ask) -> bool:
-        """The text parses back to the same ask (else it is not emitted): reward-gen reads nothing
-        but the text, so the same question, or the same workflows with every row named the same
-        way and every value the same (a seed phrasing may also fit a generic text, and the
-        other way round)."""
-        try:
-            back = parse(self.spec, goal)
-        except ParseError as exc:
-            self.skipped.append(f"phrasing: {exc}")
-            return False
-        if not self._same_ask(back, ask):
-            self.skipped.append(f"phrasing: {goal!r} reads back as another task")
-            return False
-        return True
-
-    def _same_ask(self, back: Ask, ask: Ask) -> bool:
-        """`back` (texts, as parsed) asks what `ask` (API values, as proposed) asks."""
-        if back.kind != ask.kind or back.question != ask.question or len(back.steps) != len(ask.steps):
-            return False
-        for got, want in zip(back.steps, ask.steps, strict=True):
-            if got.workflow != want.workflow or got.pick != want.pick or set(got.args) != set(want.args):
-                return False
-            workflow = next(w for w in self.spec.workflows if w.name == want.workflow)
-            params = {p.name: p for p in workflow.params}
-            for name, value in want.args.items():
-                text = got.args[name]
-                if isinstance(value, RefText) or isinstance(text, RefText):
-                    if text != value:
-                        return False
-                    continue
-                try:
-                    if arg_value(params[name], text) != value:
-                        return False
-                except FactoryError:  # a value that does not read as its type is not the same
-                    return False
-        return True
 
     def _visible(self, entity: str, user_id: int) -> list[Row]:
         return self.world.visible(entity, user_id)
@@ -184,3 +130,34 @@ class ProposerBase:
                 return None
             texts[slot] = text
         return texts, joint_ref([(slots[s][1], t) for s, t in texts.items()])
+
+    # What the parts call of one another, declared once here so that each part imports only this
+    # module. `Proposer` lists every part before `ProposerBase`, so these bodies never run.
+
+    def _fill(self, workflow: WorkflowSpec, user: Any) -> Step | None:
+        """Concrete values for the workflow's parameters (`values.py`)."""
+        raise NotImplementedError
+
+    def _feasible(self, user: Any, step: Step, before: list[Step] | None = None) -> list[Step] | None:
+        """[] when the step passes as is, setup steps that make it pass, or None (`setups.py`)."""
+        raise NotImplementedError
+
+    def _needs_setup(self, workflow: WorkflowSpec, user: Any, step: Step) -> list[Step] | None:
+        """The step pointed at a row it cannot act on yet, with its setup (`setups.py`)."""
+        raise NotImplementedError
+
+    def _made_by_setup(self, workflow: WorkflowSpec, user: Any, step: Step) -> list[Step] | None:
+        """The step pointed at a row its setup creates first (`setups.py`)."""
+        raise NotImplementedError
+
+    def _conds(self, ent: EntitySpec, row: Row, user: Any, want_range: bool) -> tuple[tuple[Cond, ...], list[str]]:
+        """Conditions the row itself meets, and the capabilities they exercise (`reads.py`)."""
+        raise NotImplementedError
+
+    def _ask_step(self, workflow: WorkflowSpec, step: Step, user: Any) -> AskStep | None:
+        """How an instruction names the step's arguments, None when it cannot (`writes.py`)."""
+        raise NotImplementedError
+
+    def _reads_back(self, goal: str, ask: Ask) -> bool:
+        """Whether the text parses back to the same ask (`readback.py`)."""
+        raise NotImplementedError

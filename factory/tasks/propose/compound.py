@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from factory.runtime.step import Step
 from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, WorkflowSpec
-from factory.tasks.language.phrasing import Ask, AskStep, Question, render
+from factory.tasks.draft import Draft
+from factory.tasks.language.asks import Ask, AskStep, Question
+from factory.tasks.language.phrasing import render
 from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, extreme, select
-from factory.tasks.propose.base import Draft
-from factory.tasks.propose.reads import ORDERED, ReadsMixin
-from factory.tasks.propose.writes import WritesMixin
+from factory.tasks.propose.base import ORDERED, ProposerBase
 
 
-class CompoundMixin(ReadsMixin, WritesMixin):
-    """Layer of `Proposer`: read-then-write drafts and two-workflow drafts."""
+class CompoundMixin(ProposerBase):
+    """Part of `Proposer`: read-then-write drafts and two-workflow drafts."""
 
     def _read_writes(self, n: int) -> list[Draft]:
         candidates = []

@@ -14,9 +14,9 @@ draft whose preconditions would fail gets a setup (another workflow run first th
 hold), or another candidate. All choices come from one seeded generator, so the same world gives
 the same drafts.
 
-The proposer is built in layers, one module each (see `propose_base.py`): `propose_values`,
-`propose_setups`, `propose_reads`, `propose_writes` and `propose_compound`. This module keeps the
-plan and the `Proposer` itself: what it proposes, and the repairs stage two asks of it.
+The proposer is made of parts, one module each over a shared base (see `base.py`): `values`,
+`setups`, `reads`, `writes`, `compound` and `readback`. This module keeps the plan and the
+`Proposer` itself: what it proposes, and the repairs stage two asks of it.
 """
 
 from __future__ import annotations
@@ -25,10 +25,16 @@ import logging
 from dataclasses import dataclass
 
 from factory import progress
+from factory.tasks.draft import Draft
 from factory.tasks.language.intents import unusable_phrasings
 from factory.tasks.language.phrasing import Ask, render
-from factory.tasks.propose.base import Draft, Options
+from factory.tasks.propose.base import Options
 from factory.tasks.propose.compound import CompoundMixin
+from factory.tasks.propose.readback import ReadBackMixin
+from factory.tasks.propose.reads import ReadsMixin
+from factory.tasks.propose.setups import SetupsMixin
+from factory.tasks.propose.values import ValuesMixin
+from factory.tasks.propose.writes import WritesMixin
 
 __all__ = ["Draft", "Options", "Plan", "Proposer"]
 
@@ -70,7 +76,9 @@ class _Share:
         self.shown = self.n
 
 
-class Proposer(CompoundMixin):
+# The parts in the order the layers used to stack (compound, reads, writes, setups, values), then
+# the read-back check: the same method resolution order as before, every part before the base.
+class Proposer(CompoundMixin, ReadsMixin, WritesMixin, SetupsMixin, ValuesMixin, ReadBackMixin):
     """Deterministic proposer over one world (spec + seed database)."""
 
     # While `propose` runs: counts each draft made towards the current kind's share (display only).

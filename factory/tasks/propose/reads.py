@@ -12,6 +12,7 @@ import datetime as dt
 from typing import Any
 
 from factory.spec.model import EntitySpec, FieldSpec
+from factory.tasks.draft import Draft
 from factory.tasks.language.intents import IntentForm, render_intent
 from factory.tasks.language.phrasing import (
     Ask,
@@ -22,15 +23,14 @@ from factory.tasks.language.phrasing import (
     render,
 )
 from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, answer, find_rows
-from factory.tasks.propose.base import Draft, ProposerBase
+from factory.tasks.propose.base import ORDERED, ProposerBase
 from factory.tasks.rows import Row
 
-ORDERED = ("money", "int", "date")
 LOOKUP_TYPES = ("money", "int", "date", "enum", "string", "bool", "email")
 
 
 class ReadsMixin(ProposerBase):
-    """Layer of `Proposer`: questions about the seed database, with their answers."""
+    """Part of `Proposer`: questions about the seed database, with their answers."""
 
     def _reads(self, n: int) -> list[Draft]:
         ops = ["lookup", "count", "sum", "extreme", "lookup", "count", "extreme", "range"]

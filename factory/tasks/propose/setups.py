@@ -13,13 +13,13 @@ from typing import Any
 
 from factory.runtime.step import Step
 from factory.spec.model import WorkflowSpec
-from factory.tasks.language.phrasing import RefText
+from factory.tasks.language.asks import RefText
 from factory.tasks.language.resolve import find_rows
-from factory.tasks.propose.values import ValuesMixin
+from factory.tasks.propose.base import ProposerBase
 
 
-class SetupsMixin(ValuesMixin):
-    """Layer of `Proposer`: feasibility screening and the setups that make a run feasible."""
+class SetupsMixin(ProposerBase):
+    """Part of `Proposer`: feasibility screening and the setups that make a run feasible."""
 
     def _feasible(self, user: Any, step: Step, before: list[Step] | None = None) -> list[Step] | None:
         """[] when the step passes as is, setup steps that make it pass, or None."""

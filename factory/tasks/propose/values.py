@@ -2,7 +2,7 @@
 
 A fill draws every choice from the proposer's one seeded generator, in a fixed order, so the same
 world gives the same values; whether the values pass the workflow's preconditions is screened
-afterwards (`propose_setups.py`), never assumed here.
+afterwards (`setups.py`), never assumed here.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ MONEY_CHOICES = (5, 10, 12, 15, 20, 25, 30, 40, 45, 50, 60, 75, 80, 100, 120, 15
 
 
 class ValuesMixin(ProposerBase):
-    """Layer of `Proposer`: concrete values for a workflow's parameters."""
+    """Part of `Proposer`: concrete values for a workflow's parameters."""
 
     def _fill(self, workflow: WorkflowSpec, user: Any) -> Step | None:
         values: dict[str, Any] = {}

@@ -13,21 +13,23 @@ from typing import Any
 
 from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, WorkflowSpec
+from factory.tasks.draft import Draft
+from factory.tasks.language.asks import ONLY, Ask, AskStep, RefText
 from factory.tasks.language.intents import (
     IntentForm,
     extras_sentence,
     literal_kind,
     render_intent,
 )
-from factory.tasks.language.phrasing import ONLY, Ask, AskStep, RefText, my_only, render
+from factory.tasks.language.phrasing import render
 from factory.tasks.language.resolve import find_rows
-from factory.tasks.propose.base import Draft
-from factory.tasks.propose.setups import SetupsMixin
+from factory.tasks.language.words import my_only
+from factory.tasks.propose.base import ProposerBase
 from factory.tasks.rows import enum_text, money_text
 
 
-class WritesMixin(SetupsMixin):
-    """Layer of `Proposer`: single-workflow writes and how their arguments are named."""
+class WritesMixin(ProposerBase):
+    """Part of `Proposer`: single-workflow writes and how their arguments are named."""
 
     def _writes(self, n: int) -> list[Draft]:
         workflows = self._workflows()
