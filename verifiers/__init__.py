@@ -16,7 +16,8 @@ from verifiers.errors import (
 )
 from verifiers.grade import CheckResult, Grade, grade
 from verifiers.normalize import match_answer
-from verifiers.reward import RewardProgram, load_reward
+from verifiers.program import RewardProgram
+from verifiers.reward import load_reward
 from verifiers.schemadiff import SchemaChange
 from verifiers.sqlrender import render_sqldiff
 

@@ -33,7 +33,7 @@ from verifiers.errors import (
     UnknownTableError,
 )
 from verifiers.normalize import Answer, match_answer
-from verifiers.reward import (
+from verifiers.program import (
     AnswerCheck,
     Check,
     DiffWithin,

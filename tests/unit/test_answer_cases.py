@@ -17,7 +17,7 @@ from answer_cases import GENERATORS, Case, all_cases, person_forms
 from factory.runtime.patch import apply_patch
 from verifiers import RewardProgramError, grade, load_reward
 from verifiers.answers import match_answer
-from verifiers.reward import AnswerCheck
+from verifiers.program import AnswerCheck
 
 CASES = all_cases()
 WORLDS = Path(__file__).resolve().parents[2] / "worlds"
