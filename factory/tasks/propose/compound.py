@@ -1,7 +1,7 @@
 """Drafts that combine kinds: READ_WRITE (find a row by a superlative, then act on it) and
 two-workflow writes (`First, … Then, …`).
 
-Both build on the read and write layers. A READ_WRITE draft never takes a setup: one could change
+Both use the read and write parts (through `ProposerBase`). A READ_WRITE draft never takes a setup: one could change
 which row is the extreme, and the instruction is phrased from the seed.
 """
 
