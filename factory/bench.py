@@ -15,7 +15,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from factory.compiler.frontend import ensure_node_modules
+from factory.runtime.node import ensure_node_modules
 from factory.world.assemble import build_world
 from factory.world.layout import World
 

@@ -11,11 +11,12 @@ import subprocess
 import time
 from pathlib import Path
 
-from factory.compiler.frontend import ensure_node_modules
 from factory.errors import BootstrapError
 from factory.progress import say
+from factory.runtime.node import ensure_node_modules
 
 log = logging.getLogger(__name__)
+BWRAP_ENV = "FACTORY_BWRAP"  # a bwrap binary to use instead of the one on PATH
 CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -108,8 +109,6 @@ def ensure_bubblewrap() -> Path | None:
     """bwrap's path (reward-gen's sandbox), installing Debian's bubblewrap when running as root.
     None when it is missing and cannot be installed: only stage two needs it, and it says so
     (or runs with --unsafe-sandbox), so a build of stage one need not fail here."""
-    from factory.tasks.reward.sandbox import find_bwrap
-
     found = find_bwrap()
     if found is None and _apt_install("bubblewrap"):
         found = find_bwrap()
@@ -128,3 +127,9 @@ def bootstrap(chromium: bool = True) -> dict[str, str]:
     if bwrap is not None:
         found["bwrap"] = str(bwrap)
     return found
+
+
+def find_bwrap(bwrap: str | os.PathLike[str] | None = None) -> str | None:
+    """The bwrap binary: `bwrap` if given, else $FACTORY_BWRAP, else `bwrap` on PATH."""
+    chosen = bwrap if bwrap is not None else os.environ.get(BWRAP_ENV)
+    return os.fspath(chosen) if chosen else shutil.which("bwrap")

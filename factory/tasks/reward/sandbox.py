@@ -31,10 +31,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from factory.errors import TaskError
+from factory.runtime.bootstrap import BWRAP_ENV, find_bwrap
 
 log = logging.getLogger(__name__)
 
-BWRAP_ENV = "FACTORY_BWRAP"  # a bwrap binary to use instead of the one on PATH
 MODES = ("bwrap", "unsafe")
 # Failure kinds a child may report; anything else it says is turned into "error".
 CODE_ROOT = Path(__file__).resolve().parents[3]  # the folder holding factory/ and verifiers/
@@ -82,12 +82,6 @@ NAMESPACES = (["--unshare-all", "--unshare-user", "--disable-userns"], ["--unsha
 # The child is the namespace's PID 1 (`--as-pid-1`, no reaper in between): bwrap reaps it itself,
 # so wait4 reports its CPU time, and when it exits the kernel kills whatever it left behind.
 COMMON = ["--as-pid-1", "--die-with-parent", "--new-session", "--clearenv", "--cap-drop", "ALL"]
-
-
-def find_bwrap(bwrap: str | os.PathLike[str] | None = None) -> str | None:
-    """The bwrap binary: `bwrap` if given, else $FACTORY_BWRAP, else `bwrap` on PATH."""
-    chosen = bwrap if bwrap is not None else os.environ.get(BWRAP_ENV)
-    return os.fspath(chosen) if chosen else shutil.which("bwrap")
 
 
 def library_layout() -> tuple[list[str], list[tuple[str, str]]]:
