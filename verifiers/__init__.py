@@ -1,6 +1,7 @@
 """Standalone grading and checking runtime (standard library only): diffs, reward programs, grades."""
 
-from verifiers.dbdiff import DbDiff, RowChange, TableDiff, diff_databases
+from verifiers.changes import DbDiff, RowChange, TableDiff
+from verifiers.dbdiff import diff_databases
 from verifiers.errors import (
     CheckError,
     DatabaseError,

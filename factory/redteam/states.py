@@ -50,7 +50,8 @@ from factory.redteam.context import (
 from factory.redteam.probes import Probe
 from factory.redteam.schema import SCHEMA_BUILDERS
 from factory.runtime.dbcopy import copy_db
-from verifiers.dbdiff import Row, TableDiff, diff_databases
+from verifiers.changes import Row, TableDiff
+from verifiers.dbdiff import diff_databases
 
 
 def state_probes(ctx: StateContext, kinds: set[str]) -> Iterator[Probe]:

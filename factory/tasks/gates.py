@@ -35,7 +35,8 @@ from factory.tasks.hard_negatives import key_text, nudge, other_value, skippable
 from factory.tasks.language.answer import Answer, phone_text
 from factory.tasks.rows import World, date_text, money_text
 from factory.tasks.setupgen import run_golden
-from verifiers.dbdiff import DbDiff, RowChange, TableDiff, diff_databases
+from verifiers.changes import DbDiff, RowChange, TableDiff
+from verifiers.dbdiff import diff_databases
 from verifiers.errors import VerifierError
 from verifiers.grade import grade
 from verifiers.sqlrender import render_sqldiff
