@@ -13,7 +13,8 @@ from playwright.sync_api import Page, Route, expect
 from factory.runtime.browser import login
 from factory.runtime.server import AppServer
 from factory.spec.model import Spec
-from factory.tasks.ui_gate.solver import UiStep, solve
+from factory.tasks.ui_gate.solver import solve
+from factory.tasks.ui_gate.trajectory import UiStep
 
 ALICE = 1
 

@@ -32,8 +32,9 @@ from factory.tasks.setupgen import Setup
 from factory.tasks.triage import false_aliases, weakens, with_aliases
 from factory.tasks.ui_gate import gate as ui_gate_module
 from factory.tasks.ui_gate.gate import ui_gate, ui_verdicts
-from factory.tasks.ui_gate.solver import Trajectory, UiStep, solve
+from factory.tasks.ui_gate.solver import solve
 from factory.tasks.ui_gate.steps import answer_texts, shown_value, ui_steps
+from factory.tasks.ui_gate.trajectory import Trajectory, UiStep
 from verifiers.grade import grade
 
 

@@ -18,7 +18,8 @@ from playwright.sync_api import Page
 
 from factory.runtime.server import AppServer, fresh_db
 from factory.spec.model import Spec
-from factory.tasks.ui_gate.solver import Trajectory, TrajectoryError, UiJob, UiStep, run_ui_jobs, solve
+from factory.tasks.ui_gate.solver import run_ui_jobs, solve
+from factory.tasks.ui_gate.trajectory import Trajectory, TrajectoryError, UiJob, UiStep
 
 ALICE = ("alice", "alice-pass")
 

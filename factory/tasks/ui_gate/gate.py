@@ -26,11 +26,9 @@ Progress = Callable[[str], None]
 
 def ui_gate(attempts: list[Attempt], world: Path, spec: Spec, work: Path, workers: int, say: Progress) -> None:
     """UI feasibility: the scripted solver replays each golden trajectory in Chromium."""
-    from factory.tasks.ui_gate.solver import (  # Playwright is only needed here
-        UiJob,
-        run_ui_jobs,
-    )
+    from factory.tasks.ui_gate.solver import run_ui_jobs  # Playwright is only needed here
     from factory.tasks.ui_gate.steps import ui_steps
+    from factory.tasks.ui_gate.trajectory import UiJob
 
     passwords = {u.username: u.password for u in spec.users}
     jobs = []

@@ -28,7 +28,7 @@ from factory.tasks.language.phrasing import Question
 from factory.tasks.language.resolve import answer, field_value
 from factory.tasks.propose.proposer import Draft
 from factory.tasks.rows import World, money_text
-from factory.tasks.ui_gate.solver import UiStep
+from factory.tasks.ui_gate.trajectory import UiStep
 from verifiers.normalize import normalize_text
 
 # Intl.DateTimeFormat("en-US", {month: "short"}): the app's dates read "Jun 15, 2026".
