@@ -3,7 +3,7 @@
 The verifier used to run the world's generated `app/backend/invariants.py`; a repair (or a fault)
 could edit that file to pass while the data broke the invariant. Here each `InvariantSpec` is
 interpreted from its seed sources over the database with the expression semantics of
-`factory.tasks.effects` (the independent interpreter reward generation already relies on).
+`factory.predict.effects` (the independent interpreter reward generation already relies on).
 
 The semantics reproduce the generated checker's (`rows_py`, `row_var`, `check_py`):
 `select(Model).where(<selector>).order_by(Model.id)` picks a row only when the selector's
@@ -22,10 +22,10 @@ from pathlib import Path
 from factory.errors import ExpressionError, FactoryError, PredictionError, WorldError
 from factory.expr.syntax import Node, Query, parse, parse_rows
 from factory.expr.typecheck import BOOL, INT, Schema, Scope, Type, check, field_type
+from factory.predict.interpreter import Interpreter
+from factory.predict.overlay import Ref, Rows
 from factory.seed.loader import load_seed
 from factory.spec.model import InvariantSpec, Spec
-from factory.tasks.interpreter import Interpreter
-from factory.tasks.overlay import Ref, Rows
 from factory.world.layout import World
 
 

@@ -39,9 +39,9 @@ from factory.claims.witness import range_candidates, scalar_candidates
 from factory.errors import ExpressionError, PredictionError
 from factory.expr.syntax import Node, parse
 from factory.expr.typecheck import BOOL, INT, Scope, Type, check, field_type
+from factory.predict.interpreter import Interpreter
+from factory.predict.overlay import Ref, Rows  # the interpreter's own row model
 from factory.spec.model import EntitySpec, FilterSpec, ParamSpec, UserSpec, WorkflowSpec
-from factory.tasks.interpreter import Interpreter
-from factory.tasks.overlay import Ref, Rows  # the interpreter's own row model
 
 PAGE = 100  # the app's largest page: one request shows a user's first 100 rows
 SAMPLE = 24  # foreign ids named per claim (the exact answer catches the rest)

@@ -11,11 +11,11 @@ from pathlib import Path
 from random import Random
 from typing import Any
 
+from factory.predict.rows import connect_ro
 from factory.redteam.corpus import Case
 from factory.redteam.probes import Probe
 from factory.runtime.dbcopy import copy_db
 from factory.spec.model import EntitySpec, Spec
-from factory.tasks.rows import connect_ro
 from verifiers.changes import DbDiff
 from verifiers.dbdiff import diff_databases
 from verifiers.errors import UnknownTableError

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from factory.predict.rows import connect_ro
 from factory.redteam.probes import RedTeamError
 from factory.runtime.dbcopy import copy_db
 from factory.runtime.patch import apply_patch
-from factory.tasks.rows import connect_ro
 from factory.world.layout import World
 from verifiers.dbdiff import diff_databases
 

@@ -24,16 +24,16 @@ from pathlib import Path
 from typing import Any
 
 from factory.errors import PredictionError
+from factory.predict.effects import predict
+from factory.predict.rows import World, date_text, money_text
 from factory.runtime.client import Backend
 from factory.runtime.dbcopy import copy_db
 from factory.runtime.patch import apply_patch, make_patch
 from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, Spec, WorkflowSpec
 from factory.tasks.draft import Draft
-from factory.tasks.effects import predict
 from factory.tasks.hard_negatives import key_text, nudge, other_value, skippable, uses_task_value, wrong_answer
 from factory.tasks.language.answer import Answer, phone_text
-from factory.tasks.rows import World, date_text, money_text
 from factory.tasks.setupgen import run_golden
 from verifiers.changes import DbDiff, RowChange, TableDiff
 from verifiers.dbdiff import diff_databases

@@ -11,9 +11,9 @@ import datetime as dt
 import re
 from typing import Any
 
+from factory.predict.rows import World, date_text, money_text
 from factory.spec.model import ParamSpec
 from factory.tasks.language.answer import Answer, phone_text
-from factory.tasks.rows import World, date_text, money_text
 from verifiers.answers import normalize_text
 
 

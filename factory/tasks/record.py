@@ -8,6 +8,7 @@ import hashlib
 from pathlib import Path
 from typing import Any, cast
 
+from factory.predict.rows import World
 from factory.runtime.patch import make_patch
 from factory.spec.model import Spec
 from factory.tasks.draft import Draft
@@ -26,7 +27,6 @@ from factory.tasks.model import (
     TaskType,
     Trajectory,
 )
-from factory.tasks.rows import World
 from factory.tasks.setupgen import Setup
 from verifiers.dbdiff import diff_databases
 

@@ -264,8 +264,8 @@ def test_cli_tasks_reruns_stage_two_and_reports_a_summary_line(mock_world: Path,
 def test_a_new_row_that_reuses_a_deleted_rows_id_is_graded_as_the_backend_leaves_it(tmp_path: Path) -> None:
     """Forget the newest loan, then borrow: SQLite gives the new loan the freed id, so a row diff
     sees one changed row. The prediction must say so, or the golden gate fails (it did once)."""
+    from factory.predict.effects import predict, reward_checks
     from factory.runtime.step import Step
-    from factory.tasks.effects import predict, reward_checks
     from factory.world.assemble import build_world
     from verifiers.grade import grade
 
@@ -321,8 +321,8 @@ def test_instructions_name_rows_exactly_as_the_app_labels_them(worlds: Any, seed
     every entity and every visible row (datetimes, money, references included)."""
     import httpx
 
+    from factory.predict.rows import World
     from factory.runtime.server import AppServer, fresh_db
-    from factory.tasks.rows import World
 
     world_dir = worlds.get(seed)
     spec = Spec.model_validate_json((world_dir / "spec.json").read_text())

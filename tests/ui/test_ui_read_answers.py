@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Route
 
+from factory.predict.rows import World, money_text
 from factory.runtime.client import Backend
 from factory.runtime.dbcopy import copy_db
 from factory.runtime.server import AppServer, fresh_db
@@ -27,7 +28,6 @@ from factory.tasks.gates import GateRunner
 from factory.tasks.language.asks import Cond, Question, RefText
 from factory.tasks.propose.proposer import Draft, Plan, Proposer
 from factory.tasks.reward.gen import deterministic_policy
-from factory.tasks.rows import World, money_text
 from factory.tasks.setupgen import Setup
 from factory.tasks.triage import false_aliases, weakens, with_aliases
 from factory.tasks.ui_gate import gate as ui_gate_module

@@ -17,11 +17,11 @@ import httpx
 import pytest
 
 from factory.errors import PredictionError
+from factory.predict.effects import predict, reward_checks
+from factory.predict.overlay import Prediction
 from factory.runtime.server import AppServer
 from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, Spec, UserSpec, WorkflowSpec
-from factory.tasks.effects import predict, reward_checks
-from factory.tasks.overlay import Prediction
 from factory.world.assemble import build_world
 from verifiers import grade, load_reward
 

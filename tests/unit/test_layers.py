@@ -31,11 +31,12 @@ LAYERS: list[tuple[str, ...]] = [
     ("compiler",),
     ("builder",),
     ("seed",),
+    ("predict",),
     ("runtime",),
     ("world.history", "checkpoint"),
     ("world.layout",),
     ("world.manifest", "progress"),
-    ("spec", "expr", "predict"),
+    ("spec", "expr"),
     ("errors", "factory"),
     ("verifiers",),
 ]

@@ -134,8 +134,8 @@ def test_a_users_only_row_is_named_my_entity(spec: Spec) -> None:
 def test_superlatives_say_how_a_tie_is_broken(spec: Spec, tmp_path: Path) -> None:
     import sqlite3
 
+    from factory.predict.rows import World
     from factory.tasks.language.resolve import AmbiguousError, answer
-    from factory.tasks.rows import World
 
     q = Question("max", "note", "priority", tie=True)
     text = render(spec, Ask("read", question=q), 0)
@@ -158,13 +158,13 @@ def test_superlatives_say_how_a_tie_is_broken(spec: Spec, tmp_path: Path) -> Non
 def test_a_row_named_by_a_field_value_resolves_to_that_row_only(spec: Spec, tmp_path: Path) -> None:
     import sqlite3
 
+    from factory.predict.rows import World
     from factory.tasks.language.resolve import (
         AmbiguousError,
         UnresolvedError,
         find_rows,
         resolve_ref,
     )
-    from factory.tasks.rows import World
 
     db = tmp_path / "t.db"
     conn = sqlite3.connect(db)
@@ -338,8 +338,8 @@ def test_slots_naming_one_row_together_round_trip(bank: Spec) -> None:
 def test_a_row_named_by_several_fields_must_match_them_all(bank: Spec, tmp_path: Path) -> None:
     import sqlite3
 
+    from factory.predict.rows import World
     from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, resolve_ref
-    from factory.tasks.rows import World
 
     ent = bank.entity("scheduled_payment")
     db = tmp_path / "t.db"

@@ -26,12 +26,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from factory.predict.rows import enum_text
 from factory.spec.model import ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language.asks import Ask, AskStep, ParseError, Question, joint_ref
 from factory.tasks.language.parse import LIST_SEPARATORS, my_phrases, parse_args
 from factory.tasks.language.render import render_list
 from factory.tasks.language.values import DATE, MONEY
-from factory.tasks.rows import enum_text
 
 # Slots, and the literals a phrasing may carry: money, a bare number, a quoted text. A quote
 # opens only after a space, a colon or a bracket, so "{sender}'s" and "I'll" are no quotes.

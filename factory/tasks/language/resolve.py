@@ -12,13 +12,13 @@ import re
 from typing import Any
 
 from factory.errors import TaskError
+from factory.predict.rows import Row, World, enum_text
 from factory.runtime.step import Step
 from factory.spec.model import ParamSpec
 from factory.tasks.language.answer import Answer
 from factory.tasks.language.asks import ONLY, Ask, Cond, Question, RefText
 from factory.tasks.language.values import parse_scalar
 from factory.tasks.language.words import my_only
-from factory.tasks.rows import Row, World, enum_text
 from verifiers.answers import normalize_text
 
 

@@ -11,9 +11,9 @@ import datetime as dt
 import re
 from typing import Any
 
+from factory.predict.rows import date_text, enum_text, money_text
 from factory.spec.model import ParamSpec
 from factory.tasks.language.asks import ONLY, ParseError, RefText
-from factory.tasks.rows import date_text, enum_text, money_text
 
 
 def param_text(param: ParamSpec, value: Any) -> str:

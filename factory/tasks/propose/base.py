@@ -22,14 +22,14 @@ from typing import Any
 from faker import Faker
 
 from factory.errors import FactoryError
+from factory.predict.effects import predict
+from factory.predict.overlay import Prediction
+from factory.predict.rows import Row, World
 from factory.runtime.step import Step
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
-from factory.tasks.effects import predict
 from factory.tasks.language.asks import Ask, AskStep, Cond, RefText, joint_ref
 from factory.tasks.language.intents import intent_forms
 from factory.tasks.language.resolve import find_rows
-from factory.tasks.overlay import Prediction
-from factory.tasks.rows import Row, World
 
 Options = Callable[[str, str, str], list[int]]  # (username, workflow, param) -> offered row ids
 ORDERED = ("money", "int", "date")  # field types a superlative ranks by (reads, read-then-write)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from factory.predict.rows import Row
 from factory.spec.model import EntitySpec, FieldSpec
 from factory.tasks.draft import Draft
 from factory.tasks.language.intents import IntentForm, render_intent
@@ -24,7 +25,6 @@ from factory.tasks.language.phrasing import (
 )
 from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, answer, find_rows
 from factory.tasks.propose.base import ORDERED, ProposerBase
-from factory.tasks.rows import Row
 
 LOOKUP_TYPES = ("money", "int", "date", "enum", "string", "bool", "email")
 

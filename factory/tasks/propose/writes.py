@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from factory.predict.rows import enum_text, money_text
 from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, WorkflowSpec
 from factory.tasks.draft import Draft
@@ -25,7 +26,6 @@ from factory.tasks.language.phrasing import render
 from factory.tasks.language.resolve import find_rows
 from factory.tasks.language.words import my_only
 from factory.tasks.propose.base import ProposerBase
-from factory.tasks.rows import enum_text, money_text
 
 
 class WritesMixin(ProposerBase):

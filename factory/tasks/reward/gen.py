@@ -29,7 +29,7 @@ effort only (`os.stat` still sees the host, and a determined policy can defeat a
 The deterministic policy parses the instruction with the spec's phrasing grammar, resolves every
 named row against the initial database (unresolved or ambiguous names fail the task), then:
 READ → an `answer` check plus "nothing changed"; WRITE / READ_WRITE → the declared effects,
-predicted by the independent interpreter in `factory.tasks.effects`, as row checks plus a
+predicted by the independent interpreter in `factory.predict.effects`, as row checks plus a
 `diff_within` that forbids every other change.
 """
 
@@ -45,11 +45,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from factory.errors import FactoryError, TaskError
+from factory.predict.effects import predict, reward_checks
+from factory.predict.rows import World
 from factory.spec.model import Spec
-from factory.tasks.effects import predict, reward_checks
 from factory.tasks.language.phrasing import ParseError, parse
 from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, answer, steps_of
-from factory.tasks.rows import World
 
 if TYPE_CHECKING:
     from factory.tasks.reward.sandbox import Limits

@@ -11,8 +11,8 @@ import re
 
 from playwright.sync_api import expect
 
+from factory.predict.rows import money_text
 from factory.spec.model import EntitySpec, FieldSpec
-from factory.tasks.rows import money_text
 from factory.tasks.ui_gate.list_page import ListWatch, next_page
 from factory.tasks.ui_gate.recorder import Run, query_is, url_query
 from factory.tasks.ui_gate.trajectory import StepFailed, TrajectoryError, UiStep

@@ -6,7 +6,7 @@ generated `workflows.run` does: parameters are checked and their rows loaded (vi
 actor), preconditions evaluated, then the effects applied in order, each expression seeing the
 earlier ones; several steps share one overlay. `reward_checks` turns the prediction into
 `verifiers` checks: the predicted rows, plus a `diff_within` that allows nothing else. The
-overlay lives in `factory.tasks.overlay`, the interpreter in `factory.tasks.interpreter`.
+overlay lives in `factory.predict.overlay`, the interpreter in `factory.predict.interpreter`.
 
 The interpreter walks the type-checked AST of `factory.expr` with the semantics `pycode` documents:
 money in integer cents (a number written next to money is an amount for + - and comparisons, a
@@ -39,6 +39,9 @@ from factory.expr.typecheck import (
     check,
     field_type,
 )
+from factory.predict.interpreter import Interpreter, as_text
+from factory.predict.overlay import Prediction, Ref, Rows, ref_id
+from factory.predict.rows import money_text
 from factory.runtime.step import Step
 from factory.spec.model import (
     EffectSpec,
@@ -48,9 +51,6 @@ from factory.spec.model import (
     Spec,
     WorkflowSpec,
 )
-from factory.tasks.interpreter import Interpreter, as_text
-from factory.tasks.overlay import Prediction, Ref, Rows, ref_id
-from factory.tasks.rows import money_text
 
 
 def _rule_problem(f: FieldSpec | ParamSpec, value: Any) -> str | None:

@@ -1,5 +1,5 @@
 """The expression interpreter: one checked expression of a workflow step, evaluated over the
-predicted rows with the semantics `factory.expr.pycode` documents (see `factory.tasks.effects`).
+predicted rows with the semantics `factory.expr.pycode` documents (see `factory.predict.effects`).
 
 Outside queries values are Python values and parameters are rows (`Ref`); inside a query's
 `where` and `sum` each row is evaluated in SQL's three-valued logic, as the app's SQLAlchemy
@@ -25,8 +25,8 @@ from factory.expr.syntax import (
     Unary,
 )
 from factory.expr.typecheck import MONEY, Type, is_numeric_literal
-from factory.tasks.overlay import Ref, Rows, ref_id
-from factory.tasks.rows import money_text
+from factory.predict.overlay import Ref, Rows, ref_id
+from factory.predict.rows import money_text
 
 NOW_TIME = dt.time(9, 0)  # the generated app's frozen clock: `today` at 09:00 (app.py.j2 `Clock`)
 _FIELD = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
