@@ -15,9 +15,9 @@ from urllib.parse import parse_qs, urlsplit
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
+from factory.runtime.browser import describe_failure
 from factory.spec.model import Spec
 from factory.tasks.ui_gate.trajectory import StepFailed
-from factory.verify.ui_session import describe_failure
 
 JPEG_QUALITY = 50
 
