@@ -24,10 +24,10 @@ from factory.compiler.frontend import _value_kind
 from factory.errors import TaskError
 from factory.predict.rows import World, money_text
 from factory.spec.model import Spec
+from factory.tasks.draft import Draft
 from factory.tasks.gates import answer_text
-from factory.tasks.language.phrasing import Question
+from factory.tasks.language.asks import Question
 from factory.tasks.language.resolve import answer, field_value
-from factory.tasks.propose.proposer import Draft
 from factory.tasks.ui_gate.trajectory import UiStep
 from verifiers.normalize import normalize_text
 
