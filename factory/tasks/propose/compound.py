@@ -1,8 +1,8 @@
 """Drafts that combine kinds: READ_WRITE (find a row by a superlative, then act on it) and
 two-workflow writes (`First, … Then, …`).
 
-Both use the read and write parts (through `ProposerBase`). A READ_WRITE draft never takes a setup: one could change
-which row is the extreme, and the instruction is phrased from the seed.
+Both use the read and write parts (through `ProposerBase`). A READ_WRITE draft never takes a
+setup: one could change which row is the extreme, and the instruction is phrased from the seed.
 """
 
 from __future__ import annotations
