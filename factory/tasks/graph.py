@@ -52,8 +52,8 @@ def run_stage_two(world: Path, total: int = 190, ui: bool = True, workers: int =
     world = world.resolve()
     sandbox = "unsafe" if unsafe_sandbox else "bwrap"
     require_sandbox(sandbox)  # before any work: a machine without namespaces fails in a second
-    start: TaskState = {"world": str(world), "total": total, "ui": ui, "workers": workers, "policy": policy,
-                        "rewardgen_sandbox": sandbox}
+    start = TaskState(world=str(world), total=total, ui=ui, workers=workers, policy=policy,
+                      rewardgen_sandbox=sandbox)
     # A world rebuilt since the interruption has lost the drafts its checkpoint points at.
     drafts_kept = (World(world).tasks_work / "attempts.json").exists()
     run_checkpointed(stage_two_graph(), world.parent, f"stage-two:{world}", start,

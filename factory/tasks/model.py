@@ -75,8 +75,8 @@ class Metadata(_Strict):
     grounding_evidence: list[Evidence] = Field(description="Up to five of those rows, with their values.")
     capabilities: list[str] = Field(description="What the task exercises beyond its workflow, e.g. "
                                                 "`date_range`.")
-    phrasing: str = Field(description="Which phrasing wrote the goal: `generic`, or the seed's intent "
-                                      "phrasing it came from.")
+    phrasing: str = Field(description="Which phrasing wrote the goal: `generic`, or `intent:<name>` for the "
+                                      "seed's task intent of that name.")
 
 
 class SetupRecord(_Strict):
@@ -105,8 +105,8 @@ class Trajectory(_Strict):
     ok: bool = Field(description="Whether every step went through.")
     message: str = Field(description="Why not, when it did not.")
     answer: str | None = Field(description="A READ's answer as read off the page it reached.")
-    actions: list[dict[str, Any]] = Field(description="The UI actions in order (kind, target, value, "
-                                                      "screenshot under trajectories/<id>/).")
+    actions: list[dict[str, Any]] = Field(description="The UI actions in order: n, action, target, value, url, "
+                                                      "and a screenshot under trajectories/<id>/.")
     seconds: float = Field(description="How long the run took.")
 
 
@@ -119,7 +119,8 @@ class TaskRecord(_Strict):
     difficulty: Difficulty = Field(
         description="From the number of UI actions, one level up for read_write or several workflows.")
     estimated_actions: int = Field(description="UI actions: the trajectory's, or an estimate without one.")
-    category: str = Field(description="The workflow (writes) or the question's kind (reads).")
+    category: str = Field(description="The question's kind for a READ (lookup, count, date-range, superlative), "
+                                      "the workflow otherwise, or multi_step for two workflows.")
     reference_answer: str | None = Field(description="A READ's answer as a person would type it; null for "
                                                      "a WRITE.")
     reference_state_change: StateChange = Field(description="What the golden run changes.")

@@ -20,7 +20,9 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from factory.errors import SetupError, TaskError
 from factory.progress import say
@@ -64,32 +66,37 @@ class StageTwoResult:
         return f"tasks: {self.accepted}/{self.drafted} accepted ({100 * self.rate:.1f}%)"
 
 
-class TaskState(TypedDict, total=False):
+class TaskState(BaseModel):
     """What the stage-two graph carries between nodes (and checkpoints); the drafts themselves
     live in `run/tasks/attempts.json`, rewritten by every node."""
 
-    world: str
-    total: int
-    ui: bool
-    workers: int
-    policy: str
-    round: int
-    round_base: int  # `round` when the current pass began (a world repair starts a new pass)
-    world_round: int
-    world_repairs: list[dict[str, Any]]
-    pending: list[str]
-    failed: list[str]
-    started: float
-    status: str
-    rewardgen_sandbox: str  # "bwrap" (Linux namespaces) or "unsafe" (--unsafe-sandbox)
+    # A misspelt key in the start state (`run_stage_two`) is an error; the fields' defaults are the
+    # values a node sees before any node has set them.
+    model_config = ConfigDict(extra="forbid")
+
+    world: str = Field(description="The world's directory (absolute).")
+    total: int = Field(190, description="How many drafts the proposer makes.")
+    ui: bool = Field(True, description="Whether the UI gate runs (Chromium).")
+    workers: int = Field(2, description="Parallel browser sessions of the UI gate.")
+    policy: str = Field(DEFAULT_POLICY, description="The reward-gen policy module.")
+    round: int = Field(0, description="Task-level repair rounds so far.")
+    round_base: int = Field(0, description="`round` when the current pass began (a world repair starts a new pass).")
+    world_round: int = Field(0, description="Hand-overs to the stage-one repairer so far.")
+    world_repairs: list[dict[str, Any]] = Field(default_factory=list, description="What the stage-one repairer did.")
+    pending: list[str] = Field(default_factory=list, description="The drafts the next nodes work on.")
+    failed: list[str] = Field(default_factory=list, description="The drafts the last gates failed.")
+    started: float | None = Field(None, description="When the proposer ran (epoch seconds).")
+    status: str = Field("", description="The summary line, once written.")
+    rewardgen_sandbox: str = Field("bwrap", description="Where reward-gen runs: `bwrap` (Linux namespaces) or "
+                                                      "`unsafe` (--unsafe-sandbox).")
 
 
 def _work(state: TaskState) -> Path:
-    return World(state["world"]).tasks_work
+    return World(state.world).tasks_work
 
 
 def _spec(state: TaskState) -> Spec:
-    return World(state["world"]).spec
+    return World(state.world).spec
 
 
 def _load(state: TaskState) -> list[Attempt]:
@@ -120,7 +127,7 @@ def _options(backend: Backend, seed_db: Path, work: Path) -> Callable[[str, str,
 
 def propose_node(state: TaskState) -> dict[str, Any]:
     """Proposer: drafts grounded in the seed database (a fresh working folder)."""
-    world = Path(state["world"])
+    world = Path(state.world)
     work = _work(state)
     if work.exists():
         shutil.rmtree(work)
@@ -134,7 +141,7 @@ def propose_node(state: TaskState) -> dict[str, Any]:
     seed_db = World(world).seed_db
     with Backend(world, spec, work) as backend:
         proposer = Proposer(spec, seed_db, _options(backend, seed_db, work))
-        drafts = proposer.propose(Plan.for_total(state.get("total", 190)))
+        drafts = proposer.propose(Plan.for_total(state.total))
         (work / "proposer.json").write_text(json.dumps(
             {"unusable_intent_phrasings": proposer.unusable_intents(),
              "skipped": sorted(Counter(s.split(":")[0] for s in proposer.skipped).items())}, sort_keys=True))
@@ -147,9 +154,9 @@ def propose_node(state: TaskState) -> dict[str, Any]:
 
 def setup_node(state: TaskState) -> dict[str, Any]:
     """setup-gen: each pending draft's initial state (a replayed patch) and golden state."""
-    world = Path(state["world"])
+    world = Path(state.world)
     attempts = _load(state)
-    pending = set(state["pending"])
+    pending = set(state.pending)
     with Backend(world, _spec(state), _work(state)) as backend:
         _prepare([a for a in attempts if a.draft.key in pending], backend, World(world).seed_db, _work(state))
     _save(state, attempts)
@@ -159,18 +166,18 @@ def setup_node(state: TaskState) -> dict[str, Any]:
 def reward_node(state: TaskState) -> dict[str, Any]:
     """reward-gen, in its sandboxed process, for every pending draft whose setup stands."""
     attempts = _load(state)
-    pending = set(state["pending"])
-    _rewards([a for a in attempts if a.draft.key in pending], Path(state["world"]), _work(state),
-             state.get("policy", DEFAULT_POLICY), state.get("round", 0), state.get("rewardgen_sandbox", "bwrap"))
+    pending = set(state.pending)
+    _rewards([a for a in attempts if a.draft.key in pending], Path(state.world), _work(state),
+             state.policy, state.round, state.rewardgen_sandbox)
     _save(state, attempts)
     return {}
 
 
 def gate_node(state: TaskState) -> dict[str, Any]:
     """The executed gates (all but the UI one) for every pending draft."""
-    world = Path(state["world"])
+    world = Path(state.world)
     attempts = _load(state)
-    pending = [a for a in attempts if a.draft.key in set(state["pending"])]
+    pending = [a for a in attempts if a.draft.key in set(state.pending)]
     spec = _spec(state)
     with Backend(world, spec, _work(state)) as backend:
         runner = GateRunner(spec, backend, World(world).seed_db, _work(state))
@@ -179,24 +186,24 @@ def gate_node(state: TaskState) -> dict[str, Any]:
                 _gate(a, runner)
         runner.close()
     failed = [a.draft.key for a in pending if a.failure is not None]
-    say(f"gates: round {state.get('round', 0)}: {len(pending) - len(failed)}/{len(pending)} drafts pass")
+    say(f"gates: round {state.round}: {len(pending) - len(failed)}/{len(pending)} drafts pass")
     _save(state, attempts)
     return {"failed": failed}
 
 
 def route_after_gates(state: TaskState) -> str:
     """Repair while something failed and the round budget lasts; then the UI gate."""
-    spent = state.get("round", 0) - state.get("round_base", 0)
-    return "repair" if state.get("failed") and spent < MAX_ROUNDS else "ui"
+    spent = state.round - state.round_base
+    return "repair" if state.failed and spent < MAX_ROUNDS else "ui"
 
 
 def repair_node(state: TaskState) -> dict[str, Any]:
     """Repair each failed draft for its layer; the repaired ones run every gate again."""
-    world = Path(state["world"])
+    world = Path(state.world)
     spec = _spec(state)
     attempts = _load(state)
-    failed = set(state.get("failed", []))
-    round_no = state.get("round", 0) + 1
+    failed = set(state.failed)
+    round_no = state.round + 1
     proposer = Proposer(spec, World(world).seed_db)
     repaired = []
     for a in attempts:
@@ -212,16 +219,16 @@ def repair_node(state: TaskState) -> dict[str, Any]:
 
 
 def route_after_repair(state: TaskState) -> str:
-    return "setup" if state.get("pending") else "ui"
+    return "setup" if state.pending else "ui"
 
 
 def ui_node(state: TaskState) -> dict[str, Any]:
     """UI feasibility for every draft that passed the other gates."""
     attempts = _load(state)
-    if state.get("ui", True):
-        world = Path(state["world"])
+    if state.ui:
+        world = Path(state.world)
         ui_gate([a for a in attempts if a.failure is None], world, _spec(state), _work(state),
-                 state.get("workers", 2), say)
+                 state.workers, say)
     _save(state, attempts)
     return {}
 
@@ -232,39 +239,39 @@ def world_node(state: TaskState) -> dict[str, Any]:
     setup-gen, reward-gen and every gate again."""
     attempts = _load(state)
     failing = [a for a in attempts if a.failure is not None and a.failure.layer == "world"]
-    round_no = state.get("world_round", 0) + 1
+    round_no = state.world_round + 1
     if not failing or round_no > MAX_WORLD_ROUNDS:
         return {"pending": []}
-    world = Path(state["world"])
+    world = Path(state.world)
     failures = [WorldFailure(a.draft.key, a.draft.steps[0].workflow if a.draft.steps else None,
                              a.failure.kind, a.failure.message) for a in failing if a.failure is not None]
     say(f"world: handing {len(failures)} world-layer failures to the stage-one repairer")
-    records = hand_over(world, failures, round_no, state.get("ui", True))
+    records = hand_over(world, failures, round_no, state.ui)
     kept = [r for r in records if r.outcome in KEPT_OUTCOMES]
     outcome = ", ".join(f"{r.fixer} {r.outcome}" for r in records) or "no fixer applies"
     for a in failing:
         a.repairs.append(f"world defect handed to the stage-one repairer (round {round_no}): {outcome}")
     for r in records:
         say(f"world: round {round_no}: {r.fixer} → {r.outcome} ({len(r.files)} files){': ' + r.note if r.note else ''}")
-    history = [*state.get("world_repairs", []), *records_json(records)]
+    history = [*state.world_repairs, *records_json(records)]
     pending = [a.draft.key for a in attempts if kept and (a.failure is None or a.failure.layer == "world")]
     _save(state, attempts)
     return {"world_round": round_no, "world_repairs": history, "pending": pending, "failed": [],
-            "round_base": state.get("round", 0)}
+            "round_base": state.round}
 
 
 def route_after_world(state: TaskState) -> str:
-    return "setup" if state.get("pending") else "write"
+    return "setup" if state.pending else "write"
 
 
 def write_node(state: TaskState) -> dict[str, Any]:
     """Write `tasks/`, the manifest and the summary line; commit."""
-    world = Path(state["world"])
+    world = Path(state.world)
     attempts = _load(state)
     meta = json.loads((_work(state) / "proposer.json").read_text())
-    result = _write(world, _spec(state), attempts, state.get("round", 0),
-                    time.time() - state.get("started", time.time()), meta, state.get("ui", True),
-                    state.get("world_repairs", []), state.get("rewardgen_sandbox", "bwrap"))
+    seconds = 0.0 if state.started is None else time.time() - state.started
+    result = _write(world, _spec(state), attempts, state.round, seconds, meta, state.ui,
+                    state.world_repairs, state.rewardgen_sandbox)
     shutil.rmtree(_work(state), ignore_errors=True)
     say(result.summary())
     return {"status": result.summary()}
