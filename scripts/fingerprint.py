@@ -27,8 +27,25 @@ DEFAULT_SEEDS = ("seeds/mock.yaml", "seeds/echobank.yaml", "seeds/echomail.yaml"
 ARTIFACTS = ("spec.json", "data/seed.db", "claims.json", "tasks/tasks.jsonl")
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "missing"
+# Wall-clock fields, the only bytes a build may not repeat: the UI replay's time per trajectory.
+WALL_CLOCK = {"tasks/tasks.jsonl": ("trajectory", "seconds")}
+
+
+def _sha256(path: Path, name: str = "") -> str:
+    """The file's sha256; a task corpus is hashed with its wall-clock field left out (each line
+    re-serialised with sorted keys, so nothing else about it is forgiven)."""
+    if not path.is_file():
+        return "missing"
+    if name not in WALL_CLOCK:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    outer, inner = WALL_CLOCK[name]
+    lines = []
+    for line in path.read_text().splitlines():
+        record = json.loads(line)
+        if isinstance(record.get(outer), dict):
+            record[outer].pop(inner, None)
+        lines.append(json.dumps(record, sort_keys=True))
+    return hashlib.sha256(("\n".join(lines) + "\n").encode()).hexdigest()
 
 
 def fingerprint(seed: str, out: Path) -> dict[str, str]:
@@ -37,7 +54,7 @@ def fingerprint(seed: str, out: Path) -> dict[str, str]:
     subprocess.run([sys.executable, "-m", "factory", "world", str(REPO / seed), "--out", str(out), "--fresh"],
                    cwd=REPO, check=True, stdout=subprocess.DEVNULL)
     world = out / Path(seed).stem
-    found = {name: _sha256(world / name) for name in ARTIFACTS}
+    found = {name: _sha256(world / name, name) for name in ARTIFACTS}
     sys.stderr.write(f"{seed}: built and hashed in {time.monotonic() - started:.0f} s\n")
     return found
 

@@ -19,7 +19,7 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from factory.prove.repair import RepairRecord, repair_round
+from factory.prove.repair import KEPT_OUTCOMES, RepairRecord, repair_round
 from factory.prove.triage import Cluster, Triage
 from factory.verify.model import VerifyReport
 from factory.verify.run import verify_world
@@ -125,6 +125,11 @@ def hand_over(world: Path, failures: list[WorldFailure], round_no: int, ui: bool
     for r in records:
         log.info("world repair: %s → %s (%d files) %s", r.fixer, r.outcome, len(r.files), r.note)
     return records
+
+
+def kept_repairs(records: list[RepairRecord]) -> list[RepairRecord]:
+    """The repairs stage one kept (alone or together with the fixer after them)."""
+    return [r for r in records if r.outcome in KEPT_OUTCOMES]
 
 
 def records_json(records: list[RepairRecord]) -> list[dict[str, object]]:

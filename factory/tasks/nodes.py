@@ -26,14 +26,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from factory.errors import SetupError, TaskError
 from factory.progress import say
-from factory.prove.repair import KEPT_OUTCOMES
 from factory.runtime.client import Backend
 from factory.runtime.dbcopy import copy_db
 from factory.runtime.patch import apply_patch
 from factory.spec.model import Spec
 from factory.tasks.attempt import Attempt, dump_attempts, load_attempts
 from factory.tasks.gates import GateRunner
-from factory.tasks.handover import WorldFailure, hand_over, records_json
+from factory.tasks.handover import WorldFailure, hand_over, kept_repairs, records_json
 from factory.tasks.propose.proposer import Draft, Plan, Proposer
 from factory.tasks.record import task_record
 from factory.tasks.reward.gen import DEFAULT_POLICY, run_rewardgen
@@ -247,7 +246,7 @@ def world_node(state: TaskState) -> dict[str, Any]:
                              a.failure.kind, a.failure.message) for a in failing if a.failure is not None]
     say(f"world: handing {len(failures)} world-layer failures to the stage-one repairer")
     records = hand_over(world, failures, round_no, state.ui)
-    kept = [r for r in records if r.outcome in KEPT_OUTCOMES]
+    kept = kept_repairs(records)
     outcome = ", ".join(f"{r.fixer} {r.outcome}" for r in records) or "no fixer applies"
     for a in failing:
         a.repairs.append(f"world defect handed to the stage-one repairer (round {round_no}): {outcome}")
