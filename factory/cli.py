@@ -377,7 +377,7 @@ def _redteam(args: argparse.Namespace) -> int:
 
 def _loop_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-ui", action="store_true", help="skip the browser claims (faster)")
-    # one target for `world` and `prove`: the README's promise (at least 95% of the claims pass)
+    # one target for `world` and `prove` (factory.progress.DEFAULT_TARGET)
     p.add_argument("--target", type=float, default=progress.DEFAULT_TARGET,
                    help="stop repairing once this share of the claims passes (default %(default)s)")
     p.add_argument("--rounds", type=int, default=3, help="repair round budget (default %(default)s)")

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from factory.claims.compile import compile_claims, write_claims
-from factory.progress import say
+from factory.progress import DEFAULT_TARGET, say
 from factory.prove.repair import KEPT_OUTCOMES, repair_round
 from factory.prove.triage import Triage, triage, write_triage
 from factory.verify.model import VerifyReport
@@ -137,7 +137,7 @@ def repair(state: LoopState) -> dict[str, Any]:
 def route_after_verify(state: LoopState) -> str:
     """Stop at the target pass rate, at the round budget, or when a round made no progress."""
     last = state["history"][-1]
-    if last["rate"] >= state.get("target", 0.95):
+    if last["rate"] >= state.get("target", DEFAULT_TARGET):
         return "done"
     if state.get("round", 0) >= state.get("max_rounds", 3):
         return "done"
