@@ -12,7 +12,7 @@ PER_KIND ?= 1
 SEEDS := seeds/mock.yaml seeds/echobank.yaml seeds/echostay.yaml seeds/echomail.yaml \
          seeds/capabilities/datepickers.yaml seeds/capabilities/nested_filters.yaml
 
-.PHONY: help setup world worlds tasks check serve prove mutate redteam test test-fast lint bench schema clean
+.PHONY: help setup world seed-file worlds tasks check serve prove mutate redteam test test-fast lint bench schema clean
 
 help: ## list the targets
 	@echo "World factory — targets:"
@@ -28,8 +28,15 @@ $(VENV)/.installed: pyproject.toml
 setup: $(VENV)/.installed ## create the venv, install npm packages and Chromium (apt-get when root)
 	$(PY) -m factory setup
 
-world: setup ## build a world: make world SEED=seeds/echobank.yaml
+# A bad seed fails in a second, before any install or build: first the file must exist (even before
+# the venv is made), then the checker reads it (`file:line: key: message`), then setup, then the build.
+world: seed-file $(VENV)/.installed ## build a world (the seed is checked first): make world SEED=seeds/echobank.yaml
+	$(PY) -m factory check $(SEED)
+	$(PY) -m factory setup
 	$(PY) -m factory world $(SEED)
+
+seed-file:
+	@test -f "$(SEED)" || { echo "$(SEED): no such seed file (make world SEED=seeds/echobank.yaml)" >&2; exit 2; }
 
 worlds: setup ## build every seed in the repository
 	@for s in $(SEEDS); do $(PY) -m factory world $$s || exit $$?; done
@@ -37,17 +44,18 @@ worlds: setup ## build every seed in the repository
 tasks: setup ## (re)run stage two on a proven world: make tasks WORLD=worlds/echobank
 	$(PY) -m factory tasks $(WORLD)
 
-check: $(VENV)/.installed ## validate a seed without building: make check SEED=...
+check: seed-file $(VENV)/.installed ## validate a seed without building: make check SEED=...
 	$(PY) -m factory check $(SEED)
 
 serve: $(VENV)/.installed ## serve a built world on localhost: make serve WORLD=worlds/echobank
 	$(PY) -m factory serve $(WORLD) --port $(PORT)
 
-test: setup ## run the whole test suite (unit, integration with real servers, UI in Chromium)
-	$(PY) -m pytest -q
+test: setup ## the whole suite (unit, integration, UI in Chromium): ~12 min on 2 cores; unit only: make test-fast
+	@echo "make test: the whole suite takes about 12 minutes on 2 cores; make test-fast runs the unit tests only (~4 min)"
+	$(PY) -m pytest -q -rs
 
-test-fast: $(VENV)/.installed ## unit tests only
-	$(PY) -m pytest -q tests/unit
+test-fast: $(VENV)/.installed ## unit tests only (~4 min)
+	$(PY) -m pytest -q -rs tests/unit
 
 lint: $(VENV)/.installed ## ruff and mypy
 	$(PY) -m ruff check factory verifiers tests scripts bench
@@ -65,8 +73,9 @@ redteam: $(VENV)/.installed ## red-team a world's reward programs (exit 1 on a f
 bench: setup ## run the benchmarks; writes bench/results.json
 	$(PY) -m factory bench
 
-schema: $(VENV)/.installed ## regenerate factory/seed/schema.json from the seed models
+schema: $(VENV)/.installed ## regenerate factory/seed/schema.json and docs/task-record.schema.json from their models
 	$(PY) -m factory.seed.schema
+	$(PY) -m factory.tasks.model
 
 clean: ## remove built worlds and caches (keeps the venv)
 	rm -rf worlds/*/ worlds/.building-* .cache/node .pytest_cache

@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from verifiers import grade, load_reward  # noqa: E402  (importable only after the sys.path line above)
-from verifiers.reward import RewardProgram  # noqa: E402  (likewise)
+from verifiers.program import RewardProgram  # noqa: E402  (likewise)
 
 TARGET_MS = 5.0
 

@@ -15,8 +15,9 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from factory.bootstrap import ensure_node_modules
-from factory.world import build_world
+from factory.runtime.node import ensure_node_modules
+from factory.world.assemble import build_world
+from factory.world.layout import World
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_SEEDS = ["seeds/mock.yaml", "seeds/echobank.yaml", "seeds/echostay.yaml", "seeds/echomail.yaml",
@@ -87,8 +88,8 @@ def run_benchmarks(seeds: list[str] | None, output: Path, repeats: int = 3,
 def _stage_one_figures(tmp: Path, console: Console) -> list[dict[str, Any]]:
     """Verification time of echobank's claims, and the mutation kill and repair rates on mock."""
     from factory.claims.compile import compile_claims, write_claims
-    from factory.graph import run_stage_one
-    from factory.mutation_score import score_world
+    from factory.mutate.score import score_world
+    from factory.prove.graph import run_stage_one
     from factory.verify.run import verify_world
 
     out: list[dict[str, Any]] = []
@@ -114,11 +115,11 @@ def _proven_world(name: str, tmp: Path, console: Console) -> Path:
 
     from factory.claims.lock import check_lock
     from factory.errors import FactoryError
-    from factory.graph import run_stage_one
-    from factory.manifest import read_manifest
+    from factory.prove.graph import run_stage_one
+    from factory.world.manifest import read_manifest
 
     for index, candidate in enumerate((REPO / "worlds" / name, tmp / "verify" / name, tmp / "domain" / name)):
-        manifest = candidate / "manifest.json"
+        manifest = World(candidate).manifest_file
         if not (manifest.is_file() and read_manifest(manifest).claims_sha256):
             continue
         # checked and scored on a copy: worlds/ is only read
@@ -141,7 +142,7 @@ def fault_suite_figures(tmp: Path, console: Console) -> list[dict[str, Any]]:
     the overall and per-layer rates. $BENCH_FAULTS_PER_KIND faults per kind (default 1), over the kinds
     in $BENCH_FAULT_KINDS (comma-separated; default every kind).
     """
-    from factory.mutation_score import score_world
+    from factory.mutate.score import score_world
 
     per_kind = int(os.environ.get(FAULTS_PER_KIND_ENV) or 1)
     kinds = [k.strip() for k in (os.environ.get(FAULT_KINDS_ENV) or "").split(",") if k.strip()] or None
@@ -170,7 +171,7 @@ def fault_suite_figures(tmp: Path, console: Console) -> list[dict[str, Any]]:
 
 def _stage_two_figures(tmp: Path, console: Console) -> list[dict[str, Any]]:
     """Stage two on echobank (UI gate included)."""
-    from factory.tasks.stage import run_stage_two
+    from factory.tasks.graph import run_stage_two
 
     world = tmp / "verify" / "echobank"
     out: list[dict[str, Any]] = []
@@ -186,13 +187,13 @@ def _domain_worlds(tmp: Path, console: Console) -> dict[str, Path]:
     """Each domain world with a task corpus: the one in worlds/ when built (only read), else the
     one this bench built (echobank, in stage two above), else built here: proven, then stage two
     without the browser gate (the grader and the red team read only the corpus)."""
-    from factory.graph import run_stage_one
-    from factory.tasks.stage import run_stage_two
+    from factory.prove.graph import run_stage_one
+    from factory.tasks.graph import run_stage_two
 
     found: dict[str, Path] = {}
     for name in REDTEAM_WORLDS:
         for candidate in (REPO / "worlds" / name, tmp / "verify" / name, tmp / "domain" / name):
-            if (candidate / "tasks" / "tasks.jsonl").is_file():
+            if World(candidate).tasks_file.is_file():
                 found[name] = candidate
                 break
         else:

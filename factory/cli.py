@@ -8,74 +8,187 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import TracebackType
 
-from rich.console import Console
+from rich.console import Console, RenderableType
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    SpinnerColumn,
+    Task,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
+from rich.text import Text
 
+from factory import __version__, progress
 from factory.errors import FactoryError
+from factory.world.layout import SEED_DB, SPEC, World
 
 console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
+class _Counted(ProgressColumn):
+    """A column shown for counted tasks only: the status line (no total) leaves it blank."""
+
+    def __init__(self, inner: ProgressColumn) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def render(self, task: Task) -> RenderableType:
+        return Text("") if task.total is None else self.inner.render(task)
+
+
+class Display:
+    """The CLI's live view of a run: what the pipeline says, and a bar per counted task.
+
+    Installed as the `factory.progress` reporter and counter for the length of a command. On a
+    terminal: the lines said scroll above a status line (the last thing said) and one bar per
+    running counted task (count, elapsed, ETA). Elsewhere (a pipe, a CI log) nothing is redrawn:
+    the lines said, every tenth of a counted task, and its end, each as one plain line.
+    """
+
+    def __init__(self, console: Console, status: str) -> None:
+        self.console = console
+        self.live = console.is_terminal and not console.is_dumb_terminal
+        self.bars = Progress(SpinnerColumn(), TextColumn("{task.description}"),
+                             _Counted(BarColumn(bar_width=30)), _Counted(MofNCompleteColumn()),
+                             TimeElapsedColumn(), _Counted(TimeRemainingColumn()),
+                             console=console, transient=True, disable=not self.live)
+        self.status_text = status
+        self.status: TaskID | None = None
+        self.lock = threading.Lock()
+
+    def __enter__(self) -> Display:
+        self.bars.start()
+        self.status = self.bars.add_task(escape(self.status_text), total=None)
+        progress.set_reporter(self.say)
+        progress.set_counter(self.counter)
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        progress.set_reporter(None)
+        progress.set_counter(None)
+        self.bars.stop()
+
+    def say(self, message: str) -> None:
+        """One line said by the pipeline: printed, and the status line shows it until the next."""
+        self.console.print(f"  [dim]·[/dim] {escape(message)}")
+        if self.status is not None:
+            self.bars.update(self.status, description=escape(message))
+
+    def _task(self, bar: TaskID) -> Task:
+        # `Progress.tasks` is a list in creation order, not indexed by id: find the task by its id
+        return next(t for t in self.bars.tasks if t.id == bar)
+
+    @contextmanager
+    def counter(self, name: str, total: int) -> Iterator[progress.Advance]:
+        """A bar for one counted task; a plain line per tenth of it when nothing can be redrawn."""
+        if total <= 0:  # nothing to count: no bar, no line
+            yield _ignore
+            return
+        bar = self.bars.add_task(escape(name), total=total)
+        done, tenth = 0, 0
+
+        def advance(n: int = 1) -> None:
+            nonlocal done, tenth
+            self.bars.advance(bar, n)
+            with self.lock:  # held while printing too, so the lines of a log come in order
+                done += n
+                reached = min(10, done * 10 // total)
+                if self.live or reached <= tenth or reached == 10:
+                    tenth = max(tenth, reached)
+                    return
+                tenth = reached
+                remaining = self._task(bar).time_remaining
+                # no estimate from the first tenth alone: the quick claims come first and would promise too much
+                eta = f", about {_clock(remaining)} left" if remaining is not None and reached > 1 else ""
+                self.console.print(f"  [dim]·[/dim] {escape(name)}: {done}/{total}{eta}")
+
+        try:
+            yield advance
+        finally:
+            elapsed = self._task(bar).elapsed
+            self.bars.remove_task(bar)
+            self.bars.refresh()  # the finished bar goes now, not at the next tick, above which its line would print
+            took = f" in {_clock(elapsed)}" if elapsed is not None else ""
+            self.console.print(f"  [dim]·[/dim] {escape(name)}: {done}/{total}{took}")
+
+
+def _ignore(_n: int = 1) -> None:
+    """The `advance` of a task with nothing to count."""
+
+
+def _clock(seconds: float | None) -> str:
+    """Seconds as m:ss (h:mm:ss past an hour), the way the bars show time."""
+    whole = int(seconds or 0)
+    hours, rest = divmod(whole, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
+
+
 def _world(args: argparse.Namespace) -> int:
-    from factory import loop
-    from factory.graph import run_stage_one
-    from factory.world import build_world
+    # The seed is checked before the heavy imports and before anything is written: a typo fails
+    # in a second, with the checker's `file:line: key: message`, and leaves no world behind.
+    from factory.builder.build import build_spec
+    from factory.seed.loader import load_seed
 
-    with console.status(f"building {args.seed} ...") as status:
-        def progress(message: str) -> None:
-            console.print(f"  [dim]·[/dim] {message}")
-            status.update(message)
+    build_spec(load_seed(args.seed))
 
+    from factory.prove.graph import run_stage_one
+    from factory.world.assemble import build_world
+
+    with Display(console, f"building {args.seed} ...") as display:
         if args.build_only:
-            path = build_world(args.seed, args.out, progress=progress, frontend=not args.no_frontend).path
+            path = build_world(args.seed, args.out, progress=display.say, frontend=not args.no_frontend).path
         else:
-            loop.set_reporter(progress)
             state = run_stage_one(args.seed, args.out, ui=not args.no_ui, target=args.target, max_rounds=args.rounds,
                                   fresh=args.fresh)
             path = Path(state["world"])
             if not args.no_tasks:
-                _stage_two(path, args, progress)
+                _stage_two(path, args, display.say)
     _summary(path)
     return 0
 
 
-def _stage_two(path: Path, args: argparse.Namespace, progress: Callable[[str], None]) -> None:
-    from factory.tasks.stage import run_stage_two
-
-    # `world` resumes an interrupted stage two (unless --fresh); `tasks` reruns it (unless --resume).
+def _stage_two(path: Path, args: argparse.Namespace, say: Callable[[str], None]) -> None:
+    from factory.tasks.graph import run_stage_two
     fresh = args.fresh if args.command == "world" else not args.resume
-    run_stage_two(path, total=args.tasks, ui=not args.no_ui, workers=args.workers, say=progress, fresh=fresh,
+    run_stage_two(path, total=args.tasks, ui=not args.no_ui, workers=args.workers, say=say, fresh=fresh,
                   unsafe_sandbox=args.unsafe_sandbox)
 
 
 def _tasks(args: argparse.Namespace) -> int:
-    from factory.world import open_world
+    from factory.world.assemble import open_world
 
     root = open_world(args.world)
-    with console.status(f"stage two on {root} ...") as status:
-        def progress(message: str) -> None:
-            console.print(f"  [dim]·[/dim] {message}")
-            status.update(message)
-
-        _stage_two(root, args, progress)
+    with Display(console, f"stage two on {root} ...") as display:
+        _stage_two(root, args, display.say)
     _summary(root)
     return 0
 
 
 def _summary(path: Path) -> None:
-    from factory.manifest import read_manifest, sha256_file
-    from factory.world import text_sha256
+    from factory.world.assemble import text_sha256
+    from factory.world.manifest import read_manifest, sha256_file
 
-    m = read_manifest(path / "manifest.json")
+    m = read_manifest(World(path).manifest_file)
     # hashes are recomputed from the files, never read back from the manifest
-    spec_sha = text_sha256((path / "spec.json").read_text())
-    db_sha = sha256_file(path / "data" / "seed.db")
+    spec_sha = text_sha256(World(path).spec_file.read_text())
+    db_sha = sha256_file(World(path).seed_db)
     console.print(f"[green]world:[/green] {m.world} → {path}")
     console.print(f"  spec sha256 {spec_sha[:16]}  seed db sha256 {db_sha[:16]}")
-    for name, recorded, actual in (("spec.json", m.spec_sha256, spec_sha), ("data/seed.db", m.seed_db_sha256, db_sha)):
+    for name, recorded, actual in ((SPEC, m.spec_sha256, spec_sha), (SEED_DB, m.seed_db_sha256, db_sha)):
         if recorded != actual:
             console.print(f"  [yellow]{name} changed since the build[/yellow] (manifest {recorded[:12]}, file {actual[:12]})")
     console.print(f"  {m.users} users, {m.entities} entities, {m.workflows} workflows, {sum(m.counts.values())} rows")
@@ -94,20 +207,19 @@ def _summary(path: Path) -> None:
 
 
 def _prove(args: argparse.Namespace) -> int:
-    from factory import loop
-    from factory.graph import run_stage_one
-    from factory.world import open_world
+    from factory.prove.graph import run_stage_one
+    from factory.world.assemble import open_world
 
     root = open_world(args.world)
-    loop.set_reporter(lambda message: console.print(f"  [dim]·[/dim] {message}"))
-    run_stage_one(world=str(root), ui=not args.no_ui, target=args.target, max_rounds=args.rounds, fresh=args.fresh,
-                  recompile_claims=args.recompile_claims)
+    with Display(console, f"proving {root} ..."):
+        run_stage_one(world=str(root), ui=not args.no_ui, target=args.target, max_rounds=args.rounds, fresh=args.fresh,
+                      recompile_claims=args.recompile_claims)
     _summary(root)
     return 0
 
 
 def _check(args: argparse.Namespace) -> int:
-    from factory.builder import build_spec
+    from factory.builder.build import build_spec
     from factory.seed.loader import load_seed
 
     spec = build_spec(load_seed(args.seed))
@@ -119,17 +231,17 @@ def _check(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from factory.spec.model import Spec
-    from factory.world import open_world
+    from factory.world.assemble import open_world
 
     root = open_world(args.world).resolve()
-    spec = Spec.model_validate_json((root / "spec.json").read_text())
-    run = root / "run"
+    spec = Spec.model_validate_json(World(root).spec_file.read_text())
+    run = World(root).run_dir
     run.mkdir(exist_ok=True)
     db = run / "app.db"
     if args.fresh or not db.exists():
         for leftover in run.glob("app.db*"):
             leftover.unlink()
-        shutil.copyfile(root / "data" / "seed.db", db)  # never serve the seed database itself
+        shutil.copyfile(World(root).seed_db, db)  # never serve the seed database itself
     table = Table(title=f"{spec.title} — http://{args.host}:{args.port}/")
     for column in ("username", "password", "name"):
         table.add_column(column)
@@ -142,7 +254,7 @@ def _serve(args: argparse.Namespace) -> int:
     command = [sys.executable, "-m", "backend.app", "--host", args.host, "--port", str(args.port), "--db", str(db)]
     if args.user:
         command += ["--user", args.user]
-    child = subprocess.Popen(command, cwd=root / "app")
+    child = subprocess.Popen(command, cwd=World(root).app_dir)
     # stopping `factory serve` must stop the app too, or it would keep the port (and pipes) open
     signal.signal(signal.SIGTERM, lambda _signum, _frame: child.terminate())
     try:
@@ -161,9 +273,11 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _setup(args: argparse.Namespace) -> int:
-    from factory.bootstrap import bootstrap
+    from factory.runtime.bootstrap import bootstrap
 
-    for what, where in bootstrap(chromium=not args.no_chromium).items():
+    with Display(console, "setting up ..."):  # apt-get may wait for another install: it says so
+        found = bootstrap(chromium=not args.no_chromium)
+    for what, where in found.items():
         console.print(f"  [green]✓[/green] {what}: {where}")
     return 0
 
@@ -171,9 +285,9 @@ def _setup(args: argparse.Namespace) -> int:
 def _mutate(args: argparse.Namespace) -> int:
     from rich.markup import escape
 
-    from factory.mutate import suite_of
-    from factory.mutation_score import FaultOutcome, score_world
-    from factory.world import open_world
+    from factory.mutate.run import suite_of
+    from factory.mutate.score import FaultOutcome, score_world
+    from factory.world.assemble import open_world
 
     root = open_world(args.world)
     repair = not args.no_repair
@@ -217,7 +331,7 @@ def _redteam(args: argparse.Namespace) -> int:
     from rich.markup import escape
 
     from factory.redteam import RedTeamError, run_redteam
-    from factory.world import open_world
+    from factory.world.assemble import open_world
 
     root = open_world(args.world).resolve()
     out = Path(args.json).resolve() if args.json else None
@@ -261,16 +375,18 @@ def _redteam(args: argparse.Namespace) -> int:
     return 1 if report.false_positives() else 0
 
 
-def _loop_options(p: argparse.ArgumentParser, target: float = 0.95) -> None:
+def _loop_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-ui", action="store_true", help="skip the browser claims (faster)")
-    p.add_argument("--target", type=float, default=target, help=f"stop when this share of claims passes (default {target})")
-    p.add_argument("--rounds", type=int, default=3, help="repair round budget")
+    # one target for `world` and `prove` (factory.progress.DEFAULT_TARGET)
+    p.add_argument("--target", type=float, default=progress.DEFAULT_TARGET,
+                   help="stop repairing once this share of the claims passes (default %(default)s)")
+    p.add_argument("--rounds", type=int, default=3, help="repair round budget (default %(default)s)")
     p.add_argument("--fresh", action="store_true", help="ignore a checkpoint of an interrupted run")
 
 
 def _task_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tasks", type=int, default=190, help="task drafts to propose (default 190)")
-    p.add_argument("--workers", type=int, default=2, help="parallel browsers for the UI gate")
+    p.add_argument("--workers", type=int, default=2, help="parallel browsers for the UI gate (default %(default)s)")
     p.add_argument("--unsafe-sandbox", action="store_true",
                    help="run reward-gen without Linux namespaces (bubblewrap), in a plain process with an "
                         "audit hook only; recorded in the manifest. Without it reward-gen refuses to run "
@@ -279,10 +395,12 @@ def _task_options(p: argparse.ArgumentParser) -> None:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="factory", description="A factory of verified worlds")
-    p.add_argument("-v", "--verbose", action="store_true")
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}",
+                   help="print the factory's version and exit")
+    p.add_argument("-v", "--verbose", action="store_true", help="log what every stage does (INFO level)")
     sub = p.add_subparsers(dest="command", required=True)
     w = sub.add_parser("world", help="build a world from a seed")
-    w.add_argument("seed")
+    w.add_argument("seed", help="the seed file, e.g. seeds/echobank.yaml (checked first: a bad seed writes nothing)")
     w.add_argument("--out", default="worlds", help="directory holding worlds (default: worlds)")
     w.add_argument("--no-frontend", action="store_true", help="with --build-only: skip the React build")
     w.add_argument("--build-only", action="store_true", help="build the app and database, skip claims and repair")
@@ -291,40 +409,41 @@ def parser() -> argparse.ArgumentParser:
     _task_options(w)
     w.set_defaults(run=_world)
     pr = sub.add_parser("prove", help="compile claims for a built world, verify, triage and repair it")
-    pr.add_argument("world")
+    pr.add_argument("world", help="a built world, e.g. worlds/echobank")
     pr.add_argument("--recompile-claims", action="store_true",
                     help="rewrite claims.json from the seed instead of refusing one that differs")
-    _loop_options(pr, target=1.0)  # a world under repair aims at every claim
+    _loop_options(pr)
     pr.set_defaults(run=_prove)
     t = sub.add_parser("tasks", help="(re)run stage two on a proven world: propose, set up, reward, gate")
-    t.add_argument("world")
+    t.add_argument("world", help="a proven world, e.g. worlds/echobank")
     t.add_argument("--no-ui", action="store_true", help="skip the UI-feasibility gate (faster)")
     t.add_argument("--resume", action="store_true", help="continue an interrupted run instead of starting over")
     _task_options(t)
     t.set_defaults(run=_tasks)
     c = sub.add_parser("check", help="validate a seed and type-check its expressions, writing nothing")
-    c.add_argument("seed")
+    c.add_argument("seed", help="the seed file to check, e.g. seeds/echobank.yaml")
     c.set_defaults(run=_check)
     s = sub.add_parser("serve", help="serve a built world on localhost")
-    s.add_argument("world")
-    s.add_argument("--host", default="127.0.0.1")
-    s.add_argument("--port", type=int, default=8000)
+    s.add_argument("world", help="a built world, e.g. worlds/echobank")
+    s.add_argument("--host", default="127.0.0.1", help="address to listen on (default %(default)s)")
+    s.add_argument("--port", type=int, default=8000, help="port to listen on (default %(default)s)")
     s.add_argument("--user", default=None, help="act as this user when no one is logged in")
     s.add_argument("--fresh", action="store_true", help="start from a fresh copy of the seed database")
-    s.add_argument("--show-users", type=int, default=8)
+    s.add_argument("--show-users", type=int, default=8,
+                   help="logins to list at start (default %(default)s; the world's README lists them all)")
     s.set_defaults(run=_serve)
     mu = sub.add_parser("mutate", help="inject seeded faults into copies of a proven world; kill and repair rates")
-    mu.add_argument("world")
+    mu.add_argument("world", help="a proven world, e.g. worlds/echobank (only copies of it are changed)")
     mu.add_argument("--kind", action="append", help="fault kind (repeatable; default: every kind of the suite)")
     mu.add_argument("--suite", choices=("classic", "independent"), default=None,
                     help="fault suite: classic (11 kinds) or independent (30 kinds); default: the suite of the "
                          "--kind given, else classic")
     mu.add_argument("--per-kind", type=int, default=1, help="faults per kind, at distinct sites while there are")
-    mu.add_argument("--seed", type=int, default=0)
+    mu.add_argument("--seed", type=int, default=0, help="seed of the fault sites chosen (default %(default)s)")
     mu.add_argument("--no-repair", action="store_true", help="measure kills only (no repair loop)")
     mu.set_defaults(run=_mutate)
     rt = sub.add_parser("redteam", help="grade adversarial states and answers of every task; exit 1 on a false positive")
-    rt.add_argument("world")
+    rt.add_argument("world", help="a world with a task corpus, e.g. worlds/echobank")
     rt.add_argument("--tasks", type=int, default=None, help="red-team the first N tasks only (default: all)")
     rt.add_argument("--seed", type=int, default=0, help="seed of the row choices (default 0)")
     rt.add_argument("--json", default=None, help="write the full result here (never inside the world)")
@@ -335,12 +454,13 @@ def parser() -> argparse.ArgumentParser:
     rt.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     rt.set_defaults(run=_redteam)
     u = sub.add_parser("setup", help="install the npm packages and Chromium the builds and tests need")
-    u.add_argument("--no-chromium", action="store_true")
+    u.add_argument("--no-chromium", action="store_true",
+                   help="do not install Chromium (only browser claims, the UI gate and UI tests need it)")
     u.set_defaults(run=_setup)
     b = sub.add_parser("bench", help="run the benchmarks and write bench/results.json")
-    b.add_argument("--seeds", nargs="*", default=None)
-    b.add_argument("--output", default="bench/results.json")
-    b.add_argument("--repeats", type=int, default=3)
+    b.add_argument("--seeds", nargs="*", default=None, help="seed files to benchmark (default: the built-in list)")
+    b.add_argument("--output", default="bench/results.json", help="where to write the results (default %(default)s)")
+    b.add_argument("--repeats", type=int, default=3, help="runs per measurement (default %(default)s)")
     b.set_defaults(run=_bench)
     return p
 

@@ -50,3 +50,15 @@ class TaskError(FactoryError):
 class PredictionError(FactoryError):
     """A workflow's database effects cannot be predicted: an unknown or invisible row, a parameter
     the app would reject, or an effect the database would refuse."""
+
+
+class ClientError(WorldError):
+    """A built world's app refused the client that acts as a user (a login, a rebinding)."""
+
+
+class SetupError(TaskError):
+    """The backend refused a setup or golden step; `status` and `detail` say how."""
+
+    def __init__(self, message: str, status: int = 0, detail: str = "") -> None:
+        self.status, self.detail = status, detail
+        super().__init__(message)

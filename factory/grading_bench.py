@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from factory.tasks.setupgen import apply_patch, copy_db
+from factory.runtime.dbcopy import copy_db
+from factory.runtime.patch import apply_patch
+from factory.world.layout import World
 from verifiers.grade import grade
 
 REPEATS = 3  # the fastest of a few runs: the machine's other work is not the grader's cost
@@ -48,8 +50,8 @@ def _timed(record: dict[str, Any], initial: Path, final: Path, answer: object) -
 
 def grading_samples(world: Path, work: Path) -> dict[str, list[float]]:
     """Per task type, the grading time (ms) of each task's golden pair; and the floor's."""
-    seed = world / "data" / "seed.db"
-    records = [json.loads(line) for line in (world / "tasks" / "tasks.jsonl").read_text().splitlines()]
+    seed = World(world).seed_db
+    records = [json.loads(line) for line in World(world).tasks_file.read_text().splitlines()]
     samples: dict[str, list[float]] = {"read": [], "write": [], "floor": [], "not_one": []}
     for i, record in enumerate(records):
         initial = apply_patch(seed, record["setup"]["patch"], work / f"{i}-initial.db")

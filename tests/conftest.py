@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from factory.browser import launch
-from factory.runner import AppServer, fresh_db
-from factory.world import build_world
+from factory.runtime.browser import launch
+from factory.runtime.server import AppServer, fresh_db
+from factory.world.assemble import build_world
 
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = REPO / "seeds"

@@ -1,6 +1,7 @@
 """Standalone grading and checking runtime (standard library only): diffs, reward programs, grades."""
 
-from verifiers.dbdiff import DbDiff, RowChange, TableDiff, diff_databases
+from verifiers.changes import DbDiff, RowChange, TableDiff
+from verifiers.dbdiff import diff_databases
 from verifiers.errors import (
     CheckError,
     DatabaseError,
@@ -16,7 +17,8 @@ from verifiers.errors import (
 )
 from verifiers.grade import CheckResult, Grade, grade
 from verifiers.normalize import match_answer
-from verifiers.reward import RewardProgram, load_reward
+from verifiers.program import RewardProgram
+from verifiers.reward import load_reward
 from verifiers.schemadiff import SchemaChange
 from verifiers.sqlrender import render_sqldiff
 

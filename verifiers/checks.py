@@ -15,17 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
-from verifiers.dbdiff import (
-    AFTER,
-    BEFORE,
-    DbDiff,
-    Row,
-    TableDiff,
-    Value,
-    diff_attached,
-    open_pair,
-    sqlite_order,
-)
+from verifiers.changes import DbDiff, Row, TableDiff, Value, sqlite_order
+from verifiers.dbdiff import AFTER, BEFORE, diff_attached, open_pair
 from verifiers.errors import (
     CheckError,
     NotADatabaseError,
@@ -33,7 +24,7 @@ from verifiers.errors import (
     UnknownTableError,
 )
 from verifiers.normalize import Answer, match_answer
-from verifiers.reward import (
+from verifiers.program import (
     AnswerCheck,
     Check,
     DiffWithin,

@@ -27,7 +27,8 @@ from verifiers.errors import (
     RewardProgramError,
 )
 from verifiers.normalize import Answer
-from verifiers.reward import DiffWithin, RewardProgram, SqlCheck, Unchanged, load_reward
+from verifiers.program import DiffWithin, RewardProgram, SqlCheck, Unchanged
+from verifiers.reward import load_reward
 from verifiers.states import checked_path, settled, table_names
 
 

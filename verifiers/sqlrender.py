@@ -15,7 +15,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 
-from verifiers.dbdiff import DbDiff, Key, Row, RowChange, TableDiff, Value, key_order
+from verifiers.changes import DbDiff, Key, Row, RowChange, TableDiff, Value, key_order
 from verifiers.schemadiff import SchemaChange
 
 # SQLite's keyword list (https://sqlite.org/lang_keywords.html); sqldiff quotes these names.

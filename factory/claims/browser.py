@@ -20,6 +20,7 @@ from typing import Any
 from factory.claims.behaviour import footprint
 from factory.claims.context import ClaimContext
 from factory.claims.model import Claim, UiGetter, UiPasses
+from factory.predict.rows import World
 from factory.spec.model import (
     EntitySpec,
     FieldSpec,
@@ -27,7 +28,6 @@ from factory.spec.model import (
     ParamSpec,
     WorkflowSpec,
 )
-from factory.tasks.rows import World
 
 Rows = list[sqlite3.Row]
 

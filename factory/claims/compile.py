@@ -18,17 +18,19 @@ from factory.claims.data import data_claims
 from factory.claims.model import ClaimSet
 from factory.claims.oracle import Call, Oracle
 from factory.claims.ownership import ownership_claims
+from factory.claims.reasons import explain
 from factory.claims.routes import route_claims
 from factory.claims.search import Witness, WitnessSearch
+from factory.claims.setups import with_repeats, with_setups
 from factory.claims.state import state_claims
 from factory.claims.validation import validation_claims
 from factory.claims.witness import SeedRows
-from factory.manifest import sha256_file
 from factory.spec.model import Spec
-from factory.world import spec_json, text_sha256
+from factory.world.assemble import spec_json, text_sha256
+from factory.world.layout import CLAIMS, World
+from factory.world.manifest import sha256_file
 
 log = logging.getLogger(__name__)
-CLAIMS_FILE = "claims.json"
 
 
 def claims_text(claims: ClaimSet) -> str:
@@ -45,8 +47,8 @@ def compile_claims(world: Path, spec: Spec | None = None, db: Path | None = None
 
     Nothing here runs the world's app, so compiling again from the same spec and database gives the
     same bytes; `prove` does exactly that to check the lock (see `factory.claims.lock`)."""
-    spec = spec or Spec.model_validate_json((world / "spec.json").read_text())
-    db = db or world / "data" / "seed.db"
+    spec = spec or Spec.model_validate_json(World(world).spec_file.read_text())
+    db = db or World(world).seed_db
     oracle = Oracle(spec, db)
     try:
         witnesses = find_witnesses(spec, oracle)
@@ -76,18 +78,18 @@ def find_witnesses(spec: Spec, oracle: Oracle) -> dict[str, Witness]:
     examples = {name: Call(name, w.user, w.params) for name, w in witnesses.items()
                 if w.user is not None and w.params is not None}
     for wf in workflows:
-        search.with_setups(wf, witnesses[wf.name], examples)
-        search.with_repeats(wf, witnesses[wf.name], examples)
-        search.explain(wf, witnesses[wf.name])
+        with_setups(search, wf, witnesses[wf.name], examples)
+        with_repeats(search, wf, witnesses[wf.name], examples)
+        explain(spec, wf, witnesses[wf.name])
     return witnesses
 
 
 def write_claims(world: Path, claims: ClaimSet) -> str:
     """Write `claims.json` and its lock; return the lock hash."""
     text = claims_text(claims)
-    (world / CLAIMS_FILE).write_text(text)
+    (world / CLAIMS).write_text(text)
     return claims_sha256(text)
 
 
 
-__all__ = ["CLAIMS_FILE", "claims_sha256", "claims_text", "compile_claims", "shadowed_by_bounds", "write_claims"]
+__all__ = ["claims_sha256", "claims_text", "compile_claims", "shadowed_by_bounds", "write_claims"]

@@ -32,6 +32,7 @@ from factory.errors import ExpressionError
 from factory.expr.pycode import cents
 from factory.expr.syntax import Binary, Call, Literal, Name, Node, Unary, parse
 from factory.expr.typecheck import is_numeric_literal
+from factory.predict.rows import money_text
 from factory.spec.model import (
     EffectSpec,
     EntitySpec,
@@ -41,7 +42,6 @@ from factory.spec.model import (
     StorySpec,
     WorkflowSpec,
 )
-from factory.tasks.rows import money_text
 
 log = logging.getLogger(__name__)
 _TEXT = ("string", "text", "email")  # the field types a search can match (the app lowers and LIKEs them)

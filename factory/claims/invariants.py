@@ -3,7 +3,7 @@
 The verifier used to run the world's generated `app/backend/invariants.py`; a repair (or a fault)
 could edit that file to pass while the data broke the invariant. Here each `InvariantSpec` is
 interpreted from its seed sources over the database with the expression semantics of
-`factory.tasks.effects` (the independent interpreter reward generation already relies on).
+`factory.predict.effects` (the independent interpreter reward generation already relies on).
 
 The semantics reproduce the generated checker's (`rows_py`, `row_var`, `check_py`):
 `select(Model).where(<selector>).order_by(Model.id)` picks a row only when the selector's
@@ -22,9 +22,11 @@ from pathlib import Path
 from factory.errors import ExpressionError, FactoryError, PredictionError, WorldError
 from factory.expr.syntax import Node, Query, parse, parse_rows
 from factory.expr.typecheck import BOOL, INT, Schema, Scope, Type, check, field_type
+from factory.predict.interpreter import Interpreter
+from factory.predict.overlay import Ref, Rows
 from factory.seed.loader import load_seed
 from factory.spec.model import InvariantSpec, Spec
-from factory.tasks.effects import _Interpreter, _Ref, _Rows
+from factory.world.layout import World
 
 
 class InvariantError(FactoryError):
@@ -60,9 +62,9 @@ def invariant_violations(spec: Spec, db: Path, invariant: InvariantSpec) -> list
     """Ids of the rows of `db` that break `invariant`, in id order (empty when the data is consistent)."""
     selector, condition = compiled(spec, invariant)
     today = dt.date.fromisoformat(spec.today)  # the app's frozen clock (`Clock.today`)
-    rows = _Rows(spec, Path(db))
+    rows = Rows(spec, Path(db))
     try:
-        picker = _Interpreter(rows, {}, today, invariant.for_each or "")
+        picker = Interpreter(rows, {}, today, invariant.for_each or "")
         found: list[int] = []
         try:
             table = rows.table(selector.entity)
@@ -73,8 +75,8 @@ def invariant_violations(spec: Spec, db: Path, invariant: InvariantSpec) -> list
             try:
                 if selector.where is not None and picker.sql(selector.where, selector.var, row) is not True:
                     continue
-                env = {selector.var: _Ref(selector.entity, row_id)}
-                holds = _Interpreter(rows, env, today, invariant.source).value(condition)
+                env = {selector.var: Ref(selector.entity, row_id)}
+                holds = Interpreter(rows, env, today, invariant.source).value(condition)
             except PredictionError:
                 holds = False  # not computable for this row: see the module docstring
             if not holds:
@@ -89,7 +91,7 @@ def with_row_selectors(spec: Spec, world: Path) -> list[InvariantSpec]:
     predates `InvariantSpec.for_each`; the seed must be the one the spec was built from (same sha256)."""
     if all(inv.for_each is not None for inv in spec.invariants):
         return list(spec.invariants)
-    path = world / "seed.yaml"
+    path = World(world).seed_file
     if not path.is_file():
         raise WorldError(f"{path} is missing, and the spec keeps no row selector of its invariants; rebuild the world")
     loaded = load_seed(path)

@@ -24,11 +24,12 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from factory.claims.compile import CLAIMS_FILE, claims_sha256, claims_text, compile_claims
+from factory.claims.compile import claims_sha256, claims_text, compile_claims
 from factory.claims.model import ClaimSet
 from factory.errors import ClaimsTampered, WorldError
-from factory.manifest import sha256_file
 from factory.spec.model import Spec
+from factory.world.layout import CLAIMS, World
+from factory.world.manifest import sha256_file
 
 __all__ = ["ClaimsTampered", "LockResult", "Truth", "check_lock", "derive_truth", "restore_claims"]
 log = logging.getLogger(__name__)
@@ -105,12 +106,12 @@ def _templates_sha256() -> str:
 
 def derive_truth(world: Path) -> Truth:
     """Build the spec from `seed.yaml` and seed a database from it, as a fresh build would."""
-    from factory.builder import build_spec
+    from factory.builder.build import build_spec
     from factory.compiler.backend import render_backend
     from factory.seed.loader import load_seed
-    from factory.world import seed_database, spec_json, text_sha256
+    from factory.world.assemble import seed_database, spec_json, text_sha256
 
-    seed = world / "seed.yaml"
+    seed = World(world).seed_file
     if not seed.is_file():
         raise WorldError(f"{seed} is missing: a world's claims are derived from its seed")
     spec = build_spec(load_seed(seed))
@@ -136,14 +137,14 @@ def check_lock(world: Path) -> LockResult:
     """Recompile the claims from the truth; raise ClaimsTampered when `claims.json` differs."""
     truth = derive_truth(world)
     drift = []
-    spec_file = world / "spec.json"
+    spec_file = World(world).spec_file
     if not spec_file.is_file() or spec_file.read_text() != truth.spec_text:
         drift.append("spec.json differs from the spec seed.yaml gives")
-    seed_db = world / "data" / "seed.db"
+    seed_db = World(world).seed_db
     if not seed_db.is_file() or sha256_file(seed_db) != truth.db_sha256:
         drift.append("data/seed.db differs from the database the spec seeds")
     claims, text = _compiled(world, truth)
-    path = world / CLAIMS_FILE
+    path = world / CLAIMS
     current = path.read_text() if path.is_file() else ""
     if current != text:
         raise ClaimsTampered(f"{path} is not what the world's seed compiles to ({_first_difference(current, claims)}); "
@@ -156,7 +157,7 @@ def restore_claims(world: Path) -> LockResult:
     """Write `claims.json` as the world's seed compiles it (the explicit way to replace an edited one)."""
     truth = derive_truth(world)
     claims, text = _compiled(world, truth)
-    (world / CLAIMS_FILE).write_text(text)
+    (world / CLAIMS).write_text(text)
     return LockResult(claims=claims, text=text, digest=claims_sha256(text))
 
 

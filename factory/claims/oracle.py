@@ -3,7 +3,7 @@
 Claims are a deterministic function of the spec and the seed database, so `prove` can compile them
 again and compare. Nothing here runs the generated code: the rows a form offers come from the
 parameter's option filter (its seed source, in SQL's three-valued logic), and the outcome of a
-sequence of calls from the expression interpreter of stage two (`factory.tasks.effects.predict`),
+sequence of calls from the expression interpreter of stage two (`factory.predict.effects.predict`),
 which replays preconditions and effects the way the seed defines them.
 
 An `Outcome` is what the last call answers (200, 409 with the precondition, or the 4xx the app's
@@ -25,10 +25,13 @@ from factory.errors import ExpressionError, PredictionError
 from factory.expr.pycode import mentions
 from factory.expr.syntax import Query, parse
 from factory.expr.typecheck import BOOL, INT, Scope, Type, check, field_type
-from factory.spec.model import Spec, WorkflowSpec
-from factory.tasks.effects import Prediction, Step, predict
+from factory.predict.effects import predict
+from factory.predict.overlay import Prediction
 
 # What the interpreter's refusals mean over HTTP, by the words its messages use.
+from factory.runtime.step import Step
+from factory.spec.model import Spec, WorkflowSpec
+
 _STATUS_WORDS = (("does not exist or is not visible", 404), ("would repeat the unique", 409),
                  ("would break the reference", 409), ("would reject parameter", 422), ("would refuse to store", 422),
                  ("must be", 422), ("is missing", 422), ("unknown parameter", 422))
@@ -107,7 +110,8 @@ class Oracle:
         A filter that names only the row (`it`), `me` and constants has the same value per row
         whichever row the parameter is bound to, so one scan answers for all of them; a filter
         that names the parameter itself (None here) is asked row by row by `_where_holds`."""
-        from factory.tasks.effects import _Interpreter, _Ref, _Rows  # the interpreter's own row model
+        from factory.predict.interpreter import Interpreter
+        from factory.predict.overlay import Ref, Rows  # the interpreter's own row model
 
         probe = f"exists(it in {entity} where ({source}))"
         try:
@@ -117,10 +121,10 @@ class Oracle:
             return set()  # as `_where_holds` answers for a filter that does not check: no row
         if not isinstance(node, Query) or node.where is None or mentions(node.where, param):
             return None
-        rows = _Rows(self.spec, self.db)
+        rows = Rows(self.spec, self.db)
         held: set[int] = set()
         try:
-            interpreter = _Interpreter(rows, {"me": _Ref("user", user)}, self.today, probe)
+            interpreter = Interpreter(rows, {"me": Ref("user", user)}, self.today, probe)
             for row_id, row in rows.table(entity).items():
                 try:
                     if interpreter.sql(node.where, node.var, row) is True:
@@ -146,20 +150,21 @@ class Oracle:
         return outcome is True
 
     def _evaluate(self, wf: WorkflowSpec, user: int, source: str, params: dict[str, Any]) -> Any:
-        from factory.tasks.effects import _Interpreter, _Ref, _Rows  # the interpreter's own row model
+        from factory.predict.interpreter import Interpreter
+        from factory.predict.overlay import Ref, Rows  # the interpreter's own row model
 
         try:
             node = parse(source)
             check(source, node, self._scope(wf), BOOL, False)
         except ExpressionError:
             return None
-        rows = _Rows(self.spec, self.db)
+        rows = Rows(self.spec, self.db)
         try:
-            env: dict[str, Any] = {"me": _Ref("user", user)}
+            env: dict[str, Any] = {"me": Ref("user", user)}
             for p in wf.params:
                 if p.name in params:
-                    env[p.name] = _Ref(p.ref or "", params[p.name]) if p.type == "reference" else params[p.name]
-            return _Interpreter(rows, env, self.today, source).value(node)
+                    env[p.name] = Ref(p.ref or "", params[p.name]) if p.type == "reference" else params[p.name]
+            return Interpreter(rows, env, self.today, source).value(node)
         except PredictionError:
             return None
         finally:

@@ -15,7 +15,8 @@ For each workflow reference parameter:
 - option list (`GET /api/workflows/<wf>/options/<param>`): exactly the rows the form may offer the
   user, visible to them and passing the parameter's filter. The filter's seed source (`where`) is
   evaluated by the expression interpreter of stage two in SQL's logic; a spec written before the
-  source was kept falls back to the compiled form (`where_py`), translated to SQL here;
+  source was kept falls back to the compiled form (`where_py`), translated to SQL by
+  `factory.claims.filter_sql`;
 - the call: the workflow as a user, with another user's row in that parameter and the user's own
   rows in the others, is refused (404) and changes nothing.
 
@@ -24,7 +25,6 @@ Every expected value comes from the spec and the seed database alone; nothing he
 
 from __future__ import annotations
 
-import ast
 import datetime as dt
 import re
 import sqlite3
@@ -33,13 +33,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 from factory.claims.context import ClaimContext
+from factory.claims.filter_sql import compiled_filter_sql
 from factory.claims.model import Claim, EntriesAre, HttpGetter, HttpStep, IdsAmong, RejectedUnchanged, StatusIs
 from factory.claims.witness import range_candidates, scalar_candidates
 from factory.errors import ExpressionError, PredictionError
 from factory.expr.syntax import Node, parse
 from factory.expr.typecheck import BOOL, INT, Scope, Type, check, field_type
+from factory.predict.interpreter import Interpreter
+from factory.predict.overlay import Ref, Rows  # the interpreter's own row model
 from factory.spec.model import EntitySpec, FilterSpec, ParamSpec, UserSpec, WorkflowSpec
-from factory.tasks.effects import _Interpreter, _Ref, _Rows  # the interpreter's own row model
 
 PAGE = 100  # the app's largest page: one request shows a user's first 100 rows
 SAMPLE = 24  # foreign ids named per claim (the exact answer catches the rest)
@@ -72,69 +74,6 @@ def spread(ids: list[int], n: int = SAMPLE) -> list[int]:
     return list(dict.fromkeys(ids[round(i * step)] for i in range(n)))
 
 
-# ---- the option filter of an older spec: its compiled SQLAlchemy form, as SQLite ------------------
-class _Untranslatable(Exception):
-    """A compiled option filter uses something the translator does not know."""
-
-
-_COMPARE = {ast.Eq: "=", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
-_ARITH = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}
-
-
-def compiled_filter_sql(where_py: str, model: str, columns: set[str], user: int, today: str) -> str | None:
-    """An SQLite condition equal to a compiled option filter (`(Account.kind != 'credit')`,
-    `and_(...)`, `Message.read`, `X.is_(None)`, `_id(ctx.actor)`), or None when it uses anything
-    else. Only a spec that kept no seed source for the filter needs this."""
-
-    def sql(node: ast.expr) -> str:
-        if isinstance(node, ast.Call):
-            fn, args = node.func, node.args
-            if isinstance(fn, ast.Name) and fn.id in ("and_", "or_") and args:
-                return "(" + f" {fn.id[:-1].upper()} ".join(sql(a) for a in args) + ")"
-            if isinstance(fn, ast.Name) and fn.id == "not_" and len(args) == 1:
-                return f"(NOT {sql(args[0])})"
-            if isinstance(fn, ast.Name) and fn.id == "_id" and len(args) == 1:
-                return sql(args[0])
-            if (isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name) and fn.value.id == "func"
-                    and fn.attr in ("lower", "length") and len(args) == 1):
-                return f"{fn.attr}({sql(args[0])})"
-            if (isinstance(fn, ast.Attribute) and fn.attr in ("is_", "is_not") and len(args) == 1
-                    and isinstance(args[0], ast.Constant) and args[0].value is None):
-                return f"({sql(fn.value)} IS {'NOT ' if fn.attr == 'is_not' else ''}NULL)"
-        if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
-            return f"({sql(node.left)} {_COMPARE[type(node.ops[0])]} {sql(node.comparators[0])})"
-        if isinstance(node, ast.BinOp) and type(node.op) in _ARITH:
-            return f"({sql(node.left)} {_ARITH[type(node.op)]} {sql(node.right)})"
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            return f"(-{sql(node.operand)})"
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            if node.value.id == model and node.attr in columns:
-                return f'"{node.attr}"'
-            if node.value.id == "ctx" and node.attr == "actor":
-                return str(user)  # `me` in a row filter: the acting user's id
-            if node.value.id == "ctx" and node.attr == "today":
-                return f"'{today}'"
-        if (isinstance(node, ast.Attribute) and node.attr == "id" and isinstance(node.value, ast.Attribute)
-                and isinstance(node.value.value, ast.Name) and node.value.value.id == "ctx" and node.value.attr == "actor"):
-            return str(user)
-        if isinstance(node, ast.Constant):
-            value = node.value
-            if value is None:
-                return "NULL"
-            if isinstance(value, bool):  # before int: SQLAlchemy stores booleans as 0/1
-                return "1" if value else "0"
-            if isinstance(value, (int, float)):
-                return repr(value)
-            if isinstance(value, str):
-                return "'" + value.replace("'", "''") + "'"
-        raise _Untranslatable(ast.dump(node))
-
-    try:
-        return sql(ast.parse(where_py, mode="eval").body)
-    except (SyntaxError, _Untranslatable):
-        return None
-
-
 # ---- the generator -------------------------------------------------------------------------------
 class _Ownership:
     """Who sees which rows in the seed database, and the claims that follow from it."""
@@ -146,7 +85,7 @@ class _Ownership:
         self._all: dict[str, list[sqlite3.Row]] = {}
         # the interpreter reads the same seed database the claims are compiled over
         db = Path(ctx.rows.conn.execute("PRAGMA database_list").fetchone()[2])
-        self.rows = _Rows(ctx.spec, db)
+        self.rows = Rows(ctx.spec, db)
         self.schema = {e.name: {"id": INT, **{f.name: field_type(f.type, f.ref, f.values) for f in e.fields}}
                        for e in ctx.spec.entities}
         self._filters: dict[tuple[str, str], Callable[[int, list[int]], list[int]] | None] = {}
@@ -382,7 +321,7 @@ class _Ownership:
 
             def by_interpreter(user: int, ids: list[int]) -> list[int]:
                 table = self.rows.table(target.name)
-                interp = _Interpreter(self.rows, {"me": _Ref("user", user)}, self.today, source)
+                interp = Interpreter(self.rows, {"me": Ref("user", user)}, self.today, source)
                 # SQL's logic, as the app's option query: a NULL comparison offers nothing
                 return [i for i in ids if i in table and interp.sql(node, "it", table[i]) is True]
 

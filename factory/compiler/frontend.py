@@ -15,8 +15,6 @@ Everything the pages need is computed here as plain dicts; the Jinja templates o
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import json
 import logging
 import os
@@ -28,15 +26,14 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from factory.errors import BootstrapError, BuildError
+from factory.errors import BuildError
+from factory.runtime.node import ensure_node_modules
 from factory.spec.model import EntitySpec, FieldSpec, FilterSpec, ParamSpec, Spec, WorkflowSpec
 
 log = logging.getLogger(__name__)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE_DIR = REPO_ROOT / "templates" / "frontend"
-NODE_CACHE = REPO_ROOT / ".cache" / "node"
-_STAMP = ".lock.sha256"
 
 # Files copied verbatim (after the header) from TEMPLATE_DIR into frontend/src.
 _STATIC_FILES = ("main.jsx", "styles.css")
@@ -375,49 +372,6 @@ def render_frontend(spec: Spec, app_dir: Path, spec_hash: str) -> list[Path]:
 
 
 # ---------------------------------------------------------------- node packages and the build
-
-
-def _lock_digest() -> str:
-    digest = hashlib.sha256()
-    for name in ("package.json", "package-lock.json"):
-        digest.update((TEMPLATE_DIR / name).read_bytes())
-    return digest.hexdigest()
-
-
-def _installed(cache: Path, digest: str) -> bool:
-    stamp = cache / _STAMP
-    return (stamp.is_file() and stamp.read_text().strip() == digest
-            and (cache / "node_modules" / ".bin" / "esbuild").exists())
-
-
-def ensure_node_modules() -> Path:
-    """Install the pinned npm packages once into `<repo>/.cache/node`; returns its node_modules."""
-    digest = _lock_digest()
-    if _installed(NODE_CACHE, digest):
-        return NODE_CACHE / "node_modules"
-    npm = shutil.which("npm")
-    if npm is None:
-        raise BootstrapError("npm was not found on PATH; install Node.js 18+ with npm "
-                             "(e.g. `apt-get install nodejs npm`) to build world frontends")
-    NODE_CACHE.mkdir(parents=True, exist_ok=True)
-    # Parallel builds share one cache: the lock makes the second wait instead of racing npm.
-    with open(NODE_CACHE.parent / "node.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if _installed(NODE_CACHE, digest):
-            return NODE_CACHE / "node_modules"
-        log.info("installing pinned frontend packages into %s", NODE_CACHE)
-        (NODE_CACHE / _STAMP).unlink(missing_ok=True)
-        for name in ("package.json", "package-lock.json"):
-            shutil.copyfile(TEMPLATE_DIR / name, NODE_CACHE / name)
-        result = subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-            cwd=NODE_CACHE, capture_output=True, text=True, timeout=600, check=False,
-        )
-        if result.returncode != 0:
-            raise BootstrapError(f"`npm ci` in {NODE_CACHE} failed (exit {result.returncode}):\n"
-                                 f"{result.stderr.strip() or result.stdout.strip()}")
-        (NODE_CACHE / _STAMP).write_text(digest + "\n")
-    return NODE_CACHE / "node_modules"
 
 
 def build_frontend(app_dir: Path) -> None:

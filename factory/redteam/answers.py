@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from factory.predict.rows import World, date_text, money_text
 from factory.redteam.corpus import Case
 from factory.redteam.probes import Probe
 from factory.spec.model import Spec
-from factory.tasks.rows import World, date_text, money_text
 
 # About 1 MB of filler: words with no digit, no month, no yes/no word, so only X is a value in it.
 FILLER_WORDS = "lorem ipsum dolor sit amet consectetur adipiscing elit sed eiusmod tempor incididunt ut labore"

@@ -11,12 +11,13 @@ from pathlib import Path
 from random import Random
 from typing import Any
 
+from factory.predict.rows import connect_ro
 from factory.redteam.corpus import Case
 from factory.redteam.probes import Probe
+from factory.runtime.dbcopy import copy_db
 from factory.spec.model import EntitySpec, Spec
-from factory.tasks.rows import connect_ro
-from factory.tasks.setupgen import copy_db
-from verifiers.dbdiff import DbDiff, diff_databases
+from verifiers.changes import DbDiff
+from verifiers.dbdiff import diff_databases
 from verifiers.errors import UnknownTableError
 
 # Rows the broadened change touches at most, per changed row (the user's other rows are few; a

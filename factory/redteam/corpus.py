@@ -1,7 +1,7 @@
 """A world's task corpus rebuilt on copies: each task's initial and golden state as files.
 
 The world itself is only read. Its seed database is copied into the work folder first; a task's
-initial state is its setup patch replayed on that copy (`setupgen.apply_patch`, the function the
+initial state is its setup patch replayed on that copy (`runtime.patch.apply_patch`, the function the
 gates and `make bench` use), and its golden state is its `reference_state_change.sql` replayed on
 the initial state: that SQL is the sqldiff of initial → golden that stage two recorded
 (`record.task_record`), so no app server is needed. Tasks with the same setup patch share one
@@ -17,9 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from factory.predict.rows import connect_ro
 from factory.redteam.probes import RedTeamError
-from factory.tasks.rows import connect_ro
-from factory.tasks.setupgen import apply_patch, copy_db
+from factory.runtime.dbcopy import copy_db
+from factory.runtime.patch import apply_patch
+from factory.world.layout import World
 from verifiers.dbdiff import diff_databases
 
 
@@ -67,7 +69,7 @@ def change_of(record: dict[str, Any]) -> str:
 
 def load_records(world: Path, limit: int | None = None) -> list[dict[str, Any]]:
     """The accepted tasks of `world`, in file order (the first `limit` when given)."""
-    path = world / "tasks" / "tasks.jsonl"
+    path = World(world).tasks_file
     if not path.is_file():
         raise RedTeamError(f"{path} does not exist: stage two has not written this world's tasks yet")
     records: list[dict[str, Any]] = []

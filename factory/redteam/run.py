@@ -22,11 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from factory.redteam.answers import answer_probes
+from factory.redteam.context import StateContext
 from factory.redteam.corpus import Case, load_records, prepare, same_state
 from factory.redteam.probes import Probe, RedTeamError, select_kinds
 from factory.redteam.report import ProbeResult, RedTeamReport, preview
-from factory.redteam.states import StateContext, state_probes
+from factory.redteam.states import state_probes
 from factory.spec.model import Spec
+from factory.world.layout import World
 from verifiers.errors import VerifierError
 from verifiers.grade import grade
 
@@ -153,11 +155,11 @@ def run_redteam(world: Path, *, tasks: int | None = None, seed: int = 0, kinds: 
     if cross_limit is not None and cross_limit < 0:
         raise RedTeamError(f"--cross must be at least 0, not {cross_limit}")
     records = load_records(world, tasks)
-    spec_path = world / "spec.json"
+    spec_path = World(world).spec_file
     if not spec_path.is_file():
         raise RedTeamError(f"{spec_path} does not exist: not a built world")
     start = time.perf_counter()
-    root = work or scratch_root(len(records), (world / "data" / "seed.db").stat().st_size)
+    root = work or scratch_root(len(records), World(world).seed_db.stat().st_size)
     if root is not None:
         root.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="redteam-", dir=root) as tmp:

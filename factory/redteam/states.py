@@ -49,8 +49,9 @@ from factory.redteam.context import (
 )
 from factory.redteam.probes import Probe
 from factory.redteam.schema import SCHEMA_BUILDERS
-from factory.tasks.setupgen import copy_db
-from verifiers.dbdiff import Row, TableDiff, diff_databases
+from factory.runtime.dbcopy import copy_db
+from verifiers.changes import Row, TableDiff
+from verifiers.dbdiff import diff_databases
 
 
 def state_probes(ctx: StateContext, kinds: set[str]) -> Iterator[Probe]:

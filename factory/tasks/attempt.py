@@ -1,25 +1,46 @@
 """A draft's progress through stage two (`Attempt`): its setup, states, reward, gates, failure and
-repairs, with the JSON form the checkpointed graph keeps between nodes."""
+repairs; pydantic gives its JSON form, which the checkpointed graph keeps between nodes
+(`run/tasks/attempts.json`, `dump_attempts` / `load_attempts`)."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, ClassVar
 
-from factory.tasks.codec import draft_json, draft_of, steps_json
-from factory.tasks.codec import steps_of as codec_steps
+from pydantic import ConfigDict, TypeAdapter, ValidatorFunctionWrapHandler, WrapValidator
+
+from factory.tasks.draft import Draft
 from factory.tasks.gates import GateResult
-from factory.tasks.proposer import Draft
+from factory.tasks.language.asks import RefText
 from factory.tasks.setupgen import Setup
 from factory.tasks.triage import Failure
+
+_REF: TypeAdapter[RefText] = TypeAdapter(RefText)
+
+
+def _with_refs(value: Any, handler: ValidatorFunctionWrapHandler) -> Draft:
+    """A draft read back, with the row references among its ask's arguments made `RefText` again.
+
+    `AskStep.args` holds a `RefText` (a row named in the text) or a plain value (a JSON scalar)
+    per parameter, so it is typed `dict[str, Any]`: pydantic writes a `RefText` there as an
+    object of its fields but reads any object back as a dict. Objects are only ever references."""
+    draft = handler(value)
+    if not isinstance(value, Draft):  # a Draft instance kept its RefText values
+        steps = tuple(replace(s, args={k: _REF.validate_python(v) if isinstance(v, dict) else v
+                                       for k, v in s.args.items()}) for s in draft.ask.steps)
+        draft.ask = replace(draft.ask, steps=steps)
+    return draft
 
 
 @dataclass
 class Attempt:
     """A draft's current state in the pipeline."""
 
-    draft: Draft
+    # Read back from attempts.json, a key that no field declares is an error (not dropped).
+    __pydantic_config__: ClassVar[ConfigDict] = ConfigDict(extra="forbid")
+
+    draft: Annotated[Draft, WrapValidator(_with_refs)]
     setup: Setup | None = None
     initial: Path | None = None
     golden: Path | None = None
@@ -30,25 +51,15 @@ class Attempt:
     trajectory: dict[str, Any] | None = None
     previous_reward: dict[str, Any] | None = None  # set while a regenerated reward is awaited
 
-    def to_json(self) -> dict[str, Any]:
-        return {"draft": draft_json(self.draft),
-                "setup": None if self.setup is None else {"steps": steps_json(self.setup.steps),
-                                                          "patch": self.setup.patch},
-                "initial": None if self.initial is None else str(self.initial),
-                "golden": None if self.golden is None else str(self.golden),
-                "reward": self.reward, "gates": [g.to_json() for g in self.gates],
-                "failure": None if self.failure is None else asdict(self.failure),
-                "repairs": self.repairs, "trajectory": self.trajectory,
-                "previous_reward": self.previous_reward}
 
-    @classmethod
-    def of(cls, data: dict[str, Any]) -> Attempt:
-        setup = data["setup"]
-        return cls(draft_of(data["draft"]),
-                   None if setup is None else Setup(codec_steps(setup["steps"]), setup["patch"]),
-                   None if data["initial"] is None else Path(data["initial"]),
-                   None if data["golden"] is None else Path(data["golden"]),
-                   data["reward"],
-                   [GateResult(g["name"], g["passed"], g["detail"], g["score"]) for g in data["gates"]],
-                   None if data["failure"] is None else Failure(**data["failure"]),
-                   list(data["repairs"]), data["trajectory"], data.get("previous_reward"))
+_ATTEMPTS: TypeAdapter[list[Attempt]] = TypeAdapter(list[Attempt])
+
+
+def dump_attempts(attempts: list[Attempt]) -> str:
+    """The JSON form of `attempts` (what `load_attempts` reads back as equal attempts)."""
+    return _ATTEMPTS.dump_json(attempts).decode()
+
+
+def load_attempts(text: str) -> list[Attempt]:
+    """Attempts from their JSON form; a malformed file raises `pydantic.ValidationError`."""
+    return _ATTEMPTS.validate_json(text)

@@ -16,8 +16,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
-import re
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -26,13 +24,19 @@ from pathlib import Path
 from typing import Any
 
 from factory.errors import PredictionError
+from factory.predict.effects import predict
+from factory.predict.rows import World, date_text, money_text
+from factory.runtime.client import Backend
+from factory.runtime.dbcopy import copy_db
+from factory.runtime.patch import apply_patch, make_patch
+from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, Spec, WorkflowSpec
-from factory.tasks.effects import Step, predict
-from factory.tasks.proposer import Draft
-from factory.tasks.resolve import Answer
-from factory.tasks.rows import World, date_text, money_text
-from factory.tasks.setupgen import Backend, apply_patch, copy_db, make_patch, run_golden
-from verifiers.dbdiff import DbDiff, RowChange, TableDiff, diff_databases
+from factory.tasks.draft import Draft
+from factory.tasks.hard_negatives import key_text, nudge, other_value, skippable, uses_task_value, wrong_answer
+from factory.tasks.language.answer import Answer, phone_text
+from factory.tasks.setupgen import run_golden
+from verifiers.changes import DbDiff, RowChange, TableDiff
+from verifiers.dbdiff import diff_databases
 from verifiers.errors import VerifierError
 from verifiers.grade import grade
 from verifiers.sqlrender import render_sqldiff
@@ -72,9 +76,6 @@ def answer_text(found: Answer | None) -> str | None:
     """The reference answer as a person would type it (so normalisation is exercised too):
     money "$1,234.50", dates "June 5, 2026", yes/no, phone numbers "(520) 790-7206 ext. 229",
     a row by its label as the app shows it, an email address and free text as stored."""
-    # Imported here: this module's import block belongs to the gates' own code.
-    from factory.tasks.resolve import phone_text
-
     if found is None:
         return None
     if found.kind == "money":
@@ -86,38 +87,6 @@ def answer_text(found: Answer | None) -> str | None:
     if found.kind == "phone":
         return phone_text(str(found.value))
     return str(found.value)
-
-
-def wrong_answer(found: Answer, world: World, user_id: int, entity: str) -> str:
-    """A plausible but wrong answer of the same kind: another amount, number or day, the other
-    polarity, another phone number or email address, another of the user's rows (a label:
-    another row of the entity the label belongs to, named by none of the answer's names)."""
-    from factory.tasks.resolve import phone_text
-    from verifiers.answers import normalize_text
-
-    if found.kind == "money":
-        return money_text(round(found.value * 100) + 137)
-    if found.kind == "number":
-        return str(found.value + 1)
-    if found.kind == "date":
-        return date_text((dt.date.fromisoformat(found.value) + dt.timedelta(days=1)).isoformat())
-    if found.kind == "bool":
-        return "no" if found.value else "yes"
-    if found.kind == "phone":
-        return phone_text(str(found.value), change_last_digit=True)
-    if found.kind == "email":
-        local, _, domain = str(found.value).rpartition("@")
-        return f"{local}1@{domain}"
-    names = {normalize_text(n) for n in (str(found.value), *found.aliases)}
-    holder = entity
-    if found.kind == "label":  # a reference's label belongs to the referenced entity's rows
-        holder = next((e.name for e in [world.entity(entity), *world.spec.entities]
-                       if any(world.label(e.name, r) == found.value
-                              for r in world.visible(e.name, user_id))), entity)
-    others = [world.label(holder, r) for r in world.visible(holder, user_id)]
-    other = next((o for o in others if normalize_text(o) not in names), None)
-    # No other row to name: the right name, denied (a hard negative for the negation rule).
-    return other or f"not {found.value}"
 
 
 def _score(reward: dict[str, Any], initial: Path, final: Path, answer: str | None) -> tuple[float, str]:
@@ -302,7 +271,7 @@ class GateRunner:
         values = [p for p in workflow.params if not p.ref and p.name in step.params]
         varied: list[str] = []
         for p in values:
-            value = _other_value(p.type, step.params[p.name], p.values)
+            value = other_value(p.type, step.params[p.name], p.values)
             if value is None:
                 continue
             varied.append(p.name)
@@ -346,13 +315,13 @@ class GateRunner:
         t = tables[index]
         if t.updated:
             tables[index] = replace(t, updated=t.updated[:-1])
-            undone = f"{t.table} #{_key(t.updated[-1].key)} left as it was"
+            undone = f"{t.table} #{key_text(t.updated[-1].key)} left as it was"
         elif t.inserted:
             tables[index] = replace(t, inserted=t.inserted[:-1])
             undone = f"a new {t.table} row not added"
         else:
             tables[index] = replace(t, deleted=t.deleted[:-1])
-            undone = f"{t.table} #{_key(tuple(t.deleted[-1][c] for c in t.key_columns))} not deleted"
+            undone = f"{t.table} #{key_text(tuple(t.deleted[-1][c] for c in t.key_columns))} not deleted"
         patch = render_sqldiff(DbDiff(tuple(tables)))
         final = apply_patch(initial, patch, self._path(draft, "partial"))
         return Counterfactual("partial", final, note=f"{rows - 1} of {rows} row changes ({undone})")
@@ -361,7 +330,7 @@ class GateRunner:
                          change: RowChange) -> Counterfactual:
         """The task's one updated row with all its changed columns set but one, which keeps its
         initial value: the state an agent leaves that fills in all but one field of a form."""
-        row = f"{table.table} #{_key(change.key)}"
+        row = f"{table.table} #{key_text(change.key)}"
         if len(change.changed) < 2:
             return Counterfactual("partial", None,
                                   note=f"the task changes one value of one row ({row}: {change.changed[0]})")
@@ -394,7 +363,7 @@ class GateRunner:
         if len(given) < 2:
             return Counterfactual("partial", None, note=f"the task gives {'one value' if given else 'no value'} "
                                   f"for its {new_row}")
-        blanks = [p for p in given if _skippable(p)]
+        blanks = [p for p in given if skippable(p)]
         if not blanks:
             return Counterfactual("partial", None, note=f"the task adds {new_row} and the form requires "
                                   f"every value it gives ({', '.join(p.name for p in given)})")
@@ -420,7 +389,7 @@ class GateRunner:
             if effect.kind != "set" or effect.field is None or effect.to is None:
                 continue
             entity = self.spec.entity(effect.entity)
-            if entity.table == table and _uses_task_value(effect.to, workflow.params):
+            if entity.table == table and uses_task_value(effect.to, workflow.params):
                 columns.add(entity.field_named(effect.field).column)
         return columns
 
@@ -443,7 +412,7 @@ class GateRunner:
                         continue
                     for column in changed + columns:
                         value = conn.execute(f'SELECT "{column}" FROM "{table}" WHERE id = ?', (row_id,)).fetchone()[0]
-                        new = _nudge(value)
+                        new = nudge(value)
                         if new is None:
                             continue
                         conn.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE id = ?', (new, row_id))
@@ -472,59 +441,3 @@ class GateRunner:
         detail = ("same rows and grade on a fresh run" if passed else
                   f"rows {'same' if same_rows else 'differ'}; grades {s1} and {s2}")
         return GateResult("determinism", passed, detail, s1)
-
-
-def _other_value(kind: str, value: Any, values: list[str] | None) -> Any:
-    if kind == "money":
-        return int(value) + 100
-    if kind == "int":
-        return int(value) + 1
-    if kind == "date":
-        return (dt.date.fromisoformat(str(value)) + dt.timedelta(days=1)).isoformat()
-    if kind == "datetime":
-        return str(value)[:11] + ("11" if str(value)[11:13] != "11" else "12") + str(value)[13:]
-    if kind == "enum":
-        return next((v for v in values or [] if v != value), None)
-    if kind == "bool":
-        return not value
-    if isinstance(value, str) and value:
-        return value[:-1] + ("x" if value[-1] != "x" else "y")
-    return None
-
-
-def _nudge(value: Any) -> Any:
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, int):
-        return value + 1
-    if isinstance(value, float):
-        return value + 1.0
-    if isinstance(value, str) and value and not value[:4].isdigit():
-        return value + " (edited)"
-    return None
-
-
-def _key(key: tuple[Any, ...]) -> str:
-    """A row's primary key as the notes print it (`3`, or `3, 7` for a composite key)."""
-    return ", ".join(str(v) for v in key)
-
-
-def _skippable(p: ParamSpec) -> bool:
-    """Whether a user can leave the field blank and still submit: an optional field, or one the
-    form prefills with a default. A required field left blank is refused, never stored."""
-    return not p.required or p.default is not None
-
-
-def _uses_task_value(source: str, params: list[ParamSpec]) -> bool:
-    """Whether an effect's expression takes a value the task gives.
-
-    It does when it is a parameter itself (a chosen row included: `to: target`) or computes with
-    a non-reference parameter (`account.balance - amount`). A reference parameter that only
-    reaches a row's attribute (`min(note.priority + 1, 5)`) does not count: that value is the
-    row's, which the task does not give.
-    """
-    if source.strip() in {p.name for p in params}:
-        return True
-    plain = re.sub(r"'[^']*'|\"[^\"]*\"", "", source)  # words inside string literals are no names
-    words = set(re.findall(r"(?<![\w.])[A-Za-z_]\w*", plain))
-    return any(p.name in words for p in params if not p.ref)

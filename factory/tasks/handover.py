@@ -5,7 +5,7 @@ not what the declared effects predict, a second run differs, the app refuses wha
 or the UI cannot complete what the API can. Such a failure is no fault of the task, so stage two
 does not discard it quietly: the failures are clustered in the stage-one triage format (same
 `Cluster` model, same fixers), written to `reports/task_triage.json`, and given to
-`factory.repair.repair_round`, which applies each fixer as its own commit, re-verifies the locked
+`factory.prove.repair.repair_round`, which applies each fixer as its own commit, re-verifies the locked
 claims and, when a repair lowers their pass rate, escalates to the next fixers before reverting the
 chain (reports survive a revert). Stage two then re-runs every gate of every
 draft that stands or failed for the world (the app changed under all of them).
@@ -19,15 +19,15 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from factory.manifest import read_manifest
-from factory.repair import RepairRecord, repair_round
-from factory.triage import Cluster, Triage
+from factory.prove.repair import KEPT_OUTCOMES, RepairRecord, repair_round
+from factory.prove.triage import Cluster, Triage
 from factory.verify.model import VerifyReport
-from factory.verify.run import REPORT_FILE, verify_world
+from factory.verify.run import verify_world
+from factory.world.layout import TASK_TRIAGE, VERIFICATION, World
+from factory.world.manifest import read_manifest
 
 log = logging.getLogger(__name__)
 
-TASK_TRIAGE_FILE = "reports/task_triage.json"
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def world_triage(world: Path, failures: list[WorldFailure]) -> Triage:
 
 
 def _last_report(world: Path) -> VerifyReport | None:
-    path = world / REPORT_FILE
+    path = world / VERIFICATION
     return VerifyReport.model_validate_json(path.read_text()) if path.is_file() else None
 
 
@@ -109,10 +109,10 @@ def hand_over(world: Path, failures: list[WorldFailure], round_no: int, ui: bool
     two re-runs after any kept repair.
     """
     triage = world_triage(world, failures)
-    path = world / TASK_TRIAGE_FILE
+    path = world / TASK_TRIAGE
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(triage.model_dump(mode="json"), indent=1) + "\n")
-    digest = read_manifest(world / "manifest.json").claims_sha256
+    digest = read_manifest(World(world).manifest_file).claims_sha256
     before = _last_report(world) if digest else None
     if digest and before is not None:
         def verify() -> VerifyReport:
@@ -125,6 +125,11 @@ def hand_over(world: Path, failures: list[WorldFailure], round_no: int, ui: bool
     for r in records:
         log.info("world repair: %s → %s (%d files) %s", r.fixer, r.outcome, len(r.files), r.note)
     return records
+
+
+def kept_repairs(records: list[RepairRecord]) -> list[RepairRecord]:
+    """The repairs stage one kept (alone or together with the fixer after them)."""
+    return [r for r in records if r.outcome in KEPT_OUTCOMES]
 
 
 def records_json(records: list[RepairRecord]) -> list[dict[str, object]]:

@@ -1,36 +1,48 @@
-"""The task record written to `tasks/tasks.jsonl`: Echoverse's fields plus ours.
-
-Echoverse-compatible: id, goal, task_type, difficulty, estimated_actions, category,
-reference_answer, reference_state_change, verification_query, metadata{starting_url,
-acting_user_id, required_entities, grounding_evidence}, db_file. Ours: setup (steps and the
-replayable patch), golden_steps (the API calls), reward (the program `verifiers` grades), gates
-(every executed gate with its score), trajectory (the verified UI demonstration), split.
+"""Builds the task record written to `tasks/tasks.jsonl` (`TaskRecord`, in `model.py`) from a draft
+that passed every gate: its grounding rows, state change, verification query, difficulty and split.
 """
 
 from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from factory.predict.rows import World
+from factory.runtime.patch import make_patch
 from factory.spec.model import Spec
+from factory.tasks.draft import Draft
 from factory.tasks.gates import GateResult, answer_text
-from factory.tasks.proposer import Draft
-from factory.tasks.rows import World
-from factory.tasks.setupgen import Setup, make_patch
+from factory.tasks.model import (
+    Difficulty,
+    Evidence,
+    GateRecord,
+    Metadata,
+    RequiredEntity,
+    SetupRecord,
+    Split,
+    StateChange,
+    StepRecord,
+    TaskRecord,
+    TaskType,
+    Trajectory,
+)
+from factory.tasks.setupgen import Setup
 from verifiers.dbdiff import diff_databases
 
 
-def split_of(task_id: str) -> str:
+def split_of(task_id: str) -> Split:
     """A stable 80/20 train/test split by the hash of the task id."""
     return "test" if int(hashlib.sha256(task_id.encode()).hexdigest()[:8], 16) % 5 == 0 else "train"
 
 
-def difficulty_of(actions: int, draft: Draft) -> str:
+def difficulty_of(actions: int, draft: Draft) -> Difficulty:
+    """By the UI actions; one level up when the task reads and writes or runs several workflows."""
     level = 0 if actions <= 6 else 1 if actions <= 12 else 2
     if draft.task_type == "read_write" or len(draft.steps) > 1:
         level = min(2, level + 1)
-    return ("easy", "medium", "hard")[level]
+    levels: tuple[Difficulty, ...] = ("easy", "medium", "hard")
+    return levels[level]
 
 
 def _estimate(spec: Spec, draft: Draft) -> int:
@@ -70,48 +82,49 @@ def _lit(value: Any) -> str:
 
 def task_record(spec: Spec, draft: Draft, setup: Setup | None, reward: dict[str, Any] | None,
                 gates: list[GateResult], trajectory: dict[str, Any] | None, repairs: list[str],
-                golden: Path | None, initial: Path | None, world_dir: Path) -> dict[str, Any]:
+                golden: Path | None, initial: Path | None, world_dir: Path) -> TaskRecord:
+    """The record of an accepted draft (its setup, reward and states are set once it passed)."""
     assert reward is not None and setup is not None and golden is not None and initial is not None
     world = World.open(spec, initial)
     try:
         required = []
         for r in draft.required:
             row = world.row(r["entity"], r["id"])
-            required.append({"entity": r["entity"], "id": r["id"],
-                             "label": world.label(r["entity"], row) if row else None})
-        evidence = [{"entity": r["entity"], "id": r["id"], "row": world.row(r["entity"], r["id"])}
+            required.append(RequiredEntity(entity=r["entity"], id=r["id"],
+                                           label=world.label(r["entity"], row) if row else None))
+        evidence = [Evidence(entity=r["entity"], id=r["id"], row=world.row(r["entity"], r["id"]))
                     for r in draft.required[:5]]
     finally:
         world.close()
     user = next(u for u in spec.users if u.username == draft.user)
     diff = diff_databases(initial, golden)
     actions = len(trajectory["actions"]) if trajectory else _estimate(spec, draft)
-    record: dict[str, Any] = {
-        "id": draft.key,
-        "goal": draft.goal,
-        "task_type": draft.task_type,
-        "difficulty": difficulty_of(actions, draft),
-        "estimated_actions": actions,
-        "category": draft.category,
-        "reference_answer": answer_text(draft.answer),
-        "reference_state_change": {"summary": diff.summary(), "sql": make_patch(initial, golden)},
-        "verification_query": verification_query(spec, reward),
-        "metadata": {
-            "starting_url": "/",
-            "acting_user_id": user.id,
-            "acting_user": user.username,
-            "required_entities": required,
-            "grounding_evidence": evidence,
-            "capabilities": draft.capabilities,
-            "phrasing": draft.form,
-        },
-        "db_file": "data/seed.db",
-        "setup": setup.to_json(),
-        "golden_steps": [{"workflow": s.workflow, "params": s.params} for s in draft.steps],
-        "reward": reward,
-        "gates": [g.to_json() for g in gates],
-        "trajectory": trajectory,
-        "repairs": repairs,
-        "split": split_of(draft.key),
-    }
-    return record
+    return TaskRecord(
+        id=draft.key,
+        goal=draft.goal,
+        # A draft's type is a plain str; the strict model checks it is one of the three.
+        task_type=cast(TaskType, draft.task_type),
+        difficulty=difficulty_of(actions, draft),
+        estimated_actions=actions,
+        category=draft.category,
+        reference_answer=answer_text(draft.answer),
+        reference_state_change=StateChange(summary=diff.summary(), sql=make_patch(initial, golden)),
+        verification_query=verification_query(spec, reward),
+        metadata=Metadata(
+            starting_url="/",
+            acting_user_id=user.id,
+            acting_user=user.username,
+            required_entities=required,
+            grounding_evidence=evidence,
+            capabilities=draft.capabilities,
+            phrasing=draft.form,
+        ),
+        db_file="data/seed.db",
+        setup=SetupRecord.model_validate(setup.to_json()),
+        golden_steps=[StepRecord(workflow=s.workflow, params=s.params) for s in draft.steps],
+        reward=reward,
+        gates=[GateRecord.model_validate(g.to_json()) for g in gates],
+        trajectory=None if trajectory is None else Trajectory.model_validate(trajectory),
+        repairs=repairs,
+        split=split_of(draft.key),
+    )

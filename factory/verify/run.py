@@ -22,7 +22,8 @@ from typing import Any
 
 import httpx
 
-from factory.claims.compile import CLAIMS_FILE, claims_sha256
+from factory import progress as reporting
+from factory.claims.compile import claims_sha256
 from factory.claims.model import (
     Claim,
     ClaimSet,
@@ -40,20 +41,19 @@ from factory.claims.model import (
     UiPasses,
 )
 from factory.errors import ClaimsTampered, FactoryError, WorldError
-from factory.runner import AppServer, fresh_db
+from factory.runtime.server import AppServer, fresh_db
 from factory.spec.model import Spec
 from factory.verify.judge import judge_effects, judge_entries, judge_ids_among, judge_list, judge_rejected, judge_status
 from factory.verify.model import ClaimResult, Evidence, RequestRecord, VerifyReport
+from factory.world.layout import CLAIMS, VERIFICATION, VERIFICATION_SUMMARY, World
 from verifiers.dbdiff import diff_databases
 
 Progress = Callable[[int, int, ClaimResult], None]
-REPORT_FILE = "reports/verification.json"
-SUMMARY_FILE = "reports/verification.md"
 
 
 def load_claims(world: Path, expected_sha256: str | None = None) -> tuple[ClaimSet, str]:
     """The world's claims and their hash; with `expected_sha256`, refuse a claims file that changed."""
-    path = world / CLAIMS_FILE
+    path = world / CLAIMS
     if not path.is_file():
         raise WorldError(f"{path} is missing: compile the claims first")
     text = path.read_text()
@@ -99,7 +99,7 @@ class _LaneBrowser:
 
     def __init__(self, verifier: Verifier) -> None:
         self.passwords = {u.username: u.password for u in verifier.spec.users}
-        self.shots = verifier.world / "reports" / "screenshots"
+        self.shots = World(verifier.world).screenshots_dir
         self.sessions: dict[str, Any] = {}
         self._playwright: Any = None
         self._browser: Any = None
@@ -111,7 +111,7 @@ class _LaneBrowser:
         if self._browser is None:
             from playwright.sync_api import sync_playwright
 
-            from factory.browser import launch
+            from factory.runtime.browser import launch
 
             self.shots.mkdir(parents=True, exist_ok=True)
             self._playwright = sync_playwright().start()
@@ -139,10 +139,10 @@ class Verifier:
 
     def __init__(self, world: Path, ui: bool = True, keep_screenshots: bool = False, workers: int = 2) -> None:
         self.world = world.resolve()
-        self.spec = Spec.model_validate_json((self.world / "spec.json").read_text())
+        self.spec = Spec.model_validate_json(World(self.world).spec_file.read_text())
         self.ui, self.keep_screenshots = ui, keep_screenshots
-        self.work = self.world / "run" / "verify"
-        self.seed = self.world / "data" / "seed.db"
+        self.work = World(self.world).verify_work
+        self.seed = World(self.world).seed_db
         self.workers = workers
 
     def run(self, claims: ClaimSet, digest: str, progress: Progress | None = None) -> VerifyReport:
@@ -151,12 +151,19 @@ class Verifier:
             shutil.rmtree(self.work)
         self.work.mkdir(parents=True)
         todo = [c for c in claims.claims if self.ui or not isinstance(c.getter, UiGetter)]
+        # the counted display (a live bar in the CLI) is display only; `progress` stays the caller's hook
+        with reporting.task("verify claims", total=len(todo)) as advance:
+            return self._run(todo, claims, digest, start, advance, progress)
+
+    def _run(self, todo: list[Claim], claims: ClaimSet, digest: str, start: float, advance: reporting.Advance,
+             progress: Progress | None) -> VerifyReport:
         results: dict[str, ClaimResult] = {}
         lock = threading.Lock()
 
         def record(result: ClaimResult) -> None:
             with lock:
                 results[result.id] = result
+                advance(1)
                 if progress:
                     progress(len(results), len(todo), result)
 
@@ -364,11 +371,14 @@ class Verifier:
 
 def write_report(world: Path, report: VerifyReport) -> None:
     """The JSON report and a readable summary next to it."""
-    path = world / REPORT_FILE
+    path = world / VERIFICATION
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(report.model_dump(mode="json"), indent=1) + "\n")
+    timings = {"seconds": report.seconds, "claims": {r.id: r.seconds for r in report.results}}
+    World(world).verify_work.mkdir(parents=True, exist_ok=True)
+    World(world).verify_timings.write_text(json.dumps(timings, indent=1, sort_keys=True) + "\n")
     lines = [f"# Verification of {report.world}", "",
-             f"{report.passed}/{report.total} claims passed ({100 * report.rate:.1f}%) in {report.seconds:.1f}s.", ""]
+             f"{report.passed}/{report.total} claims passed ({100 * report.rate:.1f}%).", ""]
     by_layer: dict[str, list[int]] = {}
     for r in report.results:
         tally = by_layer.setdefault(r.layer, [0, 0])
@@ -380,7 +390,7 @@ def write_report(world: Path, report: VerifyReport) -> None:
     if failures:
         lines += ["", "## Failures", ""]
         lines += [f"- `{r.id}` ({r.layer}): {r.message}" for r in failures]
-    (world / SUMMARY_FILE).write_text("\n".join(lines) + "\n")
+    (world / VERIFICATION_SUMMARY).write_text("\n".join(lines) + "\n")
 
 
 def verify_world(world: Path, ui: bool = True, expected_sha256: str | None = None,

@@ -31,8 +31,8 @@ from playwright.sync_api import Browser, ConsoleMessage, Page, ViewportSize, exp
 from playwright.sync_api import Error as PlaywrightError
 from pydantic import Field
 
-from factory.browser import login
 from factory.claims.model import UiGetter
+from factory.runtime.browser import describe_failure, login
 from factory.spec.model import Spec
 from factory.verify.ui_forms import check_form_labels, script_workflow
 from factory.verify.ui_lists import (
@@ -48,7 +48,6 @@ from factory.verify.ui_session import (
     Session,
     UiCheckFailed,
     checked,
-    describe_failure,
     settle,
     visible,
 )

@@ -19,6 +19,7 @@ from playwright.sync_api import BrowserContext, Locator, Page, Request, expect
 from playwright.sync_api import Error as PlaywrightError
 from pydantic import BaseModel, ConfigDict
 
+from factory.runtime.browser import describe_failure
 from factory.spec.model import Spec
 
 
@@ -74,52 +75,6 @@ class Session:
         if not response.ok:
             raise UiCheckFailed(f"GET {path} {params or ''} answered {response.status}: {response.text()[:200]}")
         return response.json()
-
-
-# ---- error descriptions ----------------------------------------------------------------------
-_LOCATOR_FORMS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r'^get_by_label\("(?P<name>[^"]*)"'), 'label "{name}"'),
-    (re.compile(r'^get_by_test_id\("(?P<name>[^"]*)"\)$'), 'test id "{name}"'),
-    (re.compile(r'^get_by_role\("(?P<role>\w+)", name="(?P<name>[^"]*)"'), '{role} "{name}"'),
-    (re.compile(r'^get_by_role\("(?P<role>\w+)"\)$'), "a {role}"),
-    (re.compile(r'^get_by_text\("(?P<name>[^"]*)"'), 'text "{name}"'),
-]
-_LOCATOR_PART = re.compile(r'(?:get_by_\w+|locator)\((?:[^()"]|"[^"]*")*\)')
-
-
-def _friendly(locator: str) -> str:
-    """`get_by_label("Amount", exact=True)` → `label "Amount"`; chains read outer › inner."""
-    return " › ".join(_friendly_part(part) for part in _LOCATOR_PART.findall(locator) or [locator])
-
-
-def _friendly_part(part: str) -> str:
-    for pattern, template in _LOCATOR_FORMS:
-        match = pattern.match(part)
-        if match:
-            return template.format(**match.groupdict())
-    return part
-
-
-def describe_failure(exc: PlaywrightError | AssertionError, path: str) -> str:
-    """One line out of a Playwright timeout or a failed `expect`, naming the locator and the page."""
-    text = str(exc)
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    # The call log's first "waiting for <locator>" names the element; later ones describe states.
-    waiting = re.findall(r"waiting for ((?:get_by_|locator\(|frame_locator\().+)$", text, flags=re.MULTILINE)
-    target = _friendly(waiting[0].strip()) if waiting else None
-    if isinstance(exc, AssertionError):
-        if target and "element(s) not found" in text:
-            return f"{target} not found on {path}"
-        actual = next((line.removeprefix("Actual value:").strip() for line in lines if line.startswith("Actual value:")), "")
-        expectation = lines[0].removeprefix("Locator ") if lines else "expectation failed"
-        where = f"{target}: " if target else ""
-        return f"{where}{expectation}, got {actual or 'nothing'} on {path}"
-    if target and "did not find some options" in text:
-        return f"{target} does not offer the requested option on {path}"
-    if target and "locator resolved to" not in text:
-        return f"{target} not found on {path}"
-    head = lines[0] if lines else type(exc).__name__
-    return f"{head} ({target}) on {path}" if target else f"{head} on {path}"
 
 
 def checked(what: str, session: Session, check: Callable[[], None]) -> None:

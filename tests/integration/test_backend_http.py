@@ -6,7 +6,7 @@ import sqlite3
 
 import httpx
 
-from factory.runner import AppServer
+from factory.runtime.server import AppServer
 
 
 def _login(server: AppServer, username: str) -> httpx.Client:
@@ -77,7 +77,7 @@ def test_list_search_filter_sort_paginate(mock_server: AppServer) -> None:
 
 
 def test_default_user_convention(mock_world, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from factory.runner import fresh_db
+    from factory.runtime.server import fresh_db
 
     with AppServer(mock_world, fresh_db(mock_world, tmp_path / "u.db"), user="bob") as server:
         me = httpx.get(f"{server.url}/api/auth/me").json()["user"]

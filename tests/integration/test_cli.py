@@ -9,7 +9,7 @@ from pathlib import Path
 
 import httpx
 
-from factory.runner import free_port
+from factory.runtime.server import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 

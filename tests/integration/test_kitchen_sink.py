@@ -7,8 +7,8 @@ from pathlib import Path
 
 import httpx
 
-from factory.runner import AppServer, fresh_db
-from factory.world import build_world
+from factory.runtime.server import AppServer, fresh_db
+from factory.world.assemble import build_world
 
 SINK = Path(__file__).resolve().parents[1] / "fixtures" / "kitchen_sink.yaml"
 

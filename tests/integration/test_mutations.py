@@ -16,9 +16,10 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from factory.browser import login
-from factory.mutate import FAULT_KINDS, Fault, MutationError, inject, plan, targets
-from factory.runner import AppServer, fresh_db
+from factory.mutate.mutations.base import MutationError
+from factory.mutate.run import FAULT_KINDS, Fault, inject, plan, targets
+from factory.runtime.browser import login
+from factory.runtime.server import AppServer, fresh_db
 from factory.spec.model import Spec
 
 Mutant = Callable[..., tuple[Path, Fault]]

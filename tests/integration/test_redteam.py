@@ -20,7 +20,7 @@ import pytest
 
 from factory.redteam import KINDS, run_redteam
 from factory.redteam.report import RedTeamReport
-from factory.tasks.stage import run_stage_two
+from factory.tasks.graph import run_stage_two
 
 REPO = Path(__file__).resolve().parents[2]
 # Kinds that graded 0 on every task before the schema-aware diff (499e98f) and the answer rules

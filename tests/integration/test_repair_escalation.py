@@ -17,12 +17,13 @@ from typing import Any
 import git
 import pytest
 
-from factory.graph import run_stage_one
-from factory.manifest import read_manifest
-from factory.repair import KEPT_OUTCOMES, repair_round
-from factory.triage import TRIAGE_FILE, Cluster, Triage, write_triage
+from factory.prove.graph import run_stage_one
+from factory.prove.repair import KEPT_OUTCOMES, repair_round
+from factory.prove.triage import Cluster, Triage, write_triage
 from factory.verify.model import VerifyReport
-from factory.verify.run import REPORT_FILE, verify_world
+from factory.verify.run import verify_world
+from factory.world.layout import TRIAGE, VERIFICATION
+from factory.world.manifest import read_manifest
 
 REPO = Path(__file__).resolve().parents[2]
 MASKED_CHECK = "        if False and not _same("  # the invariant checker passes every row
@@ -84,7 +85,7 @@ def test_loop_fixes_an_edited_invariant_checker_and_a_data_fault(world: Path) ->
     assert _misplaced_notes(world) == []
     repo = git.Repo(world)
     assert not any(str(c.message).startswith("revert") for c in repo.iter_commits())
-    assert TRIAGE_FILE in repo.git.ls_files("reports").split()  # committed by the loop, after the round
+    assert TRIAGE in repo.git.ls_files("reports").split()  # committed by the loop, after the round
 
 
 def _witness(world: Path, claim_id: str) -> int:
@@ -132,7 +133,7 @@ def test_loop_keeps_a_backend_fix_that_exposes_a_data_fault(world: Path) -> None
     log = [str(c.message) for c in repo.iter_commits()]
     assert any(m.startswith("repair(regenerate_data): round 1") for m in log)
     assert not any(m.startswith("revert") for m in log)
-    assert {TRIAGE_FILE, "reports/repairs.jsonl"} <= set(repo.git.ls_files("reports").split())
+    assert {TRIAGE, "reports/repairs.jsonl"} <= set(repo.git.ls_files("reports").split())
 
 
 def test_revert_restores_the_fix_alone_and_keeps_the_reports(world: Path) -> None:
@@ -149,12 +150,12 @@ def test_revert_restores_the_fix_alone_and_keeps_the_reports(world: Path) -> Non
             conn.execute("UPDATE note SET status = 'lost' WHERE id IN (2, 3)")  # an enum violation
         return ["data/seed.db"]
 
-    report = VerifyReport.model_validate_json((world / REPORT_FILE).read_text())
+    report = VerifyReport.model_validate_json((world / VERIFICATION).read_text())
     triage = Triage(world="mock", failed=1, clusters=[Cluster(
         id="db:drift:note", layer="db", signature="drift", fixer="rederive_spec", needs_llm=False,
         claims=["state:plan:note"], suspected_files=["data/seed.db"], example="")])
     write_triage(world, triage)
-    triage_text = (world / TRIAGE_FILE).read_text()
+    triage_text = (world / TRIAGE).read_text()
     seed_digest = hashlib.sha256((world / "data" / "seed.db").read_bytes()).hexdigest()
     repo = git.Repo(world)
     start = repo.head.commit.hexsha
@@ -165,10 +166,29 @@ def test_revert_restores_the_fix_alone_and_keeps_the_reports(world: Path) -> Non
     assert records[0].after is not None and records[0].after < records[0].before == 1.0
     assert final.rate == report.rate
     assert hashlib.sha256((world / "data" / "seed.db").read_bytes()).hexdigest() == seed_digest
-    assert (world / TRIAGE_FILE).read_text() == triage_text
-    assert (world / REPORT_FILE).is_file() and (world / "reports" / "repairs.jsonl").is_file()
+    assert (world / TRIAGE).read_text() == triage_text
+    assert (world / VERIFICATION).is_file() and (world / "reports" / "repairs.jsonl").is_file()
     assert str(repo.head.commit.message).startswith("revert(rederive_spec): round 1")
     assert str(repo.commit("HEAD~1").message).startswith("repair(rederive_spec): round 1")
     assert repo.commit("HEAD~2").hexsha == start
     assert repo.git.diff(start, "HEAD", "--name-only") == ""  # the world's files are as they were
     assert repo.git.show("--name-only", "--format=", "HEAD").split() == ["data/seed.db"]
+
+
+def test_the_same_repairs_give_the_same_commits(proven_mock: Path, tmp_path: Path) -> None:
+    """Every commit of a world is dated at its frozen today and holds no wall-clock timing, so the
+    same defect repaired twice, seconds apart, leaves identical histories (hash for hash)."""
+    heads = []
+    for copy in ("a", "b"):
+        world = tmp_path / copy / "mock"
+        shutil.copytree(proven_mock, world, ignore=shutil.ignore_patterns("run"))
+        _mask_invariant_and_misplace_a_note(world)
+        state = run_stage_one(world=str(world), ui=False, target=1.0)
+        assert state["history"][-1]["passed"] == state["history"][-1]["total"]
+        repo = git.Repo(world)
+        tree = dict(line.split("\t")[::-1] for line in repo.git.ls_tree("-r", "HEAD").splitlines())
+        heads.append((repo.head.commit.hexsha, tree,
+                      [str(c.message).splitlines()[0] for c in repo.iter_commits()]))
+    differing = sorted(path for path in heads[0][1].keys() | heads[1][1].keys() if heads[0][1].get(path) != heads[1][1].get(path))
+    assert differing == []
+    assert heads[0][2] == heads[1][2] and heads[0][0] == heads[1][0]

@@ -29,9 +29,9 @@ from typing import Any
 import pytest
 
 from factory.spec.model import Spec
-from factory.tasks.rewardgen import deterministic_policy, run_rewardgen
-from factory.tasks.sandbox import Limits, SandboxUnavailableError
-from factory.world import build_world
+from factory.tasks.reward.gen import deterministic_policy, run_rewardgen
+from factory.tasks.reward.sandbox import Limits, SandboxUnavailableError
+from factory.world.assemble import build_world
 
 REPO = Path(__file__).resolve().parents[2]
 SEEDS = REPO / "seeds"
@@ -545,7 +545,7 @@ def policy(instruction, spec, db):
 # ---------------------------------------------------------------- honest work and the modes ---
 
 def test_the_deterministic_policy_writes_the_same_rewards_in_every_mode(run: Run) -> None:
-    from factory.tasks.proposer import Plan, Proposer
+    from factory.tasks.propose.proposer import Plan, Proposer
 
     seed_db = run.world / "data" / "seed.db"
     proposer = Proposer(run.spec, seed_db)
@@ -571,7 +571,7 @@ def test_a_policy_folder_that_holds_the_run_is_refused(run: Run) -> None:
 
 
 def test_unsafe_sandbox_is_recorded_in_the_manifest_and_the_report(world: Path, tmp_path: Path) -> None:
-    from factory.tasks.stage import run_stage_two
+    from factory.tasks.graph import run_stage_two
 
     unsafe = tmp_path / "unsafe" / "mock"
     shutil.copytree(world, unsafe)
@@ -590,7 +590,7 @@ def test_unsafe_sandbox_is_recorded_in_the_manifest_and_the_report(world: Path, 
 
 def test_stage_two_refuses_at_once_where_namespaces_cannot_be_made(world: Path, tmp_path: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    from factory.tasks.stage import run_stage_two
+    from factory.tasks.graph import run_stage_two
 
     copy = tmp_path / "mock"
     shutil.copytree(world, copy)

@@ -14,12 +14,12 @@ import pytest
 
 from factory.claims.model import ClaimSet
 from factory.cli import main
-from factory.graph import run_stage_one
-from factory.manifest import read_manifest
-from factory.repair import repair_round
-from factory.triage import Cluster, Triage
+from factory.prove.graph import run_stage_one
+from factory.prove.repair import repair_round
+from factory.prove.triage import Cluster, Triage
 from factory.verify.model import VerifyReport
 from factory.verify.run import ClaimsTampered, load_claims
+from factory.world.manifest import read_manifest
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -129,7 +129,7 @@ def _weaken_one_claim(world: Path) -> str:
 
 def test_weakened_claim_with_a_matching_manifest_hash_is_refused(world: Path) -> None:
     from factory.claims.compile import claims_sha256
-    from factory.manifest import write_manifest
+    from factory.world.manifest import write_manifest
 
     text = _weaken_one_claim(world)
     manifest = read_manifest(world / "manifest.json")

@@ -14,12 +14,15 @@ from typing import Any
 
 import pytest
 
+from factory.runtime.client import Backend
+from factory.runtime.dbcopy import copy_db
+from factory.runtime.patch import apply_patch
 from factory.spec.model import Spec
 from factory.tasks.gates import GateRunner
-from factory.tasks.proposer import Draft, Proposer
-from factory.tasks.rewardgen import run_rewardgen
-from factory.tasks.setupgen import Backend, apply_patch, build_setup, copy_db, run_golden
-from factory.tasks.stage import run_stage_two
+from factory.tasks.graph import run_stage_two
+from factory.tasks.propose.proposer import Draft, Proposer
+from factory.tasks.reward.gen import run_rewardgen
+from factory.tasks.setupgen import build_setup, run_golden
 from factory.tasks.triage import triage
 
 GATES = {"initial", "golden", "determinism", "ui"}
@@ -64,9 +67,25 @@ def test_corpus_records_have_every_field_and_passed_every_gate(corpus: Path) -> 
     assert manifest["tasks"]["by_type"]["read"] == sum(r["task_type"] == "read" for r in records)
 
 
+def test_every_record_meets_the_shipped_task_record_schema(corpus: Path) -> None:
+    """Each line of a real tasks.jsonl validates against docs/task-record.schema.json (jsonschema),
+    and reads into the strict model and back to the same bytes."""
+    import jsonschema
+
+    from factory.tasks.model import SCHEMA_PATH, TaskRecord
+
+    validator = jsonschema.Draft202012Validator(json.loads(SCHEMA_PATH.read_text()))
+    lines = (corpus / "tasks" / "tasks.jsonl").read_text().splitlines(keepends=True)
+    assert lines
+    for line in lines:
+        errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(json.loads(line))]
+        assert not errors, errors
+        assert TaskRecord.model_validate_json(line).to_line() == line
+
+
 def test_every_accepted_reward_grades_its_own_golden_and_initial(corpus: Path, tmp_path: Path) -> None:
     """Replay each record the way a user of the corpus would: patch the seed, grade."""
-    from factory.tasks.setupgen import apply_patch
+    from factory.runtime.patch import apply_patch
     from verifiers.grade import grade
 
     for r in _records(corpus):
@@ -164,7 +183,7 @@ def test_ambiguous_instruction_is_repaired_or_discarded(parts, mock_world: Path,
     """Two notes share a title; the seed phrasing names the note by title: reward-gen refuses to
     guess, triage blames the task text, and repairs go on (on that same database) until the
     instruction resolves, or the draft is discarded with its reason."""
-    from factory.tasks.stage import Attempt, _repair
+    from factory.tasks.nodes import Attempt, _repair
 
     spec, seed_db, _backend, proposer, _runner, _work = parts
     draft = _write_draft(proposer, "archive_note")
@@ -200,7 +219,7 @@ def test_interrupted_stage_two_resumes_and_gives_the_same_corpus(
         mock_world: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A run stopped inside the gates resumes from its checkpoint and writes byte-identical
     tasks to an uninterrupted run (same seed, same corpus)."""
-    from factory.tasks import stage
+    from factory.tasks import nodes as stage
 
     straight = tmp_path / "a" / "mock"
     shutil.copytree(mock_world, straight)
@@ -245,8 +264,9 @@ def test_cli_tasks_reruns_stage_two_and_reports_a_summary_line(mock_world: Path,
 def test_a_new_row_that_reuses_a_deleted_rows_id_is_graded_as_the_backend_leaves_it(tmp_path: Path) -> None:
     """Forget the newest loan, then borrow: SQLite gives the new loan the freed id, so a row diff
     sees one changed row. The prediction must say so, or the golden gate fails (it did once)."""
-    from factory.tasks.effects import Step, predict, reward_checks
-    from factory.world import build_world
+    from factory.predict.effects import predict, reward_checks
+    from factory.runtime.step import Step
+    from factory.world.assemble import build_world
     from verifiers.grade import grade
 
     sink = Path(__file__).resolve().parents[1] / "fixtures" / "kitchen_sink.yaml"
@@ -281,8 +301,8 @@ def test_proposer_grounds_a_task_for_every_workflow(worlds: Any, seed: str) -> N
     """Date ranges inside date ranges, past dates, hosts acting on public listings: every
     workflow a user can run gets at least one feasible, grounded draft, and every draft's text
     parses back with the spec alone."""
-    from factory.tasks.phrasing import parse
-    from factory.tasks.proposer import Plan
+    from factory.tasks.language.phrasing import parse
+    from factory.tasks.propose.proposer import Plan
 
     world = worlds.get(seed)
     spec = Spec.model_validate_json((world / "spec.json").read_text())
@@ -301,8 +321,8 @@ def test_instructions_name_rows_exactly_as_the_app_labels_them(worlds: Any, seed
     every entity and every visible row (datetimes, money, references included)."""
     import httpx
 
-    from factory.runner import AppServer, fresh_db
-    from factory.tasks.rows import World
+    from factory.predict.rows import World
+    from factory.runtime.server import AppServer, fresh_db
 
     world_dir = worlds.get(seed)
     spec = Spec.model_validate_json((world_dir / "spec.json").read_text())

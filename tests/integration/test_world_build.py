@@ -8,8 +8,8 @@ from pathlib import Path
 
 import git
 
-from factory.manifest import read_manifest, sha256_file
-from factory.world import build_world
+from factory.world.assemble import build_world
+from factory.world.manifest import read_manifest, sha256_file
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 
@@ -54,7 +54,7 @@ def test_same_seed_gives_identical_spec_and_database(tmp_path: Path) -> None:
     second = build_world(SEEDS / "mock.yaml", tmp_path / "b", frontend=False).manifest
     assert first.spec_sha256 == second.spec_sha256
     assert first.seed_db_sha256 == second.seed_db_sha256
-    heads = [git.Repo(tmp_path / d / "mock").head.commit.tree.hexsha for d in ("a", "b")]
+    heads = [git.Repo(tmp_path / d / "mock").head.commit.hexsha for d in ("a", "b")]  # commits, dates included
     assert heads[0] == heads[1]
 
 
@@ -68,7 +68,7 @@ def test_rebuild_replaces_the_world_atomically(tmp_path: Path) -> None:
 
 def test_rederiving_from_spec_json_changes_nothing(tmp_path: Path) -> None:
     """A world's generated files and database are exactly what spec.json re-renders to (repairs rely on it)."""
-    from factory.repair import regenerate_backend, regenerate_data
+    from factory.prove.repair import regenerate_backend, regenerate_data
 
     world = build_world(SEEDS / "echostay.yaml", tmp_path, frontend=False).path  # storyline params in seed order
     assert regenerate_backend(world) == []

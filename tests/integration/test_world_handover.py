@@ -9,10 +9,10 @@ from pathlib import Path
 import git
 import pytest
 
-from factory.graph import run_stage_one
-from factory.mutate import inject
+from factory.mutate.run import inject
+from factory.prove.graph import run_stage_one
+from factory.tasks.graph import run_stage_two
 from factory.tasks.handover import WorldFailure, world_triage
-from factory.tasks.stage import run_stage_two
 
 REPO = Path(__file__).resolve().parents[2]
 

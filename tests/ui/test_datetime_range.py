@@ -11,9 +11,10 @@ from typing import Any
 
 from playwright.sync_api import Page
 
-from factory.runner import AppServer, fresh_db
+from factory.runtime.server import AppServer, fresh_db
 from factory.spec.model import Spec
-from factory.tasks.ui_solver import UiStep, solve
+from factory.tasks.ui_gate.solver import solve
+from factory.tasks.ui_gate.trajectory import UiStep
 
 
 def test_a_datetime_range_is_entered_with_datetime_inputs(worlds: Any, page: Page, tmp_path: Path) -> None:

@@ -16,8 +16,8 @@ import httpx
 import pytest
 from playwright.sync_api import Page
 
-from factory.browser import login, run_workflow
-from factory.runner import AppServer, fresh_db
+from factory.runtime.browser import login, run_workflow
+from factory.runtime.server import AppServer, fresh_db
 from factory.spec.model import Spec
 
 

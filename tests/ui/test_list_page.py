@@ -10,10 +10,11 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from playwright.sync_api import Page, Route, expect
 
-from factory.browser import login
-from factory.runner import AppServer
+from factory.runtime.browser import login
+from factory.runtime.server import AppServer
 from factory.spec.model import Spec
-from factory.tasks.ui_solver import UiStep, solve
+from factory.tasks.ui_gate.solver import solve
+from factory.tasks.ui_gate.trajectory import UiStep
 
 ALICE = 1
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import httpx
 from playwright.sync_api import Page, expect
 
-from factory.browser import login, run_workflow
-from factory.runner import AppServer
+from factory.runtime.browser import login, run_workflow
+from factory.runtime.server import AppServer
 from factory.spec.model import Spec
 
 

@@ -16,9 +16,10 @@ from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
 from playwright.sync_api import Error as PlaywrightError
 
 from factory.claims.model import UiGetter
-from factory.runner import AppServer, fresh_db
+from factory.runtime.browser import describe_failure
+from factory.runtime.server import AppServer, fresh_db
 from factory.spec.model import Spec
-from factory.verify.ui import UiOutcome, describe_failure, run_ui_claim
+from factory.verify.ui import UiOutcome, run_ui_claim
 
 
 class Served:

@@ -18,20 +18,23 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Route
 
-from factory.runner import AppServer, fresh_db
+from factory.predict.rows import World, money_text
+from factory.runtime.client import Backend
+from factory.runtime.dbcopy import copy_db
+from factory.runtime.server import AppServer, fresh_db
 from factory.spec.model import Spec
-from factory.tasks import ui_gate as ui_gate_module
-from factory.tasks.asks import Cond, Question, RefText
 from factory.tasks.attempt import Attempt
 from factory.tasks.gates import GateRunner
-from factory.tasks.proposer import Draft, Plan, Proposer
-from factory.tasks.rewardgen import deterministic_policy
-from factory.tasks.rows import World, money_text
-from factory.tasks.setupgen import Backend, Setup, copy_db
+from factory.tasks.language.asks import Cond, Question, RefText
+from factory.tasks.propose.proposer import Draft, Plan, Proposer
+from factory.tasks.reward.gen import deterministic_policy
+from factory.tasks.setupgen import Setup
 from factory.tasks.triage import false_aliases, weakens, with_aliases
-from factory.tasks.ui_gate import ui_gate, ui_verdicts
-from factory.tasks.ui_solver import Trajectory, UiStep, solve
-from factory.tasks.ui_steps import answer_texts, shown_value, ui_steps
+from factory.tasks.ui_gate import gate as ui_gate_module
+from factory.tasks.ui_gate.gate import ui_gate, ui_verdicts
+from factory.tasks.ui_gate.solver import solve
+from factory.tasks.ui_gate.steps import answer_texts, shown_value, ui_steps
+from factory.tasks.ui_gate.trajectory import Trajectory, UiStep
 from verifiers.grade import grade
 
 

@@ -16,9 +16,10 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page
 
-from factory.runner import AppServer, fresh_db
+from factory.runtime.server import AppServer, fresh_db
 from factory.spec.model import Spec
-from factory.tasks.ui_solver import Trajectory, TrajectoryError, UiJob, UiStep, run_ui_jobs, solve
+from factory.tasks.ui_gate.solver import run_ui_jobs, solve
+from factory.tasks.ui_gate.trajectory import Trajectory, TrajectoryError, UiJob, UiStep
 
 ALICE = ("alice", "alice-pass")
 

@@ -31,9 +31,9 @@ from factory.claims.browser import (
 from factory.claims.compile import compile_claims
 from factory.claims.model import Claim, UiGetter
 from factory.compiler.frontend import build_frontend
-from factory.runner import AppServer, fresh_db
+from factory.predict.rows import World
+from factory.runtime.server import AppServer, fresh_db
 from factory.spec.model import Spec
-from factory.tasks.rows import World
 from factory.verify.ui import UiOutcome, run_ui_claim
 
 SRC = Path("app/frontend/src")

@@ -17,12 +17,16 @@ from typing import Any
 
 import pytest
 
+from factory.runtime.client import Backend
+from factory.runtime.dbcopy import copy_db
+from factory.runtime.patch import make_patch
 from factory.spec.model import ParamSpec, Spec
-from factory.tasks.gates import GateResult, GateRunner, _uses_task_value
-from factory.tasks.proposer import Draft, Proposer
-from factory.tasks.rewardgen import run_rewardgen
-from factory.tasks.setupgen import Backend, copy_db, make_patch, run_golden
-from factory.world import build_world
+from factory.tasks.gates import GateResult, GateRunner
+from factory.tasks.hard_negatives import uses_task_value
+from factory.tasks.propose.proposer import Draft, Proposer
+from factory.tasks.reward.gen import run_rewardgen
+from factory.tasks.setupgen import run_golden
+from factory.world.assemble import build_world
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 
@@ -198,11 +202,11 @@ def test_a_column_counts_as_the_tasks_when_its_value_comes_from_a_parameter() ->
                          required=True, ref=ref, widget="reference" if ref else "number")
 
     params = [param("note", "note"), param("target", "notebook"), param("amount")]
-    assert _uses_task_value("target", params)  # the chosen row itself
-    assert _uses_task_value("note.balance - amount", params)
-    assert not _uses_task_value("min(note.priority + 1, 5)", params)  # the row's own value
-    assert not _uses_task_value("today()", params)
-    assert not _uses_task_value("'amount'", params)  # a word in a string literal is no name
+    assert uses_task_value("target", params)  # the chosen row itself
+    assert uses_task_value("note.balance - amount", params)
+    assert not uses_task_value("min(note.priority + 1, 5)", params)  # the row's own value
+    assert not uses_task_value("today()", params)
+    assert not uses_task_value("'amount'", params)  # a word in a string literal is no name
 
 
 def test_the_wrong_target_is_a_row_the_form_offers_when_the_first_rows_are_refused(

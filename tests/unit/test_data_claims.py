@@ -27,11 +27,11 @@ from factory.claims.invariants import (
 )
 from factory.claims.model import Claim, ClaimSet, SqlGetter
 from factory.errors import WorldError
-from factory.manifest import sha256_file
 from factory.spec.model import Spec
 from factory.verify.model import ClaimResult
 from factory.verify.run import Verifier
-from factory.world import build_world
+from factory.world.assemble import build_world
+from factory.world.manifest import sha256_file
 
 TILL = """
 world: till

@@ -27,7 +27,7 @@ from verifiers import (
 
 SQLDIFF = shutil.which("sqldiff")
 needs_sqldiff = pytest.mark.skipif(
-    SQLDIFF is None, reason="the sqldiff binary is absent (apt-get install sqlite3-tools)"
+    SQLDIFF is None, reason="sqldiff not installed: apt-get install sqlite3-tools (.ci/run installs it; make setup does not)"
 )
 
 SCHEMA = """

@@ -17,10 +17,12 @@ import httpx
 import pytest
 
 from factory.errors import PredictionError
-from factory.runner import AppServer
+from factory.predict.effects import predict, reward_checks
+from factory.predict.overlay import Prediction
+from factory.runtime.server import AppServer
+from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, Spec, UserSpec, WorkflowSpec
-from factory.tasks.effects import Prediction, Step, predict, reward_checks
-from factory.world import build_world
+from factory.world.assemble import build_world
 from verifiers import grade, load_reward
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"

@@ -2,7 +2,7 @@
 and its edit does what it says: the right file, the right line, the right value.
 
 Kinds are applied to a copy of a small purpose-built world (a bank of wallets) without rebuilding the
-bundle; two frontend kinds and one backend kind go end to end through `factory.mutate.inject`.
+bundle; two frontend kinds and one backend kind go end to end through `factory.mutate.run.inject`.
 """
 
 from __future__ import annotations
@@ -23,13 +23,14 @@ import git
 import httpx
 import pytest
 
-from factory import faults
-from factory.faults.data import check_invariants
-from factory.mutate import ALL_KINDS, SUITES, MutationError, _view, inject, mutation, plan, suite_kinds, targets
-from factory.mutation_score import FaultOutcome, MutationScore
-from factory.mutations import ORDER as CLASSIC
-from factory.runner import AppServer, fresh_db
-from factory.world import build_world
+from factory.mutate import faults
+from factory.mutate.faults.data import check_invariants
+from factory.mutate.mutations import ORDER as CLASSIC
+from factory.mutate.mutations.base import MutationError
+from factory.mutate.run import ALL_KINDS, SUITES, _view, inject, mutation, plan, suite_kinds, targets
+from factory.mutate.score import FaultOutcome, MutationScore
+from factory.runtime.server import AppServer, fresh_db
+from factory.world.assemble import build_world
 
 LAB = '''
 # A tiny bank with a little of everything the independent fault suite aims at (tests only).
@@ -506,7 +507,7 @@ def test_a_leaking_detail_route_answers_another_users_row(copy: Path, tmp_path: 
 
 
 def test_the_python_entry_point_lists_and_injects(copy: Path) -> None:
-    run = [sys.executable, "-m", "factory.mutate", str(copy)]
+    run = [sys.executable, "-m", "factory.mutate.run", str(copy)]
     listing = subprocess.run([*run, "--suite", "independent"], capture_output=True, text=True, check=True)
     assert set(json.loads(listing.stdout)) == set(faults.ORDER)
     injected = subprocess.run([*run, "--kind", "precondition_removed", "--seed", "3"], capture_output=True, text=True,

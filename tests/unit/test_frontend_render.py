@@ -93,7 +93,7 @@ def test_view_model_derives_pages_and_options(spec: Spec) -> None:
 
 def test_build_produces_deterministic_dist(spec: Spec, tmp_path: Path) -> None:
     if shutil.which("npm") is None:
-        pytest.skip("npm is not installed")
+        pytest.skip("npm not installed: apt-get install nodejs npm, then make setup")
     for name in ("a", "b"):
         render_frontend(spec, tmp_path / name, SPEC_HASH)
         build_frontend(tmp_path / name)

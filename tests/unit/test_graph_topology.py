@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from factory.graph import stage_one_graph
-from factory.loop import route_after_verify
+from factory.prove.graph import stage_one_graph
+from factory.prove.nodes import route_after_verify
 
 
 def test_stage_one_topology() -> None:
@@ -33,7 +33,7 @@ def test_loop_stops_at_target_budget_or_no_progress() -> None:
 
 
 def test_stage_two_topology() -> None:
-    from factory.graph import stage_two_graph
+    from factory.tasks.graph import stage_two_graph
 
     graph = stage_two_graph().compile().get_graph()
     edges = sorted((e.source, e.target, bool(e.conditional)) for e in graph.edges)
@@ -54,19 +54,19 @@ def test_stage_two_topology() -> None:
 
 
 def test_stage_two_repairs_within_budget_then_goes_to_the_ui_gate() -> None:
-    from factory.tasks.stage import MAX_ROUNDS, route_after_gates, route_after_repair
+    from factory.tasks.nodes import MAX_ROUNDS, TaskState, route_after_gates, route_after_repair
 
-    assert route_after_gates({"failed": ["t1"], "round": 0}) == "repair"
-    assert route_after_gates({"failed": ["t1"], "round": MAX_ROUNDS}) == "ui"
-    assert route_after_gates({"failed": [], "round": 0}) == "ui"
-    assert route_after_repair({"pending": ["t1"]}) == "setup"
-    assert route_after_repair({"pending": []}) == "ui"
+    assert route_after_gates(TaskState(world="w", failed=["t1"], round=0)) == "repair"
+    assert route_after_gates(TaskState(world="w", failed=["t1"], round=MAX_ROUNDS)) == "ui"
+    assert route_after_gates(TaskState(world="w", failed=[], round=0)) == "ui"
+    assert route_after_repair(TaskState(world="w", pending=["t1"])) == "setup"
+    assert route_after_repair(TaskState(world="w", pending=[])) == "ui"
     # after a world repair a new pass starts with a fresh budget of task repairs
-    assert route_after_gates({"failed": ["t1"], "round": MAX_ROUNDS, "round_base": MAX_ROUNDS}) == "repair"
+    assert route_after_gates(TaskState(world="w", failed=["t1"], round=MAX_ROUNDS, round_base=MAX_ROUNDS)) == "repair"
 
 
 def test_stage_two_gates_everything_again_only_after_a_kept_world_repair() -> None:
-    from factory.tasks.stage import route_after_world
+    from factory.tasks.nodes import TaskState, route_after_world
 
-    assert route_after_world({"pending": ["t1", "t2"]}) == "setup"
-    assert route_after_world({"pending": []}) == "write"
+    assert route_after_world(TaskState(world="w", pending=["t1", "t2"])) == "setup"
+    assert route_after_world(TaskState(world="w", pending=[])) == "write"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from factory.claims.model import EffectsExactly, Footprint, ListIs, RejectedUnchanged, StatusIs
-from factory.triage import classify, triage
+from factory.prove.triage import classify, triage
 from factory.verify.judge import judge_effects, judge_list, judge_rejected, judge_status
 from factory.verify.model import ClaimResult, Evidence, VerifyReport
 

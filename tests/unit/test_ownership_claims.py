@@ -13,11 +13,12 @@ from typing import Any
 import pytest
 
 from factory.claims.compile import compile_claims
+from factory.claims.filter_sql import compiled_filter_sql
 from factory.claims.model import Claim, EntriesAre, IdsAmong, RejectedUnchanged, StatusIs
-from factory.claims.ownership import compiled_filter_sql, spread
+from factory.claims.ownership import spread
 from factory.spec.model import Spec
 from factory.verify.judge import judge_entries
-from factory.world import build_world
+from factory.world.assemble import build_world
 
 # Boxes with a NULL weight and an option filter on two of its columns (one naming `me`): the filter
 # is worked out in SQL's logic, so Ana's weightless Green box is never offered.

@@ -16,17 +16,17 @@ from pathlib import Path
 import git
 import pytest
 
-from factory.repair import (
+from factory.prove.repair import (
     ESCALATION,
     KEPT_OUTCOMES,
     REPAIR_LOG,
     RepairRecord,
-    commit_all,
     escalation_after,
     repair_round,
 )
-from factory.triage import Cluster, Triage
+from factory.prove.triage import Cluster, Triage
 from factory.verify.model import ClaimResult, VerifyReport
+from factory.world.history import commit_all
 
 Fixer = Callable[[Path], list[str]]
 TRIAGE_TEXT = '{"clusters": "as the triager wrote them"}\n'

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from factory.errors import TaskError
-from factory.tasks import jobrunner
-from factory.tasks.rewardgen import run_rewardgen
-from factory.tasks.sandbox import Limits, SandboxUnavailableError, namespace_options
+from factory.tasks.reward import jobs as jobrunner
+from factory.tasks.reward.gen import run_rewardgen
+from factory.tasks.reward.sandbox import Limits, SandboxUnavailableError, namespace_options
 
 SPEC = Path(__file__).resolve().parents[1] / "fixtures" / "mini_spec.json"
 POLICY = '''

@@ -9,7 +9,7 @@ import pytest
 
 from factory.cli import main
 from factory.errors import SeedError
-from factory.world import build_world
+from factory.world.assemble import build_world
 
 MOCK = (Path(__file__).resolve().parents[2] / "seeds" / "mock.yaml").read_text()
 

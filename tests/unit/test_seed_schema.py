@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from factory.builder import build_spec
+from factory.builder.build import build_spec
 from factory.seed.loader import load_seed
 from factory.seed.schema import SCHEMA_PATH, render
 

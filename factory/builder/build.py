@@ -1,0 +1,397 @@
+"""Builder: seed → spec (deterministic default policy).
+
+Expands every entity, workflow and storyline event into the spec the compiler renders:
+fields with widgets, filters, pages, routes, and preconditions/effects compiled from the
+expression language into readable Python. Expression problems become located SeedErrors.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import re
+from typing import Any, Protocol
+
+from factory import __version__
+from factory.builder.seeddata import plan_seed_data, plan_users
+from factory.errors import ExpressionError
+from factory.expr.pycode import PyGen
+from factory.expr.syntax import Node, Query, parse, parse_rows
+from factory.expr.typecheck import BOOL, Schema, Scope, Type, check, field_type
+from factory.seed.check import USER_FIELDS
+from factory.seed.loaded import LoadedSeed
+from factory.seed.model import EntityDef, FieldDef, ParamDef, StoryEvent, WorkflowDef
+from factory.spec import naming
+from factory.spec.model import (
+    CheckSpec,
+    EffectSpec,
+    EntitySpec,
+    FieldSpec,
+    FilterSpec,
+    InvariantSpec,
+    PageSpec,
+    ParamSpec,
+    RouteSpec,
+    Spec,
+    StorySpec,
+    UserSpec,
+    WorkflowSpec,
+)
+
+_WIDGETS = {"string": "text", "text": "textarea", "email": "email", "int": "number", "money": "money",
+            "date": "date", "datetime": "datetime", "enum": "select", "bool": "checkbox", "reference": "reference"}
+_PY_TYPES = {"string": "str", "text": "str", "email": "str", "int": "int", "money": "int", "date": "date",
+             "datetime": "datetime", "enum": "str", "bool": "bool", "reference": "int"}
+_TEMPLATE_FIELD = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
+
+
+class BuilderPolicy(Protocol):
+    """How a seed is expanded into a spec. The LLM policy (a later issue) plugs in here."""
+
+    name: str
+
+    def expand(self, loaded: LoadedSeed) -> Spec: ...
+
+
+class DeterministicBuilder:
+    """The default policy: rules only, offline, byte-for-byte reproducible."""
+
+    name = "deterministic"
+
+    def expand(self, loaded: LoadedSeed) -> Spec:
+        return _Builder(loaded).build()
+
+
+def build_spec(loaded: LoadedSeed, policy: BuilderPolicy | None = None) -> Spec:
+    """Expand a validated seed into its spec; raises SeedError on any expression problem."""
+    return (policy or DeterministicBuilder()).expand(loaded)
+
+
+class _Builder:
+    def __init__(self, loaded: LoadedSeed) -> None:
+        self.loaded = loaded
+        self.seed = loaded.seed
+        self.entities = {e.name: e for e in self.seed.entities}
+        self.models = {"user": "User", **{e.name: naming.class_name(e.name) for e in self.seed.entities}}
+        self.schema: Schema = {"user": {"id": Type("int"), **{f: Type("str") for f in USER_FIELDS}}}
+        for entity in self.seed.entities:
+            self.schema[entity.name] = {"id": Type("int"), **{f.name: field_type(f.type, f.to, f.values) for f in entity.fields}}
+
+    # ---- top level --------------------------------------------------------------------
+    def build(self) -> Spec:
+        entities = [self._user_entity()] + [self._entity(e) for e in self.seed.entities]
+        workflows = [self._workflow(i, w) for i, w in enumerate(self.seed.workflows)]
+        users = plan_users(self.seed)
+        storyline = [self._story(i, s) for i, s in enumerate(self.seed.storyline)]
+        return Spec(
+            factory_version=__version__,
+            seed_sha256=self.loaded.sha256,
+            world=self.seed.world,
+            title=self.seed.title,
+            scenario=self.seed.scenario.strip(),
+            today=self.seed.today.isoformat(),
+            random_seed=self.seed.random_seed,
+            users=[UserSpec(**u) for u in users],
+            entities=entities,
+            workflows=workflows,
+            pages=self._pages(entities, workflows),
+            routes=self._routes(entities, workflows),
+            storyline=storyline,
+            invariants=[self._invariant(i, inv) for i, inv in enumerate(self.seed.invariants)],
+            capabilities=sorted(set(self.seed.capabilities)),
+            task_intents=[t.model_dump(mode="json") for t in self.seed.tasks],
+            seed_plan=plan_seed_data(self.seed, users, self.loaded),
+        )
+
+    # ---- entities ---------------------------------------------------------------------
+    def _user_entity(self) -> EntitySpec:
+        fields = [
+            FieldSpec(name=n, column=n, label=naming.title(n), type="email" if n == "email" else "string", py_type="str",
+                      required=True, unique=n != "name", widget="email" if n == "email" else "text", editable=False, in_list=True)
+            for n in USER_FIELDS
+        ]
+        return EntitySpec(
+            name="user", label="User", plural="Users", path="users", model="User", table="user", display="{name}",
+            display_fields=["name"], owner_fields=[], visibility="public", operations=["list"], fields=fields,
+            search_fields=["username", "name", "email"], filters=[], sort_fields=["name", "username"], default_sort="name",
+            page_size=25, nav=False, builtin=True,
+        )
+
+    def _field(self, f: FieldDef) -> FieldSpec:
+        return FieldSpec(
+            name=f.name, column=f"{f.name}_id" if f.type == "reference" else f.name, label=f.label or naming.title(f.name),
+            type=f.type, py_type=_PY_TYPES[f.type], required=f.required, unique=f.unique, ref=f.to, values=f.values,
+            min=f.min, max=f.max, max_length=f.max_length, default=f.default,
+            widget=_WIDGETS[f.type],  # type: ignore[arg-type]  # _WIDGETS holds only widget names
+            editable=f.editable, in_list=not f.hidden and f.type != "text",
+        )
+
+    def _entity(self, e: EntityDef) -> EntitySpec:
+        fields = [self._field(f) for f in e.fields]
+        if e.visibility == "owner" and len(e.owner) == 1:
+            # the sole owner is always the viewer: a column repeating their own name says nothing
+            for f in fields:
+                if f.name == e.owner[0]:
+                    f.in_list = False
+        by_name = {f.name: f for f in fields}
+        display_fields = _TEMPLATE_FIELD.findall(e.display) if "{" in e.display else [e.display]
+        filters = [self._filter(e, f, by_name) for f in e.fields if f.filter]
+        sortable = [f.column for f in fields if f.type not in ("text",) and f.in_list]
+        default_sort = e.sort or "id"
+        if e.sort:
+            desc = e.sort.startswith("-")
+            default_sort = ("-" if desc else "") + by_name[e.sort.lstrip("-")].column
+        return EntitySpec(
+            name=e.name, label=e.label or naming.title(e.name), plural=e.plural or naming.title(naming.plural(e.name)),
+            path=naming.kebab(naming.plural(e.name)), model=self.models[e.name], table=e.name,
+            display=e.display if "{" in e.display else "{" + e.display + "}", display_fields=display_fields,
+            owner_fields=list(e.owner), visibility=e.visibility, operations=list(dict.fromkeys(e.operations)),
+            fields=fields, search_fields=[f.name for f in e.fields if f.searchable],
+            filters=filters, sort_fields=sortable, default_sort=default_sort, page_size=e.page_size, nav=e.nav,
+        )
+
+    def _filter(self, e: EntityDef, f: FieldDef, by_name: dict[str, FieldSpec]) -> FilterSpec:
+        kind = {"enum": "select", "string": "select", "email": "select", "reference": "reference", "bool": "bool",
+                "int": "range", "money": "range", "date": "date_range", "datetime": "date_range"}.get(f.type)
+        if kind is None:
+            raise self.loaded.error(self._field_path(e, f) + ("filter",), f"a {f.type} field cannot be a filter")
+        column = by_name[f.name].column
+        return FilterSpec(field=f.name, param=column, label=f.label or naming.title(f.name),
+                          kind=kind,  # type: ignore[arg-type]  # the table above maps to filter kinds only
+                          group=f.filter_group or "Filters", parent=f.filter_parent)
+
+    def _field_path(self, e: EntityDef, f: FieldDef) -> tuple:
+        return ("entities", self.seed.entities.index(e), "fields", e.fields.index(f))
+
+    # ---- expressions ------------------------------------------------------------------
+    def _compile(self, source: str, path: tuple, scope: Scope, expect: Type | None = None,
+                 nullable: bool = False) -> Node:
+        try:
+            node = parse(source)
+            check(source, node, scope, expect, nullable)
+        except ExpressionError as exc:
+            raise self.loaded.error(path, str(exc)) from exc
+        return node
+
+    def _rows(self, source: str, path: tuple) -> Query:
+        """A checked row selector `x in entity [where …]` (never random: it picks rows, not values)."""
+        try:
+            query = parse_rows(source)
+            check(source, query, Scope(self.schema, {}))
+        except ExpressionError as exc:
+            raise self.loaded.error(path, str(exc)) from exc
+        return query
+
+    def _gen(self, names: dict[str, str]) -> PyGen:
+        return PyGen(names=names, models=self.models)
+
+    # ---- workflows --------------------------------------------------------------------
+    def _param(self, wf: WorkflowDef, p: ParamDef, ends: dict[str, str], path: tuple) -> ParamSpec:
+        widget = "date_range" if p.range_end else _WIDGETS[p.type]
+        where_py = None
+        if p.where is not None:
+            if p.type != "reference":
+                raise self.loaded.error(path + ("where",), "`where` only applies to reference parameters")
+            scope = Scope(self.schema, {"it": Type("ref", entity=p.to), "me": Type("ref", entity="user")})
+            node = self._compile(p.where, path + ("where",), scope, BOOL)
+            where_py = self._gen({"me": "ctx.actor"}).sql(node, "it", self.models[p.to or ""])
+        return ParamSpec(
+            name=p.name, var=naming.py_var(p.name), label=p.label or naming.title(p.name), type=p.type,
+            py_type=_PY_TYPES[p.type], required=p.required, ref=p.to, values=p.values, min=p.min, max=p.max,
+            max_length=p.max_length, default=p.default,
+            widget=widget,  # type: ignore[arg-type]  # a widget name: date_range or one from _WIDGETS
+            range_end=p.range_end, range_of=ends.get(p.name), where_py=where_py, where=p.where,
+        )
+
+    def _workflow(self, wi: int, wf: WorkflowDef) -> WorkflowSpec:
+        base = ("workflows", wi)
+        ends = {p.range_end: p.name for p in wf.params if p.range_end}
+        params = [self._param(wf, p, ends, base + ("params", i)) for i, p in enumerate(wf.params)]
+        names = {p.name: field_type(p.type, p.to, p.values) for p in wf.params}
+        scope = Scope(self.schema, {"me": Type("ref", entity="user"), **names})
+        gen = self._gen({"me": "ctx.actor", **{p.name: p.var for p in params}})
+        checks = []
+        for ci, pre in enumerate(wf.preconditions):
+            node = self._compile(pre.check, base + ("preconditions", ci, "check"), scope, BOOL)
+            checks.append(CheckSpec(id=f"{wf.name}.pre{ci + 1}", source=pre.check, message=pre.message, python=gen.expr(node)))
+        effects = [self._effect(wf, base + ("effects", i), eff, scope, gen) for i, eff in enumerate(wf.effects)]
+        subject_entity = next((p.to for p in wf.params if p.name == wf.subject), None)
+        return WorkflowSpec(
+            name=wf.name, label=wf.label, description=wf.description or wf.label, subject=wf.subject,
+            subject_entity=subject_entity, params=params, preconditions=checks, effects=effects, confirm=wf.confirm,
+            success=wf.success, system=wf.system, path=f"/api/workflows/{wf.name}", operation_id=f"run_{wf.name}",
+            form_path=None if wf.system else f"/actions/{naming.kebab(wf.name)}",
+        )
+
+    def _effect(self, wf: WorkflowDef, path: tuple, eff: Any, scope: Scope, gen: PyGen) -> EffectSpec:
+        given = [k for k in ("set", "create", "delete") if getattr(eff, k) is not None]
+        if len(given) != 1:
+            raise self.loaded.error(path, "an effect needs exactly one of set / create / delete")
+        params = {p.name: p for p in wf.params}
+        if eff.set is not None:
+            target, _, field_name = eff.set.partition(".")
+            param = params.get(target)
+            if param is None or param.type != "reference" or not field_name:
+                raise self.loaded.error(path + ("set",), f"set needs '<reference parameter>.<field>', got {eff.set!r}")
+            entity = self.entities.get(param.to or "")
+            field = next((f for f in entity.fields if f.name == field_name), None) if entity else None
+            if field is None:
+                raise self.loaded.error(path + ("set",), f"effect on missing field {field_name!r} of {param.to}")
+            if eff.to is None:
+                raise self.loaded.error(path, "set needs `to: <expression>`")
+            node = self._compile(eff.to, path + ("to",), scope, field_type(field.type, field.to, field.values),
+                                 not field.required)
+            var = naming.py_var(target)
+            value = gen.expr(node, field_type(field.type, field.to, field.values))
+            line = f"{var}.{field.name}_id = _id({value})" if field.type == "reference" else f"{var}.{field.name} = {value}"
+            return EffectSpec(kind="set", source=f"{eff.set} = {eff.to}", entity=param.to or "", field=field.name, python=[line],
+                              target=target, to=eff.to)
+        if eff.create is not None:
+            return self._create(path, eff.create, eff.values or {}, scope, gen)
+        param = params.get(eff.delete or "")
+        if param is None or param.type != "reference":
+            raise self.loaded.error(path + ("delete",), f"delete needs a reference parameter, got {eff.delete!r}")
+        return EffectSpec(kind="delete", source=f"delete {eff.delete}", entity=param.to or "",
+                          python=[f"session.delete({naming.py_var(param.name)})"], target=param.name)
+
+    def _create(self, path: tuple, entity_name: str, values: dict[str, str], scope: Scope, gen: PyGen) -> EffectSpec:
+        entity = self.entities.get(entity_name)
+        if entity is None:
+            raise self.loaded.error(path + ("create",), f"create of missing entity {entity_name!r}")
+        fields = {f.name: f for f in entity.fields}
+        args: list[str] = []
+        for name, source in values.items():
+            field = fields.get(name)
+            if field is None:
+                raise self.loaded.error(path + ("values", name), f"effect on missing field {name!r} of {entity_name}")
+            want = field_type(field.type, field.to, field.values)
+            node = self._compile(str(source), path + ("values", name), scope, want, not field.required)
+            value = gen.expr(node, want)
+            args.append(f"{name}_id=_id({value})" if field.type == "reference" else f"{name}={value}")
+        for owner in entity.owner:
+            if owner not in values:
+                args.append(f"{owner}_id=ctx.actor.id")
+        for f in entity.fields:
+            if f.required and f.name not in values and f.name not in entity.owner and f.default is None:
+                raise self.loaded.error(path + ("values",), f"create {entity_name} must set required field {f.name!r}")
+        model = self.models[entity_name]
+        # sorted: spec.json stores keys sorted anyway, and a spec reloaded from it must compare equal
+        # (the values are independent expressions, so their order never changes a result)
+        sources = {name: str(source) for name, source in sorted(values.items())}
+        return EffectSpec(kind="create", source=f"create {entity_name}", entity=entity_name,
+                          python=[f"row = {model}({', '.join(args)})", "session.add(row)", "session.flush()",
+                                  f"created.setdefault({entity_name!r}, []).append(row.id)"], values=sources)
+
+    # ---- storyline --------------------------------------------------------------------
+    def _story(self, si: int, ev: StoryEvent) -> StorySpec:
+        base = ("storyline", si)
+        wf = next(w for w in self.seed.workflows if w.name == ev.workflow)
+        scope = Scope(self.schema, {}, random=True)
+        rows_py, row_var = None, None
+        names: dict[str, str] = {}
+        if ev.for_each is not None:
+            query = self._rows(ev.for_each, base + ("for_each",))
+            row_var = naming.py_var(query.var)
+            rows_py = self._gen({}).expr(query)
+            scope = scope.child(query.var, Type("ref", entity=query.entity))
+            names[query.var] = row_var
+        gen = self._gen(names)
+        actor = self._compile(ev.actor, base + ("actor",), scope, Type("ref", entity="user"))
+        params_py: dict[str, str] = {}
+        declared = {p.name: p for p in wf.params}
+        for name, source in ev.params.items():
+            p = declared.get(name)
+            if p is None:
+                raise self.loaded.error(base + ("params", name), f"workflow {wf.name} has no parameter {name!r}")
+            want = field_type(p.type, p.to, p.values)
+            node = self._compile(str(source), base + ("params", name), scope, want, not p.required)
+            code = gen.expr(node, want)
+            params_py[name] = f"_id({code})" if p.type == "reference" else code
+        missing = [p.name for p in wf.params if p.required and p.name not in ev.params and p.default is None]
+        if missing:
+            raise self.loaded.error(base + ("params",), f"missing parameter(s) of {wf.name}: {', '.join(missing)}")
+        # sorted: the seeder draws random values in this order, and spec.json stores keys sorted, so
+        # a seeder re-rendered from spec.json must see the same order to rebuild the same database
+        return StorySpec(name=ev.name, workflow=ev.workflow, dates=_dates(ev, self.seed.today), rows_py=rows_py,
+                         row_var=row_var, actor_py=gen.expr(actor), params_py=dict(sorted(params_py.items())),
+                         chance=ev.chance)
+
+    def _invariant(self, index: int, inv: Any) -> InvariantSpec:
+        base = ("invariants", index)
+        query = self._rows(inv.for_each, base + ("for_each",))
+        var = naming.py_var(query.var)
+        scope = Scope(self.schema, {query.var: Type("ref", entity=query.entity)})
+        node = self._compile(inv.check, base + ("check",), scope, BOOL)
+        return InvariantSpec(name=inv.name, source=inv.check, message=inv.message, entity=query.entity,
+                             rows_py=self._gen({}).expr(query), row_var=var, check_py=self._gen({query.var: var}).expr(node),
+                             for_each=inv.for_each)
+
+    # ---- pages and routes -------------------------------------------------------------
+    def _pages(self, entities: list[EntitySpec], workflows: list[WorkflowSpec]) -> list[PageSpec]:
+        pages = [PageSpec(id="login", path="/login", kind="login", title="Sign in"),
+                 PageSpec(id="home", path="/", kind="home", title=self.seed.title, nav=True)]
+        for e in entities:
+            if e.builtin:
+                continue
+            if "list" in e.operations:
+                pages.append(PageSpec(id=f"list-{e.name}", path=f"/{e.path}", kind="list", title=e.plural, entity=e.name,
+                                      nav=e.nav))
+            if "read" in e.operations:
+                pages.append(PageSpec(id=f"detail-{e.name}", path=f"/{e.path}/:id", kind="detail", title=e.label, entity=e.name))
+        for w in workflows:
+            if w.form_path:
+                pages.append(PageSpec(id=f"form-{w.name}", path=w.form_path, kind="form", title=w.label, workflow=w.name))
+        return pages
+
+    def _routes(self, entities: list[EntitySpec], workflows: list[WorkflowSpec]) -> list[RouteSpec]:
+        routes = [RouteSpec(method="GET", path="/api/health", operation_id="health", auth=False, kind="health"),
+                  RouteSpec(method="POST", path="/api/auth/login", operation_id="login", auth=False, kind="auth"),
+                  RouteSpec(method="POST", path="/api/auth/logout", operation_id="logout", auth=False, kind="auth"),
+                  RouteSpec(method="GET", path="/api/auth/me", operation_id="me", auth=True, kind="auth"),
+                  RouteSpec(method="GET", path="/api/auth/session", operation_id="session", auth=False, kind="auth")]
+        for e in entities:
+            base = f"/api/{e.path}"
+            ops = {"list": ("GET", base, f"list_{naming.plural(e.name)}"),
+                   "read": ("GET", base + "/{id}", f"get_{e.name}"),
+                   "create": ("POST", base, f"create_{e.name}"),
+                   "update": ("PATCH", base + "/{id}", f"update_{e.name}"),
+                   "delete": ("DELETE", base + "/{id}", f"delete_{e.name}")}
+            for op in e.operations:
+                method, path, op_id = ops[op]
+                routes.append(RouteSpec(method=method,  # type: ignore[arg-type]  # `ops` holds HTTP methods only
+                                        path=path, operation_id=op_id, auth=True, kind=op, entity=e.name))
+            if e.filters:
+                routes.append(RouteSpec(method="GET", path=base + "/options/{field}", operation_id=f"options_{e.name}",
+                                        auth=True, kind="options", entity=e.name))
+        for w in workflows:
+            if w.system:
+                continue
+            routes.append(RouteSpec(method="POST", path=w.path, operation_id=w.operation_id, auth=True, kind="workflow",
+                                    workflow=w.name))
+            for p in w.params:
+                if p.type == "reference":
+                    routes.append(RouteSpec(method="GET", path=f"{w.path}/options/{p.name}",
+                                            operation_id=f"options_{w.name}_{p.name}",
+                                            auth=True, kind="param_options", workflow=w.name))
+        return routes
+
+
+def _dates(ev: StoryEvent, today: dt.date) -> list[str]:
+    """Every date a storyline event happens on, from start to until (default today)."""
+    until = ev.until or today
+    out: list[str] = []
+    day, n = ev.start, 0
+    while day <= until:
+        out.append(day.isoformat())
+        if ev.every is None:
+            break
+        n += 1
+        if ev.every == "day":
+            day = ev.start + dt.timedelta(days=n)
+        elif ev.every == "week":
+            day = ev.start + dt.timedelta(weeks=n)
+        else:  # the same day of each month, or the month's last day (Jan 31 → Feb 28 → Mar 31)
+            month = ev.start.month - 1 + n
+            year, month = ev.start.year + month // 12, month % 12 + 1
+            day = dt.date(year, month, min(ev.start.day, calendar.monthrange(year, month)[1]))
+    return out

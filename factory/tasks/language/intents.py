@@ -1,0 +1,440 @@
+"""The seed's own task phrasings: which ones can be grounded, what fills each slot, text ↔ Ask.
+
+A phrasing (`"Move $250 from {from} to {to}."`) is grounded once per spec into an `IntentForm`:
+
+- a slot names a field of a row (`account.nickname`); it fills the workflow parameter that
+  references that entity, and when several do, the one whose name or label best matches the
+  slot's name and the word before it (`from {account}` → "From account"). A tie makes the
+  phrasing unusable: a binding is never guessed;
+- slots naming different fields of one entity that a single parameter references name that one
+  row together (`the payment to {payee} on {date}`: every field must match, `RefText.also`);
+- literals (`$250`, `2 guests`, `'Spotless and central.'`) fill a free parameter of their type,
+  by the same affinity; the proposer writes its own values in their place;
+- words that state a parameter's value fix it: an enum value (`I'm travelling` → reason
+  "travel"), a text default written out (`my Summer 2026 wishlist`);
+- the required parameters left over are appended as one sentence of the generic grammar
+  (`Set the from account to "Main Checking ··8488".`), unless the phrasing says something the
+  appended value could contradict (when, how many, how much, what to say, "keep the rest"):
+  such a phrasing is unusable.
+
+Every unusable phrasing is reported with its reason (`unusable_phrasings`), never rewritten.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from factory.predict.rows import enum_text
+from factory.spec.model import ParamSpec, Spec, WorkflowSpec
+from factory.tasks.language.asks import Ask, AskStep, ParseError, Question, joint_ref
+from factory.tasks.language.parse import LIST_SEPARATORS, my_phrases, parse_args
+from factory.tasks.language.render import render_list
+from factory.tasks.language.values import DATE, MONEY
+
+# Slots, and the literals a phrasing may carry: money, a bare number, a quoted text. A quote
+# opens only after a space, a colon or a bracket, so "{sender}'s" and "I'll" are no quotes.
+_TOKEN = re.compile(
+    r"\{(?P<slot>[a-z_][a-z0-9_]*)\}"
+    r"|(?P<money>\$(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d{2})?)"
+    r"|(?<![\w$.,])(?P<int>\d+)(?![\w,])"
+    r"|(?<![^\s:(])(?P<q>['\"])(?P<quoted>[^'\"{}\s](?:[^'\"{}]*[^'\"{}\s])?)(?P=q)(?!\w)")
+_LITERAL_TYPES = {"money": ("money",), "int": ("int",), "quoted": ("string", "text", "email", "enum")}
+_STOP = frozenset(["a", "an", "the", "my", "your", "our", "his", "her", "their", "its", "this", "that",
+                   "these", "those"])
+
+# Words that say what a parameter appended at the end could contradict (checked with the slots
+# and literals taken out). Month names count only capitalised ("may" is also a verb).
+_WHEN = re.compile(r"\b(?:today|tonight|tomorrow|yesterday|now|soon|later|next|last|this|first|"
+                   r"weekends?|(?:day|week|month|year|night|morning|afternoon|evening)s?|noon|midnight|"
+                   r"\d+(?:st|nd|rd|th)|(?:mon|tues|wednes|thurs|fri|satur|sun)days?)\b", re.IGNORECASE)
+_MONTHS = re.compile(r"\b(?:January|February|March|April|May|June|July|August|September|October|"
+                     r"November|December)\b")
+_HOW_MANY = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|"
+                       r"couple|pair|dozen|single|double|twice|once|several|few)\b", re.IGNORECASE)
+_HOW_MUCH = re.compile(r"\b(?:whole|full|entire|all|remaining|rest|balance|total|half)\b", re.IGNORECASE)
+_WHAT_TO_SAY = re.compile(r"\b(?:say|says|saying|said|ask|asking|tell|telling|thank|thanking|titled|"
+                          r"called|named|write|writing|mention|mentioning|explain|explaining|because)\b"
+                          r"|:\s*\w", re.IGNORECASE)
+_KEEP = re.compile(r"\b(?:keep|keeping|unchanged|as is|everything else|the same)\b", re.IGNORECASE)
+# A literal right after one of these states a change ("raise it by $15"), not the value to set.
+_RELATIVE = frozenset(["by", "more", "less", "extra", "another", "increase", "decrease", "raise", "lower",
+                       "reduce"])
+_INFLECTIONS = r"(?:s|es|d|ed|ing|ling|led)?"
+EXTRA_OPENER = "Set the "  # the appended sentence: `Set the <label> to <value>, the … and the ….`
+
+
+@dataclass(frozen=True)
+class IntentForm:
+    """A seed phrasing usable for tasks: which parameter each slot and literal fills."""
+
+    intent: str
+    kind: str
+    workflow: str | None
+    phrasing: str
+    slots: dict[str, tuple[str, str, str | None]]  # slot -> (entity, field, param or None)
+    literals: list[tuple[str, str]]  # (literal as written, param) in order of appearance
+    lookup: str | None = None  # read: the field the phrasing asks for
+    extras: tuple[str, ...] = ()  # required parameters said in the appended "Set the …" sentence
+    fixed: dict[str, Any] = field(default_factory=dict)  # param -> API value the words state
+    template: tuple[tuple[str, str], ...] = ()  # ("text", words) | ("slot", name) | ("literal", quote)
+    pattern: re.Pattern[str] = field(default=re.compile(""), compare=False)
+
+    def params(self) -> set[str]:
+        """Every parameter an instruction of this form gives a value."""
+        return ({p for _e, _f, p in self.slots.values() if p is not None} | {p for _l, p in self.literals}
+                | set(self.extras) | set(self.fixed))
+
+
+@dataclass(frozen=True)
+class _Token:
+    kind: str  # slot | money | int | quoted
+    text: str  # as written (a slot's name, a quoted literal's inner text)
+    start: int
+    end: int
+    before: str  # the nearest word before it (articles skipped), "" when a token comes first
+    after: str  # the nearest word after it
+
+
+_GROUNDED: dict[tuple[str, str, str], tuple[list[IntentForm], list[tuple[str, str, str]]]] = {}
+
+
+def intent_forms(spec: Spec) -> list[IntentForm]:
+    """Every seed phrasing the generic machinery can ground (the others: `unusable_phrasings`).
+
+    Built once per spec (named by its world, seed hash and factory version): every parse of an
+    instruction asks for them, and building them compiles a pattern per phrasing."""
+    return _grounded(spec)[0]
+
+
+def unusable_phrasings(spec: Spec) -> list[tuple[str, str, str]]:
+    """(intent, phrasing, why) for every seed phrasing that cannot be grounded."""
+    return _grounded(spec)[1]
+
+
+def _grounded(spec: Spec) -> tuple[list[IntentForm], list[tuple[str, str, str]]]:
+    key = (spec.world, spec.seed_sha256, spec.factory_version)
+    if key not in _GROUNDED:
+        forms: list[IntentForm] = []
+        unusable: list[tuple[str, str, str]] = []
+        for intent in spec.task_intents:
+            workflow = next((w for w in spec.workflows if w.name == intent.get("workflow")), None)
+            for phrasing in intent.get("phrasings", []):
+                form = _form(spec, intent, workflow, phrasing)
+                if isinstance(form, str):
+                    unusable.append((intent["name"], phrasing, form))
+                else:
+                    forms.append(form)
+        _GROUNDED[key] = (forms, unusable)
+    return _GROUNDED[key]
+
+
+# ---------------------------------------------------------------- grounding --------------------
+
+def _words(text: str) -> list[str]:
+    return [w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _STOP]
+
+
+def _tokens(phrasing: str) -> list[_Token]:
+    found = list(_TOKEN.finditer(phrasing))
+    out = []
+    for i, m in enumerate(found):
+        kind = next(k for k in ("slot", "money", "int", "quoted") if m.group(k) is not None)
+        before = _words(phrasing[found[i - 1].end() if i else 0:m.start()])
+        after = _words(phrasing[m.end():found[i + 1].start() if i + 1 < len(found) else len(phrasing)])
+        out.append(_Token(kind, m.group(kind), m.start(), m.end(), before[-1] if before else "",
+                          after[0] if after else ""))
+    return out
+
+
+def _like(a: str, b: str) -> bool:
+    """Same word, or one a stem of the other ("night"/"nightly", "guest"/"guests")."""
+    return a == b or (min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a)))
+
+
+def _best(candidates: list[ParamSpec], cues: list[tuple[str, int]]) -> ParamSpec | None:
+    """The candidate whose name or label best matches the weighted cue words; None on a tie.
+    Words every candidate shares ("account" in "From account" and "To account") decide nothing."""
+    if len(candidates) == 1:
+        return candidates[0]
+    words = {p.name: set(_words(p.name.replace("_", " ")) + _words(p.label)) for p in candidates}
+    common = set.intersection(*words.values())
+    scores = {p.name: sum(weight for cue, weight in cues if cue and any(_like(cue, w) for w in words[p.name] - common))
+              for p in candidates}
+    top = max(scores.values())
+    best = [p for p in candidates if scores[p.name] == top]
+    return best[0] if top > 0 and len(best) == 1 else None
+
+
+def _a(noun: str) -> str:
+    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
+
+
+def _labels(params: list[ParamSpec]) -> str:
+    return " or ".join(repr(p.label) for p in params)
+
+
+def _bind_slots(spec: Spec, workflow: WorkflowSpec, slots: list[tuple[_Token, str, str]]
+                ) -> dict[str, str] | str:
+    """slot -> parameter, by entity and affinity; a reason when a slot cannot be bound."""
+    bound: dict[str, str] = {}
+    fields: dict[str, list[str]] = {}
+    for token, entity, fname in slots:
+        if token.text in bound:
+            continue  # the same slot again names the same value
+        candidates = [p for p in workflow.params if p.ref == entity]
+        if not candidates:
+            return f"no parameter of {workflow.label!r} takes {_a(spec.entity(entity).label.lower())}"
+        cues = [(w, 3) for w in _words(token.text.replace("_", " "))] + [(token.before, 2)]
+        p = _best(candidates, cues)
+        if p is None:
+            return f"{{{token.text}}} could fill {_labels(candidates)}"
+        if fname in fields.setdefault(p.name, []):
+            return f"two slots name the {fname} of one {spec.entity(entity).label.lower()}"
+        fields[p.name].append(fname)
+        bound[token.text] = p.name
+    return bound
+
+
+def _bind_literals(workflow: WorkflowSpec, tokens: list[_Token], taken: set[str]
+                   ) -> list[tuple[str, str]] | str:
+    literals: list[tuple[str, str]] = []
+    for token in tokens:
+        written = token.text if token.kind != "quoted" else f"'{token.text}'"
+        if token.before in _RELATIVE:
+            return f"'{token.before} {written}' states a change, not a value to set"
+        candidates = [p for p in workflow.params if p.type in _LITERAL_TYPES[token.kind] and p.name not in taken]
+        if not candidates:
+            return f"{written} fits no parameter of {workflow.label!r}"
+        p = _best(candidates, [(token.before, 2), (token.after, 2)])
+        if p is None:
+            return f"{written} could fill {_labels(candidates)}"
+        taken.add(p.name)
+        literals.append((written, p.name))
+    return literals
+
+
+def _fixed_by_words(workflow: WorkflowSpec, text: str, taken: set[str]) -> tuple[dict[str, Any], str] | str:
+    """Parameters the words state: an enum value ("travelling" → travel) or a text default written
+    out ("Summer 2026"); returns them and the text with those defaults masked, or a reason."""
+    fixed: dict[str, Any] = {}
+    label_words = {w for p in workflow.params for w in _words(p.label)} | set(_words(workflow.label))
+    # A quoted literal is replaced by a chosen text: its words state no enum value.
+    free = _TOKEN.sub(lambda m: " " * len(m.group(0)) if m.group("quoted") else m.group(0), text)
+    for p in workflow.params:
+        if p.name in taken:
+            continue
+        if p.type in ("string", "text") and isinstance(p.default, str) and len(p.default) >= 3:
+            m = re.search(rf"(?<!\w){re.escape(p.default)}(?!\w)", text, re.IGNORECASE)
+            if m:
+                fixed[p.name] = p.default
+                text = text[:m.start()] + " " * (m.end() - m.start()) + text[m.end():]
+        if p.type == "enum":
+            said = [v for v in p.values or [] if enum_text(v).lower() not in label_words
+                    and re.search(rf"\b{re.escape(enum_text(v))}{_INFLECTIONS}\b", free, re.IGNORECASE)]
+            if len(said) > 1:
+                return f"the words name several values of {p.label!r}: {', '.join(said)}"
+            if said:
+                fixed[p.name] = said[0]
+    return fixed, text
+
+
+def _contradiction(p: ParamSpec, words: str) -> str | None:
+    """Why appending a value of `p` could contradict what the phrasing says, or None."""
+    if p.type in ("date", "datetime") and (_WHEN.search(words) or _MONTHS.search(words)):
+        return f"it says when in words, so {p.label!r} cannot be added"
+    if p.type == "int" and _HOW_MANY.search(words):
+        return f"it says how many in words, so {p.label!r} cannot be added"
+    if p.type in ("money", "int") and _HOW_MUCH.search(words):
+        return f"it says how much in words, so {p.label!r} cannot be added"
+    if p.type in ("string", "text", "email") and _WHAT_TO_SAY.search(words):
+        return f"it says what to write in words, so {p.label!r} cannot be added"
+    label = _words(p.label)
+    if p.ref is None and p.type != "bool" and label and all(
+            re.search(rf"\b{re.escape(w)}\b", words, re.IGNORECASE) for w in label):
+        return f"it mentions {p.label!r} without a slot or a value"
+    return None
+
+
+def _form(spec: Spec, intent: dict[str, Any], workflow: WorkflowSpec | None, phrasing: str) -> IntentForm | str:
+    """The grounded form of one phrasing, or the reason it cannot be grounded."""
+    decl: dict[str, str] = intent.get("slots", {})
+    tokens = _tokens(phrasing)
+    slots: list[tuple[_Token, str, str]] = []
+    for t in (t for t in tokens if t.kind == "slot"):
+        target = decl.get(t.text, "")
+        entity, _, fname = target.partition(".")
+        if not any(e.name == entity for e in spec.entities) or not any(
+                f.name == fname for f in spec.entity(entity).fields):
+            return f"slot {{{t.text}}} names no field of a row ({target or 'undeclared'})"
+        slots.append((t, entity, fname))
+    if intent.get("kind") == "read":
+        return _read_form(spec, intent, phrasing, tokens, slots)
+    if intent.get("kind") != "write":
+        return f"{intent.get('kind')} phrasings are not grounded: only write and lookup phrasings are"
+    if workflow is None or workflow.system:
+        return f"{intent.get('workflow')!r} is no workflow a user can run"
+    if not tokens:
+        return "it names no row and no value: every task would read the same"
+    bound = _bind_slots(spec, workflow, slots)
+    if isinstance(bound, str):
+        return bound
+    # Words are read with the slots taken out, so a slot's name never counts as a word.
+    words = _TOKEN.sub(lambda m: " " * len(m.group(0)) if m.group("slot") else m.group(0), phrasing)
+    fixed_text = _fixed_by_words(workflow, words, set(bound.values()))
+    if isinstance(fixed_text, str):
+        return fixed_text
+    fixed, masked = fixed_text
+    live = [t for t in tokens if t.kind != "slot" and masked[t.start:t.end].strip()]
+    literals = _bind_literals(workflow, live, set(bound.values()) | set(fixed))
+    if isinstance(literals, str):
+        return literals
+    said = set(bound.values()) | set(fixed) | {p for _l, p in literals}
+    extras = [p for p in workflow.params if p.name not in said and p.required and p.default is None]
+    plain = _TOKEN.sub(" ", masked)  # the words alone: no slots, no literals
+    for p in extras:
+        why = _contradiction(p, plain)
+        if why:
+            return why
+    if extras and _KEEP.search(plain):
+        return f"it asks to keep the rest, so {_labels(extras)} cannot be added"
+    form_slots: dict[str, tuple[str, str, str | None]] = {
+        t.text: (entity, fname, bound[t.text]) for t, entity, fname in slots}
+    template = _template(phrasing, tokens, live)
+    return IntentForm(intent["name"], "write", workflow.name, phrasing, form_slots, literals, None,
+                      tuple(p.name for p in extras), fixed, template,
+                      _pattern(spec, template, form_slots, literals, bool(extras)))
+
+
+def _read_form(spec: Spec, intent: dict[str, Any], phrasing: str, tokens: list[_Token],
+               slots: list[tuple[_Token, str, str]]) -> IntentForm | str:
+    """A lookup: slots naming one row, and exactly one other field of it mentioned by its label."""
+    if not slots or len(slots) != len(tokens):
+        return "a read phrasing is grounded as a lookup: slots naming one row, no other values"
+    entities = {entity for _t, entity, _f in slots}
+    fields = [fname for _t, _e, fname in slots]
+    if len(entities) != 1 or len(set(fields)) != len(fields):
+        return "its slots do not name one row by different fields"
+    ent = spec.entity(entities.pop())
+    rest = _TOKEN.sub(" ", phrasing).lower()
+    hits = [f.name for f in ent.fields if f.name not in fields and f.type != "reference"
+            and re.search(rf"\b{re.escape(f.label.lower())}\b", rest)]
+    if len(hits) != 1:
+        return f"it asks for {len(hits)} fields of {_a(ent.label.lower())} by label; a lookup asks for one"
+    form_slots: dict[str, tuple[str, str, str | None]] = {t.text: (ent.name, fname, None)
+                                                          for t, _e, fname in slots}
+    template = _template(phrasing, tokens, [])
+    return IntentForm(intent["name"], "read", None, phrasing, form_slots, [], hits[0], template=template,
+                      pattern=_pattern(spec, template, form_slots, [], False))
+
+
+def _slot_regex(spec: Spec, entity: str, fname: str) -> str:
+    """A slot's value as the rows module writes it: dates as dates, money as money (so a date
+    slot next to a text slot splits where the date starts), anything else as short as it can be."""
+    kind = spec.entity(entity).field_named(fname).type
+    if kind == "date":
+        return DATE.pattern
+    if kind == "datetime":
+        return DATE.pattern + r" at \d{2}:\d{2}"
+    if kind == "money":
+        return MONEY.pattern
+    if kind == "int":
+        return r"-?\d+"
+    return ".+?"
+
+
+def _template(phrasing: str, tokens: list[_Token], live: list[_Token]) -> tuple[tuple[str, str], ...]:
+    """The phrasing as pieces: ("text", words), ("slot", name), ("literal", its quote or "")."""
+    pieces: list[tuple[str, str]] = []
+    pos = 0
+    for t in tokens:
+        if t.kind != "slot" and t not in live:
+            continue  # a number inside a default written out ("Summer 2026") is plain text
+        pieces.append(("text", phrasing[pos:t.start]))
+        pieces.append(("slot", t.text) if t.kind == "slot" else
+                      ("literal", phrasing[t.start] if t.kind == "quoted" else ""))
+        pos = t.end
+    pieces.append(("text", phrasing[pos:]))
+    return tuple(pieces)
+
+
+def _pattern(spec: Spec, template: tuple[tuple[str, str], ...], slots: dict[str, tuple[str, str, str | None]],
+             literals: list[tuple[str, str]], extras: bool) -> re.Pattern[str]:
+    out: list[str] = []
+    lit = 0
+    for kind, text in template:
+        if kind == "text":
+            out.append(re.escape(text))
+        elif kind == "slot":
+            entity, fname, _param = slots[text]
+            # A slot used twice names the same value: the second must repeat the first.
+            seen = f"(?P<s_{text}>" in "".join(out)
+            out.append(f"(?P=s_{text})" if seen else f"(?P<s_{text}>{_slot_regex(spec, entity, fname)})")
+        else:
+            body = {"money": r"\$(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d{2})?", "int": r"\d+",
+                    "quoted": r"[^'\"]+"}[literal_kind(literals[lit][0])]
+            out.append(f"{re.escape(text)}(?P<l_{lit}>{body}){re.escape(text)}")
+            lit += 1
+    if extras:
+        out.append(" " + re.escape(EXTRA_OPENER) + r"(?P<extras>.+)\.")
+    return re.compile("^" + "".join(out) + "$", re.IGNORECASE)
+
+
+# ---------------------------------------------------------------- text ↔ Ask -------------------
+
+def literal_kind(written: str) -> str:
+    """money, int or quoted: how a literal of a form is written."""
+    return "money" if written.startswith("$") else "int" if written.isdigit() else "quoted"
+
+
+def render_intent(form: IntentForm, slot_texts: dict[str, str], literal_texts: list[str],
+                  extras: str = "") -> str:
+    """Fill a seed phrasing: slot texts in, literals replaced (they carry the chosen values; a
+    quoted literal keeps its quotes), then the sentence of the other values (`extras_sentence`)."""
+    lits = iter(literal_texts)
+    out = []
+    for kind, text in form.template:
+        out.append(text if kind == "text" else slot_texts[text] if kind == "slot" else f"{text}{next(lits)}{text}")
+    return "".join(out) + (f" {extras}" if extras else "")
+
+
+def extras_sentence(workflow: WorkflowSpec, args: dict[str, Any]) -> str:
+    """`Set the from account to "Main Checking ··8488" and the amount to $45.00.`"""
+    if not args:
+        return ""
+    return EXTRA_OPENER + render_list(workflow, args, joiner=" to ", lead="the ")[len("the "):] + "."
+
+
+def parse_intent(spec: Spec, text: str) -> Ask | None:
+    """The Ask behind a text written in one of the seed's phrasings, or None."""
+    for form in intent_forms(spec):
+        m = form.pattern.match(text)
+        if not m:
+            continue
+        try:
+            return _ask(spec, form, m)
+        except ParseError:
+            continue  # the words fit but the appended values do not: another form may fit
+    return None
+
+
+def _ask(spec: Spec, form: IntentForm, m: re.Match[str]) -> Ask:
+    by_param: dict[str | None, list[tuple[str, str]]] = {}
+    entity = ""
+    for slot, (entity, fname, param) in form.slots.items():  # noqa: B007  (a read form asks about the last slot's entity)
+        by_param.setdefault(param, []).append((fname, m[f"s_{slot}"]))
+    if form.kind == "read":
+        return Ask("read", question=Question("lookup", entity, form.lookup, joint_ref(by_param[None])))
+    workflow = next(w for w in spec.workflows if w.name == form.workflow)
+    args: dict[str, Any] = {param: joint_ref(pairs) for param, pairs in by_param.items() if param is not None}
+    for i, (_lit, param) in enumerate(form.literals):
+        args[param] = m[f"l_{i}"]
+    args.update(form.fixed)
+    if form.extras:
+        more = parse_args(workflow, m["extras"], my_phrases(spec), separators=LIST_SEPARATORS,
+                          joiner=" to ", lead="the ", subject_first=False)
+        if set(more) != set(form.extras):
+            raise ParseError(f"the appended sentence gives {sorted(more)}, not {sorted(form.extras)}")
+        args.update(more)
+    return Ask("write", steps=(AskStep(workflow.name, args),))

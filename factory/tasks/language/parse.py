@@ -1,0 +1,312 @@
+"""Parsing the instruction language: questions, conditions, arguments and workflow runs read back
+from their text, with nothing but the spec (reward-gen parses in its own process).
+
+Each form `render.py` writes has its reader here; where a text fits a form's opening
+words but not its names, the next form is tried, and the problem of the closest form is what
+is reported. The entry point that also tries the seed's own phrasings is `phrasing.parse`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
+from factory.tasks.language.asks import ONLY, AskStep, Cond, ParseError, Question, RefText
+from factory.tasks.language.values import scan_value
+from factory.tasks.language.words import my_only, possessed_head, scope_word, subject_entity
+
+DIRECTIONS = {"highest": "max", "lowest": "min", "latest": "max", "earliest": "min"}
+
+
+class _NoForm(ParseError):
+    """No form's opening words fit (as opposed to a form whose arguments do not parse)."""
+
+
+_Q_PATTERNS = [
+    ("lookup", re.compile(r'^What is the (?P<field>.+?) of (?:my|the) (?P<entity>.+?) "(?P<ref>[^"]+)"\?$')),
+    ("lookup", re.compile(r'^Look up the (?P<field>.+?) of (?:my|the) (?P<entity>.+?) "(?P<ref>[^"]+)"\.$')),
+    ("count", re.compile(r"^How many of (?:my|the) (?P<plural>.+?) have (?P<conds>.+)\?$")),
+    ("count", re.compile(r"^Count (?:my|the) (?P<plural>.+?) with (?P<conds>.+)\.$")),
+    ("sum", re.compile(r"^What is the total (?P<field>.+?) of (?:my|the) (?P<plural>.+?)(?: with (?P<conds>.+))?\?$")),
+    ("arg", re.compile(r"^Which of (?:my|the) (?P<plural>.+?)(?: with (?P<conds>.+?))? has the "
+                       r"(?P<dir>highest|lowest|latest|earliest) (?P<field>.+?)\?"
+                       r"(?P<tie> If several tie, name the one that comes first alphabetically\.)?$")),
+]
+_PICK = re.compile(r'^Find (?:my|the) (?P<entity>.+?)(?: with (?P<conds>.+?))? that has the '
+                   r'(?P<dir>highest|lowest|latest|earliest) (?P<field>.+?), and use "(?P<wf>[^"]+)" '
+                   r"on it(?: with (?P<args>.+))?\.$")
+_STEP_PREFIXES = ("Please ", "I need to ", "")
+_STEP_SEPARATORS = (": ", " with ", " ")
+
+
+def _same(a: str, b: str) -> bool:
+    return a.strip().lower() == b.strip().lower()
+
+
+def _entity_by(spec: Spec, text: str, plural: bool) -> EntitySpec:
+    for ent in spec.entities:
+        if _same(ent.plural if plural else ent.label, text):
+            return ent
+    raise ParseError(f"no entity is called {text!r}")
+
+
+def _field_by(ent: EntitySpec, text: str) -> str:
+    for f in ent.fields:
+        if _same(f.label, text):
+            return f.name
+    raise ParseError(f"{ent.label} has no field labelled {text!r}")
+
+
+def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
+    """Conditions `<label> <value> [and <label> between <a> and <b>] …` (labels longest first)."""
+    if not text:
+        return ()
+    fields = sorted(ent.fields, key=lambda f: -len(f.label))
+    conds: list[Cond] = []
+    pos = 0
+    while True:
+        f = next((f for f in fields if text.lower().startswith(f.label.lower() + " ", pos)), None)
+        if f is None:
+            raise ParseError(f"unknown condition at {text[pos:pos + 40]!r} ({ent.label})")
+        pos += len(f.label) + 1
+        kind = "int" if f.type == "reference" else f.type
+        if f.type == "bool":
+            if not text.startswith("set to ", pos):
+                raise ParseError(f"expected 'set to yes/no' at {text[pos:pos + 30]!r}")
+            pos += len("set to ")
+        if text.startswith("between ", pos):
+            low, pos = scan_value(kind, text, pos + len("between "))
+            if not text.startswith(" and ", pos):
+                raise ParseError(f"expected 'and' in a range at {text[pos:pos + 30]!r}")
+            high, pos = scan_value(kind, text, pos + len(" and "))
+            conds.append(Cond(f.name, low, high))
+        else:
+            value, pos = scan_value(kind, text, pos)
+            conds.append(Cond(f.name, f'"{value}"' if text[pos - 1] == '"' else value))
+        if pos == len(text):
+            return tuple(conds)
+        if not text.startswith(" and ", pos):
+            raise ParseError(f"expected 'and' between conditions at {text[pos:pos + 30]!r}")
+        pos += len(" and ")
+
+
+def _mine(labels: dict[str, str], p: ParamSpec | None, text: str, pos: int) -> str | None:
+    if p is None or p.ref is None or p.ref not in labels:
+        return None
+    phrase = labels[p.ref]
+    return text[pos:pos + len(phrase)] if text.lower().startswith(phrase, pos) else None
+
+
+LIST_SEPARATORS = (", and ", " and ", ", ")  # a list `a, b and c` (longest first: ", and " before ", ")
+
+
+def _separator(text: str, pos: int, separators: tuple[str, ...]) -> int:
+    for sep in separators:
+        if text.startswith(sep, pos):
+            return pos + len(sep)
+    raise ParseError(f"expected {' or '.join(repr(s) for s in separators)} between arguments at "
+                     f"{text[pos:pos + 30]!r}")
+
+
+def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str, str] | None = None,
+               *, separators: tuple[str, ...] = ("; ",), joiner: str = " ", lead: str = "",
+               subject_first: bool = True) -> dict[str, Any]:
+    """`<param label> <value>; …` → param name → RefText (references) or value text.
+    `spec_of_refs` maps entity names to their `my <entity>` phrase. The list forms pass their
+    `separators`, the word between label and value (`joiner`, " to " in "Set the …") and an
+    optional `lead` before each label ("the "); only the colon forms name the subject first."""
+    spec_of_refs = spec_of_refs or {}
+    if not text:
+        return {}
+    params = sorted(workflow.params, key=lambda p: -len(p.label))
+    args: dict[str, Any] = {}
+    pos = 0
+    subject = next((p for p in workflow.params if p.name == workflow.subject), None)
+    mine = _mine(spec_of_refs, subject, text, 0) if subject is not None else None
+    if subject_first and subject is not None and (text.startswith('"') or mine):
+        if mine:
+            args[subject.name], pos = RefText(mine, ONLY), len(mine)
+        else:
+            value, pos = scan_value("string", text, 0)
+            args[subject.name] = RefText(value)
+        if pos == len(text):
+            return args
+        pos = _separator(text, pos, separators)
+    lowered = text.lower()
+    while True:
+        if lead and lowered.startswith(lead, pos):
+            pos += len(lead)
+        p = next((p for p in params if lowered.startswith(p.label.lower() + joiner, pos)), None)
+        if p is None:
+            raise ParseError(f"unknown argument at {text[pos:pos + 40]!r} ({workflow.label})")
+        pos += len(p.label) + len(joiner)
+        if p.name in args:
+            raise ParseError(f"argument {p.label!r} is given twice")
+        mine = _mine(spec_of_refs, p, text, pos)
+        if mine:
+            args[p.name], pos = RefText(mine, ONLY), pos + len(mine)
+        else:
+            if p.type == "bool" and joiner == " " and text.startswith("set to ", pos):
+                pos += len("set to ")
+            quoted = text.startswith('"', pos)
+            value, pos = scan_value(p.type if not quoted else "string", text, pos)
+            args[p.name] = RefText(value) if p.type == "reference" else value
+        if pos == len(text):
+            return args
+        pos = _separator(text, pos, separators)
+
+
+def my_phrases(spec: Spec) -> dict[str, str]:
+    """Entity name → how an instruction names the acting user's only row of it ("my profile")."""
+    return {e.name: my_only(e) for e in spec.entities if e.visibility != "public" and e.owner_fields}
+
+
+def _workflow_by(spec: Spec, label: str) -> WorkflowSpec:
+    for w in spec.workflows:
+        if not w.system and _same(w.label, label):
+            return w
+    raise ParseError(f"no workflow is called {label!r}")
+
+
+def parse_step(spec: Spec, text: str) -> AskStep:
+    """One workflow run in any write form: find-and-act, the colon forms, the sentences."""
+    m = _PICK.match(text)
+    if m:
+        ent = _entity_by(spec, m["entity"], plural=False)
+        workflow = _workflow_by(spec, m["wf"])
+        q = Question(DIRECTIONS[m["dir"]], ent.name, _field_by(ent, m["field"]),
+                     conds=parse_conds(ent, m["conds"]))
+        param = next((p.name for p in workflow.params if p.ref == ent.name
+                      and p.name == (workflow.subject or p.name)), None)
+        if param is None:
+            raise ParseError(f"{workflow.label!r} takes no {ent.label}")
+        return AskStep(workflow.name, parse_args(workflow, m["args"], my_phrases(spec)), (param, q))
+    try:
+        return _parse_colon_form(spec, text)
+    except ParseError as exc:
+        colon = exc
+    try:
+        return _parse_sentence(spec, text)
+    except ParseError as exc:
+        # Report the form the text came closest to: the colon form when its words matched.
+        raise (exc if isinstance(colon, _NoForm) else colon) from None
+
+
+def _parse_colon_form(spec: Spec, text: str) -> AskStep:
+    # Workflow labels are matched whole, longest first ("Move note" before "Move").
+    workflows = sorted((w for w in spec.workflows if not w.system), key=lambda w: -len(w.label))
+    lowered = text.lower()
+    for prefix in _STEP_PREFIXES:
+        for workflow in workflows:
+            head = (prefix + workflow.label).lower()
+            if not lowered.startswith(head) or not text.endswith("."):
+                continue
+            rest = text[len(head):-1]
+            for sep in _STEP_SEPARATORS:
+                if rest.startswith(sep) and (sep != " " or rest[1:2] == '"' or rest[1:4].lower() == "my "):
+                    return AskStep(workflow.name, parse_args(workflow, rest[len(sep):], my_phrases(spec)))
+    raise _NoForm(f"no workflow phrasing matches {text[:60]!r}")
+
+
+_OPENERS = ("Please ", "Could you ", "")
+
+
+def _parse_sentence(spec: Spec, text: str) -> AskStep:
+    """The sentence forms of `render_sentence`: an opener, the workflow's label (or its possessed
+    head, "Lock my card"), the row acted on, then the other arguments as a list."""
+    refs = my_phrases(spec)
+    workflows = sorted((w for w in spec.workflows if not w.system), key=lambda w: -len(w.label))
+    problem: ParseError | None = None
+    for opener in _OPENERS:
+        if not text.startswith(opener):
+            continue
+        body = text[len(opener):]
+        for workflow in workflows:
+            possessed = possessed_head(spec, workflow)
+            for head, is_possessed in ((possessed, True), (workflow.label, False)):
+                if head is None or not body.lower().startswith(head.lower()):
+                    continue
+                try:
+                    return _sentence_rest(spec, workflow, body, len(head), is_possessed, opener, refs)
+                except ParseError as exc:
+                    problem = exc
+    raise problem or ParseError(f"no workflow phrasing matches {text[:60]!r}")
+
+
+def _subject_ref(ent: EntitySpec, body: str, pos: int) -> tuple[RefText, int]:
+    """The row acted on, right after its noun: a quoted label, or nothing ("my card": the only one)."""
+    if body.startswith(' "', pos):
+        value, pos = scan_value("string", body, pos + 1)
+        return RefText(value), pos
+    if scope_word(ent) == "my":
+        return RefText(my_only(ent), ONLY), pos
+    raise ParseError(f"expected the quoted name of the {ent.label.lower()} at {body[pos:pos + 30]!r}")
+
+
+def _sentence_rest(spec: Spec, workflow: WorkflowSpec, body: str, pos: int, possessed: bool,
+                   opener: str, refs: dict[str, str]) -> AskStep:
+    args: dict[str, Any] = {}
+    found = subject_entity(spec, workflow)
+    if possessed and found is not None:
+        args[found[0].name], pos = _subject_ref(found[1], body, pos)
+    elif found is not None:
+        param, ent = found
+        for link in (" for ", " "):
+            noun = f"{link}{scope_word(ent)} {ent.label.lower()}"
+            if body.lower().startswith(noun, pos):
+                args[param.name], pos = _subject_ref(ent, body, pos + len(noun))
+                break
+    rest = body[pos:]
+    if opener == "Could you ":
+        if not rest.startswith(" for me?"):
+            raise ParseError(f"expected 'for me?' at {rest[:30]!r}")
+        rest = rest[len(" for me?"):]
+        if not rest:
+            return AskStep(workflow.name, args)
+        if not rest.startswith(" ") or not rest.endswith("."):
+            raise ParseError(f"expected the arguments as a sentence at {rest[:30]!r}")
+        items = rest[1:-1]
+    else:
+        if rest == ".":
+            return AskStep(workflow.name, args)
+        lead = next((k for k in (", ", " with ") if rest.startswith(k)), None)
+        if lead is None or not rest.endswith("."):
+            raise ParseError(f"expected ', ' or ' with ' and the arguments at {rest[:30]!r}")
+        items = rest[len(lead):-1]
+    more = parse_args(workflow, items, refs, separators=LIST_SEPARATORS, subject_first=False)
+    if set(more) & set(args):
+        raise ParseError(f"the row acted on is given twice in {body[:60]!r}")
+    return AskStep(workflow.name, {**args, **more})
+
+
+def parse_question(spec: Spec, text: str) -> Question | None:
+    """The question a READ asks, or None when the text is no question form. A form whose words
+    match but whose names do not (e.g. a lookup pattern over "total … of my accounts with …")
+    gives way to the next form; the last such problem is raised when no form fits."""
+    problem: ParseError | None = None
+    for op, pattern in _Q_PATTERNS:
+        m = pattern.match(text)
+        if not m:
+            continue
+        try:
+            return _question(spec, op, m)
+        except ParseError as exc:
+            problem = exc
+    if problem is not None:
+        raise problem
+    return None
+
+
+def _question(spec: Spec, op: str, m: re.Match[str]) -> Question:
+    if op == "lookup":
+        ent = _entity_by(spec, m["entity"], plural=False)
+        return Question("lookup", ent.name, _field_by(ent, m["field"]), RefText(m["ref"]))
+    ent = _entity_by(spec, m["plural"], plural=True)
+    conds = parse_conds(ent, m["conds"])
+    if op == "count":
+        return Question("count", ent.name, conds=conds)
+    if op == "sum":
+        return Question("sum", ent.name, _field_by(ent, m["field"]), conds=conds)
+    return Question(DIRECTIONS[m["dir"]], ent.name, _field_by(ent, m["field"]), conds=conds,
+                    tie=bool(m["tie"]))

@@ -1,0 +1,159 @@
+"""Rendering the instruction language: an `Ask`'s questions, conditions, arguments and workflow
+runs as text, in the colon forms (`Lock card: "Visa ··4599"; lock reason "travel".`) and the
+sentences a person would type (`Lock my card "Visa ··4599", lock reason "travel".`).
+
+Every form written here is read back by `parse.py`; the entry point that picks among
+them (and joins two steps) is `phrasing.render`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from factory.spec.model import ParamSpec, Spec, WorkflowSpec
+from factory.tasks.language.asks import ONLY, AskStep, Cond, Question, RefText
+from factory.tasks.language.values import param_text
+from factory.tasks.language.words import possessed_head, scope_word, subject_entity
+
+TIE_BREAK = " If several tie, name the one that comes first alphabetically."
+
+
+def lower_first(label: str) -> str:
+    """A label inside a sentence: "Lock card" → "lock card" (the rest keeps its capitals)."""
+    return label[:1].lower() + label[1:]
+
+
+def _flag(kind: str) -> str:
+    """Yes/no values read "<label> set to yes", for arguments and conditions alike."""
+    return "set to " if kind == "bool" else ""
+
+
+def render_conds(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
+    ent = spec.entity(entity)
+    parts = []
+    for c in conds:
+        f = ent.field_named(c.field)
+        if c.upper is not None:
+            parts.append(f"{lower_first(f.label)} between {c.value} and {c.upper}")
+        elif f.type == "bool":
+            parts.append(f"{lower_first(f.label)} {_flag(f.type)}{c.value}")
+        else:
+            parts.append(f"{lower_first(f.label)} {c.value}")
+    return " and ".join(parts)
+
+
+def render_args(workflow: WorkflowSpec, args: dict[str, Any]) -> str:
+    """`"<subject>"; <label> <value>; …`: the row acted on needs no label, it comes first."""
+    params = {p.name: p for p in workflow.params}
+    parts = []
+    if workflow.subject in args:
+        parts.append(param_text(params[workflow.subject], args[workflow.subject]))
+    parts += [arg_phrase(params[name], value) for name, value in args.items() if name != workflow.subject]
+    return "; ".join(parts)
+
+
+def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ") -> str:
+    """One argument: `<label> <value>`, or `<label> to <value>` (joiner " to ") after "Set the"."""
+    flag = _flag(param.type) if joiner == " " else ""
+    return f"{lower_first(param.label)}{joiner}{flag}{param_text(param, value)}"
+
+
+def listed(parts: list[str]) -> str:
+    """`a`, `a and b`, `a, b and c`: how a person lists things."""
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def render_list(workflow: WorkflowSpec, args: dict[str, Any], joiner: str = " ", lead: str = "") -> str:
+    """The arguments as a list (`from account "A", to account "B" and amount $5.00`); `lead`
+    goes before each label ("the "), `joiner` between label and value (" to ")."""
+    params = {p.name: p for p in workflow.params}
+    return listed([lead + arg_phrase(params[name], value, joiner) for name, value in args.items()])
+
+
+def _subject_phrase(spec: Spec, workflow: WorkflowSpec, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The verb phrase with the row acted on (`Lock my card "Visa ··4599"`,
+    `Block dates for my listing "Loft"`, `Star my message "Hi"`) and the other arguments."""
+    found = subject_entity(spec, workflow)
+    if found is None or found[0].name not in args:
+        return workflow.label, args
+    param, ent = found
+    value = args[param.name]
+    rest = {k: v for k, v in args.items() if k != param.name}
+    only = isinstance(value, RefText) and value.by == ONLY
+    head = possessed_head(spec, workflow)
+    if head is not None:  # "my card" already says which when it is the user's only one
+        return (head if only else f"{head} {param_text(param, value)}"), rest
+    noun = value.text if only else f"{scope_word(ent)} {ent.label.lower()} {param_text(param, value)}"
+    link = " " if len(workflow.label.split()) == 1 else " for "  # "Star my message", "Block dates for …"
+    return f"{workflow.label}{link}{noun}", rest
+
+
+def render_sentence(spec: Spec, workflow: WorkflowSpec, args: dict[str, Any], style: int) -> str:
+    """A write as a person would type it: `Lock my card "A", reason "travel".` (style 0),
+    `Please … with ….` (1), `Could you … for me? Reason "travel".` (2)."""
+    phrase, rest = _subject_phrase(spec, workflow, args)
+    items = render_list(workflow, rest) if rest else ""
+    if style % 3 == 1:
+        return f"Please {lower_first(phrase)}" + (f" with {items}." if items else ".")
+    if style % 3 == 2:
+        return f"Could you {lower_first(phrase)} for me?" + (f" {items[:1].upper()}{items[1:]}." if items else "")
+    if not items:
+        return f"{phrase}."
+    return f"{phrase}{', ' if len(rest) < len(args) else ' with '}{items}."
+
+
+def _word(spec: Spec, entity: str, field: str, op: str) -> str:
+    kind = spec.entity(entity).field_named(field).type
+    if kind in ("date", "datetime"):
+        return "latest" if op == "max" else "earliest"
+    return "highest" if op == "max" else "lowest"
+
+
+def render_question(spec: Spec, q: Question, variant: int) -> str:
+    ent = spec.entity(q.entity)
+    scope, label, plural = scope_word(ent), lower_first(ent.label), lower_first(ent.plural)
+    conds = render_conds(spec, q.entity, q.conds)
+    if q.op == "lookup":
+        assert q.target is not None and q.field is not None
+        f = lower_first(ent.field_named(q.field).label)
+        if variant % 2:
+            return f'Look up the {f} of {scope} {label} "{q.target.text}".'
+        return f'What is the {f} of {scope} {label} "{q.target.text}"?'
+    if q.op == "count":
+        if variant % 2:
+            return f"Count {scope} {plural} with {conds}."
+        return f"How many of {scope} {plural} have {conds}?"
+    if q.op == "sum":
+        assert q.field is not None
+        f = lower_first(ent.field_named(q.field).label)
+        return f"What is the total {f} of {scope} {plural}" + (f" with {conds}?" if conds else "?")
+    assert q.field is not None
+    f = lower_first(ent.field_named(q.field).label)
+    which = f" with {conds}" if conds else ""
+    tie = TIE_BREAK if q.tie else ""
+    return f"Which of {scope} {plural}{which} has the {_word(spec, q.entity, q.field, q.op)} {f}?{tie}"
+
+
+def render_step(spec: Spec, step: AskStep, variant: int) -> str:
+    """One workflow run: variants 0–2 the colon forms (`Lock card: "A"; reason "travel".`, kept
+    as they were: older corpora are written in them), 3–5 the sentences of `render_sentence`."""
+    workflow = next(w for w in spec.workflows if w.name == step.workflow)
+    args = render_args(workflow, step.args)
+    if step.pick is not None:
+        _param, q = step.pick
+        ent = spec.entity(q.entity)
+        conds = render_conds(spec, q.entity, q.conds)
+        assert q.field is not None
+        f = lower_first(ent.field_named(q.field).label)
+        which = f" with {conds}" if conds else ""
+        tail = f" with {args}" if args else ""
+        return (f"Find {scope_word(ent)} {lower_first(ent.label)}{which} that has the "
+                f"{_word(spec, q.entity, q.field, q.op)} {f}, and use \"{workflow.label}\" on it{tail}.")
+    if variant % 6 >= 3:
+        return render_sentence(spec, workflow, step.args, variant % 6 - 3)
+    if variant % 6 == 1:
+        return f"Please {lower_first(workflow.label)}: {args}."
+    if variant % 6 == 2:
+        bare = args.startswith(chr(34)) or args.lower().startswith("my ")
+        return f"I need to {lower_first(workflow.label)} {'' if bare else 'with '}{args}."
+    return f"{workflow.label}: {args}."

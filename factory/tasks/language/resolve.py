@@ -1,0 +1,287 @@
+"""Resolve a parsed instruction against a database: named rows to ids, questions to answers.
+
+Strict on purpose: a name that matches no visible row is unresolved, one that matches two rows
+is ambiguous, and a superlative with a tie has no single answer. Each of these fails the task
+(the instruction must be repaired), it is never guessed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Any
+
+from factory.errors import TaskError
+from factory.predict.rows import Row, World, enum_text
+from factory.runtime.step import Step
+from factory.spec.model import ParamSpec
+from factory.tasks.language.answer import Answer
+from factory.tasks.language.asks import ONLY, Ask, Cond, Question, RefText
+from factory.tasks.language.values import parse_scalar
+from factory.tasks.language.words import my_only
+from verifiers.answers import normalize_text
+
+
+class UnresolvedError(TaskError):
+    """A name in the instruction matches no row the acting user can see."""
+
+
+class AmbiguousError(TaskError):
+    """A name or a superlative in the instruction fits more than one row."""
+
+
+def _norm(text: str) -> str:
+    return " ".join(str(text).split()).casefold()
+
+
+def _shows(world: World, entity: str, field: str, want: str, row: Row) -> bool:
+    """Whether the row's `field` reads `want`: as the app shows it ("$5.00", "June 5, 2026") or
+    as stored ("5", "2026-06-05")."""
+    raw = row.get(world.field(entity, field).column)
+    return raw is not None and want in (_norm(world.value_text(entity, field, raw)), _norm(str(raw)))
+
+
+def find_rows(world: World, entity: str, user_id: int, ref: RefText) -> list[Row]:
+    """Visible rows of `entity` that `ref` names (by label, or by every field it names)."""
+    rows = world.visible(entity, user_id)
+    want = _norm(ref.text)
+    if ref.by == ONLY:  # "my profile": every row the user sees (exactly one, or it is ambiguous)
+        return list(rows) if want == _norm(my_only(world.entity(entity))) else []
+    if ref.by is None:
+        return [r for r in rows if _norm(world.label(entity, r)) == want]
+    named = [(ref.by, want), *((f, _norm(text)) for f, text in ref.also)]
+    return [r for r in rows if all(_shows(world, entity, f, text, r) for f, text in named)]
+
+
+def describe(ref: RefText) -> str:
+    """How an error names a reference: 'Jordan Lee' and 'June 5, 2026' (every field it names)."""
+    return " and ".join(repr(t) for t in (ref.text, *(text for _f, text in ref.also)))
+
+
+def resolve_ref(world: World, entity: str, user_id: int, ref: RefText) -> Row:
+    rows = find_rows(world, entity, user_id, ref)
+    label = world.entity(entity).label.lower()
+    if not rows:
+        raise UnresolvedError(f"no {label} of this user is called {describe(ref)}")
+    if len(rows) > 1:
+        ids = ", ".join(str(r["id"]) for r in rows[:5])
+        raise AmbiguousError(f"{len(rows)} {world.entity(entity).plural.lower()} are called "
+                             f"{describe(ref)} (ids {ids})")
+    return rows[0]
+
+
+def _enum_value(values: list[str] | None, text: str) -> str:
+    for v in values or []:
+        if _norm(enum_text(v)) == _norm(text) or _norm(v) == _norm(text):
+            return v
+    raise UnresolvedError(f"{text!r} is not one of {', '.join(values or [])}")
+
+
+def field_value(world: World, entity: str, field: str, text: str, user_id: int) -> Any:
+    """The stored value a condition's text stands for."""
+    f = world.field(entity, field)
+    raw = text[1:-1] if text.startswith('"') and text.endswith('"') else text
+    if f.type == "reference" and f.ref:
+        return resolve_ref(world, f.ref, user_id, RefText(raw))["id"]
+    if f.type == "enum":
+        return _enum_value(f.values, raw)
+    if f.type in ("money", "date", "int", "bool"):
+        value = parse_scalar(f.type, raw)
+        return int(value) if f.type == "bool" else value
+    return raw
+
+
+def _predicate(world: World, entity: str, cond: Cond, user_id: int) -> Any:
+    """A test on a row for one condition (the condition's values resolved once)."""
+    f = world.field(entity, cond.field)
+    column = f.column
+    if cond.upper is not None:
+        low = field_value(world, entity, cond.field, cond.value, user_id)
+        high = field_value(world, entity, cond.field, cond.upper, user_id)
+        cut = 10 if f.type == "date" else None
+        return lambda row: row.get(column) is not None and low <= (
+            row[column][:cut] if cut else row[column]) <= high
+    want = field_value(world, entity, cond.field, cond.value, user_id)
+    if f.type == "string":
+        return lambda row: row.get(column) is not None and _norm(row[column]) == _norm(want)
+    return lambda row: row.get(column) is not None and row[column] == want
+
+
+def select(world: World, q: Question, user_id: int) -> list[Row]:
+    """The rows a question ranges over: visible to the user and meeting every condition."""
+    tests = [_predicate(world, q.entity, c, user_id) for c in q.conds]
+    return [r for r in world.visible(q.entity, user_id) if all(t(r) for t in tests)]
+
+
+def extreme(world: World, q: Question, user_id: int) -> Row:
+    """The single row with the highest/lowest value of `q.field`; ties are ambiguous."""
+    assert q.field is not None
+    column = world.field(q.entity, q.field).column
+    rows = [r for r in select(world, q, user_id) if r.get(column) is not None]
+    if not rows:
+        raise UnresolvedError(f"no {world.entity(q.entity).plural.lower()} meet the conditions")
+    best = max(r[column] for r in rows) if q.op == "max" else min(r[column] for r in rows)
+    top = [r for r in rows if r[column] == best]
+    if len(top) > 1 and q.tie:  # the instruction said how to break it
+        return min(top, key=lambda r: (_norm(world.label(q.entity, r)), r["id"]))
+    if len(top) > 1:
+        raise AmbiguousError(f"{len(top)} {world.entity(q.entity).plural.lower()} tie for the "
+                             f"{'highest' if q.op == 'max' else 'lowest'} {q.field}")
+    return top[0]
+
+
+# Field-name words that say a string holds a phone number (split on "_": "home_phone", "fax").
+PHONE_WORDS = frozenset({"phone", "phones", "telephone", "tel", "mobile", "cell", "cellphone",
+                         "fax", "landline"})
+# A stored value that is written like a phone number: digits in groups with separators, an
+# optional "+" and extension ("(520) 790-7206", "+1-520-790-7206x229", "520.790.7206").
+_PHONE_VALUE = re.compile(r"\+?[\d(][\d\s().\-/]{5,}\d(?:\s*(?:x|ext\.?|extension|#)\s*\d{1,6})?")
+_EMAIL_VALUE = re.compile(r"[^@\s<>()]+@[^@\s<>()]+\.[^@\s<>().]+")
+
+
+def _digits(text: str) -> int:
+    return sum(c.isdigit() for c in text.split("x")[0].split("ext")[0].split("#")[0])
+
+
+def is_phone_value(text: str) -> bool:
+    """Whether a stored string is a phone number (7 to 15 digits, written as one)."""
+    return bool(_PHONE_VALUE.fullmatch(text.strip())) and 7 <= _digits(text) <= 15
+
+
+def is_phone_field(world: World, entity: str, field: str) -> bool:
+    """Whether a string field holds phone numbers: its name says so ("phone", "mobile_number",
+    "fax"), or every stored value (at least three) is written like a phone number with separators
+    (a bare run of digits could be an account number, so it does not count)."""
+    f = world.field(entity, field)
+    if f.type != "string":
+        return False
+    if PHONE_WORDS & set(f.name.lower().split("_")) or "phone" in f.name.lower():
+        return True
+    values = [str(r[f.column]).strip() for r in world.rows(entity) if r.get(f.column) not in (None, "")]
+    return len(values) >= 3 and all(is_phone_value(v) and not v.isdigit() for v in values)
+
+
+def label_names(world: World, entity: str, row: Row, user_id: int) -> tuple[str, ...]:
+    """Further names of a row besides its display label, each identifying it alone among the
+    rows the user sees (compared as answers are: case, accents and punctuation aside):
+
+    - its main field (the first field of the label template) as the app shows it ("Quick
+      question about the proposal" for "Quick question about the proposal (Carrie Payne)"),
+      when no other row has that main value or that label;
+    - the label and that main name followed by the entity's name ("Main Checking account",
+      "Main Checking ··8488 account"), as people say "my Main Checking account"."""
+    spec = world.entity(entity)
+    label = world.label(entity, row)
+    noun = spec.label.lower()
+    names: list[str] = []
+    if spec.display_fields:
+        main_field = spec.display_fields[0]
+        column = world.field(entity, main_field).column
+        raw = row.get(column)
+        main = "" if raw is None or raw == "" else world.value_text(entity, main_field, raw)
+        key = normalize_text(main)
+        taken = {normalize_text(world.label(entity, r)) for r in world.visible(entity, user_id)
+                 if r["id"] != row["id"]}
+        taken |= {normalize_text(world.value_text(entity, main_field, r[column]))
+                  for r in world.visible(entity, user_id)
+                  if r["id"] != row["id"] and r.get(column) not in (None, "")}
+        if key and key != normalize_text(label) and key not in taken:
+            names.append(main)
+    # A noun after a name only restates what kind of row it is; no other row gets the same name.
+    names += [f"{name} {noun}" for name in (label, *names)
+              if noun and not normalize_text(name).endswith(normalize_text(noun))]
+    return tuple(names)
+
+
+def row_answer(world: World, entity: str, row: Row, user_id: int, rows: tuple[int, ...]) -> Answer:
+    """A row as a READ's answer: kind `label`, its label and its further unambiguous names."""
+    return Answer("label", world.label(entity, row), label_names(world, entity, row, user_id), rows)
+
+
+def _answer_of(world: World, entity: str, field: str, raw: Any, user_id: int, row_id: int) -> Answer:
+    f = world.field(entity, field)
+    rows = (row_id,)
+    if f.type == "money":
+        return Answer("money", raw / 100, (), rows)
+    if f.type == "int":
+        return Answer("number", raw, (), rows)
+    if f.type == "date":
+        return Answer("date", str(raw)[:10], (), rows)
+    if f.type == "bool":
+        return Answer("bool", bool(raw), (), rows)
+    if f.type == "enum":
+        text = enum_text(str(raw))
+        return Answer("text", text, ((str(raw),) if text != raw else ()), rows)
+    if f.type == "reference" and f.ref:
+        target = world.row(f.ref, raw)
+        if target is not None and any(r["id"] == raw for r in world.visible(f.ref, user_id)):
+            return row_answer(world, f.ref, target, user_id, rows)
+        return Answer("text", world.value_text(entity, field, raw), (), rows)
+    if f.type == "datetime":
+        return Answer("text", str(raw)[:16].replace("T", " "), (), rows)
+    if f.type == "email" and _EMAIL_VALUE.fullmatch(str(raw).strip()):
+        return Answer("email", str(raw).strip(), (), rows)
+    if f.type == "string" and is_phone_value(str(raw)) and is_phone_field(world, entity, field):
+        return Answer("phone", str(raw).strip(), (), rows)
+    return Answer("text", str(raw), (), rows)
+
+
+def answer(world: World, q: Question, user_id: int) -> Answer:
+    """Compute a question's answer over the database."""
+    if q.op == "lookup":
+        assert q.target is not None and q.field is not None
+        row = resolve_ref(world, q.entity, user_id, q.target)
+        raw = row.get(world.field(q.entity, q.field).column)
+        if raw is None or raw == "":
+            raise UnresolvedError(f"the {q.field} of {q.target.text!r} is empty")
+        return _answer_of(world, q.entity, q.field, raw, user_id, row["id"])
+    rows = select(world, q, user_id)
+    ids = tuple(r["id"] for r in rows)
+    if q.op == "count":
+        if not rows:
+            raise UnresolvedError("no rows meet the conditions (a count of zero is not asked)")
+        return Answer("number", len(rows), (), ids)
+    if q.op == "sum":
+        assert q.field is not None
+        f = world.field(q.entity, q.field)
+        total = sum(r.get(f.column) or 0 for r in rows)
+        if not rows:
+            raise UnresolvedError("no rows meet the conditions")
+        return Answer("money", total / 100, (), ids) if f.type == "money" else Answer("number", total, (), ids)
+    row = extreme(world, q, user_id)
+    return row_answer(world, q.entity, row, user_id, (row["id"],))
+
+
+def arg_value(param: ParamSpec, text: Any) -> Any:
+    """The API value of a non-reference argument as an instruction writes it ("$45.00" → 4500,
+    "June 5, 2026" → "2026-06-05", "suspicious activity" → "suspicious_activity")."""
+    if param.type == "enum":
+        return _enum_value(param.values, str(text))
+    if param.type in ("money", "int", "date", "datetime", "bool"):
+        return parse_scalar(param.type, str(text))
+    return str(text)
+
+
+def steps_of(world: World, ask: Ask, user_id: int) -> list[Step]:
+    """API-level workflow steps for a write or read-write `ask`."""
+    steps: list[Step] = []
+    for ask_step in ask.steps:
+        workflow = next(w for w in world.spec.workflows if w.name == ask_step.workflow)
+        params = {p.name: p for p in workflow.params}
+        values: dict[str, Any] = {}
+        for name, text in ask_step.args.items():
+            p = params[name]
+            if p.type == "reference" and p.ref:
+                ref = text if isinstance(text, RefText) else RefText(str(text))
+                values[name] = resolve_ref(world, p.ref, user_id, ref)["id"]
+            else:
+                values[name] = arg_value(p, text)
+        if ask_step.pick is not None:
+            param, q = ask_step.pick
+            values[param] = extreme(world, q, user_id)["id"]
+        steps.append(Step(workflow.name, values))
+    return steps
+
+
+def today(world: World) -> dt.date:
+    return dt.date.fromisoformat(world.spec.today)

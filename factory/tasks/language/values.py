@@ -1,0 +1,93 @@
+"""Values in instructions: how an API value is written (`$1,250.00`, `June 5, 2026`, `yes`,
+`"travel"`) and how a written value is scanned and read back.
+
+Both the renderer and the parser of the instruction language (`phrasing.py`), and the seed's own
+phrasings (`intents.py`), write and read values the same way; this module is that one way.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Any
+
+from factory.predict.rows import date_text, enum_text, money_text
+from factory.spec.model import ParamSpec
+from factory.tasks.language.asks import ONLY, ParseError, RefText
+
+
+def param_text(param: ParamSpec, value: Any) -> str:
+    """How an instruction writes an API-level value of `param` (references are RefTexts)."""
+    if isinstance(value, RefText):
+        return value.text if value.by == ONLY else f'"{value.text}"'
+    return field_value_text(param.type, value)
+
+
+def field_value_text(kind: str, value: Any) -> str:
+    """A value as written, by type: money, dates and numbers bare, yes/no, the rest quoted."""
+    if kind == "money":
+        return money_text(int(value))
+    if kind == "date":
+        return date_text(str(value))
+    if kind == "datetime":
+        return f"{date_text(str(value))} at {str(value)[11:16]}"
+    if kind == "bool":
+        return "yes" if value else "no"
+    if kind == "int":
+        return str(int(value))
+    if kind == "enum":
+        return f'"{enum_text(str(value))}"'
+    return f'"{value}"'
+
+
+# Thousands groups only (`$1,250.00`), so a comma after a value ("$45, memo …") is not eaten.
+MONEY = re.compile(r"-?\$-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d{1,2})?")
+_INT = re.compile(r"-?\d+")
+DATE = re.compile(r"([A-Z][a-z]+) (\d{1,2}), (\d{4})")
+_TIME = re.compile(r" at (\d{2}):(\d{2})")
+_QUOTED = re.compile(r'"([^"]*)"')
+_BOOL = re.compile(r"(yes|no)\b", re.IGNORECASE)
+
+
+def scan_value(kind: str, text: str, pos: int) -> tuple[str, int]:
+    """Read one value of `kind` at `pos`; return its text (quotes removed) and the end position."""
+    if text.startswith('"', pos):
+        m = _QUOTED.match(text, pos)
+        if m:
+            return m.group(1), m.end()
+    for pattern in ((MONEY,) if kind == "money" else (DATE,) if kind in ("date", "datetime")
+                    else (_BOOL,) if kind == "bool" else (_INT,) if kind == "int" else ()):
+        m = pattern.match(text, pos)
+        if m:
+            end = m.end()
+            if kind == "datetime":
+                t = _TIME.match(text, end)
+                if t:
+                    end = t.end()
+            return text[pos:end], end
+    raise ParseError(f"expected a {kind} value at {text[pos:pos + 30]!r}")
+
+
+def parse_scalar(kind: str, text: str) -> Any:
+    """An API-level value from its written form (money → cents, dates → ISO)."""
+    try:
+        if kind == "money":
+            body = text.replace("$", "").replace(",", "")
+            return round(float(body) * 100)
+        if kind in ("date", "datetime"):
+            m = DATE.match(text)
+            if not m:
+                raise ValueError(text)
+            day = dt.datetime.strptime(f"{m.group(1)} {m.group(2)} {m.group(3)}", "%B %d %Y").date()
+            if kind == "date":
+                return day.isoformat()
+            t = _TIME.search(text)
+            hh, mm = (t.group(1), t.group(2)) if t else ("00", "00")
+            return f"{day.isoformat()}T{hh}:{mm}:00"
+        if kind == "int":
+            return int(text)
+        if kind == "bool":
+            return text.lower() == "yes"
+    except ValueError as exc:
+        raise ParseError(f"{text!r} is not a {kind} value") from exc
+    return text

@@ -1,0 +1,106 @@
+"""Feasibility and setups: whether a workflow run passes on the seed, and what runs first if not.
+
+The effect interpreter (`effects.predict`) screens every run before a draft is emitted. A run
+whose preconditions fail gets a setup (another workflow run first that makes them hold), and now
+and then a write is pointed on purpose at a row that is not ready yet or not there yet, so
+setup-gen has to build the state the task needs. A setup never renames rows: instructions are
+phrased from the seed's labels.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from factory.runtime.step import Step
+from factory.spec.model import WorkflowSpec
+from factory.tasks.language.asks import RefText
+from factory.tasks.language.resolve import find_rows
+from factory.tasks.propose.base import ProposerBase
+
+
+class SetupsMixin(ProposerBase):
+    """Part of `Proposer`: feasibility screening and the setups that make a run feasible."""
+
+    def _feasible(self, user: Any, step: Step, before: list[Step] | None = None) -> list[Step] | None:
+        """[] when the step passes as is, setup steps that make it pass, or None."""
+        before = before or []
+        prediction = self._prediction(user, before + [step])
+        if prediction is None:
+            return None
+        if not prediction.failed:
+            return []
+        if before:
+            return None
+        workflow = next(w for w in self.spec.workflows if w.name == step.workflow)
+        subject = next((p for p in workflow.params if p.ref and p.name in step.params
+                        and p.name == (workflow.subject or p.name)), None)
+        if subject is None or subject.ref is None:  # `ref` is set (picked for it): said for mypy
+            return None
+        for other in self._workflows():
+            if other.name == workflow.name:
+                continue
+            param = next((p for p in other.params if p.ref == subject.ref), None)
+            if param is None or self._relabels(other, subject.ref):
+                continue
+            fill = self._fill(other, user)
+            if fill is None:
+                continue
+            fill.params[param.name] = step.params[subject.name]
+            if self._passes(user, [fill, step]):
+                return [fill]
+        return None
+
+    def _relabels(self, workflow: WorkflowSpec, entity: str) -> bool:
+        """Whether `workflow` can change how rows of `entity` are named (a setup must not: the
+        instruction is phrased from the seed's labels)."""
+        shown = set(self.spec.entity(entity).display_fields)
+        return any(e.kind == "set" and e.entity == entity and e.field in shown for e in workflow.effects)
+
+    def _needs_setup(self, workflow: WorkflowSpec, user: Any, step: Step) -> list[Step] | None:
+        """Point the step at a row it cannot act on yet, if a setup makes it possible."""
+        subject = next((p for p in workflow.params if p.ref and p.name == workflow.subject), None)
+        if subject is None or subject.ref is None:
+            return None
+        offered = set(self._candidates(user, workflow, subject))
+        others = [r["id"] for r in self._visible(subject.ref, user.id) if r["id"] not in offered]
+        if not others:
+            return None
+        trial = Step(step.workflow, {**step.params, subject.name: self.rng.choice(others)})
+        setup = self._feasible(user, trial)
+        if not setup:
+            return None
+        step.params.update(trial.params)
+        return setup
+
+    def _made_by_setup(self, workflow: WorkflowSpec, user: Any, step: Step) -> list[Step] | None:
+        """Point the step at a row another workflow creates first, as the setup: the initial state
+        then holds a row the seed does not (a draft to send, a payee just added). The new row is
+        named by its label, which must be new among the rows the user sees."""
+        subject = next((p for p in workflow.params if p.ref and p.name == workflow.subject), None)
+        if subject is None or subject.ref is None:
+            return None
+        ent = self.spec.entity(subject.ref)
+        makers = [w for w in self._workflows() if w.name != workflow.name and not self._relabels(w, ent.name)
+                  and any(e.kind == "create" and e.entity == ent.name for e in w.effects)]
+        for maker in [m for m in makers for _ in range(3)]:  # a few fills each: a new row's label may be taken
+            fill = self._fill(maker, user)
+            if fill is None:
+                continue
+            made = self._prediction(user, [fill])
+            if made is None:
+                continue
+            new = [values for table, values in made.inserts if table == ent.table]
+            if made.failed or len(new) != 1:
+                continue
+            # SQLite (no AUTOINCREMENT) numbers the new row after the largest id in the table
+            row = {**new[0], "id": max((r["id"] for r in self.world.rows(ent.name)), default=0) + 1}
+            label = self._label(ent.name, row)
+            if not label.strip() or '"' in label or find_rows(self.world, ent.name, user.id, RefText(label)):
+                continue
+            trial = Step(step.workflow, {**step.params, subject.name: row["id"]})
+            if not self._passes(user, [fill, trial]):
+                continue
+            step.params.update(trial.params)
+            self._made[(ent.name, row["id"])] = row
+            return [fill]
+        return None

@@ -1,0 +1,127 @@
+"""The values a draft's workflow run sends: rows the user may pick, dates, amounts, texts.
+
+A fill draws every choice from the proposer's one seeded generator, in a fixed order, so the same
+world gives the same values; whether the values pass the workflow's preconditions is screened
+afterwards (`setups.py`), never assumed here.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from factory.runtime.step import Step
+from factory.spec.model import ParamSpec, WorkflowSpec
+from factory.tasks.propose.base import ProposerBase
+
+MONEY_CHOICES = (5, 10, 12, 15, 20, 25, 30, 40, 45, 50, 60, 75, 80, 100, 120, 150, 200, 250)
+
+
+class ValuesMixin(ProposerBase):
+    """Part of `Proposer`: concrete values for a workflow's parameters."""
+
+    def _fill(self, workflow: WorkflowSpec, user: Any) -> Step | None:
+        values: dict[str, Any] = {}
+        # Dates: one regime per fill (soon, the past week, decades ago), since preconditions
+        # ask for future bookings, recent returns or birth dates; the prediction screens them.
+        regime = self.rng.choice(["soon", "soon", "soon", "recent", "long_ago"])
+        ranges: list[tuple[dt.date, dt.date]] = []
+        starts: dict[str, dt.date] = {}
+        for p in workflow.params:
+            if p.ref:
+                if not p.required:
+                    continue
+                pool = [i for i in self._candidates(user, workflow, p) if i not in values.values()]
+                if not pool:
+                    return None
+                # Rows everyone may read (listings, reviews) are mostly acted on by their owners.
+                mine = [i for i in pool if self._owns(user.id, p.ref, i)]
+                values[p.name] = self.rng.choice(mine if mine and self.rng.random() < 0.8 else pool)
+            elif p.type in ("date", "datetime") and (p.required or p.range_of):
+                if p.range_of and p.range_of in starts:
+                    day = ranges[-1][1]
+                else:
+                    day = self._day(regime)
+                    end = day + dt.timedelta(days=self.rng.randint(1, 6))
+                    if ranges and self.rng.random() < 0.5:
+                        day, end = ranges[-1]  # a range inside the previous one (a hotel in a trip)
+                    starts[p.name] = day
+                    ranges.append((day, end))
+                values[p.name] = (day.isoformat() if p.type == "date" else
+                                  f"{day.isoformat()}T{self.rng.choice(['09', '10', '14', '16'])}:00:00")
+            elif not p.required and (p.type not in ("string", "text") or self.rng.random() < 0.7):
+                continue
+            else:
+                value = self._scalar(p)
+                if value is None:
+                    return None
+                values[p.name] = value
+        return Step(workflow.name, values)
+
+    def _day(self, regime: str) -> dt.date:
+        if regime == "recent":
+            return self.today - dt.timedelta(days=self.rng.randint(0, 6))
+        if regime == "long_ago":
+            return self.today - dt.timedelta(days=self.rng.randint(20 * 365, 60 * 365))
+        return self.today + dt.timedelta(days=self.rng.randint(5, 40))
+
+    def _scalar(self, p: ParamSpec) -> Any:
+        rng = self.rng
+        if p.type == "money":
+            low = round((p.min if p.min is not None else 1) * 100)
+            high = round((p.max if p.max is not None else 500) * 100)
+            picks = [c * 100 for c in MONEY_CHOICES if low <= c * 100 <= high]
+            return rng.choice(picks) if picks else max(low, 100)
+        if p.type == "int":
+            low = int(p.min) if p.min is not None else 1
+            high = int(p.max) if p.max is not None else max(low + 4, 5)
+            return rng.randint(low, min(high, low + 6))
+        if p.type == "datetime":
+            day = self.today + dt.timedelta(days=rng.randint(2, 30))
+            return f"{day.isoformat()}T{rng.choice(['09', '10', '14', '16'])}:00:00"
+        if p.type == "enum":
+            return rng.choice(p.values or [""]) or None
+        if p.type == "bool":
+            return rng.random() < 0.5
+        if p.type == "email":
+            return self.fake.email()
+        return self._text(p)
+
+    def _existing(self, p: ParamSpec) -> list[str]:
+        """Values the world already holds in fields named like the parameter (a wishlist's name,
+        a category): what a user of this world would type."""
+        if p.name not in self._existing_cache:
+            values: set[str] = set()
+            for ent in self.spec.entities:
+                for f in ent.fields:
+                    if f.name == p.name and f.type in ("string", "text"):
+                        values |= {str(r[f.column]) for r in self.world.rows(ent.name) if r.get(f.column)}
+            self._existing_cache[p.name] = sorted(v for v in values if '"' not in v and ";" not in v)
+        return self._existing_cache[p.name]
+
+    def _text(self, p: ParamSpec) -> str:
+        name = p.name.lower()
+        fake = self.fake
+        existing = self._existing(p)
+        if existing and self.rng.random() < 0.6:
+            value = self.rng.choice(existing)
+        elif "phone" in name:
+            value = fake.numerify("(###) 555-0###")
+        elif "postal" in name or "zip" in name:
+            value = fake.postcode()
+        elif "state" in name:
+            value = fake.state_abbr()
+        elif "city" in name:
+            value = fake.city()
+        elif "street" in name or "address" in name:
+            value = fake.street_address()
+        elif name in ("name", "title") or name.endswith("_name") or "nickname" in name:
+            value = fake.catch_phrase() if name != "name" else fake.company()
+        elif "number" in name:
+            value = fake.numerify("##-####")
+        elif p.type == "text":
+            value = fake.sentence(nb_words=8).rstrip(".")
+        else:
+            value = fake.catch_phrase()
+        limit = p.max_length or 60
+        return value.replace('"', "").replace(";", ",")[:limit].strip()

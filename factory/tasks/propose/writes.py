@@ -1,0 +1,246 @@
+"""WRITE drafts: one workflow run with concrete rows and values, phrased generically or in one of
+the seed's own phrasings.
+
+A seed phrasing is used only when it can say exactly the run chosen: its slots name the rows by
+field values (one row of the user's, together), its literals carry the values, and the other
+required parameters go in one appended sentence. Otherwise the generic phrasings name rows by
+their full labels.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from factory.predict.rows import enum_text, money_text
+from factory.runtime.step import Step
+from factory.spec.model import ParamSpec, WorkflowSpec
+from factory.tasks.draft import Draft
+from factory.tasks.language.asks import ONLY, Ask, AskStep, RefText
+from factory.tasks.language.intents import (
+    IntentForm,
+    extras_sentence,
+    literal_kind,
+    render_intent,
+)
+from factory.tasks.language.phrasing import render
+from factory.tasks.language.resolve import find_rows
+from factory.tasks.language.words import my_only
+from factory.tasks.propose.base import ProposerBase
+
+
+class WritesMixin(ProposerBase):
+    """Part of `Proposer`: single-workflow writes and how their arguments are named."""
+
+    def _writes(self, n: int) -> list[Draft]:
+        workflows = self._workflows()
+        drafts: list[Draft] = []
+        if not workflows:
+            return drafts
+        per = -(-n // len(workflows))
+        for workflow in workflows:
+            made = 0
+            for attempt in range(per * 6):
+                if made >= per or len(drafts) >= n + len(workflows):
+                    break
+                draft = self._write(workflow, attempt)
+                if draft is not None and draft.goal not in {d.goal for d in drafts}:
+                    drafts.append(draft)
+                    made += 1
+            if made == 0:
+                self.skipped.append(f"write {workflow.name}: no feasible candidate found")
+        # Workflows that could not fill their share leave room: the others make more.
+        productive = [w for w in workflows if any(d.category == w.name for d in drafts)]
+        for attempt in range(n * 3):
+            if len(drafts) >= n or not productive:
+                break
+            draft = self._write(productive[attempt % len(productive)], per * 6 + attempt)
+            if draft is not None and draft.goal not in {d.goal for d in drafts}:
+                drafts.append(draft)
+        # Round-robin so every workflow stays covered when the list is cut to size.
+        return _round_robin(drafts, n)
+
+    def _write(self, workflow: WorkflowSpec, attempt: int) -> Draft | None:
+        users = [u for u in self.users if all(
+            p.ref is None or not p.required or self._candidates(u, workflow, p) for p in workflow.params)]
+        if not users:
+            return None
+        subject = next((p for p in workflow.params if p.ref and p.name == workflow.subject), None)
+        if subject is not None and subject.ref and self.spec.entity(subject.ref).visibility == "public":
+            owners = [u for u in users if any(self._owns(u.id, subject.ref, r["id"])
+                                                for r in self.world.rows(subject.ref))]
+            if owners and self.rng.random() < 0.8:
+                users = owners
+        user = self.rng.choice(users)
+        step, setup = None, None
+        self._made = {}
+        # Two attempts in three speak one of the seed's own phrasings when it has some for the
+        # workflow; attempts ≡ 1 (mod 3) use the generic forms and never ask for a setup (tests
+        # rely on that to get a plain generic draft).
+        forms = [f for f in self.forms if f.workflow == workflow.name]
+        chosen = self.rng.choice(forms) if forms and attempt % 3 != 1 else None
+        for _ in range(4):  # other rows, values and date regimes before giving up on this user
+            step = self._fill(workflow, user)
+            if step is None:
+                return None
+            if chosen is not None:
+                self._namable_rows(chosen, workflow, step, user)
+            if attempt % 3 == 2:
+                # Now and then act on a row that is not ready yet (an active card to unlock, a
+                # paid bill to pay) or not there yet (a draft to send, a payment to cancel):
+                # setup-gen then has to build the state the task needs.
+                ways = [self._needs_setup, self._made_by_setup]
+                for way in ways if attempt % 6 == 2 else ways[::-1]:
+                    setup = way(workflow, user, step)
+                    if setup is not None:
+                        break
+            if setup is None:
+                setup = self._feasible(user, step)
+            if setup is not None:
+                break
+        if step is None or setup is None:
+            return None
+        ask_step, goal, form = None, "", "generic"
+        if chosen is not None:
+            # The phrasing says nothing of the other optional parameters: they keep their defaults.
+            # What its words state (an enum value, a default written out) is what the step sends.
+            said = chosen.params()
+            trimmed = Step(step.workflow, {**{k: v for k, v in step.params.items() if k in said},
+                                           **chosen.fixed})
+            if trimmed.params != step.params and self._feasible(user, trimmed, setup) != []:
+                trimmed = step
+            built = self._intent_write(chosen, workflow, trimmed, user)
+            if built is not None:
+                step = trimmed
+                ask_step, goal = built
+                form = f"intent:{chosen.intent}"
+        variant = self.rng.randrange(6)
+        if ask_step is None:
+            ask_step = self._ask_step(workflow, step, user)
+            if ask_step is None:
+                return None
+            goal = render(self.spec, Ask("write", steps=(ask_step,)), variant)
+        if not self._reads_back(goal, Ask("write", steps=(ask_step,))):
+            return None
+        caps = ["date_range"] if any(p.range_end for p in workflow.params if p.name in step.params) else []
+        return Draft(self._key("write", workflow.name), "write", workflow.name, user.username, user.id,
+                     Ask("write", steps=(ask_step,)), goal, [step], setup, form=form, capabilities=caps,
+                     required=self._required(workflow, step), variant=variant)
+
+    def _ask_step(self, workflow: WorkflowSpec, step: Step, user: Any) -> AskStep | None:
+        args: dict[str, Any] = {}
+        for p in workflow.params:
+            if p.name not in step.params:
+                continue
+            value = step.params[p.name]
+            if p.ref and (p.ref, value) in self._made:
+                args[p.name] = RefText(self._label(p.ref, self._made[(p.ref, value)]))  # new, so unique
+                continue
+            if p.ref:
+                row = self.world.row(p.ref, value)
+                ent = self.spec.entity(p.ref)
+                if (row is not None and ent.visibility != "public" and ent.owner_fields
+                        and [r["id"] for r in self._visible(p.ref, user.id)] == [value]):
+                    args[p.name] = RefText(my_only(ent), ONLY)  # the user's only one: "my profile"
+                    continue
+                if row is None or not self._unique_label(p.ref, row, user.id):
+                    return None
+                args[p.name] = RefText(self._label(p.ref, row))
+            else:
+                if isinstance(value, str) and ('"' in value or "; " in value):
+                    return None
+                args[p.name] = value
+        return AskStep(workflow.name, args)
+
+    def _intent_write(self, form: IntentForm, workflow: WorkflowSpec, step: Step,
+                      user: Any) -> tuple[AskStep, str] | None:
+        """The seed phrasing `form` said of `step`: slots name its rows by field values (one row of
+        the user's, together), literals carry its values, the rest goes in the appended sentence.
+        None when the phrasing cannot say exactly this step."""
+        if set(step.params) != form.params() or any(step.params[k] != v for k, v in form.fixed.items()):
+            return None  # the phrasing cannot say every chosen value, or says another
+        params = {p.name: p for p in workflow.params}
+        slot_texts: dict[str, str] = {}
+        args: dict[str, Any] = dict(form.fixed)
+        by_param: dict[str, dict[str, tuple[str, str, str | None]]] = {}
+        for slot, (entity, fname, param) in form.slots.items():
+            assert param is not None
+            by_param.setdefault(param, {})[slot] = (entity, fname, param)
+        for param, slots in by_param.items():
+            entity = next(iter(slots.values()))[0]
+            made = self._made.get((entity, step.params[param]))
+            row = made or self.world.row(entity, step.params[param])
+            named = None if row is None else self._slot_texts(entity, row, slots)
+            if named is None:
+                return None
+            texts, ref = named
+            # A row the setup makes is not in the seed yet: no seed row may answer to its name.
+            if len(find_rows(self.world, entity, user.id, ref)) != (0 if made else 1):
+                return None
+            slot_texts.update(texts)
+            args[param] = ref
+        literals = []
+        for written, param in form.literals:
+            text = self._literal_text(literal_kind(written), params[param], step.params[param])
+            if text is None:
+                return None
+            literals.append(text)
+            args[param] = step.params[param]
+        tail = ""
+        if form.extras:
+            rest = self._ask_step(workflow, Step(workflow.name, {p: step.params[p] for p in form.extras}), user)
+            if rest is None:
+                return None
+            args.update(rest.args)
+            tail = extras_sentence(workflow, rest.args)
+        return AskStep(workflow.name, args), render_intent(form, slot_texts, literals, tail)
+
+    def _namable_rows(self, form: IntentForm, workflow: WorkflowSpec, step: Step, user: Any) -> None:
+        """Point the step's rows at ones the phrasing's slots name alone among the user's rows
+        ("my Electric bill" when the user has one), where the filled row is not one of them and
+        such a row can be acted on as is (a few are tried; else the step stays as filled)."""
+        by_param = {param: [(slot, spec) for slot, spec in form.slots.items() if spec[2] == param]
+                    for _e, _f, param in form.slots.values() if param is not None}
+        for param, slots in by_param.items():
+            entity, current = slots[0][1][0], step.params.get(param)
+            if self._names_one(entity, current, dict(slots), user):
+                continue
+            p = next(p for p in workflow.params if p.name == param)
+            taken = {v for k, v in step.params.items() if k != param}
+            pool = [i for i in self._candidates(user, workflow, p) if i not in taken
+                    and self._names_one(entity, i, dict(slots), user)]
+            for row_id in self.rng.sample(pool, min(3, len(pool))):
+                trial = Step(step.workflow, {**step.params, param: row_id})
+                if self._feasible(user, trial) == []:
+                    step.params[param] = row_id
+                    break
+
+    def _names_one(self, entity: str, row_id: Any, slots: dict[str, tuple[str, str, str | None]],
+                   user: Any) -> bool:
+        row = self.world.row(entity, row_id) if row_id is not None else None
+        named = None if row is None else self._slot_texts(entity, row, slots)
+        return named is not None and len(find_rows(self.world, entity, user.id, named[1])) == 1
+
+    @staticmethod
+    def _literal_text(kind: str, p: ParamSpec, value: Any) -> str | None:
+        """A value written in place of a phrasing's literal; None when it cannot stand there."""
+        if value is None:
+            return None
+        if kind == "money":
+            return money_text(int(value))
+        if kind == "int":
+            return str(int(value))
+        text = enum_text(str(value)) if p.type == "enum" else str(value)
+        # Inside the phrasing's own quotes: no quote may close it early, and it reads back whole.
+        return None if not text.strip() or text != text.strip() or any(c in text for c in "'\"{}\n") else text
+
+
+def _round_robin(drafts: list[Draft], n: int) -> list[Draft]:
+    by: dict[str, list[Draft]] = {}
+    for d in drafts:
+        by.setdefault(d.category, []).append(d)
+    out: list[Draft] = []
+    while len(out) < n and any(by.values()):
+        for name in list(by):
+            if by[name] and len(out) < n:
+                out.append(by[name].pop(0))
+    return out

@@ -1,0 +1,181 @@
+"""What a world directory contains, and where: the one place a world-relative path is spelled.
+
+    seed.yaml  spec.json  manifest.json  claims.json  README.md   the world's identity and lock
+    app/backend/  app/frontend/{src,dist,index.html}               the generated app
+    data/seed.db                                                   the seed database
+    reports/{verification.json,verification.md,triage.json,        what stage one and the fault
+             task_triage.json,mutation.json,screenshots/}          suite found
+    tasks/{tasks.jsonl,report.json,trajectories/}                  stage two's corpus
+    run/{verify,tasks,serve}/                                      scratch (ignored by git)
+
+`World(path)` names every one of these; its spec and manifest are read once, on first use. The
+world-relative forms (`CLAIMS`, `VERIFICATION`...) are what git and the manifest record.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+
+from factory.errors import WorldError
+from factory.spec.model import Spec
+from factory.world.manifest import Manifest, read_manifest
+
+SEED = "seed.yaml"
+SPEC = "spec.json"
+MANIFEST = "manifest.json"
+CLAIMS = "claims.json"
+README = "README.md"
+SEED_DB = "data/seed.db"
+REPORTS = "reports"
+VERIFICATION = "reports/verification.json"
+VERIFICATION_SUMMARY = "reports/verification.md"
+TRIAGE = "reports/triage.json"
+TASK_TRIAGE = "reports/task_triage.json"
+MUTATION = "reports/mutation.json"
+TASKS = "tasks/tasks.jsonl"
+TASKS_REPORT = "tasks/report.json"
+
+
+class World:
+    """A world directory: its paths, and its spec and manifest (each read once)."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+
+    def __repr__(self) -> str:
+        return f"World({str(self.root)!r})"
+
+    @property
+    def name(self) -> str:
+        return self.root.name
+
+    # ---- identity and lock ------------------------------------------------------------------
+    @property
+    def seed_file(self) -> Path:
+        return self.root / SEED
+
+    @property
+    def spec_file(self) -> Path:
+        return self.root / SPEC
+
+    @property
+    def manifest_file(self) -> Path:
+        return self.root / MANIFEST
+
+    @property
+    def claims_file(self) -> Path:
+        return self.root / CLAIMS
+
+    @property
+    def readme(self) -> Path:
+        return self.root / README
+
+    # ---- the app and its data ---------------------------------------------------------------
+    @property
+    def app_dir(self) -> Path:
+        return self.root / "app"
+
+    @property
+    def backend_dir(self) -> Path:
+        return self.app_dir / "backend"
+
+    @property
+    def frontend_dir(self) -> Path:
+        return self.app_dir / "frontend"
+
+    @property
+    def data_dir(self) -> Path:
+        return self.root / "data"
+
+    @property
+    def seed_db(self) -> Path:
+        return self.root / SEED_DB
+
+    # ---- reports ----------------------------------------------------------------------------
+    @property
+    def reports_dir(self) -> Path:
+        return self.root / REPORTS
+
+    @property
+    def verification_report(self) -> Path:
+        return self.root / VERIFICATION
+
+    @property
+    def verification_summary(self) -> Path:
+        return self.root / VERIFICATION_SUMMARY
+
+    @property
+    def triage_report(self) -> Path:
+        return self.root / TRIAGE
+
+    @property
+    def task_triage_report(self) -> Path:
+        return self.root / TASK_TRIAGE
+
+    @property
+    def mutation_report(self) -> Path:
+        return self.root / MUTATION
+
+    @property
+    def screenshots_dir(self) -> Path:
+        return self.reports_dir / "screenshots"
+
+    # ---- the task corpus --------------------------------------------------------------------
+    @property
+    def tasks_dir(self) -> Path:
+        return self.root / "tasks"
+
+    @property
+    def tasks_file(self) -> Path:
+        return self.root / TASKS
+
+    @property
+    def tasks_report(self) -> Path:
+        return self.root / TASKS_REPORT
+
+    @property
+    def trajectories_dir(self) -> Path:
+        return self.tasks_dir / "trajectories"
+
+    # ---- scratch ----------------------------------------------------------------------------
+    @property
+    def run_dir(self) -> Path:
+        return self.root / "run"
+
+    @property
+    def verify_work(self) -> Path:
+        return self.run_dir / "verify"
+
+    @property
+    def verify_timings(self) -> Path:
+        return self.verify_work / "timings.json"
+
+    @property
+    def tasks_work(self) -> Path:
+        return self.run_dir / "tasks"
+
+    # ---- contents, read once ----------------------------------------------------------------
+    @cached_property
+    def spec(self) -> Spec:
+        return Spec.model_validate_json(self.spec_file.read_text())
+
+    @cached_property
+    def manifest(self) -> Manifest:
+        return read_manifest(self.manifest_file)
+
+    def relative(self, path: Path) -> str:
+        """A path inside the world as git and the manifest spell it (`reports/triage.json`)."""
+        return path.resolve().relative_to(self.root.resolve()).as_posix()
+
+    def require_built(self) -> World:
+        """This world, or a WorldError saying which part of a built world is missing."""
+        for needed in (self.manifest_file, self.backend_dir / "app.py", self.seed_db):
+            if not needed.exists():
+                raise WorldError(f"{self.root} is not a built world: {self.relative(needed)} is missing "
+                                 "(run `make world SEED=...` first)")
+        return self
+
+
+__all__ = ["CLAIMS", "MANIFEST", "MUTATION", "REPORTS", "SEED", "SEED_DB", "SPEC", "TASKS", "TASKS_REPORT", "TASK_TRIAGE",
+           "TRIAGE", "VERIFICATION", "VERIFICATION_SUMMARY", "World"]
