@@ -20,7 +20,7 @@ from typing import Any
 from factory.claims.behaviour import footprint
 from factory.claims.context import ClaimContext
 from factory.claims.model import Claim, UiGetter, UiPasses
-from factory.predict.rows import World
+from factory.predict.rows import UserView
 from factory.spec.model import (
     EntitySpec,
     FieldSpec,
@@ -33,7 +33,7 @@ Rows = list[sqlite3.Row]
 
 
 def browser_claims(ctx: ClaimContext) -> list[Claim]:
-    world = World(ctx.spec, ctx.rows.conn)  # reads the seed database only; labels rows as the app does
+    world = UserView(ctx.spec, ctx.rows.conn)  # reads the seed database only; labels rows as the app does
     out: list[Claim] = []
     for page in ctx.spec.pages:
         if page.kind == "login":
@@ -121,7 +121,7 @@ def humanize(value: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _choices(world: World, wf: WorkflowSpec, values: dict[str, Any]) -> dict[str, str]:
+def _choices(world: UserView, wf: WorkflowSpec, values: dict[str, Any]) -> dict[str, str]:
     """The words of the option a person picks for each select and reference parameter."""
     out: dict[str, str] = {}
     for p in wf.params:
@@ -134,7 +134,7 @@ def _choices(world: World, wf: WorkflowSpec, values: dict[str, Any]) -> dict[str
     return out
 
 
-def param_choice(world: World, p: ParamSpec, value: Any) -> str | None:
+def param_choice(world: UserView, p: ParamSpec, value: Any) -> str | None:
     """The words of the form's option for `value`: an enum value in words, a row by its display label
     (None for a parameter that is no select, or a row the seed database lacks)."""
     if p.widget == "select":
@@ -146,7 +146,7 @@ def param_choice(world: World, p: ParamSpec, value: Any) -> str | None:
 
 
 # ---- list capabilities: filters, search, nested options, pagination ------------------------------
-def _capabilities(ctx: ClaimContext, world: World) -> list[Claim]:
+def _capabilities(ctx: ClaimContext, world: UserView) -> list[Claim]:
     out: list[Claim] = []
     for e in ctx.spec.entities:
         if e.builtin or "list" not in e.operations:
@@ -229,7 +229,7 @@ def _column(e: EntitySpec, name: str) -> FieldSpec:
     return e.field_named(name)
 
 
-def _option(world: World, e: EntitySpec, flt: FilterSpec, value: Any) -> str | None:
+def _option(world: UserView, e: EntitySpec, flt: FilterSpec, value: Any) -> str | None:
     """The words of a filter's option for `value`, as the list page's select shows it."""
     f = _column(e, flt.field)
     if flt.kind == "bool":
@@ -263,7 +263,7 @@ def _groups(rows: Rows, column: str) -> dict[Any, Rows]:
     return groups
 
 
-def choice_case(world: World, e: EntitySpec, flt: FilterSpec, visible: Rows) -> Case | None:
+def choice_case(world: UserView, e: EntitySpec, flt: FilterSpec, visible: Rows) -> Case | None:
     """Choose one option of a select, reference or yes/no filter (a nested one after its parent's)."""
     column = _column(e, flt.field).column
     if flt.parent is None:

@@ -64,7 +64,7 @@ def enum_text(value: str) -> str:
 
 
 @dataclass
-class World:
+class UserView:
     """A spec plus an open read-only database: the rows every stage-two step reasons about."""
 
     spec: Spec
@@ -75,7 +75,7 @@ class World:
     _by_id: dict[str, dict[int, Row]] = field(default_factory=dict)
 
     @classmethod
-    def open(cls, spec: Spec, db: Path) -> World:
+    def open(cls, spec: Spec, db: Path) -> UserView:
         return cls(spec, connect_ro(db))
 
     def close(self) -> None:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from factory.predict.rows import World, date_text, money_text
+from factory.predict.rows import UserView, date_text, money_text
 from factory.redteam.corpus import Case
 from factory.redteam.probes import Probe
 from factory.spec.model import Spec
@@ -141,7 +141,7 @@ def candidates(spec: Spec, db: Path, case: Case, expected: Expected) -> list[Any
     kind = expected.item_kind if expected.kind == "list" else expected.kind
     if kind == "bool":
         return [not expected.values[0]] if expected.kind == "bool" else [True, False]
-    world = World.open(spec, db)
+    world = UserView.open(spec, db)
     try:
         named = [r.get("entity") for r in case.record.get("metadata", {}).get("required_entities", [])]
         entities = [e for e in dict.fromkeys([*named, *sorted(e.name for e in spec.entities if not e.builtin)])

@@ -25,7 +25,7 @@ from typing import Any
 
 from factory.errors import PredictionError
 from factory.predict.effects import predict
-from factory.predict.rows import World, date_text, money_text
+from factory.predict.rows import UserView, date_text, money_text
 from factory.runtime.client import Backend
 from factory.runtime.dbcopy import copy_db
 from factory.runtime.patch import apply_patch, make_patch
@@ -102,7 +102,7 @@ class GateRunner:
 
     def __init__(self, spec: Spec, backend: Backend, seed_db: Path, work: Path) -> None:
         self.spec, self.backend, self.seed_db, self.work = spec, backend, seed_db, work
-        self.world = World.open(spec, seed_db)
+        self.world = UserView.open(spec, seed_db)
 
     def close(self) -> None:
         self.world.close()
@@ -177,7 +177,7 @@ class GateRunner:
         tried = offered_tried = 0
         # The initial state, not the seed: a row the setup made or changed is seen as it is.
         own_world = Path(initial).resolve() != Path(self.seed_db).resolve()
-        world = World.open(self.spec, initial) if own_world else self.world
+        world = UserView.open(self.spec, initial) if own_world else self.world
         try:
             for p in refs:
                 ranked, offered = self._other_rows(draft, initial, world, p)
@@ -201,7 +201,7 @@ class GateRunner:
                f"the app refuses the action on {rows} tried ({offered_tried} offered by the form)")
         return Counterfactual("wrong_target", None, note=why)
 
-    def _other_rows(self, draft: Draft, initial: Path, world: World, p: ParamSpec) -> tuple[list[int], set[int]]:
+    def _other_rows(self, draft: Draft, initial: Path, world: UserView, p: ParamSpec) -> tuple[list[int], set[int]]:
         """The rows of `p`'s entity the first step does not name that the acting user could act on
         instead, most likely accepted first; and which of them the form offers for `p`.
 

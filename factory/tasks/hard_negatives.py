@@ -11,13 +11,13 @@ import datetime as dt
 import re
 from typing import Any
 
-from factory.predict.rows import World, date_text, money_text
+from factory.predict.rows import UserView, date_text, money_text
 from factory.spec.model import ParamSpec
 from factory.tasks.language.answer import Answer, phone_text
 from verifiers.answers import normalize_text
 
 
-def wrong_answer(found: Answer, world: World, user_id: int, entity: str) -> str:
+def wrong_answer(found: Answer, world: UserView, user_id: int, entity: str) -> str:
     """A plausible but wrong answer of the same kind: another amount, number or day, the other
     polarity, another phone number or email address, another of the user's rows (a label:
     another row of the entity the label belongs to, named by none of the answer's names)."""

@@ -8,7 +8,7 @@ import hashlib
 from pathlib import Path
 from typing import Any, cast
 
-from factory.predict.rows import World
+from factory.predict.rows import UserView
 from factory.runtime.patch import make_patch
 from factory.spec.model import Spec
 from factory.tasks.draft import Draft
@@ -85,7 +85,7 @@ def task_record(spec: Spec, draft: Draft, setup: Setup | None, reward: dict[str,
                 golden: Path | None, initial: Path | None, world_dir: Path) -> TaskRecord:
     """The record of an accepted draft (its setup, reward and states are set once it passed)."""
     assert reward is not None and setup is not None and golden is not None and initial is not None
-    world = World.open(spec, initial)
+    world = UserView.open(spec, initial)
     try:
         required = []
         for r in draft.required:

@@ -321,13 +321,13 @@ def test_instructions_name_rows_exactly_as_the_app_labels_them(worlds: Any, seed
     every entity and every visible row (datetimes, money, references included)."""
     import httpx
 
-    from factory.predict.rows import World
+    from factory.predict.rows import UserView
     from factory.runtime.server import AppServer, fresh_db
 
     world_dir = worlds.get(seed)
     spec = Spec.model_validate_json((world_dir / "spec.json").read_text())
     user = spec.users[0]
-    world = World.open(spec, world_dir / "data" / "seed.db")
+    world = UserView.open(spec, world_dir / "data" / "seed.db")
     compared = 0
     with AppServer(world_dir, fresh_db(world_dir, tmp_path / "app.db")) as server:
         client = httpx.Client(base_url=server.url, timeout=30)

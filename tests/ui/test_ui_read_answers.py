@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Route
 
-from factory.predict.rows import World, money_text
+from factory.predict.rows import UserView, money_text
 from factory.runtime.client import Backend
 from factory.runtime.dbcopy import copy_db
 from factory.runtime.server import AppServer, fresh_db
@@ -238,7 +238,7 @@ def test_a_rendering_the_reward_does_not_accept_is_caught_and_repaired(planner: 
     other = _rows(seed, "SELECT submitted_at FROM leave_request WHERE id != ? AND submitted_at IS NOT NULL "
                         "AND substr(submitted_at, 1, 16) != substr(?, 1, 16) ORDER BY id", row_id, stored)[0][0]
     assert answer_texts(spec, draft, seed).shown == (shown,)
-    world_view = World.open(spec, seed)
+    world_view = UserView.open(spec, seed)
     try:
         other_shown = shown_value(world_view, "leave_request", "submitted_at", other)
     finally:

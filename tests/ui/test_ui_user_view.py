@@ -31,7 +31,7 @@ from factory.claims.browser import (
 from factory.claims.compile import compile_claims
 from factory.claims.model import Claim, UiGetter
 from factory.compiler.frontend import build_frontend
-from factory.predict.rows import World
+from factory.predict.rows import UserView
 from factory.runtime.server import AppServer, fresh_db
 from factory.spec.model import Spec
 from factory.verify.ui import UiOutcome, run_ui_claim
@@ -236,7 +236,7 @@ def test_money_sent_as_a_tenth_of_its_cents_fails_the_workflow(browser: Browser,
     try:
         product = _rows(conn, "SELECT id, price FROM product WHERE price >= 5000 AND id NOT IN "
                               "(SELECT product_id FROM price_watch WHERE owner_id = ?) ORDER BY id LIMIT 1", sam.id)[0]
-        world = World(spec, conn)
+        world = UserView(spec, conn)
         watch = next(w for w in spec.workflows if w.name == "watch_price")
         target = (product["price"] // 200) * 100  # whole dollars, half the price
         choice = param_choice(world, watch.params[0], product["id"])

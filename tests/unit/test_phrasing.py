@@ -134,7 +134,7 @@ def test_a_users_only_row_is_named_my_entity(spec: Spec) -> None:
 def test_superlatives_say_how_a_tie_is_broken(spec: Spec, tmp_path: Path) -> None:
     import sqlite3
 
-    from factory.predict.rows import World
+    from factory.predict.rows import UserView
     from factory.tasks.language.resolve import AmbiguousError, answer
 
     q = Question("max", "note", "priority", tie=True)
@@ -148,7 +148,7 @@ def test_superlatives_say_how_a_tie_is_broken(spec: Spec, tmp_path: Path) -> Non
                      [(1, "Zebra", 5), (2, "apple", 5), (3, "Mango", 2)])
     conn.commit()
     conn.close()
-    world = World.open(spec, db)
+    world = UserView.open(spec, db)
     assert answer(world, q, 1).value == "apple"
     with pytest.raises(AmbiguousError):
         answer(world, Question("max", "note", "priority"), 1)
@@ -158,7 +158,7 @@ def test_superlatives_say_how_a_tie_is_broken(spec: Spec, tmp_path: Path) -> Non
 def test_a_row_named_by_a_field_value_resolves_to_that_row_only(spec: Spec, tmp_path: Path) -> None:
     import sqlite3
 
-    from factory.predict.rows import World
+    from factory.predict.rows import UserView
     from factory.tasks.language.resolve import (
         AmbiguousError,
         UnresolvedError,
@@ -174,7 +174,7 @@ def test_a_row_named_by_a_field_value_resolves_to_that_row_only(spec: Spec, tmp_
                      [(1, 1, "Trip"), (2, 1, "Groceries"), (3, 2, "Trip"), (4, 1, "Taxes"), (5, 1, "Taxes")])
     conn.commit()
     conn.close()
-    world = World.open(spec, db)
+    world = UserView.open(spec, db)
     assert [r["id"] for r in find_rows(world, "note", 1, RefText("trip", "title"))] == [1]
     assert resolve_ref(world, "note", 1, RefText("Groceries", "title"))["id"] == 2
     with pytest.raises(AmbiguousError):
@@ -338,7 +338,7 @@ def test_slots_naming_one_row_together_round_trip(bank: Spec) -> None:
 def test_a_row_named_by_several_fields_must_match_them_all(bank: Spec, tmp_path: Path) -> None:
     import sqlite3
 
-    from factory.predict.rows import World
+    from factory.predict.rows import UserView
     from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, resolve_ref
 
     ent = bank.entity("scheduled_payment")
@@ -352,7 +352,7 @@ def test_a_row_named_by_several_fields_must_match_them_all(bank: Spec, tmp_path:
                      "'scheduled')", (i, name, day))
     conn.commit()
     conn.close()
-    world = World.open(bank, db)
+    world = UserView.open(bank, db)
 
     def ref(name: str, day: str) -> RefText:
         return RefText(day, "pay_on", (("payee_name", name),))

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from factory.errors import TaskError
-from factory.predict.rows import Row, World, enum_text
+from factory.predict.rows import Row, UserView, enum_text
 from factory.runtime.step import Step
 from factory.spec.model import ParamSpec
 from factory.tasks.language.answer import Answer
@@ -34,14 +34,14 @@ def _norm(text: str) -> str:
     return " ".join(str(text).split()).casefold()
 
 
-def _shows(world: World, entity: str, field: str, want: str, row: Row) -> bool:
+def _shows(world: UserView, entity: str, field: str, want: str, row: Row) -> bool:
     """Whether the row's `field` reads `want`: as the app shows it ("$5.00", "June 5, 2026") or
     as stored ("5", "2026-06-05")."""
     raw = row.get(world.field(entity, field).column)
     return raw is not None and want in (_norm(world.value_text(entity, field, raw)), _norm(str(raw)))
 
 
-def find_rows(world: World, entity: str, user_id: int, ref: RefText) -> list[Row]:
+def find_rows(world: UserView, entity: str, user_id: int, ref: RefText) -> list[Row]:
     """Visible rows of `entity` that `ref` names (by label, or by every field it names)."""
     rows = world.visible(entity, user_id)
     want = _norm(ref.text)
@@ -58,7 +58,7 @@ def describe(ref: RefText) -> str:
     return " and ".join(repr(t) for t in (ref.text, *(text for _f, text in ref.also)))
 
 
-def resolve_ref(world: World, entity: str, user_id: int, ref: RefText) -> Row:
+def resolve_ref(world: UserView, entity: str, user_id: int, ref: RefText) -> Row:
     rows = find_rows(world, entity, user_id, ref)
     label = world.entity(entity).label.lower()
     if not rows:
@@ -77,7 +77,7 @@ def _enum_value(values: list[str] | None, text: str) -> str:
     raise UnresolvedError(f"{text!r} is not one of {', '.join(values or [])}")
 
 
-def field_value(world: World, entity: str, field: str, text: str, user_id: int) -> Any:
+def field_value(world: UserView, entity: str, field: str, text: str, user_id: int) -> Any:
     """The stored value a condition's text stands for."""
     f = world.field(entity, field)
     raw = text[1:-1] if text.startswith('"') and text.endswith('"') else text
@@ -91,7 +91,7 @@ def field_value(world: World, entity: str, field: str, text: str, user_id: int) 
     return raw
 
 
-def _predicate(world: World, entity: str, cond: Cond, user_id: int) -> Any:
+def _predicate(world: UserView, entity: str, cond: Cond, user_id: int) -> Any:
     """A test on a row for one condition (the condition's values resolved once)."""
     f = world.field(entity, cond.field)
     column = f.column
@@ -107,13 +107,13 @@ def _predicate(world: World, entity: str, cond: Cond, user_id: int) -> Any:
     return lambda row: row.get(column) is not None and row[column] == want
 
 
-def select(world: World, q: Question, user_id: int) -> list[Row]:
+def select(world: UserView, q: Question, user_id: int) -> list[Row]:
     """The rows a question ranges over: visible to the user and meeting every condition."""
     tests = [_predicate(world, q.entity, c, user_id) for c in q.conds]
     return [r for r in world.visible(q.entity, user_id) if all(t(r) for t in tests)]
 
 
-def extreme(world: World, q: Question, user_id: int) -> Row:
+def extreme(world: UserView, q: Question, user_id: int) -> Row:
     """The single row with the highest/lowest value of `q.field`; ties are ambiguous."""
     assert q.field is not None
     column = world.field(q.entity, q.field).column
@@ -148,7 +148,7 @@ def is_phone_value(text: str) -> bool:
     return bool(_PHONE_VALUE.fullmatch(text.strip())) and 7 <= _digits(text) <= 15
 
 
-def is_phone_field(world: World, entity: str, field: str) -> bool:
+def is_phone_field(world: UserView, entity: str, field: str) -> bool:
     """Whether a string field holds phone numbers: its name says so ("phone", "mobile_number",
     "fax"), or every stored value (at least three) is written like a phone number with separators
     (a bare run of digits could be an account number, so it does not count)."""
@@ -161,7 +161,7 @@ def is_phone_field(world: World, entity: str, field: str) -> bool:
     return len(values) >= 3 and all(is_phone_value(v) and not v.isdigit() for v in values)
 
 
-def label_names(world: World, entity: str, row: Row, user_id: int) -> tuple[str, ...]:
+def label_names(world: UserView, entity: str, row: Row, user_id: int) -> tuple[str, ...]:
     """Further names of a row besides its display label, each identifying it alone among the
     rows the user sees (compared as answers are: case, accents and punctuation aside):
 
@@ -193,12 +193,12 @@ def label_names(world: World, entity: str, row: Row, user_id: int) -> tuple[str,
     return tuple(names)
 
 
-def row_answer(world: World, entity: str, row: Row, user_id: int, rows: tuple[int, ...]) -> Answer:
+def row_answer(world: UserView, entity: str, row: Row, user_id: int, rows: tuple[int, ...]) -> Answer:
     """A row as a READ's answer: kind `label`, its label and its further unambiguous names."""
     return Answer("label", world.label(entity, row), label_names(world, entity, row, user_id), rows)
 
 
-def _answer_of(world: World, entity: str, field: str, raw: Any, user_id: int, row_id: int) -> Answer:
+def _answer_of(world: UserView, entity: str, field: str, raw: Any, user_id: int, row_id: int) -> Answer:
     f = world.field(entity, field)
     rows = (row_id,)
     if f.type == "money":
@@ -226,7 +226,7 @@ def _answer_of(world: World, entity: str, field: str, raw: Any, user_id: int, ro
     return Answer("text", str(raw), (), rows)
 
 
-def answer(world: World, q: Question, user_id: int) -> Answer:
+def answer(world: UserView, q: Question, user_id: int) -> Answer:
     """Compute a question's answer over the database."""
     if q.op == "lookup":
         assert q.target is not None and q.field is not None
@@ -262,7 +262,7 @@ def arg_value(param: ParamSpec, text: Any) -> Any:
     return str(text)
 
 
-def steps_of(world: World, ask: Ask, user_id: int) -> list[Step]:
+def steps_of(world: UserView, ask: Ask, user_id: int) -> list[Step]:
     """API-level workflow steps for a write or read-write `ask`."""
     steps: list[Step] = []
     for ask_step in ask.steps:
@@ -283,5 +283,5 @@ def steps_of(world: World, ask: Ask, user_id: int) -> list[Step]:
     return steps
 
 
-def today(world: World) -> dt.date:
+def today(world: UserView) -> dt.date:
     return dt.date.fromisoformat(world.spec.today)

@@ -24,7 +24,7 @@ from faker import Faker
 from factory.errors import FactoryError
 from factory.predict.effects import predict
 from factory.predict.overlay import Prediction
-from factory.predict.rows import Row, World
+from factory.predict.rows import Row, UserView
 from factory.runtime.step import Step
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language.asks import Ask, AskStep, Cond, RefText, joint_ref
@@ -40,7 +40,7 @@ class ProposerBase:
 
     def __init__(self, spec: Spec, seed_db: Path, options: Options | None = None) -> None:
         self.spec, self.seed_db = spec, seed_db
-        self.world = World.open(spec, seed_db)
+        self.world = UserView.open(spec, seed_db)
         self.rng = random.Random(f"{spec.random_seed}:tasks")
         self.fake = Faker("en_US")
         self.fake.seed_instance(spec.random_seed)

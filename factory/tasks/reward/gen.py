@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 from factory.errors import FactoryError, TaskError
 from factory.predict.effects import predict, reward_checks
-from factory.predict.rows import World
+from factory.predict.rows import UserView
 from factory.spec.model import Spec
 from factory.tasks.language.phrasing import ParseError, parse
 from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, answer, steps_of
@@ -80,7 +80,7 @@ def deterministic_policy(instruction: dict[str, Any], spec: Spec, db: Path) -> d
         ask = parse(spec, instruction["goal"])
     except ParseError as exc:
         raise RewardGenError("parse", str(exc)) from exc
-    world = World.open(spec, db)
+    world = UserView.open(spec, db)
     try:
         if ask.question is not None:
             found = answer(world, ask.question, user.id)

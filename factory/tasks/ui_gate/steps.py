@@ -22,7 +22,7 @@ from typing import Any
 
 from factory.compiler.frontend import _value_kind
 from factory.errors import TaskError
-from factory.predict.rows import World, money_text
+from factory.predict.rows import UserView, money_text
 from factory.spec.model import Spec
 from factory.tasks.draft import Draft
 from factory.tasks.gates import answer_text
@@ -35,7 +35,7 @@ from verifiers.normalize import normalize_text
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
-def _filters(world: World, q: Question, user_id: int) -> dict[str, Any]:
+def _filters(world: UserView, q: Question, user_id: int) -> dict[str, Any]:
     ent = world.entity(q.entity)
     offered = {f.field for f in ent.filters}
     out: dict[str, Any] = {}
@@ -47,7 +47,7 @@ def _filters(world: World, q: Question, user_id: int) -> dict[str, Any]:
     return out
 
 
-def _find(world: World, q: Question, user_id: int, open_id: int | None, total: int | None,
+def _find(world: UserView, q: Question, user_id: int, open_id: int | None, total: int | None,
           read: str | None = None) -> UiStep:
     ent = world.entity(q.entity)
     search = None
@@ -65,7 +65,7 @@ def _find(world: World, q: Question, user_id: int, open_id: int | None, total: i
 
 
 def ui_steps(spec: Spec, draft: Draft, initial: Path) -> list[UiStep]:
-    world = World.open(spec, initial)
+    world = UserView.open(spec, initial)
     try:
         steps: list[UiStep] = []
         q = draft.ask.question
@@ -98,7 +98,7 @@ class AnswerTexts:
     written: tuple[str, ...]
 
 
-def shown_value(world: World, entity: str, field: str, raw: Any) -> str:
+def shown_value(world: UserView, entity: str, field: str, raw: Any) -> str:
     """A stored value as the app's `formatValue` prints it in a table cell or on a detail page."""
     f = world.field(entity, field)
     if raw is None or raw == "":
@@ -125,7 +125,7 @@ def shown_value(world: World, entity: str, field: str, raw: Any) -> str:
     return str(raw)
 
 
-def _main_field(world: World, entity: str, row_id: int, user_id: int) -> str | None:
+def _main_field(world: UserView, entity: str, row_id: int, user_id: int) -> str | None:
     """The row's main field (the first of its label's fields) as shown, when no other row the user
     sees shows the same: only then does it name the row as well as its label does."""
     ent = world.entity(entity)
@@ -147,7 +147,7 @@ def answer_texts(spec: Spec, draft: Draft, initial: Path) -> AnswerTexts:
     q = draft.ask.question
     if q is None:
         raise TaskError(f"draft {draft.key} asks no question: only a READ has an answer to show")
-    world = World.open(spec, initial)
+    world = UserView.open(spec, initial)
     try:
         found = answer(world, q, draft.user_id)
         written = [t for t in (answer_text(found), *found.aliases, str(found.value)) if t]
