@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import shutil
 import signal
 import subprocess
 import sys
@@ -230,18 +229,16 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from factory.spec.model import Spec
+    from factory.runtime.dbcopy import copy_db
     from factory.world.assemble import open_world
 
     root = open_world(args.world).resolve()
-    spec = Spec.model_validate_json(World(root).spec_file.read_text())
+    spec = World(root).spec
     run = World(root).run_dir
     run.mkdir(exist_ok=True)
     db = run / "app.db"
     if args.fresh or not db.exists():
-        for leftover in run.glob("app.db*"):
-            leftover.unlink()
-        shutil.copyfile(World(root).seed_db, db)  # never serve the seed database itself
+        copy_db(World(root).seed_db, db)  # never serve the seed database itself
     table = Table(title=f"{spec.title} — http://{args.host}:{args.port}/")
     for column in ("username", "password", "name"):
         table.add_column(column)

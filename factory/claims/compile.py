@@ -47,7 +47,7 @@ def compile_claims(world: Path, spec: Spec | None = None, db: Path | None = None
 
     Nothing here runs the world's app, so compiling again from the same spec and database gives the
     same bytes; `prove` does exactly that to check the lock (see `factory.claims.lock`)."""
-    spec = spec or Spec.model_validate_json(World(world).spec_file.read_text())
+    spec = spec or World(world).spec
     db = db or World(world).seed_db
     oracle = Oracle(spec, db)
     try:

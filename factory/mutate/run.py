@@ -29,7 +29,6 @@ from factory.compiler.frontend import build_frontend
 from factory.errors import FactoryError
 from factory.mutate import faults
 from factory.mutate.mutations import MUTATIONS, ORDER, Mutation, MutationError, Target, WorldView
-from factory.spec.model import Spec
 from factory.world import history
 from factory.world.assemble import open_world
 from factory.world.layout import World
@@ -61,7 +60,7 @@ class Fault:
 def _view(world: Path) -> WorldView:
     root = open_world(world)
     try:
-        spec = Spec.model_validate_json(World(root).spec_file.read_text())
+        spec = World(root).spec
     except ValidationError as exc:
         raise MutationError(f"{root}/spec.json does not match this factory's spec model ({exc.error_count()} "
                             "errors); rebuild the world with `factory world` first") from exc

@@ -41,6 +41,7 @@ from factory.claims.model import (
     UiPasses,
 )
 from factory.errors import ClaimsTampered, FactoryError, WorldError
+from factory.runtime.dbcopy import copy_db
 from factory.runtime.server import AppServer, fresh_db
 from factory.spec.model import Spec
 from factory.verify.judge import judge_effects, judge_entries, judge_ids_among, judge_list, judge_rejected, judge_status
@@ -139,7 +140,7 @@ class Verifier:
 
     def __init__(self, world: Path, ui: bool = True, keep_screenshots: bool = False, workers: int = 2) -> None:
         self.world = world.resolve()
-        self.spec = Spec.model_validate_json(World(self.world).spec_file.read_text())
+        self.spec = World(self.world).spec
         self.ui, self.keep_screenshots = ui, keep_screenshots
         self.work = World(self.world).verify_work
         self.seed = World(self.world).seed_db
@@ -272,9 +273,7 @@ class Verifier:
         """A fresh copy of the seed database, bound to the lane's server (two files, used in turn)."""
         lane.flip ^= 1
         db = lane.work / f"claim-{lane.flip}.db"
-        for leftover in lane.work.glob(db.name + "*"):
-            leftover.unlink()
-        shutil.copyfile(self.seed, db)
+        copy_db(self.seed, db)
         lane.server.use_db(db)
         return db
 

@@ -30,6 +30,7 @@ from typing import Any
 
 from factory.mutate.faults.code import INVARIANTS_PY, NUMERIC, SEED_DB, compiles, owned
 from factory.mutate.mutations.base import Applied, Mutation, MutationError, Target, WorldView, match_once, splice
+from factory.runtime.dbcopy import copy_db
 from factory.world.layout import World
 
 ROWS_TRIED = 3  # rows an invariant fault breaks: a few, so a check that samples one row may miss them
@@ -280,8 +281,7 @@ def _break_invariant(view: WorldView, invariant: Any, rng: random.Random, work: 
     for attempt in range(4):  # the n-th candidate value of each field
         candidates: list[tuple[Any, Path, dict[int, str]]] = []
         for field in fields:
-            db = work / f"candidate-{attempt}-{len(candidates)}.db"
-            shutil.copyfile(seed, db)
+            db = copy_db(seed, work / f"candidate-{attempt}-{len(candidates)}.db")
             with closing(sqlite3.connect(db)) as conn:
                 changed = _apply_change(conn, view, entity, field, ids, attempt)
             if changed:
@@ -292,8 +292,7 @@ def _break_invariant(view: WorldView, invariant: Any, rng: random.Random, work: 
             if not broken:
                 continue
             hit = sorted(rng.sample(broken, min(ROWS_TRIED, len(broken))))
-            db = work / "fault.db"
-            shutil.copyfile(seed, db)
+            db = copy_db(seed, work / "fault.db")
             with closing(sqlite3.connect(db)) as conn:
                 few = _apply_change(conn, view, entity, field, hit, attempt)
             if check_invariants(view, db)[0].get(invariant.name):

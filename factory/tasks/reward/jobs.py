@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from factory.errors import TaskError
+from factory.runtime.dbcopy import copy_db
 from factory.tasks.reward.sandbox import (
     CODE_ROOT,
     COMMON,
@@ -147,7 +148,7 @@ class Batch:
             (folder / "job.json").write_text(json.dumps(
                 {"job": job.key, "instruction": {"goal": job.goal, "user": job.user}}, sort_keys=True))
             (folder / "spec.json").write_bytes(self.spec)
-            shutil.copyfile(job.db, folder / "initial.db")
+            copy_db(job.db, folder / "initial.db")
             outcome = self._execute(job, folder)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
