@@ -7,6 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from factory.schemas import model_schema, schema_text
 from factory.seed.model import Seed
 
 SCHEMA_PATH = Path(__file__).with_name("schema.json")
@@ -14,15 +15,12 @@ SCHEMA_PATH = Path(__file__).with_name("schema.json")
 
 def generate() -> dict[str, Any]:
     """The schema as the models define it."""
-    schema = Seed.model_json_schema()
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["$id"] = "https://world-factory.local/seed.schema.json"
-    return schema
+    return model_schema(Seed, "seed")
 
 
 def render() -> str:
     """The schema file's exact text."""
-    return json.dumps(generate(), indent=2, sort_keys=True) + "\n"
+    return schema_text(Seed, "seed")
 
 
 @lru_cache(maxsize=1)

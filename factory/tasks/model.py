@@ -17,6 +17,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from factory.schemas import model_schema, schema_text
+
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "docs" / "task-record.schema.json"
 
 TaskType = Literal["read", "write", "read_write"]
@@ -145,15 +147,12 @@ class TaskRecord(_Strict):
 
 def task_record_schema() -> dict[str, Any]:
     """The JSON Schema of a tasks.jsonl line, as the models define it."""
-    schema = TaskRecord.model_json_schema()
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["$id"] = "https://world-factory.local/task-record.schema.json"
-    return schema
+    return model_schema(TaskRecord, "task-record")
 
 
 def render_schema() -> str:
     """The exact text of `docs/task-record.schema.json`."""
-    return json.dumps(task_record_schema(), indent=2, sort_keys=True) + "\n"
+    return schema_text(TaskRecord, "task-record")
 
 
 if __name__ == "__main__":  # regenerate: python -m factory.tasks.model (make schema)

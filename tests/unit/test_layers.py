@@ -37,7 +37,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("world.layout",),
     ("world.manifest", "progress"),
     ("spec", "expr"),
-    ("errors", "factory"),
+    ("errors", "factory", "schemas"),
     ("verifiers",),
 ]
 HANDOVER = "factory.tasks.handover"  # the one door from stage two to stage one
