@@ -31,7 +31,7 @@ from factory.mutate import faults
 from factory.mutate.mutations import MUTATIONS, ORDER, Mutation, MutationError, Target, WorldView
 from factory.world import history
 from factory.world.assemble import open_world
-from factory.world.layout import World
+from factory.world.layout import FRONTEND, World
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ SUITES: dict[str, tuple[tuple[str, ...], dict[str, Mutation]]] = {
 }
 DEFAULT_SUITE = "classic"
 ALL_KINDS: tuple[str, ...] = tuple(kind for kinds, _ in SUITES.values() for kind in kinds)
-DIST = "app/frontend/dist"
+DIST = f"{FRONTEND}/dist"
 
 
 @dataclass(frozen=True)

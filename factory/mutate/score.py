@@ -26,12 +26,11 @@ from factory.mutate.mutations.base import MutationError
 from factory.mutate.run import DEFAULT_SUITE, inject, plan, suite_kinds
 from factory.prove.graph import run_stage_one
 from factory.verify.run import verify_world
-from factory.world.layout import World
+from factory.world.layout import MUTATION, World
 from factory.world.manifest import read_manifest
 
 log = logging.getLogger(__name__)
 
-MUTATION_REPORT = "reports/mutation.json"
 LAYERS = ("db", "backend", "frontend")
 
 
@@ -179,7 +178,7 @@ def score_world(world: Path, kinds: Sequence[str] | None = None, per_kind: int =
         result.faults.append(outcome)
         if progress:
             progress(outcome)
-    out = report_path if report_path is not None else world / MUTATION_REPORT
+    out = report_path if report_path is not None else world / MUTATION
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result.as_dict(), indent=1) + "\n")
     return result

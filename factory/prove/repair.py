@@ -36,10 +36,9 @@ from factory.spec.model import Spec
 from factory.verify.model import VerifyReport
 from factory.world.assemble import seed_database, spec_json, text_sha256
 from factory.world.history import commit_paths, head
-from factory.world.layout import CLAIMS, REPORTS, SPEC, World
+from factory.world.layout import CLAIMS, REPAIRS, REPORTS, SEED_DB, SPEC, World
 from factory.world.manifest import sha256_file
 
-REPAIR_LOG = "reports/repairs.jsonl"
 Verify = Callable[[], VerifyReport]
 
 
@@ -149,7 +148,7 @@ def regenerate_data(world: Path) -> list[str]:
         if target.is_file() and sha256_file(target) == sha256_file(db):
             return []
         shutil.copyfile(db, target)
-        return ["data/seed.db"]
+        return [SEED_DB]
 
 
 def rederive_spec(world: Path) -> list[str]:
@@ -355,7 +354,7 @@ def repair_round(world: Path, round_no: int, triage: Triage, report: VerifyRepor
                 current, kept = state.run(name, current)
                 applied |= kept
             advance(1)
-    log = world / REPAIR_LOG
+    log = world / REPAIRS
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("a") as handle:
         for record in state.records:

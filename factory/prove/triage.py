@@ -14,7 +14,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from factory.verify.model import ClaimResult, VerifyReport
-from factory.world.layout import TRIAGE
+from factory.world.layout import BACKEND, FRONTEND, SEED_DB, TRIAGE
 
 
 @dataclass(frozen=True)
@@ -101,18 +101,18 @@ def suspected_files(result: ClaimResult, layer: str) -> list[str]:
     files = [f"app/{f}" for f in files]
     subject = _subject(result.id).split(".")[0]
     if layer == "db":
-        files += ["app/backend/seed.py", "app/backend/seed_plan.json", "data/seed.db"]
+        files += [f"{BACKEND}/seed.py", f"{BACKEND}/seed_plan.json", SEED_DB]
     elif layer == "backend":
         if result.kind.startswith("wf_") or result.kind == "ui_workflow":
-            files += ["app/backend/workflows.py", "app/backend/routers/workflows.py"]
+            files += [f"{BACKEND}/workflows.py", f"{BACKEND}/routers/workflows.py"]
         elif result.kind in ("route_status", "ownership_read"):
             router = subject.split('_', 1)[-1] if '_' in subject else subject
-            files += [f"app/backend/routers/{router}.py", "app/backend/runtime.py"]
-        files += ["app/backend/runtime.py"]
+            files += [f"{BACKEND}/routers/{router}.py", f"{BACKEND}/runtime.py"]
+        files += [f"{BACKEND}/runtime.py"]
     else:
         if result.kind == "ui_workflow":
-            files.append(f"app/frontend/src/forms/{''.join(p.capitalize() for p in subject.split('_'))}Form.jsx")
-        files += ["app/frontend/src/runtime", "app/frontend/dist/assets/app.js"]
+            files.append(f"{FRONTEND}/src/forms/{''.join(p.capitalize() for p in subject.split('_'))}Form.jsx")
+        files += [f"{FRONTEND}/src/runtime", f"{FRONTEND}/dist/assets/app.js"]
     return list(dict.fromkeys(files))
 
 

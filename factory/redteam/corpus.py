@@ -21,7 +21,7 @@ from factory.predict.rows import connect_ro
 from factory.redteam.probes import RedTeamError
 from factory.runtime.dbcopy import copy_db
 from factory.runtime.patch import apply_patch
-from factory.world.layout import World
+from factory.world.layout import SEED_DB, World
 from verifiers.dbdiff import diff_databases
 
 
@@ -91,7 +91,7 @@ def prepare(world: Path, records: list[dict[str, Any]], work: Path) -> list[Case
     initials: dict[tuple[str, str], Path] = {}
     cases: list[Case] = []
     for index, record in enumerate(records):
-        db_file = str(record.get("db_file") or "data/seed.db")
+        db_file = str(record.get("db_file") or SEED_DB)
         if db_file not in seeds:
             source = world / db_file
             if not source.is_file():

@@ -23,7 +23,7 @@ from factory.prove.repair import KEPT_OUTCOMES, RepairRecord, repair_round
 from factory.prove.triage import Cluster, Triage
 from factory.verify.model import VerifyReport
 from factory.verify.run import verify_world
-from factory.world.layout import TASK_TRIAGE, VERIFICATION, World
+from factory.world.layout import BACKEND, FRONTEND, TASK_TRIAGE, VERIFICATION, World
 from factory.world.manifest import read_manifest
 
 log = logging.getLogger(__name__)
@@ -62,8 +62,8 @@ _SHAPES: tuple[_Shape, ...] = (
     _Shape("task_refused", "infeasible", r".", "backend", "regenerate_backend"),
 )
 _SUSPECTS = {
-    "backend": ["app/backend/workflows.py", "app/backend/routers/workflows.py", "app/backend/runtime.py"],
-    "frontend": ["app/frontend/src/forms", "app/frontend/src/runtime", "app/frontend/dist/assets/app.js"],
+    "backend": [f"{BACKEND}/workflows.py", f"{BACKEND}/routers/workflows.py", f"{BACKEND}/runtime.py"],
+    "frontend": [f"{FRONTEND}/src/forms", f"{FRONTEND}/src/runtime", f"{FRONTEND}/dist/assets/app.js"],
 }
 
 

@@ -28,6 +28,7 @@ from factory.tasks.model import (
     Trajectory,
 )
 from factory.tasks.setupgen import Setup
+from factory.world.layout import SEED_DB
 from verifiers.dbdiff import diff_databases
 
 
@@ -119,7 +120,7 @@ def task_record(spec: Spec, draft: Draft, setup: Setup | None, reward: dict[str,
             capabilities=draft.capabilities,
             phrasing=draft.form,
         ),
-        db_file="data/seed.db",
+        db_file=SEED_DB,
         setup=SetupRecord.model_validate(setup.to_json()),
         golden_steps=[StepRecord(workflow=s.workflow, params=s.params) for s in draft.steps],
         reward=reward,

@@ -27,12 +27,15 @@ MANIFEST = "manifest.json"
 CLAIMS = "claims.json"
 README = "README.md"
 SEED_DB = "data/seed.db"
+BACKEND = "app/backend"
+FRONTEND = "app/frontend"
 REPORTS = "reports"
 VERIFICATION = "reports/verification.json"
 VERIFICATION_SUMMARY = "reports/verification.md"
 TRIAGE = "reports/triage.json"
 TASK_TRIAGE = "reports/task_triage.json"
 MUTATION = "reports/mutation.json"
+REPAIRS = "reports/repairs.jsonl"
 TASKS = "tasks/tasks.jsonl"
 TASKS_REPORT = "tasks/report.json"
 
@@ -78,11 +81,11 @@ class World:
 
     @property
     def backend_dir(self) -> Path:
-        return self.app_dir / "backend"
+        return self.root / BACKEND
 
     @property
     def frontend_dir(self) -> Path:
-        return self.app_dir / "frontend"
+        return self.root / FRONTEND
 
     @property
     def data_dir(self) -> Path:
@@ -177,5 +180,22 @@ class World:
         return self
 
 
-__all__ = ["CLAIMS", "MANIFEST", "MUTATION", "REPORTS", "SEED", "SEED_DB", "SPEC", "TASKS", "TASKS_REPORT", "TASK_TRIAGE",
-           "TRIAGE", "VERIFICATION", "VERIFICATION_SUMMARY", "World"]
+__all__ = [
+    "BACKEND",
+    "CLAIMS",
+    "FRONTEND",
+    "MANIFEST",
+    "MUTATION",
+    "REPAIRS",
+    "REPORTS",
+    "SEED",
+    "SEED_DB",
+    "SPEC",
+    "TASKS",
+    "TASKS_REPORT",
+    "TASK_TRIAGE",
+    "TRIAGE",
+    "VERIFICATION",
+    "VERIFICATION_SUMMARY",
+    "World",
+]

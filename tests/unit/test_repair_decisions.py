@@ -19,7 +19,6 @@ import pytest
 from factory.prove.repair import (
     ESCALATION,
     KEPT_OUTCOMES,
-    REPAIR_LOG,
     RepairRecord,
     escalation_after,
     repair_round,
@@ -27,6 +26,7 @@ from factory.prove.repair import (
 from factory.prove.triage import Cluster, Triage
 from factory.verify.model import ClaimResult, VerifyReport
 from factory.world.history import commit_all
+from factory.world.layout import REPAIRS
 
 Fixer = Callable[[Path], list[str]]
 TRIAGE_TEXT = '{"clusters": "as the triager wrote them"}\n'
@@ -177,7 +177,7 @@ def test_harmful_fix_with_nothing_after_it_is_reverted(world: Path) -> None:
     assert final.rate == 0.9
     assert git.Repo(world).commit("HEAD~2").hexsha == start
     assert (world / "reports/triage.json").read_text() == TRIAGE_TEXT
-    logged = [json.loads(line) for line in (world / REPAIR_LOG).read_text().splitlines()]
+    logged = [json.loads(line) for line in (world / REPAIRS).read_text().splitlines()]
     assert [(r["fixer"], r["outcome"]) for r in logged] == [("rederive_spec", "reverted")]
 
 

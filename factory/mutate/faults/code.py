@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from factory.mutate.mutations.base import MutationError, WorldView, match_once, span_between, splice
+from factory.world.layout import BACKEND
 
-WORKFLOWS_PY = "app/backend/workflows.py"
-SCHEMA_PY = "app/backend/schema.py"
-RUNTIME_PY = "app/backend/runtime.py"
-INVARIANTS_PY = "app/backend/invariants.py"
-ROUTERS = "app/backend/routers"
+WORKFLOWS_PY = f"{BACKEND}/workflows.py"
+SCHEMA_PY = f"{BACKEND}/schema.py"
+RUNTIME_PY = f"{BACKEND}/runtime.py"
+INVARIANTS_PY = f"{BACKEND}/invariants.py"
+ROUTERS = f"{BACKEND}/routers"
 WORKFLOW_ROUTER = f"{ROUTERS}/workflows.py"
-SEED_DB = "data/seed.db"
 
 NUMERIC = ("int", "money")
 MOMENTS = ("date", "datetime")

@@ -18,8 +18,9 @@ import random
 from typing import Any
 
 from factory.mutate.mutations.base import Applied, Mutation, MutationError, Target, WorldView, replace_once
+from factory.world.layout import FRONTEND
 
-SRC = "app/frontend/src"
+SRC = f"{FRONTEND}/src"
 SPEC_JS = f"{SRC}/spec.gen.js"
 FORMAT_JS = f"{SRC}/runtime/format.js"
 WIDGETS_JSX = f"{SRC}/runtime/widgets.jsx"

@@ -8,8 +8,8 @@ from contextlib import closing
 from typing import Any
 
 from factory.mutate.mutations.base import Applied, Mutation, MutationError, Target, WorldView
+from factory.world.layout import SEED_DB
 
-SEED_DB = "data/seed.db"
 ROWS_HIT = 3  # a few rows, so a check that samples one row may miss it but a full scan will not
 _NUMERIC = ("int", "money", "number", "float", "decimal")
 

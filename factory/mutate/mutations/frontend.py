@@ -11,8 +11,9 @@ import re
 from typing import Any
 
 from factory.mutate.mutations.base import Applied, Mutation, MutationError, Target, WorldView, match_once, splice
+from factory.world.layout import FRONTEND
 
-SRC = "app/frontend/src"
+SRC = f"{FRONTEND}/src"
 SPEC_JS = f"{SRC}/spec.gen.js"
 _SPEC_PREFIX = "export const SPEC = "
 

@@ -19,10 +19,10 @@ from factory.mutate.mutations.base import (
     span_between,
     splice,
 )
+from factory.world.layout import BACKEND, SEED_DB
 
-SCHEMA = "app/backend/schema.py"
-SEED_DB = "data/seed.db"
-ROUTERS = "app/backend/routers"
+SCHEMA = f"{BACKEND}/schema.py"
+ROUTERS = f"{BACKEND}/routers"
 
 
 def _listed(view: WorldView) -> list[Any]:

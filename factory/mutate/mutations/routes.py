@@ -6,8 +6,9 @@ import random
 import re
 
 from factory.mutate.mutations.base import Applied, Mutation, MutationError, Target, WorldView, match_once, replace_once, splice
+from factory.world.layout import BACKEND
 
-ROUTERS = "app/backend/routers"
+ROUTERS = f"{BACKEND}/routers"
 AUTH = f"{ROUTERS}/auth.py"
 # Health is the readiness probe (a world without it never starts), and login belongs to break_login.
 _UNDROPPABLE = ("health", "auth")

@@ -18,9 +18,10 @@ from factory.mutate.mutations.base import (
     span_between,
     splice,
 )
+from factory.world.layout import BACKEND
 
-WORKFLOWS = "app/backend/workflows.py"
-APP = "app/backend/app.py"
+WORKFLOWS = f"{BACKEND}/workflows.py"
+APP = f"{BACKEND}/app.py"
 
 # Comparison operator → its negation, so the inverted check holds exactly where the original failed.
 _FLIP = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">",
