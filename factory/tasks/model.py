@@ -109,7 +109,6 @@ class Trajectory(_Strict):
     answer: str | None = Field(description="A READ's answer as read off the page it reached.")
     actions: list[dict[str, Any]] = Field(description="The UI actions in order: n, action, target, value, url, "
                                                       "and a screenshot under trajectories/<id>/.")
-    seconds: float = Field(description="How long the run took.")
 
 
 class TaskRecord(_Strict):

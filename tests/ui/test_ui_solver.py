@@ -132,7 +132,7 @@ def test_find_with_a_wrong_total_fails_fast(solved: Any, mock_server: AppServer,
     trajectory = solved([UiStep(kind="find", entity="note", filters={"pinned": True}, expect_total=pinned + 1)])
     assert not trajectory.ok
     assert f"shows {pinned} matching rows" in trajectory.message and f"expected {pinned + 1}" in trajectory.message
-    assert trajectory.actions[-1]["screenshot"] and trajectory.seconds < 10
+    assert trajectory.actions[-1]["screenshot"]
     _check_actions(trajectory, tmp_path / "shots")
 
 
@@ -142,7 +142,7 @@ def test_a_missing_text_and_a_wrong_password_are_failures_not_errors(solved: Any
     assert not missing.ok and 'text "No such notebook anywhere"' in missing.message
     refused = solved([UiStep(kind="find", entity="note")], user=("alice", "wrong"))
     assert not refused.ok and refused.message == "login as alice failed: Invalid username or password"
-    assert [a["action"] for a in refused.actions] == ["login"] and refused.seconds < 3
+    assert [a["action"] for a in refused.actions] == ["login"]
 
 
 def test_a_malformed_trajectory_raises(solved: Any) -> None:
@@ -194,9 +194,7 @@ def _jobs(world: Path, root: Path, note: int, notebook: int) -> list[UiJob]:
 
 
 def _stable(trajectory: Trajectory) -> dict[str, Any]:
-    data = trajectory.to_json()
-    del data["seconds"]
-    return data
+    return trajectory.to_json()
 
 
 def test_run_ui_jobs_keeps_each_change_in_its_own_database(mock_world: Path, tmp_path: Path) -> None:

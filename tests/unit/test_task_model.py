@@ -49,7 +49,7 @@ def _attempt() -> Attempt:
                    [GateResult("initial", True, "0.0 on the initial state", 0.0),
                     GateResult("counterfactual:wrong_row", True, "not applicable", None)],
                    Failure("reward", "gate:golden", "scored 0.5"), ["rephrased (x): y"],
-                   {"ok": True, "message": "", "answer": "$12.50", "actions": [{"kind": "click"}], "seconds": 1.25},
+                   {"ok": True, "message": "", "answer": "$12.50", "actions": [{"kind": "click"}]},
                    {"checks": [], "version": 1})
 
 

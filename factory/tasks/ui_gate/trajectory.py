@@ -60,8 +60,9 @@ class Trajectory:
     answer: str | None = None  # a READ's answer as read off the page (None: no step asked one)
 
     def to_json(self) -> dict[str, Any]:
-        return {"ok": self.ok, "message": self.message, "answer": self.answer, "actions": self.actions,
-                "seconds": self.seconds}
+        """The record's form. `seconds` stays out: wall-clock time would make the same seed give a
+        different tasks.jsonl on every build."""
+        return {"ok": self.ok, "message": self.message, "answer": self.answer, "actions": self.actions}
 
 
 @dataclass(frozen=True)
