@@ -8,8 +8,10 @@
     tasks/{tasks.jsonl,report.json,trajectories/}                  stage two's corpus
     run/{verify,tasks,serve}/                                      scratch (ignored by git)
 
-`World(path)` names every one of these; its spec and manifest are read once, on first use. The
-world-relative forms (`CLAIMS`, `VERIFICATION`...) are what git and the manifest record.
+Every path is spelled once here: as a world-relative constant (`CLAIMS`, `VERIFICATION`, `SEED_DB`...),
+the form git, the manifest and the reports record, joined to a world's root as `root / CLAIMS`; the
+folders and files code opens directly are also properties of `World(path)` (`seed_db`, `app_dir`,
+`tasks_file`...), whose spec and manifest are read once per `World`, on first use.
 """
 
 from __future__ import annotations
@@ -67,10 +69,6 @@ class World:
         return self.root / MANIFEST
 
     @property
-    def claims_file(self) -> Path:
-        return self.root / CLAIMS
-
-    @property
     def readme(self) -> Path:
         return self.root / README
 
@@ -88,10 +86,6 @@ class World:
         return self.root / FRONTEND
 
     @property
-    def data_dir(self) -> Path:
-        return self.root / "data"
-
-    @property
     def seed_db(self) -> Path:
         return self.root / SEED_DB
 
@@ -101,24 +95,8 @@ class World:
         return self.root / REPORTS
 
     @property
-    def verification_report(self) -> Path:
-        return self.root / VERIFICATION
-
-    @property
-    def verification_summary(self) -> Path:
-        return self.root / VERIFICATION_SUMMARY
-
-    @property
     def triage_report(self) -> Path:
         return self.root / TRIAGE
-
-    @property
-    def task_triage_report(self) -> Path:
-        return self.root / TASK_TRIAGE
-
-    @property
-    def mutation_report(self) -> Path:
-        return self.root / MUTATION
 
     @property
     def screenshots_dir(self) -> Path:
