@@ -114,11 +114,16 @@ def _repeat_limit(search: WitnessSearch, wf: WorkflowSpec, base: Call, source: s
     return max(fitting) + 1 if fitting else 0
 
 
+def queried(source: str) -> set[str]:
+    """The entities a rule's queries range over (`count(l in tag where ...)` → tag)."""
+    return set(re.findall(r"\bin ([a-z_][a-z0-9_]*)", source))
+
+
 def creators(spec: Spec, source: str) -> list[str]:
     """Workflows that create rows of an entity the rule counts or queries."""
-    queried = set(re.findall(r"\bin ([a-z_][a-z0-9_]*)", source))
+    entities = queried(source)
     return [w.name for w in spec.workflows
-            if not w.system and any(e.kind == "create" and e.entity in queried for e in w.effects)]
+            if not w.system and any(e.kind == "create" and e.entity in entities for e in w.effects)]
 
 
 def setters(spec: Spec, wf: WorkflowSpec, source: str) -> list[str]:
@@ -128,14 +133,14 @@ def setters(spec: Spec, wf: WorkflowSpec, source: str) -> list[str]:
     for obj, attr in re.findall(r"\b([a-z_][a-z0-9_]*)\.([a-z_][a-z0-9_]*)", source):
         if obj in params:
             read.add((params[obj] or "", attr))
-    queried = set(re.findall(r"\bin ([a-z_][a-z0-9_]*)", source))
+    entities = queried(source)
     out = []
     for other in spec.workflows:
         if other.system:
             continue
         for eff in other.effects:
             if (eff.kind == "set" and (eff.entity, eff.field or "") in read) or (
-                    eff.kind != "set" and eff.entity in queried):
+                    eff.kind != "set" and eff.entity in entities):
                 out.append(other.name)
                 break
     return out
