@@ -6,10 +6,9 @@ of the seed database, so what a task starts from is small, readable and exact.
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
-from factory.runtime.dbcopy import copy_db
+from episodes.dbfiles import apply_patch
 from verifiers.dbdiff import diff_databases
 from verifiers.sqlrender import render_sqldiff
 
@@ -17,18 +16,6 @@ from verifiers.sqlrender import render_sqldiff
 def make_patch(seed_db: Path, changed_db: Path) -> str:
     """The rows that differ, as sqldiff-format SQL that turns the seed into `changed_db`."""
     return render_sqldiff(diff_databases(seed_db, changed_db))
-
-
-def apply_patch(seed_db: Path, patch: str, target: Path) -> Path:
-    """Replay a setup patch on a fresh copy of the seed database."""
-    copy_db(seed_db, target)
-    if patch.strip():
-        conn = sqlite3.connect(target)
-        try:
-            conn.executescript("BEGIN;\n" + patch + "\nCOMMIT;")
-        finally:
-            conn.close()
-    return target
 
 
 __all__ = ["apply_patch", "make_patch"]

@@ -1,6 +1,7 @@
 """The house's layering, measured from the code's own imports (every `import`, lazy ones included).
 
-- `verifiers/` imports nothing of `factory/` (a benchmark bundle ships it alone);
+- `verifiers/` and `episodes/` import nothing of `factory/` (a benchmark bundle ships them alone), and
+  `verifiers/` nothing of `episodes/`;
 - no import cycle between modules;
 - rooms are layered: a room imports only rooms beneath it (the list below, top to bottom);
 - stage two reaches stage one (`prove/`, `verify/`) only through its hand-over API (`tasks/handover.py`);
@@ -38,6 +39,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("world.manifest", "progress"),
     ("spec", "expr"),
     ("errors", "factory", "schemas"),
+    ("episodes",),  # the episode server: standalone, beneath every room of the factory
     ("verifiers",),
 ]
 HANDOVER = "factory.tasks.handover"  # the one door from stage two to stage one
@@ -45,7 +47,7 @@ HANDOVER = "factory.tasks.handover"  # the one door from stage two to stage one
 
 def _modules() -> dict[str, Path]:
     found: dict[str, Path] = {}
-    for top in ("factory", "verifiers"):
+    for top in ("factory", "verifiers", "episodes"):
         for path in sorted((REPO / top).rglob("*.py")):
             rel = path.relative_to(REPO).with_suffix("")
             parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
@@ -79,8 +81,8 @@ GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
 
 def room(module: str) -> str:
     parts = module.split(".")
-    if parts[0] == "verifiers":
-        return "verifiers"
+    if parts[0] in ("verifiers", "episodes"):
+        return parts[0]
     if len(parts) == 1:
         return "factory"
     if parts[1] == "world" and len(parts) > 2 and parts[2] in ("layout", "manifest", "history"):
@@ -98,6 +100,12 @@ def test_every_room_has_a_layer() -> None:
 
 def test_verifiers_import_nothing_of_the_factory() -> None:
     crossing = sorted(f"{a} -> {b}" for a, targets in GRAPH.items() if a.startswith("verifiers")
+                      for b in targets if b.startswith(("factory", "episodes")))
+    assert crossing == []
+
+
+def test_the_episode_server_imports_nothing_of_the_factory() -> None:
+    crossing = sorted(f"{a} -> {b}" for a, targets in GRAPH.items() if a.startswith("episodes")
                       for b in targets if b.startswith("factory"))
     assert crossing == []
 

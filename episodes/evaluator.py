@@ -1,0 +1,141 @@
+"""The evaluator's port: create, reset and close episodes, read their state, diff and events, and
+grade them through `verifiers/`. Every path needs the server's bearer token; the agent's port
+serves none of this.
+"""
+
+from __future__ import annotations
+
+import hmac
+import sqlite3
+from typing import Any
+
+from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict
+
+from episodes.errors import BadRequest, EpisodeError
+from episodes.store import Episode, EpisodeStore
+from verifiers import VerifierError, diff_databases, grade
+
+STATE_ROW_LIMIT = 10_000  # rows per table returned by /state; the diff is the usual way to look
+
+
+class CreateBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    task_id: str | None = None
+    user: str | None = None
+
+
+class GradeBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    answer: str | int | float | None = None
+
+
+def create_evaluator(store: EpisodeStore, token: str, agent_url: str) -> FastAPI:
+    """The evaluator API for one store; `agent_url` is where launch URLs point."""
+    if len(token) < 16:
+        raise BadRequest("the evaluator token must be at least 16 characters")
+
+    def authorised(request: Request) -> None:
+        given = request.headers.get("authorization", "")
+        if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+            raise HTTPException(status_code=401, detail="the evaluator API needs 'Authorization: Bearer <token>'")
+
+    # every path, including ones that do not exist, answers 401 without the token
+    app = FastAPI(title=f"{store.world.title}: evaluator", docs_url=None, redoc_url=None, openapi_url=None,
+                  dependencies=[Depends(authorised)])
+
+    @app.exception_handler(EpisodeError)
+    async def _episode_error(_request: Request, exc: EpisodeError) -> JSONResponse:
+        return JSONResponse(status_code=exc.status, content={"detail": str(exc)})
+
+    def launched(episode: Episode) -> dict[str, object]:
+        info = episode.describe()
+        info["launch_url"] = f"{agent_url}/__launch/{episode.ticket}" if episode.ticket else None
+        return info
+
+    @app.get("/health")
+    def health() -> dict[str, object]:
+        return {"ok": True, "world": store.world.name, "today": store.world.today,
+                "episodes": len(store.live()), "max_episodes": store.max_episodes, "tasks": len(store.world.tasks)}
+
+    @app.get("/tasks")
+    def tasks() -> list[dict[str, str]]:
+        return [t.public() for t in store.world.tasks.values()]
+
+    @app.post("/episodes", status_code=201)
+    def create(body: CreateBody) -> dict[str, object]:
+        return launched(store.create(body.task_id, body.user))
+
+    @app.get("/episodes")
+    def listing() -> list[dict[str, object]]:
+        return [e.describe() for e in store.live()]
+
+    @app.get("/episodes/{episode_id}")
+    def describe(episode_id: str) -> dict[str, object]:
+        return store.get(episode_id).describe()
+
+    @app.post("/episodes/{episode_id}/reset")
+    def reset(episode_id: str) -> dict[str, object]:
+        return launched(store.reset(episode_id))
+
+    @app.delete("/episodes/{episode_id}")
+    def close(episode_id: str) -> dict[str, object]:
+        store.close(episode_id)
+        return {"episode_id": episode_id, "closed": True}
+
+    @app.get("/episodes/{episode_id}/state")
+    def state(episode_id: str, table: str | None = None) -> dict[str, Any]:
+        episode = store.get(episode_id)
+        snap = store.capture(episode, "state")
+        try:
+            return {"episode_id": episode_id, "tables": _rows(snap, table)}
+        finally:
+            snap.unlink(missing_ok=True)
+
+    @app.get("/episodes/{episode_id}/diff")
+    def diff(episode_id: str) -> dict[str, Any]:
+        episode = store.get(episode_id)
+        snap = store.capture(episode, "diff")
+        try:
+            found = diff_databases(episode.initial, snap)
+            return {"episode_id": episode_id, "summary": found.summary(), "diff": found.to_json()}
+        finally:
+            snap.unlink(missing_ok=True)
+
+    @app.post("/episodes/{episode_id}/grade")
+    def grade_episode(episode_id: str, body: GradeBody) -> dict[str, Any]:
+        episode = store.get(episode_id)
+        if episode.task is None:
+            raise BadRequest(f"episode {episode_id} has no task to grade (it was created on the seed state)")
+        snap = store.capture(episode, "grade")
+        try:
+            result = grade(episode.task.reward, episode.initial, snap, body.answer)
+        except VerifierError as exc:
+            raise HTTPException(status_code=500, detail=f"the task's reward program failed: {exc}") from exc
+        finally:
+            snap.unlink(missing_ok=True)
+        episode.events.add("graded", score=result.score)
+        return {"episode_id": episode_id, "task_id": episode.task.id, "reward": result.score, **result.to_json()}
+
+    @app.get("/episodes/{episode_id}/events")
+    def events(episode_id: str, since: int = 0) -> dict[str, Any]:
+        return {"episode_id": episode_id, **store.get(episode_id).events.to_json(since)}
+
+    return app
+
+
+def _rows(db: Any, only: str | None) -> dict[str, list[dict[str, Any]]]:
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    conn.row_factory = sqlite3.Row
+    try:
+        names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table' "
+                                            "AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+        if only is not None:
+            if only not in names:
+                raise BadRequest(f"no table {only!r}; tables: {', '.join(names)}")
+            names = [only]
+        return {name: [dict(r) for r in conn.execute(f'SELECT * FROM "{name}" ORDER BY rowid LIMIT ?',
+                                                     (STATE_ROW_LIMIT,))] for name in names}
+    finally:
+        conn.close()
