@@ -9,9 +9,10 @@ import hmac
 import sqlite3
 from typing import Any
 
-from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from episodes.errors import BadRequest, EpisodeError
 from episodes.store import Episode, EpisodeStore
@@ -35,15 +36,9 @@ def create_evaluator(store: EpisodeStore, token: str, agent_url: str) -> FastAPI
     """The evaluator API for one store; `agent_url` is where launch URLs point."""
     if len(token) < 16:
         raise BadRequest("the evaluator token must be at least 16 characters")
-
-    def authorised(request: Request) -> None:
-        given = request.headers.get("authorization", "")
-        if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
-            raise HTTPException(status_code=401, detail="the evaluator API needs 'Authorization: Bearer <token>'")
-
-    # every path, including ones that do not exist, answers 401 without the token
-    app = FastAPI(title=f"{store.world.title}: evaluator", docs_url=None, redoc_url=None, openapi_url=None,
-                  dependencies=[Depends(authorised)])
+    app = FastAPI(title=f"{store.world.title}: evaluator", docs_url=None, redoc_url=None, openapi_url=None)
+    # checked before routing: every path, including ones that do not exist, answers 401 without the token
+    app.add_middleware(TokenGate, token=token)
 
     @app.exception_handler(EpisodeError)
     async def _episode_error(_request: Request, exc: EpisodeError) -> JSONResponse:
@@ -123,6 +118,22 @@ def create_evaluator(store: EpisodeStore, token: str, agent_url: str) -> FastAPI
         return {"episode_id": episode_id, **store.get(episode_id).events.to_json(since)}
 
     return app
+
+
+class TokenGate:
+    """ASGI middleware: nothing of the evaluator answers a request without the bearer token."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app, self.expected = app, f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            given = dict(scope.get("headers", [])).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self.expected):
+                refused = JSONResponse({"detail": "the evaluator API needs 'Authorization: Bearer <token>'"}, status_code=401)
+                await refused(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 def _rows(db: Any, only: str | None) -> dict[str, list[dict[str, Any]]]:
