@@ -47,8 +47,8 @@ tasks: setup ## (re)run stage two on a proven world: make tasks WORLD=worlds/ech
 check: seed-file $(VENV)/.installed ## validate a seed without building: make check SEED=...
 	$(PY) -m factory check $(SEED)
 
-serve: $(VENV)/.installed ## serve a built world on localhost: make serve WORLD=worlds/echobank
-	$(PY) -m factory serve $(WORLD) --port $(PORT)
+serve: $(VENV)/.installed ## serve a built world (each run from the seed state; KEEP=1 keeps changes): make serve WORLD=worlds/echobank
+	$(PY) -m factory serve $(WORLD) --port $(PORT) $(if $(KEEP),--keep,)
 
 test: setup ## the whole suite (unit, integration, UI in Chromium): ~12 min on 2 cores; unit only: make test-fast
 	@echo "make test: the whole suite takes about 12 minutes on 2 cores; make test-fast runs the unit tests only (~4 min)"

@@ -234,11 +234,6 @@ def _serve(args: argparse.Namespace) -> int:
 
     root = open_world(args.world).resolve()
     spec = World(root).spec
-    run = World(root).run_dir
-    run.mkdir(exist_ok=True)
-    db = run / "app.db"
-    if args.fresh or not db.exists():
-        copy_db(World(root).seed_db, db)  # never serve the seed database itself
     table = Table(title=f"{spec.title} — http://{args.host}:{args.port}/")
     for column in ("username", "password", "name"):
         table.add_column(column)
@@ -247,12 +242,29 @@ def _serve(args: argparse.Namespace) -> int:
     console.print(table)
     if len(spec.users) > args.show_users:
         console.print(f"  … and {len(spec.users) - args.show_users} more in {root / 'README.md'}")
-    console.print(f"serving [bold]http://{args.host}:{args.port}/[/bold] (database {db}); Ctrl-C stops")
-    command = [sys.executable, "-m", "backend.app", "--host", args.host, "--port", str(args.port), "--db", str(db)]
-    if args.user:
-        command += ["--user", args.user]
-    child = subprocess.Popen(command, cwd=World(root).app_dir)
-    # stopping `factory serve` must stop the app too, or it would keep the port (and pipes) open
+    if args.keep:
+        run = World(root).run_dir
+        run.mkdir(exist_ok=True)
+        db = run / "app.db"
+        if args.fresh or not db.exists():
+            copy_db(World(root).seed_db, db)  # never serve the seed database itself
+        console.print(f"serving [bold]http://{args.host}:{args.port}/[/bold] on {db}: changes are kept between runs "
+                      "(--fresh starts over); Ctrl-C stops")
+        command = [sys.executable, "-m", "backend.app", "--host", args.host, "--port", str(args.port), "--db", str(db)]
+        if args.user:
+            command += ["--user", args.user]
+        return _run_child(command, World(root).app_dir)
+    acting = args.user or spec.users[0].username
+    console.print("every run starts from the seed state; nothing you change is kept (--keep keeps changes). "
+                  f"Agents' episodes: the evaluator API on port {args.eval_port} (docs/episodes.md)")
+    command = [sys.executable, "-m", "episodes", "serve", str(root), "--host", args.host, "--port", str(args.port),
+               "--eval-port", str(args.eval_port), "--open-as", acting]
+    return _run_child(command, Path(__file__).resolve().parents[1])  # the checkout holding episodes/
+
+
+def _run_child(command: list[str], cwd: Path) -> int:
+    """Run a server in the foreground; stopping `factory serve` stops it (or it would keep its port)."""
+    child = subprocess.Popen(command, cwd=cwd)
     signal.signal(signal.SIGTERM, lambda _signum, _frame: child.terminate())
     try:
         return child.wait()
@@ -424,8 +436,13 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("world", help="a built world, e.g. worlds/echobank")
     s.add_argument("--host", default="127.0.0.1", help="address to listen on (default %(default)s)")
     s.add_argument("--port", type=int, default=8000, help="port to listen on (default %(default)s)")
-    s.add_argument("--user", default=None, help="act as this user when no one is logged in")
-    s.add_argument("--fresh", action="store_true", help="start from a fresh copy of the seed database")
+    s.add_argument("--eval-port", type=int, default=8001,
+                   help="the evaluator API's port (episodes for agents; default %(default)s)")
+    s.add_argument("--user", default=None,
+                   help="sign in as this user (default: the first user; with --keep: act as them when no one is logged in)")
+    s.add_argument("--keep", action="store_true",
+                   help="one app on run/app.db that keeps changes between runs (default: each run starts from the seed)")
+    s.add_argument("--fresh", action="store_true", help="with --keep: start run/app.db over from the seed database")
     s.add_argument("--show-users", type=int, default=8,
                    help="logins to list at start (default %(default)s; the world's README lists them all)")
     s.set_defaults(run=_serve)
