@@ -275,7 +275,7 @@ def _run_child(command: list[str], cwd: Path) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from factory.bench import run_benchmarks
+    from factory.bench.run import run_benchmarks
 
     run_benchmarks(args.seeds, Path(args.output), repeats=args.repeats, console=console)
     return 0

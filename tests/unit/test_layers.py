@@ -22,7 +22,6 @@ LAYERS: list[tuple[str, ...]] = [
     ("__main__",),
     ("cli",),
     ("bench",),
-    ("grading_bench", "episode_bench"),
     ("mutate", "redteam"),
     ("tasks",),
     ("prove",),

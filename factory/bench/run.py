@@ -19,7 +19,7 @@ from factory.runtime.node import ensure_node_modules
 from factory.world.assemble import build_world
 from factory.world.layout import World
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 DEFAULT_SEEDS = ["seeds/mock.yaml", "seeds/echobank.yaml", "seeds/echostay.yaml", "seeds/echomail.yaml",
                  "seeds/capabilities/datepickers.yaml", "seeds/capabilities/nested_filters.yaml"]
 TARGETS = {"build_seconds": 60.0, "verify_seconds": 90.0, "kill_rate": 0.95, "repair_rate": 0.90,
@@ -187,7 +187,7 @@ def _stage_two_figures(tmp: Path, console: Console) -> list[dict[str, Any]]:
 
 def _episode_figures(tmp: Path, console: Console) -> list[dict[str, Any]]:
     """The episode server on the echobank this bench built (current templates, a task corpus)."""
-    from factory.episode_bench import load_figures, reset_figures
+    from factory.bench.episodes import load_figures, reset_figures
 
     world = tmp / "verify" / "echobank"
     console.print("episode server on echobank: reset beside a plain copy, memory, 200 concurrent episodes …")
@@ -219,7 +219,7 @@ def _domain_worlds(tmp: Path, console: Console) -> dict[str, Path]:
 def _grading_figures(worlds: dict[str, Path], tmp: Path, console: Console) -> list[dict[str, Any]]:
     """In-process grading time of every task of each domain world, by task type, beside the
     floor of the same databases (open both, count every table's rows)."""
-    from factory.grading_bench import grading_figures
+    from factory.bench.grading import grading_figures
 
     out: list[dict[str, Any]] = []
     for name, world in worlds.items():

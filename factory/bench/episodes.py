@@ -24,7 +24,7 @@ import httpx
 
 from factory.runtime.server import free_port
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 RESETS = 200
 LOAD_EPISODES = 200
 
@@ -47,7 +47,7 @@ def reset_figures(world: Path, machine: str, repeats: int = RESETS) -> list[dict
     """Reset of one episode inside the episode server's own store, beside a plain file copy of the
     same database (the physical floor), in the same run: in a child process, because loading a
     world's app binds the process to that world."""
-    found = subprocess.run([sys.executable, "-m", "factory.episode_bench", str(world), machine, str(repeats)],
+    found = subprocess.run([sys.executable, "-m", "factory.bench.episodes", str(world), machine, str(repeats)],
                            cwd=REPO, check=True, capture_output=True, text=True)
     figures: list[dict[str, Any]] = json.loads(found.stdout)
     return figures
