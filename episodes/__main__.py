@@ -1,4 +1,5 @@
-"""`python -m episodes serve WORLD ...`: serve a built world's episodes (see `episodes.serve`)."""
+"""`python -m episodes serve WORLD ...`: serve a built world's episodes (see `episodes.serve`);
+`python -m episodes mcp WORLD --launch-url URL`: one episode's tools over MCP on stdio (see `episodes.mcp_server`)."""
 
 from __future__ import annotations
 
@@ -29,11 +30,17 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--work", type=Path, default=None, help="folder for episode databases (default <world>/run/episodes/<pid>)")
     s.add_argument("--open-as", default=None, metavar="USER",
                    help="at start, open one episode on the seed state as USER and print its launch URL")
+    m = sub.add_parser("mcp", help="one episode's reads and workflows as MCP tools, served on stdio")
+    m.add_argument("world", type=Path, help="the built world the episode server serves (its spec.json names the tools)")
+    m.add_argument("--launch-url", required=True,
+                   help="the episode's one-time launch URL, as the evaluator's POST /episodes returns it")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "mcp":
+        return _mcp(args.world, args.launch_url)
     try:
         server = EpisodeServer(ServerConfig(world=args.world, host=args.host, port=args.port, eval_port=args.eval_port,
                                             token=args.token, max_episodes=args.max_episodes,
@@ -48,6 +55,22 @@ def main(argv: list[str] | None = None) -> int:
                      f"(token in {server.work / 'token'}); {len(server.world.tasks)} tasks; Ctrl-C stops\n")
     with contextlib.suppress(KeyboardInterrupt):
         server.run()
+    return 0
+
+
+def _mcp(world: Path, launch_url: str) -> int:
+    """Serve one episode's MCP tools on stdio (stdout is the protocol's: messages go to stderr)."""
+    import anyio  # mcp and its server are imported by this subcommand only
+
+    from episodes.mcp_server import serve_stdio
+
+    try:
+        anyio.run(serve_stdio, world, launch_url)
+    except EpisodeError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return 2
+    except KeyboardInterrupt:
+        pass
     return 0
 
 
