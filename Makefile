@@ -58,7 +58,7 @@ test-fast: $(VENV)/.installed ## unit tests only (~4 min)
 	$(PY) -m pytest -q -rs tests/unit
 
 lint: $(VENV)/.installed ## ruff and mypy
-	$(PY) -m ruff check factory verifiers episodes tests scripts bench
+	$(PY) -m ruff check factory verifiers episodes tests scripts bench examples
 	$(PY) -m mypy factory verifiers episodes
 
 prove: setup ## compile claims (if new), verify, triage and repair a built world: make prove WORLD=...
