@@ -232,3 +232,40 @@ def test_a_server_killed_mid_episode_leaves_every_world_file_untouched(world: Pa
     finally:
         again.stop()
     assert not (world / "run" / "episodes" / str(again.process.pid)).exists()  # a clean stop removes its own
+
+
+def _serve_once(world: Path, user: str, step: dict[str, Any]) -> dict[str, Any]:
+    """`factory serve` as a person runs it: open the printed launch URL, make one write, stop."""
+    port, eval_port = free_port(), free_port()
+    child = subprocess.Popen([sys.executable, "-m", "factory", "serve", str(world), "--port", str(port),
+                              "--eval-port", str(eval_port), "--user", user], cwd=REPO, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True)
+    try:
+        assert child.stdout is not None
+        lines = []
+        for line in child.stdout:
+            lines.append(line)
+            if line.startswith("open http"):
+                break
+        launch = next((ln.split()[1] for ln in lines if ln.startswith("open http")), None)
+        assert launch, "".join(lines)
+        agent = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
+        assert agent.get(launch).status_code == 303
+        me = agent.get("/api/auth/session").json()
+        wrote = agent.post(f"/api/workflows/{step['workflow']}", json=step["params"])
+        return {"said": "".join(lines), "me": me, "status": wrote.status_code, "body": wrote.json()}
+    finally:
+        child.send_signal(signal.SIGINT)
+        child.wait(timeout=30)
+
+
+def test_plain_serve_starts_every_run_from_the_seed_state_and_says_so(world: Path) -> None:
+    task = next(t for t in _tasks(world) if t["task_type"] == "write" and t["golden_steps"] and not t["setup"]["patch"])
+    user, step = task["metadata"]["acting_user"], task["golden_steps"][0]
+    first = _serve_once(world, user, step)
+    assert "every run starts from the seed state" in first["said"]
+    assert first["status"] == 200 and first["me"]["user"]["username"] == user, first
+    # the same write on the next run meets the same seed state: the same answer (the same new ids);
+    # had the first run's write been kept, the ids would move on or a rule would refuse it
+    again = _serve_once(world, user, step)
+    assert (again["status"], again["body"]) == (first["status"], first["body"])
