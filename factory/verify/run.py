@@ -1,22 +1,19 @@
 """Run every claim of a world against the running app and write the verification report.
 
-SQL claims read the seed database. HTTP and UI claims talk to one real uvicorn server on a free
-loopback port; every claim that may write gets its own fresh copy of the seed database (the
-server is rebound to it through its control endpoint), and its row-level difference from the
-seed database is part of the evidence. UI claims share one Chromium, each in a fresh context.
+SQL claims read the seed database. HTTP and UI claims run in parallel lanes (`factory.runtime.lanes`),
+each a real uvicorn server on a free loopback port; every claim that may write gets its own fresh
+copy of the seed database (the lane's server is rebound to it through its control endpoint), and
+its row-level difference from the seed database is part of the evidence. A lane's UI claims share
+its one Chromium, each in a fresh context.
 """
 
 from __future__ import annotations
 
 import json
-import secrets
 import shutil
 import sqlite3
-import threading
 import time
-from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +39,7 @@ from factory.claims.model import (
 )
 from factory.errors import ClaimsTampered, FactoryError, WorldError
 from factory.runtime.dbcopy import copy_db
-from factory.runtime.server import AppServer, fresh_db
+from factory.runtime.lanes import Lane, run_lanes
 from factory.spec.model import Spec
 from factory.verify.judge import judge_effects, judge_entries, judge_ids_among, judge_list, judge_rejected, judge_status
 from factory.verify.model import ClaimResult, Evidence, RequestRecord, VerifyReport
@@ -94,45 +91,17 @@ class _Clients:
             client.close()
 
 
-class _LaneBrowser:
-    """One lane's Chromium, started when the lane takes its first browser claim (Playwright's
-    sync API belongs to the thread that started it, so each lane has its own)."""
+class _LaneState:
+    """What a verifier lane keeps between its claims: logged-in HTTP clients, the browser sessions
+    (username → storage state) and which of its two claim database copies comes next."""
 
-    def __init__(self, verifier: Verifier) -> None:
-        self.passwords = {u.username: u.password for u in verifier.spec.users}
-        self.shots = World(verifier.world).screenshots_dir
+    def __init__(self, base: str, spec: Spec) -> None:
+        self.clients = _Clients(base, spec)
         self.sessions: dict[str, Any] = {}
-        self._playwright: Any = None
-        self._browser: Any = None
-
-    def password(self, user: str) -> str:
-        return self.passwords[user]
-
-    def get(self) -> Any:
-        if self._browser is None:
-            from playwright.sync_api import sync_playwright
-
-            from factory.runtime.browser import launch
-
-            self.shots.mkdir(parents=True, exist_ok=True)
-            self._playwright = sync_playwright().start()
-            self._browser = launch(self._playwright)
-        return self._browser
+        self.flip = 0
 
     def close(self) -> None:
-        if self._browser is not None:
-            self._browser.close()
-        if self._playwright is not None:
-            self._playwright.stop()
-
-
-@dataclass
-class _Lane:
-    """One server with its own database copies (claims in a lane run one after another)."""
-
-    server: AppServer
-    work: Path
-    flip: int = 0
+        self.clients.close()
 
 
 class Verifier:
@@ -145,6 +114,8 @@ class Verifier:
         self.work = World(self.world).verify_work
         self.seed = World(self.world).seed_db
         self.workers = workers
+        self.passwords = {u.username: u.password for u in self.spec.users}
+        self.shots = World(self.world).screenshots_dir
 
     def run(self, claims: ClaimSet, digest: str, progress: Progress | None = None) -> VerifyReport:
         start = time.perf_counter()
@@ -159,14 +130,12 @@ class Verifier:
     def _run(self, todo: list[Claim], claims: ClaimSet, digest: str, start: float, advance: reporting.Advance,
              progress: Progress | None) -> VerifyReport:
         results: dict[str, ClaimResult] = {}
-        lock = threading.Lock()
 
-        def record(result: ClaimResult) -> None:
-            with lock:
-                results[result.id] = result
-                advance(1)
-                if progress:
-                    progress(len(results), len(todo), result)
+        def record(result: ClaimResult) -> None:  # the lanes call it under their lock, one at a time
+            results[result.id] = result
+            advance(1)
+            if progress:
+                progress(len(results), len(todo), result)
 
         invariants: dict[str, list[int]] | str | None = None
         for claim in todo:
@@ -181,52 +150,20 @@ class Verifier:
         # Lanes run in parallel, each with its own server, database copies and browser: claims
         # never share a database, so parallel checking cannot make one claim see another's writes.
         # They share one queue, the slow browser claims first, so they finish together.
-        pending: deque[Claim] = deque(browser_claims + http)
-        taking = threading.Lock()
-
-        def take() -> Claim | None:
-            with taking:
-                return pending.popleft() if pending else None
-
-        lanes = max(1, min(self.workers, len(pending)))
-        errors: list[BaseException] = []
-
-        def lane(index: int) -> None:
-            try:
-                self._lane(index, take, record)
-            except BaseException as exc:  # noqa: BLE001  (any failure, even an interrupt, is re-raised below)
-                errors.append(exc)
-
-        threads = [threading.Thread(target=lane, args=(i,), name=f"verify-lane-{i}") for i in range(lanes)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        if errors:
-            raise errors[0]
+        run_lanes(self.world, browser_claims + http, self._lane_claim, lanes=self.workers, work=self.work,
+                  start_db=self.seed, name="verify-lane", on_result=lambda _, result: record(result))
         ordered = [results[c.id] for c in todo]
         report = VerifyReport(world=claims.world, claims_sha256=digest, total=len(ordered),
                               passed=sum(r.passed for r in ordered), seconds=round(time.perf_counter() - start, 2),
                               results=ordered)
         return report
 
-    def _lane(self, index: int, take: Callable[[], Claim | None], record: Callable[[ClaimResult], None]) -> None:
-        work = self.work / f"lane-{index}"
-        work.mkdir(parents=True, exist_ok=True)
-        token = secrets.token_hex(16)
-        with AppServer(self.world, fresh_db(self.world, work / "base.db"), control_token=token) as server:
-            lane = _Lane(server=server, work=work)
-            clients = _Clients(server.url, self.spec)
-            browser = _LaneBrowser(self)
-            try:
-                while (claim := take()) is not None:
-                    if isinstance(claim.getter, UiGetter):
-                        record(self._browser_claim(claim, lane, browser))
-                    else:
-                        record(self._http(claim, lane, clients))
-            finally:
-                clients.close()
-                browser.close()
+    def _lane_claim(self, lane: Lane, claim: Claim) -> ClaimResult:
+        """One HTTP or browser claim, in a lane (claims in a lane run one after another)."""
+        state = lane.resource("verify", lambda: _LaneState(lane.server.url, self.spec))
+        if isinstance(claim.getter, UiGetter):
+            return self._browser_claim(claim, lane, state)
+        return self._http(claim, lane, state)
 
     # ---- getters --------------------------------------------------------------------------
     def _sql(self, claim: Claim) -> ClaimResult:
@@ -269,10 +206,10 @@ class Verifier:
         message = "no violations" if not rows else f"{len(rows)}+ violating rows, e.g. {rows[:5]}"
         return self._result(claim, not rows, message, started, evidence)
 
-    def _fresh(self, lane: _Lane) -> Path:
+    def _fresh(self, lane: Lane, state: _LaneState) -> Path:
         """A fresh copy of the seed database, bound to the lane's server (two files, used in turn)."""
-        lane.flip ^= 1
-        db = lane.work / f"claim-{lane.flip}.db"
+        state.flip ^= 1
+        db = lane.work / f"claim-{state.flip}.db"
         copy_db(self.seed, db)
         lane.server.use_db(db)
         return db
@@ -284,7 +221,7 @@ class Verifier:
                 conn.execute(statement)
         conn.close()
 
-    def _http(self, claim: Claim, lane: _Lane, clients: _Clients) -> ClaimResult:
+    def _http(self, claim: Claim, lane: Lane, state: _LaneState) -> ClaimResult:
         server = lane.server
         started = time.perf_counter()
         getter = claim.getter
@@ -294,13 +231,13 @@ class Verifier:
         if not getter.steps:
             return self._result(claim, False, "no witness: the claims compiler found no call that completes it",
                                 started, evidence)
-        db = self._fresh(lane) if getter.fresh_db or getter.plant else None
+        db = self._fresh(lane, state) if getter.fresh_db or getter.plant else None
         if getter.plant and db is not None:
             self._plant(db, getter.plant)
         status, body, content_type = 0, None, ""
         try:
             for step in getter.steps:
-                client = clients.get(step.user)
+                client = state.clients.get(step.user)
                 if step.user is None:
                     client.cookies.clear()
                 response = client.request(step.method, step.path, params=step.query,
@@ -312,7 +249,7 @@ class Verifier:
         except (httpx.HTTPError, LoginFailed) as exc:
             evidence.error = f"{type(exc).__name__}: {exc}"
             if db is not None:
-                server.use_db(lane.work / "base.db")
+                server.use_db(lane.db)
             return self._result(claim, False, f"request failed: {exc}", started, evidence)
         diff = diff_databases(self.seed, db) if db is not None else None
         if diff is not None:
@@ -320,7 +257,7 @@ class Verifier:
         evidence.server_log = server.log_tail(offset)[0][-40:]
         ok, message = self._judge(claim, status, body, content_type, diff)
         if db is not None:
-            server.use_db(lane.work / "base.db")  # reads between writes see the untouched copy
+            server.use_db(lane.db)  # reads between writes see the untouched copy
         return self._result(claim, ok, message, started, evidence)
 
     def _judge(self, claim: Claim, status: int, body: Any, content_type: str, diff: Any) -> tuple[bool, str]:
@@ -339,7 +276,7 @@ class Verifier:
             return judge_entries(predicate, status, body)
         raise AssertionError(f"{claim.id}: predicate {predicate.type} does not apply to an HTTP getter")
 
-    def _browser_claim(self, claim: Claim, lane: _Lane, browser: _LaneBrowser) -> ClaimResult:
+    def _browser_claim(self, claim: Claim, lane: Lane, state: _LaneState) -> ClaimResult:
         from factory.verify.ui import run_ui_claim
 
         server = lane.server
@@ -347,9 +284,11 @@ class Verifier:
         getter, predicate = claim.getter, claim.predicate
         assert isinstance(getter, UiGetter) and isinstance(predicate, UiPasses)
         _, offset = server.log_tail(0)
-        db = self._fresh(lane)
-        outcome = run_ui_claim(browser.get(), server.url, self.spec, getter, browser.password, browser.shots,
-                               claim.id, keep_screenshots=self.keep_screenshots, sessions=browser.sessions)
+        db = self._fresh(lane, state)
+        browser = lane.browser()  # started at the lane's first browser claim
+        self.shots.mkdir(parents=True, exist_ok=True)
+        outcome = run_ui_claim(browser, server.url, self.spec, getter, self.passwords.__getitem__, self.shots,
+                               claim.id, keep_screenshots=self.keep_screenshots, sessions=state.sessions)
         evidence = Evidence(console_errors=outcome.console_errors,
                             screenshot=str(Path(outcome.screenshot).relative_to(self.world)) if outcome.screenshot else None)
         ok, message = outcome.ok, outcome.message
@@ -359,7 +298,7 @@ class Verifier:
             if ok:
                 ok, message = judge_effects(predicate.effects, 200, None, diff)
         evidence.server_log = server.log_tail(offset)[0][-40:]
-        server.use_db(lane.work / "base.db")
+        server.use_db(lane.db)
         return self._result(claim, ok, message, started, evidence)
 
     @staticmethod

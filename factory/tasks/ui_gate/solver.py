@@ -17,9 +17,10 @@ alphabetically among rows tied on the shown value); a sum adds up the amounts sh
 column over every page, formatted as the app formats amounts. Test ids only locate elements: the
 answer is always the text the page displays. Nothing here knows the expected answer.
 
-`run_ui_jobs` runs many trajectories in parallel lanes, each one app server (rebound to each
-job's own database copy through its control endpoint) and one Chromium in its own thread, and
-leaves each job's final state checkpointed into its database file, readable by any grader.
+`run_ui_jobs` runs many trajectories in parallel lanes (`factory.runtime.lanes`), each one app
+server (rebound to each job's own database copy through its control endpoint) and one Chromium in
+its own thread, and leaves each job's final state checkpointed into its database file, readable by
+any grader.
 
 Beside this module: the steps and results (`trajectory`), the recorder of one solve (`recorder`),
 list pages (`list_page`) and reading a READ's answer off the page (`reads`).
@@ -27,30 +28,19 @@ list pages (`list_page`) and reading a READ's answer off the page (`reads`).
 
 from __future__ import annotations
 
-import queue
 import re
-import secrets
 import sqlite3
-import tempfile
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import (
-    Browser,
-    Page,
-    ViewportSize,
-    expect,
-    sync_playwright,
-)
 from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page, ViewportSize, expect
 
 from factory.compiler.frontend import form_href
-from factory.runtime.browser import fill_param, launch
-from factory.runtime.dbcopy import copy_db
-from factory.runtime.server import AppServer
+from factory.runtime.browser import fill_param
+from factory.runtime.lanes import Lane, run_lanes
 from factory.spec.model import (
     ParamSpec,
     Spec,
@@ -255,14 +245,15 @@ def checkpoint(db: Path) -> None:
         conn.close()  # the last connection to close also removes the -wal and -shm files
 
 
-def _run_job(server: AppServer, browser: Browser, spec: Spec, park: Path, job: UiJob) -> Trajectory:
+def _run_job(lane: Lane, spec: Spec, job: UiJob) -> Trajectory:
+    server, browser = lane.server, lane.browser()  # the lane's Chromium starts with its first job
     server.use_db(job.db)
     context = browser.new_context(viewport=VIEWPORT)  # fresh cookies and storage for every job
     try:
         return solve(context.new_page(), server.url, spec, job.username, job.password, job.steps, job.shots)
     finally:
         context.close()  # no request of this job can reach the next job's database
-        server.use_db(park)  # disposes the job's engine: SQLite checkpoints and lets go of the file
+        server.use_db(lane.db)  # disposes the job's engine: SQLite checkpoints and lets go of the file
         checkpoint(job.db)
 
 
@@ -274,43 +265,15 @@ def run_ui_jobs(world: Path, spec: Spec, jobs: list[UiJob], workers: int = 2,
         raise TrajectoryError("UI job keys must be unique")
     if not jobs:
         return {}
-    todo: queue.Queue[UiJob] = queue.Queue()
-    for job in jobs:
-        todo.put(job)
-    results: dict[str, Trajectory] = {}
-    errors: list[BaseException] = []
-    lock, stop = threading.Lock(), threading.Event()
+    done = 0
 
-    def lane(park: Path) -> None:
-        try:
-            with AppServer(world, park, control_token=secrets.token_hex(16)) as server, sync_playwright() as pw:
-                browser = launch(pw)  # one Playwright per thread: its sync API must not cross threads
-                try:
-                    while not stop.is_set():
-                        try:
-                            job = todo.get_nowait()
-                        except queue.Empty:
-                            return
-                        trajectory = _run_job(server, browser, spec, park, job)
-                        with lock:
-                            results[job.key] = trajectory
-                            if progress is not None:
-                                progress(len(results), len(jobs))
-                finally:
-                    browser.close()
-        except BaseException as exc:  # noqa: BLE001  (handed to the calling thread, re-raised there)
-            stop.set()
-            errors.append(exc)
+    def solved(job: UiJob, trajectory: Trajectory) -> None:  # the lanes call it under their lock
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(done, len(jobs))
 
-    with tempfile.TemporaryDirectory(prefix="ui-jobs-") as tmp:
-        parks = [Path(tmp) / f"lane-{i}" / "park.db" for i in range(max(1, min(workers, len(jobs))))]
-        for park in parks:  # between jobs a server idles on a private copy of the first job's database
-            copy_db(jobs[0].db, park)
-        threads = [threading.Thread(target=lane, args=(park,), name=f"ui-lane-{i}") for i, park in enumerate(parks)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    if errors:
-        raise errors[0]
-    return {job.key: results[job.key] for job in jobs}
+    # between jobs a lane's server idles on its private copy of the first job's database
+    trajectories = run_lanes(world, jobs, lambda lane, job: _run_job(lane, spec, job), lanes=workers, work=None,
+                             start_db=jobs[0].db, name="ui-lane", on_result=solved)
+    return {job.key: trajectory for job, trajectory in zip(jobs, trajectories, strict=True)}
