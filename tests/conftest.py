@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -37,6 +38,18 @@ def worlds(tmp_path_factory: pytest.TempPathFactory) -> WorldCache:
 @pytest.fixture(scope="session")
 def mock_world(worlds: WorldCache) -> Path:
     return worlds.get("mock.yaml")
+
+
+@pytest.fixture(scope="session")
+def mock_tasks_world(mock_world: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the mock world with a small task corpus (no browser gate), shared by the tests of
+    the episode server and its clients, which only read a world's files."""
+    from factory.tasks.graph import run_stage_two
+
+    world = tmp_path_factory.mktemp("tasked") / "mock"
+    shutil.copytree(mock_world, world)
+    run_stage_two(world, total=12, ui=False, workers=2)
+    return world
 
 
 @pytest.fixture()

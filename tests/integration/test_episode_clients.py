@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -40,7 +39,6 @@ from episodes.client import (
 from episodes.errors import EpisodeClosed, UnknownTask
 from episodes.gym_env import register_from_environment, register_world
 from factory.runtime.server import free_port
-from factory.tasks.graph import run_stage_two
 
 REPO = Path(__file__).resolve().parents[2]
 TOKEN = "test-clients-token-0123456789"
@@ -56,11 +54,8 @@ class Served:
 
 
 @pytest.fixture(scope="module")
-def corpus(mock_world: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    world = tmp_path_factory.mktemp("clients") / "mock"
-    shutil.copytree(mock_world, world)
-    run_stage_two(world, total=12, ui=False, workers=2)
-    return world
+def corpus(mock_tasks_world: Path) -> Path:
+    return mock_tasks_world
 
 
 @pytest.fixture(scope="module")

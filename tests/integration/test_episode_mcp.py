@@ -9,7 +9,6 @@ import json
 import os
 import re
 import secrets
-import shutil
 import signal
 import socket
 import subprocess
@@ -29,18 +28,14 @@ from mcp.shared.exceptions import MCPError
 
 from episodes.mcp_server import EpisodeConnection, LaunchFailed, build_server
 from episodes.mcp_tools import Spec, load_spec, tools_from_spec
-from factory.tasks.graph import run_stage_two
 
 REPO = Path(__file__).resolve().parents[2]
 MINI_SPEC = REPO / "tests" / "fixtures" / "mini_spec.json"
 
 
 @pytest.fixture(scope="module")
-def corpus(mock_world: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    world = tmp_path_factory.mktemp("mcp") / "mock"
-    shutil.copytree(mock_world, world)
-    run_stage_two(world, total=12, ui=False, workers=2)
-    return world
+def corpus(mock_tasks_world: Path) -> Path:
+    return mock_tasks_world
 
 
 @dataclass

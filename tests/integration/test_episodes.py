@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import signal
 import subprocess
 import sys
@@ -23,7 +22,6 @@ import httpx
 import pytest
 
 from factory.runtime.server import free_port
-from factory.tasks.graph import run_stage_two
 
 REPO = Path(__file__).resolve().parents[2]
 TOKEN = "test-token-0123456789abcdef"
@@ -71,11 +69,8 @@ class Served:
 
 
 @pytest.fixture(scope="module")
-def world(mock_world: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("episodes") / "mock"
-    shutil.copytree(mock_world, root)
-    run_stage_two(root, total=12, ui=False, workers=2)
-    return root
+def world(mock_tasks_world: Path) -> Path:
+    return mock_tasks_world
 
 
 @pytest.fixture(scope="module")
