@@ -229,7 +229,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from factory.runtime.dbcopy import copy_db
+    from episodes.dbfiles import copy_db
     from factory.world.assemble import open_world
 
     root = open_world(args.world).resolve()

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from factory.runtime.dbcopy import copy_db
+from episodes.dbfiles import copy_db
 from factory.runtime.patch import apply_patch
 from factory.world.layout import World
 from verifiers.grade import grade

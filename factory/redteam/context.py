@@ -11,10 +11,10 @@ from pathlib import Path
 from random import Random
 from typing import Any
 
+from episodes.dbfiles import copy_db
 from factory.predict.rows import connect_ro
 from factory.redteam.corpus import Case
 from factory.redteam.probes import Probe
-from factory.runtime.dbcopy import copy_db
 from factory.spec.model import EntitySpec, Spec
 from verifiers.changes import DbDiff
 from verifiers.dbdiff import diff_databases

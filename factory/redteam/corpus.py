@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from episodes.dbfiles import copy_db
 from factory.predict.rows import connect_ro
 from factory.redteam.probes import RedTeamError
-from factory.runtime.dbcopy import copy_db
 from factory.runtime.patch import apply_patch
 from factory.world.layout import SEED_DB, World
 from verifiers.dbdiff import diff_databases

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator
 from contextlib import closing
 from typing import Any
 
+from episodes.dbfiles import copy_db
 from factory.redteam.context import (
     OTHER_ROWS,
     ROWID_NAMES,
@@ -49,7 +50,6 @@ from factory.redteam.context import (
 )
 from factory.redteam.probes import Probe
 from factory.redteam.schema import SCHEMA_BUILDERS
-from factory.runtime.dbcopy import copy_db
 from verifiers.changes import Row, TableDiff
 from verifiers.dbdiff import diff_databases
 

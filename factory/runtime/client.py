@@ -14,8 +14,8 @@ from typing import Any, Self
 
 import httpx
 
+from episodes.dbfiles import copy_db
 from factory.errors import ClientError
-from factory.runtime.dbcopy import copy_db
 from factory.runtime.server import AppServer
 from factory.runtime.step import Step
 from factory.spec.model import Spec

@@ -26,7 +26,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar, cast
 
-from factory.runtime.dbcopy import copy_db
+from episodes.dbfiles import copy_db
 from factory.runtime.server import AppServer
 
 if TYPE_CHECKING:  # Playwright is imported only when a lane first starts a browser

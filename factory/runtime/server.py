@@ -11,8 +11,8 @@ from types import TracebackType
 
 import httpx
 
+from episodes.dbfiles import copy_db
 from factory.errors import WorldError
-from factory.runtime.dbcopy import copy_db
 from factory.world.layout import World
 
 

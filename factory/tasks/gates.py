@@ -23,11 +23,11 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from episodes.dbfiles import copy_db
 from factory.errors import PredictionError
 from factory.predict.effects import predict
 from factory.predict.rows import UserView, date_text, money_text
 from factory.runtime.client import Backend
-from factory.runtime.dbcopy import copy_db
 from factory.runtime.patch import apply_patch, make_patch
 from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, Spec, WorkflowSpec

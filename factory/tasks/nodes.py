@@ -24,10 +24,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from episodes.dbfiles import copy_db
 from factory.errors import SetupError, TaskError
 from factory.progress import say
 from factory.runtime.client import Backend
-from factory.runtime.dbcopy import copy_db
 from factory.runtime.patch import apply_patch
 from factory.spec.model import Spec
 from factory.tasks.attempt import Attempt, dump_attempts, load_attempts

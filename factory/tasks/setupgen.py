@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from episodes.dbfiles import copy_db
 from factory.errors import SetupError
 from factory.runtime.client import Backend
-from factory.runtime.dbcopy import copy_db
 from factory.runtime.patch import apply_patch, make_patch
 from factory.runtime.step import Step
 from verifiers.dbdiff import diff_databases

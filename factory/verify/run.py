@@ -19,6 +19,7 @@ from typing import Any
 
 import httpx
 
+from episodes.dbfiles import copy_db
 from factory import progress as reporting
 from factory.claims.compile import claims_sha256
 from factory.claims.model import (
@@ -38,7 +39,6 @@ from factory.claims.model import (
     UiPasses,
 )
 from factory.errors import ClaimsTampered, FactoryError, WorldError
-from factory.runtime.dbcopy import copy_db
 from factory.runtime.lanes import Lane, run_lanes
 from factory.spec.model import Spec
 from factory.verify.judge import judge_effects, judge_entries, judge_ids_among, judge_list, judge_rejected, judge_status

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from episodes.dbfiles import copy_db
 from factory.runtime.client import Backend
-from factory.runtime.dbcopy import copy_db
 from factory.runtime.patch import apply_patch
 from factory.spec.model import Spec
 from factory.tasks.gates import GateRunner

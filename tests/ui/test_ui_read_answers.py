@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Route
 
+from episodes.dbfiles import copy_db
 from factory.predict.rows import UserView, money_text
 from factory.runtime.client import Backend
-from factory.runtime.dbcopy import copy_db
 from factory.runtime.server import AppServer, fresh_db
 from factory.spec.model import Spec
 from factory.tasks.attempt import Attempt

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
+from episodes.dbfiles import copy_db
 from factory.runtime.client import Backend
-from factory.runtime.dbcopy import copy_db
 from factory.runtime.patch import make_patch
 from factory.spec.model import ParamSpec, Spec
 from factory.tasks.gates import GateResult, GateRunner

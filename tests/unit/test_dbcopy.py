@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from factory.runtime.dbcopy import copy_db
+from episodes.dbfiles import copy_db
 
 
 def _make(path: Path, wal: bool) -> sqlite3.Connection:

@@ -28,9 +28,9 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
+from episodes.dbfiles import copy_db
 from factory.mutate.faults.code import INVARIANTS_PY, NUMERIC, compiles, owned
 from factory.mutate.mutations.base import Applied, Mutation, MutationError, Target, WorldView, match_once, splice
-from factory.runtime.dbcopy import copy_db
 from factory.world.layout import SEED_DB, World
 
 ROWS_TRIED = 3  # rows an invariant fault breaks: a few, so a check that samples one row may miss them

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from episodes.dbfiles import copy_db
 from factory.errors import TaskError
-from factory.runtime.dbcopy import copy_db
 from factory.tasks.reward.sandbox import (
     CODE_ROOT,
     COMMON,

@@ -11,9 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from episodes.dbfiles import copy_db
 from factory import progress
 from factory.runtime.client import Backend
-from factory.runtime.dbcopy import copy_db
 from factory.spec.model import Spec
 from factory.tasks.attempt import Attempt
 from factory.tasks.gates import GateResult, GateRunner, answer_text
