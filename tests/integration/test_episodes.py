@@ -136,13 +136,16 @@ def test_episodes_writing_at_once_never_see_each_other(served: Served) -> None:
 
 PRIVILEGED = ["/episodes", "/health", "/tasks", "/__control/database", "/__launch", "/__launch/", "/__launch/x",
               "/%5F%5Fcontrol/database", "/api/../__control/database", "//__control/database", "/api/%2e%2e/episodes",
-              "/episodes/ep-0/grade", "/api/episodes", "/__episodes", "/docs", "/openapi.json"]
+              "/episodes/ep-0/grade", "/api/episodes", "/__episodes", "/docs", "/openapi.json",
+              # the world's own files are never served, however the path is spelled
+              "/assets/..%2f..%2f..%2fdata/seed.db", "/assets/%2e%2e/%2e%2e/%2e%2e/data/seed.db",
+              "/..%2f..%2fdata/seed.db", "/assets/..%252f..%252fspec.json", "/app/backend/deps.py", "/run/episodes"]
 
 
 def test_the_agent_port_serves_nothing_privileged(served: Served) -> None:
     episode = served.create(None, None)
     agent = served.join(episode)
-    secret_words = ("episode_id", "launch_url", "generation", TOKEN)
+    secret_words = ("episode_id", "launch_url", "generation", TOKEN, "SQLite format 3", "_SECRET", '"seed_plan"')
     for client in (agent, httpx.Client(base_url=served.agent)):
         for path in PRIVILEGED:
             for method in ("GET", "POST", "DELETE"):
