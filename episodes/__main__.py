@@ -30,6 +30,8 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--work", type=Path, default=None, help="folder for episode databases (default <world>/run/episodes/<pid>)")
     s.add_argument("--open-as", default=None, metavar="USER",
                    help="at start, open one episode on the seed state as USER and print its launch URL")
+    s.add_argument("--rollouts", type=Path, default=None, metavar="FILE",
+                   help="append a rollout record (JSONL) for every episode finished through POST /episodes/<id>/finish")
     m = sub.add_parser("mcp", help="one episode's reads and workflows as MCP tools, served on stdio")
     m.add_argument("world", type=Path, help="the built world the episode server serves (its spec.json names the tools)")
     m.add_argument("--launch-url", required=True,
@@ -44,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         server = EpisodeServer(ServerConfig(world=args.world, host=args.host, port=args.port, eval_port=args.eval_port,
                                             token=args.token, max_episodes=args.max_episodes,
-                                            ttl_seconds=args.ttl, work=args.work))
+                                            ttl_seconds=args.ttl, work=args.work, rollouts=args.rollouts))
     except EpisodeError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 2

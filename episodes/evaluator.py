@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from episodes.errors import BadRequest, EpisodeError
+from episodes.rollouts import Action, EventCounts, Rollout, RolloutWriter
 from episodes.store import Episode, EpisodeStore
 from verifiers import VerifierError, diff_databases, grade
 
@@ -32,8 +33,22 @@ class GradeBody(BaseModel):
     answer: str | int | float | None = None
 
 
-def create_evaluator(store: EpisodeStore, token: str, agent_url: str) -> FastAPI:
-    """The evaluator API for one store; `agent_url` is where launch URLs point."""
+class FinishBody(BaseModel):
+    """What the harness knows of a finished episode; the server adds the grade, diff and events."""
+
+    model_config = ConfigDict(extra="forbid")
+    agent: str
+    actions: list[Action] = []
+    answer: str | int | float | None = None
+    gave_up: bool = False
+    screenshots: list[str] = []
+    seeded_cause: str | None = None
+    close: bool = True
+
+
+def create_evaluator(store: EpisodeStore, token: str, agent_url: str, rollouts: RolloutWriter | None = None) -> FastAPI:
+    """The evaluator API for one store; `agent_url` is where launch URLs point; finished episodes
+    are appended to `rollouts` when the server keeps a rollouts file."""
     if len(token) < 16:
         raise BadRequest("the evaluator token must be at least 16 characters")
     app = FastAPI(title=f"{store.world.title}: evaluator", docs_url=None, redoc_url=None, openapi_url=None)
@@ -112,6 +127,35 @@ def create_evaluator(store: EpisodeStore, token: str, agent_url: str) -> FastAPI
             snap.unlink(missing_ok=True)
         episode.events.add("graded", score=result.score)
         return {"episode_id": episode_id, "task_id": episode.task.id, "reward": result.score, **result.to_json()}
+
+    @app.post("/episodes/{episode_id}/finish")
+    def finish(episode_id: str, body: FinishBody) -> dict[str, Any]:
+        """Grade the episode, keep its diff and events in a rollout record (written to the server's
+        rollouts file when it has one), and close it unless asked not to."""
+        episode = store.get(episode_id)
+        if episode.task is None:
+            raise BadRequest(f"episode {episode_id} has no task: only task episodes make rollout records")
+        answer = None if body.answer is None else str(body.answer)
+        snap = store.capture(episode, "finish")
+        try:
+            found = diff_databases(episode.initial, snap)
+            result = grade(episode.task.reward, episode.initial, snap, answer)
+        except VerifierError as exc:
+            raise HTTPException(status_code=500, detail=f"the task's reward program failed: {exc}") from exc
+        finally:
+            snap.unlink(missing_ok=True)
+        events = episode.events.to_json()
+        record = Rollout(world=store.world.name, task_id=episode.task.id, episode_id=episode.id, agent=body.agent,
+                         noise_seed=episode.noise_seed, actions=body.actions, answer=answer, gave_up=body.gave_up,
+                         reward=result.score, grade=result.to_json(), final_diff=found.to_json(),
+                         events=EventCounts.model_validate(events["counts"]), screenshots=body.screenshots,
+                         seeded_cause=body.seeded_cause)
+        written = rollouts is not None
+        if rollouts is not None:
+            record = rollouts.write(record, events)
+        if body.close:
+            store.close(episode_id, reason="finished")
+        return {"written": written, "record": record.model_dump(mode="json", by_alias=True)}
 
     @app.get("/episodes/{episode_id}/events")
     def events(episode_id: str, since: int = 0) -> dict[str, Any]:

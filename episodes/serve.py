@@ -25,6 +25,7 @@ import uvicorn
 from episodes.agent import AgentGate
 from episodes.app import load_app
 from episodes.evaluator import create_evaluator
+from episodes.rollouts import RolloutWriter
 from episodes.store import EpisodeStore
 from episodes.world import ServedWorld
 
@@ -41,6 +42,7 @@ class ServerConfig:
     max_episodes: int = 256
     ttl_seconds: float = 1800.0
     work: Path | None = None
+    rollouts: Path | None = None  # finished episodes are appended here (POST /episodes/{id}/finish)
 
 
 class EpisodeServer:
@@ -63,7 +65,8 @@ class EpisodeServer:
         self.store = EpisodeStore(self.world, self.work / "episodes", loaded.make_engine,
                                   max_episodes=config.max_episodes, ttl_seconds=config.ttl_seconds)
         gate = AgentGate(loaded.asgi, self.store, loaded.sign, loaded.session_cookie)
-        evaluator = create_evaluator(self.store, self.token, self.agent_url)
+        writer = RolloutWriter(config.rollouts) if config.rollouts is not None else None
+        evaluator = create_evaluator(self.store, self.token, self.agent_url, writer)
         self._servers = [
             uvicorn.Server(uvicorn.Config(gate, host=config.host, port=config.port, log_level="warning")),
             uvicorn.Server(uvicorn.Config(evaluator, host=config.host, port=config.eval_port, log_level="warning")),

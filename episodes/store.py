@@ -42,6 +42,7 @@ class Episode:
     engine: Engine
     ticket: str | None
     generation: int = 0
+    noise_seed: int | None = None  # noisy mode: seeded, recoverable perturbations (None: clean)
     created: float = field(default_factory=time.monotonic)
     last_used: float = field(default_factory=time.monotonic)
     events: EventLog = field(default_factory=EventLog)
