@@ -23,6 +23,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("cli",),
     ("bench",),
     ("mutate", "redteam"),
+    ("rollouts",),  # rollout triage: classes failed episodes, hands defects to the repairers
+    ("agents",),  # reference agents (the oracle, the flawed agent)
     ("tasks",),
     ("prove",),
     ("verify",),
