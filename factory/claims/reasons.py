@@ -31,6 +31,11 @@ def explain(spec: Spec, wf: WorkflowSpec, witness: Witness) -> None:
             witness.reasons[check.id] = (f"shadowed: the values that break `{check.source}` (tried: empty, and one "
                                          "unit around every bound it names) are refused by the parameter's own "
                                          "validation first (422)")
+        elif writers := _never_null(spec, wf, check.source):
+            witness.reasons[check.id] = (f"unreachable through the API: every workflow that writes what `{check.source}` "
+                                         f"reads ({', '.join(writers)}) sets it from a required reference or the "
+                                         "acting user, so no call leaves it null, and none of the rows the searched "
+                                         "users can name breaks it")
         elif refusal := _storage_refusal(spec, wf, check.source, witness.setup_refusals.get(check.id, [])):
             witness.reasons[check.id] = (f"unreachable through the API: the setup calls that would leave `{check.source}` "
                                          f"false are refused themselves ({refusal}), and none of the rows the searched "
@@ -56,6 +61,32 @@ def _storage_refusal(spec: Spec, wf: WorkflowSpec, source: str, refusals: list[s
         if found is not None:
             words |= {found.name.lower(), found.label.lower()}
     return next((r for r in refusals if any(re.search(rf"\b{re.escape(w)}\b", r.lower()) for w in words)), None)
+
+
+_NOT_NULL = re.compile(r"\s*([a-z_][a-z0-9_]*)\.([a-z_][a-z0-9_]*)\s*!=\s*null\s*")
+
+
+def _never_null(spec: Spec, wf: WorkflowSpec, source: str) -> list[str]:
+    """For `x.f != null`: the workflows writing `f` when every one of them (every create of the
+    entity, every set of the field) takes it from a required reference parameter, `me`, or a field
+    its own preconditions require to be non-null; else []."""
+    match = _NOT_NULL.fullmatch(source)
+    params = {p.name: p.ref for p in wf.params if p.type == "reference" and p.ref}
+    if match is None or match[1] not in params:
+        return []
+    entity, field = params[match[1]], match[2]
+    writers: list[str] = []
+    for other in spec.workflows:
+        required = {p.name for p in other.params if p.required and p.type == "reference"} | {"me"}
+        required |= {f"{m[1]}.{m[2]}" for c in other.preconditions if (m := _NOT_NULL.fullmatch(c.source))}
+        for eff in other.effects:
+            if eff.entity != entity or eff.kind == "delete" or (eff.kind == "set" and eff.field != field):
+                continue
+            value = eff.to if eff.kind == "set" else (eff.values or {}).get(field)
+            if value is None or value.strip() not in required:
+                return []  # this writer can leave the field null (or its source is unknown)
+            writers.append(other.name)
+    return sorted(set(writers))
 
 
 def _shadowed_by_visibility(spec: Spec, wf: WorkflowSpec, source: str) -> bool:
