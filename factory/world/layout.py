@@ -136,6 +136,11 @@ class World:
     def tasks_work(self) -> Path:
         return self.run_dir / "tasks"
 
+    @property
+    def tasks_timings(self) -> Path:
+        """Stage two's wall-clock time: beside the world's committed files, never in them."""
+        return self.run_dir / "tasks-timings.json"
+
     # ---- contents, read once ----------------------------------------------------------------
     @cached_property
     def spec(self) -> Spec:

@@ -44,6 +44,8 @@ def test_corpus_records_have_every_field_and_passed_every_gate(corpus: Path) -> 
     records = _records(corpus)
     report = json.loads((corpus / "tasks" / "report.json").read_text())
     assert len(records) == report["accepted"] >= 0.9 * report["drafted"]
+    assert "seconds" not in report  # wall-clock time is kept in run/, out of the world's committed files
+    assert json.loads((corpus / "run" / "tasks-timings.json").read_text())["seconds"] > 0
     for r in records:
         for key in ("id", "goal", "task_type", "difficulty", "estimated_actions", "category",
                     "reference_answer", "reference_state_change", "verification_query", "metadata",
