@@ -12,7 +12,7 @@ PER_KIND ?= 1
 SEEDS := seeds/mock.yaml seeds/echobank.yaml seeds/echostay.yaml seeds/echomail.yaml \
          seeds/capabilities/datepickers.yaml seeds/capabilities/nested_filters.yaml
 
-.PHONY: help setup world seed-file worlds tasks check serve prove mutate redteam test test-fast lint bench schema clean
+.PHONY: help setup world seed-file worlds tasks check serve prove mutate redteam triage test test-fast lint bench schema clean
 
 help: ## list the targets
 	@echo "World factory — targets:"
@@ -70,12 +70,17 @@ mutate: setup ## inject seeded faults into copies of a proven world; kill and re
 redteam: $(VENV)/.installed ## red-team a world's reward programs (exit 1 on a false positive): make redteam WORLD=...
 	$(PY) -m factory redteam $(WORLD)
 
+triage: setup ## class failed rollouts (world/task/model defects), repair world and task defects: make triage WORLD=... ROLLOUTS=file.jsonl
+	@test -n "$(ROLLOUTS)" || { echo "make triage WORLD=worlds/<name> ROLLOUTS=<file.jsonl> (docs/rollouts.md)" >&2; exit 2; }
+	$(PY) -m factory triage $(WORLD) $(ROLLOUTS)
+
 bench: setup ## run the benchmarks; writes bench/results.json
 	$(PY) -m factory bench
 
-schema: $(VENV)/.installed ## regenerate factory/seed/schema.json and docs/task-record.schema.json from their models
+schema: $(VENV)/.installed ## regenerate factory/seed/schema.json, docs/task-record.schema.json and docs/rollout-record.schema.json from their models
 	$(PY) -m factory.seed.schema
 	$(PY) -m factory.tasks.model
+	$(PY) -m factory.rollouts.record
 
 clean: ## remove built worlds and caches (keeps the venv)
 	rm -rf worlds/*/ worlds/.building-* .cache/node .pytest_cache

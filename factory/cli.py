@@ -384,6 +384,39 @@ def _redteam(args: argparse.Namespace) -> int:
     return 1 if report.false_positives() else 0
 
 
+def _triage(args: argparse.Namespace) -> int:
+    from rich.markup import escape
+
+    from factory.rollouts.triage import triage_rollouts
+    from factory.world.assemble import open_world
+
+    root = open_world(args.world).resolve()
+    rollouts = Path(args.rollouts)
+    if not rollouts.is_file():
+        raise FactoryError(f"{args.rollouts}: no such rollouts file (one JSON record a line: docs/rollouts.md)")
+    with Display(console, f"rollout triage of {rollouts} on {root.name} ..."):
+        report = triage_rollouts(root, rollouts, repair=not args.no_repair, ui=not args.no_ui,
+                                 sandbox="unsafe" if args.unsafe_sandbox else "bwrap")
+    data = report.to_json()
+    table = Table(title=f"rollout triage of {root.name}: {data['rollouts']} rollouts, {data['failed']} failed")
+    for column in ("class", "rollouts", "causes"):
+        table.add_column(column)
+    for name, count in data["counts"].items():
+        table.add_row(f"{name} defect", str(count), escape(", ".join(f"{k} {v}" for k, v in data["by_cause"][name].items())))
+    console.print(table)
+    for m in data["malformed"]:
+        console.print(f"  [yellow]line {m['line']}[/yellow]: malformed, skipped ({escape(m['reason'])})")
+    for u in data["unknown_tasks"]:
+        console.print(f"  [yellow]line {u['line']}[/yellow]: {escape(u['reason'])}; not classed")
+    if data["after_repair"] is not None:
+        after = data["after_repair"]
+        console.print(f"after repair: {after['passed']}/{after['rollouts']} affected rollouts pass")
+    for o in data["open"]:
+        console.print(f"  [red]open[/red] line {o['line']} {escape(o['task_id'])}: {o['class']} defect ({o['cause']})")
+    console.print(f"report: {root / 'reports' / 'rollout_triage.md'}")
+    return 1 if data["open"] and not args.no_repair else 0
+
+
 def _loop_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-ui", action="store_true", help="skip the browser claims (faster)")
     # one target for `world` and `prove` (factory.progress.DEFAULT_TARGET)
@@ -467,6 +500,15 @@ def parser() -> argparse.ArgumentParser:
     rt.add_argument("--cross", type=int, default=None, help="other tasks' golden changes tried per task (default: all)")
     rt.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     rt.set_defaults(run=_redteam)
+    tr = sub.add_parser("triage", help="class failed rollouts as world, task or model defects; repair the world "
+                                       "and task defects; exit 1 when some stay open")
+    tr.add_argument("world", help="the world the rollouts were played on, e.g. worlds/echobank")
+    tr.add_argument("rollouts", help="a rollouts file (JSONL, docs/rollouts.md), e.g. the episode server's --rollouts FILE")
+    tr.add_argument("--no-repair", action="store_true", help="class and report only (no stage-one or stage-two job)")
+    tr.add_argument("--no-ui", action="store_true", help="the stage-one repair skips the browser claims (faster)")
+    tr.add_argument("--unsafe-sandbox", action="store_true",
+                    help="run reward-gen without Linux namespaces (see `factory tasks --help`)")
+    tr.set_defaults(run=_triage)
     u = sub.add_parser("setup", help="install the npm packages and Chromium the builds and tests need")
     u.add_argument("--no-chromium", action="store_true",
                    help="do not install Chromium (only browser claims, the UI gate and UI tests need it)")
