@@ -4,12 +4,18 @@ An agent's browser joins an episode through a one-time launch URL (`/__launch/<t
 sets two HttpOnly cookies (the episode's secret and the acting user's app session) and redirects
 to the task's starting page. Every later request is routed by the episode cookie: the gate puts
 the episode's engine in the request's ASGI scope, where the app's one database dependency reads it.
-Nothing privileged is served here: no path under `/__` other than the launch reaches anything, and
-the evaluator's API lives on another port.
+Nothing privileged is served here: no path under `/__` other than the launch (and, for a noisy
+episode only, the noise script's two beacons) reaches anything, and the evaluator's API lives on
+another port.
+
+A noisy episode (`noise_seed` set, see `episodes.noise`) gets the noise script and style in every
+HTML page, some API requests answered late, and its beacons recorded as `noise` events; a clean
+episode's requests pass through untouched.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 import traceback
@@ -20,6 +26,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from episodes import noise
 from episodes.store import Episode, EpisodeStore
 
 EPISODE_COOKIE = "episode"
@@ -45,6 +52,9 @@ class AgentGate:
             return
         request = Request(scope)
         if path.startswith("/__"):
+            if path in noise.BEACONS and await self._beacon(Request(scope, receive), path):
+                await Response(status_code=204)(scope, receive, send)
+                return
             await _refuse(request, 404, "Not found")(scope, receive, send)
             return
         episode = self.store.by_secret(request.cookies.get(EPISODE_COOKIE))
@@ -70,16 +80,34 @@ class AgentGate:
         response.set_cookie(self.session_cookie, self.sign(episode.user_id), httponly=True, samesite="lax", path="/")
         return response
 
+    async def _beacon(self, request: Request, path: str) -> bool:
+        """A noisy episode's report of a perturbation, recorded; False (a 404) for anyone else."""
+        episode = self.store.by_secret(request.cookies.get(EPISODE_COOKIE))
+        if episode is None or episode.noise_seed is None or request.method != "POST":
+            return False
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > noise.BEACON_LIMIT:
+                break
+        event = noise.beacon_event(path, body)
+        if event is not None:
+            episode.events.add("noise", **event)
+        return True
+
     async def _serve(self, episode: Episode, scope: Scope, receive: Receive, send: Send) -> None:
         inner = dict(scope)
         inner[ENGINE_SCOPE_KEY] = episode.engine
+        out = send
+        if episode.noise_seed is not None:
+            out = await self._noisy(episode, inner, send)
         status = {"code": 0}
         started = time.perf_counter()
 
         async def watch(message: Message) -> None:
             if message["type"] == "http.response.start":
                 status["code"] = int(message["status"])
-            await send(message)
+            await out(message)
 
         try:
             await self.app(inner, receive, watch)
@@ -91,6 +119,51 @@ class AgentGate:
             episode.events.add("request", method=scope.get("method", ""), path=scope.get("path", ""),
                                query=scope.get("query_string", b"").decode(errors="replace")[:300],
                                status=status["code"] or 500, ms=round(1000 * (time.perf_counter() - started), 2))
+
+    async def _noisy(self, episode: Episode, inner: Scope, send: Send) -> Send:
+        """Noisy mode on one request: an API request may wait (by the seed and its count); a page
+        is asked for in full (no 304 from a cache) and answered with the noise script injected."""
+        seed, path = episode.noise_seed, str(inner.get("path", ""))
+        assert seed is not None
+        if path == "/api" or path.startswith("/api/"):
+            episode.noise_requests += 1  # on the event loop's one thread: no two requests take one count
+            delay = noise.slow_ms(seed, episode.noise_requests)
+            if delay:
+                episode.events.add("noise", noise=noise.SLOW_RESPONSE, action="delayed", path=path, ms=delay,
+                                   request=episode.noise_requests)
+                await asyncio.sleep(delay / 1000)
+            return send
+        if inner.get("method") != "GET":
+            return send
+        inner["headers"] = [(k, v) for k, v in inner.get("headers", []) if k.lower() not in _CONDITIONAL]
+        inner["extensions"] = {k: v for k, v in (inner.get("extensions") or {}).items()
+                               if k not in ("http.response.pathsend", "http.response.zerocopy")}
+        key = noise.tab_key(episode.secret, episode.generation)
+        held: list[Message] = []
+
+        async def inject(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                kind = dict(message.get("headers", [])).get(b"content-type", b"")
+                if message["status"] == 200 and kind.startswith(b"text/html"):
+                    held.append(message)  # the start waits for the whole page (its length changes)
+                    return
+            elif message["type"] == "http.response.body" and held:
+                held.append(message)
+                if message.get("more_body", False):
+                    return
+                page = noise.inject(b"".join(m.get("body", b"") for m in held[1:]), seed, key)
+                headers = [(k, v) for k, v in held[0].get("headers", []) if k.lower() not in _REWRITTEN]
+                headers += [(b"content-length", str(len(page)).encode()), (b"cache-control", b"no-store")]
+                await send({**held[0], "headers": headers})
+                await send({"type": "http.response.body", "body": page, "more_body": False})
+                return
+            await send(message)
+
+        return inject
+
+
+_CONDITIONAL = (b"if-none-match", b"if-modified-since", b"if-range", b"range")
+_REWRITTEN = (b"content-length", b"etag", b"last-modified", b"cache-control", b"accept-ranges")
 
 
 def _refuse(request: Request, status: int, message: str) -> Response:

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import hmac
 import sqlite3
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from episodes.errors import BadRequest, EpisodeError
@@ -20,12 +20,22 @@ from episodes.store import Episode, EpisodeStore
 from verifiers import VerifierError, diff_databases, grade
 
 STATE_ROW_LIMIT = 10_000  # rows per table returned by /state; the diff is the usual way to look
+# noisy mode's seed (`episodes.noise`): a whole number, never a bool or a numeric string
+NoiseSeed = Annotated[int, Field(strict=True, ge=0, le=2**63 - 1)] | None
 
 
 class CreateBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
     task_id: str | None = None
     user: str | None = None
+    noise_seed: NoiseSeed = None
+
+
+class ResetBody(BaseModel):
+    """`noise_seed` given (a seed, or null for clean) replaces the episode's; absent, it is kept."""
+
+    model_config = ConfigDict(extra="forbid")
+    noise_seed: NoiseSeed = None
 
 
 class GradeBody(BaseModel):
@@ -75,7 +85,7 @@ def create_evaluator(store: EpisodeStore, token: str, agent_url: str, rollouts: 
 
     @app.post("/episodes", status_code=201)
     def create(body: CreateBody) -> dict[str, object]:
-        return launched(store.create(body.task_id, body.user))
+        return launched(store.create(body.task_id, body.user, body.noise_seed))
 
     @app.get("/episodes")
     def listing() -> list[dict[str, object]]:
@@ -86,7 +96,9 @@ def create_evaluator(store: EpisodeStore, token: str, agent_url: str, rollouts: 
         return store.get(episode_id).describe()
 
     @app.post("/episodes/{episode_id}/reset")
-    def reset(episode_id: str) -> dict[str, object]:
+    def reset(episode_id: str, body: ResetBody | None = None) -> dict[str, object]:
+        if body is not None and "noise_seed" in body.model_fields_set:
+            return launched(store.reset(episode_id, body.noise_seed))
         return launched(store.reset(episode_id))
 
     @app.delete("/episodes/{episode_id}")

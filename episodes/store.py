@@ -10,6 +10,7 @@ state can never write into the new one).
 
 from __future__ import annotations
 
+import enum
 import secrets
 import shutil
 import threading
@@ -43,6 +44,7 @@ class Episode:
     ticket: str | None
     generation: int = 0
     noise_seed: int | None = None  # noisy mode: seeded, recoverable perturbations (None: clean)
+    noise_requests: int = 0  # API requests of this generation so far (noisy mode delays some by their count)
     created: float = field(default_factory=time.monotonic)
     last_used: float = field(default_factory=time.monotonic)
     events: EventLog = field(default_factory=EventLog)
@@ -50,10 +52,18 @@ class Episode:
 
     def describe(self) -> dict[str, object]:
         info: dict[str, object] = {"episode_id": self.id, "user": self.user, "generation": self.generation,
-                                   "task_id": None, "instruction": None, "starting_url": "/"}
+                                   "task_id": None, "instruction": None, "starting_url": "/",
+                                   "noise_seed": self.noise_seed}
         if self.task is not None:
             info.update(self.task.public())
         return info
+
+
+class _Keep(enum.Enum):
+    KEEP = "keep"
+
+
+KEEP = _Keep.KEEP  # `reset` leaves the episode's noise seed as it is
 
 
 class EpisodeStore:
@@ -75,8 +85,9 @@ class EpisodeStore:
         (self.work / "live").mkdir(parents=True, exist_ok=True)
 
     # ---- lifecycle -----------------------------------------------------------------------------
-    def create(self, task_id: str | None = None, user: str | None = None) -> Episode:
-        """A new episode on the task's initial state (or, with no task, the seed state as `user`)."""
+    def create(self, task_id: str | None = None, user: str | None = None, noise_seed: int | None = None) -> Episode:
+        """A new episode on the task's initial state (or, with no task, the seed state as `user`);
+        noisy when given a `noise_seed` (see `episodes.noise`)."""
         task = self._task(task_id) if task_id is not None else None
         acting = task.user if task is not None else (user or next(iter(self.world.users), ""))
         if acting not in self.world.users:
@@ -91,18 +102,23 @@ class EpisodeStore:
             copy_db(initial, db)
             episode = Episode(id=episode_id, secret=secrets.token_urlsafe(24), task=task, user=acting,
                               user_id=self.world.users[acting], initial=initial, db=db,
-                              engine=self.make_engine(db), ticket=secrets.token_urlsafe(24))
+                              engine=self.make_engine(db), ticket=secrets.token_urlsafe(24), noise_seed=noise_seed)
             self._episodes[episode.id] = episode
             self._by_secret[episode.secret] = episode
             assert episode.ticket is not None
             self._tickets[episode.ticket] = episode
-        episode.events.add("created", task_id=task_id, user=acting)
+        noisy = {} if noise_seed is None else {"noise_seed": noise_seed}
+        episode.events.add("created", task_id=task_id, user=acting, **noisy)
         return episode
 
-    def reset(self, episode_id: str) -> Episode:
-        """The episode's state back to exactly its initial state; a new launch ticket."""
+    def reset(self, episode_id: str, noise_seed: int | _Keep | None = KEEP) -> Episode:
+        """The episode's state back to exactly its initial state; a new launch ticket; the noise
+        seed changed when one (or None: clean) is given."""
         episode = self.get(episode_id)
         with episode.lock:
+            if noise_seed is not KEEP:
+                episode.noise_seed = noise_seed
+            episode.noise_requests = 0
             old_db, old_engine = episode.db, episode.engine
             episode.generation += 1
             episode.db = self.work / "live" / f"{episode.id}-{episode.generation}.db"
@@ -116,7 +132,8 @@ class EpisodeStore:
             episode.ticket = secrets.token_urlsafe(24)
             self._tickets[episode.ticket] = episode
         episode.last_used = time.monotonic()
-        episode.events.add("reset", generation=episode.generation)
+        noisy = {} if episode.noise_seed is None else {"noise_seed": episode.noise_seed}
+        episode.events.add("reset", generation=episode.generation, **noisy)
         return episode
 
     def close(self, episode_id: str, reason: str = "closed") -> None:
