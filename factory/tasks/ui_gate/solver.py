@@ -17,6 +17,11 @@ alphabetically among rows tied on the shown value); a sum adds up the amounts sh
 column over every page, formatted as the app formats amounts. Test ids only locate elements: the
 answer is always the text the page displays. Nothing here knows the expected answer.
 
+`solve` can also start from a page that is already signed in (`signed_in`: an episode's launch URL
+signed the user in; no cookie is cleared and the login page is skipped), offer every action to a
+hook first (`before_action`: the oracle dismisses noisy mode's perturbations there) and stamp each
+recorded action with a clock (`clock`: its `t`). The UI gate uses none of them.
+
 `run_ui_jobs` runs many trajectories in parallel lanes (`factory.runtime.lanes`), each one app
 server (rebound to each job's own database copy through its control endpoint) and one Chromium in
 its own thread, and leaves each job's final state checkpointed into its database file, readable by
@@ -31,7 +36,8 @@ from __future__ import annotations
 import re
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -196,26 +202,63 @@ def _login(run: Run, username: str, password: str) -> None:
         raise StepFailed(f"login as {username} failed: {refused.inner_text().strip()}")
 
 
+def _signed_in(run: Run) -> None:
+    """The page is already signed in (an episode's launch URL did it): wait for the app shell."""
+    with run.act("wait", 'the signed-in app (button "Log out")'):
+        expect(run.page.get_by_test_id("logout")).to_be_visible(timeout=run.timeout_ms)
+
+
+class _HookedRun(Run):
+    """A run whose every action is first offered to `before` and whose every record gets `t`,
+    the `clock`'s seconds (used by agents replaying a trajectory in an episode, never by the gate)."""
+
+    def __init__(self, page: Page, base_url: str, spec: Spec, shots: Path | None, timeout_ms: int,
+                 before: Callable[[Run], None] | None, clock: Callable[[], float] | None) -> None:
+        super().__init__(page, base_url, spec, shots, timeout_ms)
+        self.before, self.clock = before, clock
+
+    @contextmanager
+    def act(self, action: str, target: str, value: str | None = None) -> Iterator[None]:
+        with super().act(action, target, value):
+            if self.before is not None:
+                self.before(self)
+            yield
+
+    def record(self, action: str, target: str, value: str | None) -> None:
+        super().record(action, target, value)
+        if self.clock is not None:
+            self.actions[-1]["t"] = round(self.clock(), 3)
+
+
 # ---- entry points --------------------------------------------------------------------------------
 def solve(page: Page, base_url: str, spec: Spec, username: str, password: str, steps: list[UiStep],
-          shots: Path | None, timeout_ms: int = 5000) -> Trajectory:
+          shots: Path | None, timeout_ms: int = 5000, *, signed_in: bool = False,
+          before_action: Callable[[Run], None] | None = None, clock: Callable[[], float] | None = None) -> Trajectory:
     """Log in and perform `steps` through the UI; agent-level failures come back as `ok=False`.
 
     Sets the page's default timeout to `timeout_ms` so that a failing step fails fast, and clears
-    the context's cookies so that the trajectory starts, like an agent's, at the login page.
+    the context's cookies so that the trajectory starts, like an agent's, at the login page. With
+    `signed_in` the page is already in the app as the user: cookies are kept and there is no login.
+    `before_action(run)` runs before every action; `clock()` stamps every recorded action's `t`.
     """
     started = time.perf_counter()
     base_url = base_url.rstrip("/")
     page.set_default_timeout(timeout_ms)
-    page.context.clear_cookies()  # the login page shows only to a visitor without a session
+    if not signed_in:
+        page.context.clear_cookies()  # the login page shows only to a visitor without a session
     if shots is not None and shots.is_dir():
         for old in shots.glob("*.jpg"):  # a rerun must not leave an earlier run's pictures behind
             if old.stem.isdigit():
                 old.unlink()
     run = Run(page, base_url, spec, shots, timeout_ms)
+    if before_action is not None or clock is not None:
+        run = _HookedRun(page, base_url, spec, shots, timeout_ms, before_action, clock)
     ok = True
     try:
-        _login(run, username, password)
+        if signed_in:
+            _signed_in(run)
+        else:
+            _login(run, username, password)
         for step in steps:
             if step.kind == "workflow":
                 _workflow_step(run, step)

@@ -1,0 +1,304 @@
+"""The oracle: each task's golden UI trajectory replayed in Chromium through the episode server.
+
+For every task it asks the evaluator for an episode (clean, or noisy with a seed), opens the
+episode's launch URL in a fresh browser context (the launch signs the task's user in: no login
+page), replays the task's golden trajectory with the UI gate's solver (`solve(signed_in=True)`),
+and finishes the episode (`POST /episodes/{id}/finish`, agent "oracle") with its actions, their
+times and, for a READ, the answer it read off the page; the server grades it and writes the rollout.
+
+The trajectory is the one the UI gate replays, rebuilt from the task record alone: the
+instruction parsed back into what it asks (`phrasing.parse`, as reward-gen does), the golden
+steps, and the task's initial state (the seed with its setup patch). Nothing here knows the
+expected answer: a READ is answered with what the page shows.
+
+In a noisy episode, every perturbation (`[data-noise]`, see `episodes.noise`) is dismissed by its
+own button before each action, and again whenever one shows up while an action waits
+(a Playwright locator handler); each dismissal is an action of the rollout (`dismiss`).
+
+    rollouts = run_oracle(world, "http://127.0.0.1:8001", token, noise_seed=7)
+
+A task whose episode cannot be played (an unknown workflow, a server that went away) raises after
+the other tasks finished; a replay that fails in the browser is still finished, and its rollout's
+reward says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import queue
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from episodes.client import EvaluatorClient
+from episodes.dbfiles import apply_patch
+from episodes.rollouts import Action, Rollout
+from factory.predict.rows import UserView
+from factory.runtime.step import Step
+from factory.spec.model import Spec
+from factory.tasks.draft import Draft
+from factory.tasks.language.phrasing import parse
+from factory.tasks.language.resolve import answer
+from factory.tasks.ui_gate.steps import ui_steps
+from factory.tasks.ui_gate.trajectory import UiStep
+from factory.world.layout import World
+
+if TYPE_CHECKING:  # Playwright is imported by the threads that drive a browser
+    from playwright.sync_api import Browser, Page
+
+    from factory.tasks.ui_gate.recorder import Run
+
+log = logging.getLogger(__name__)
+
+AGENT = "oracle"
+NOISE = "[data-noise]"
+VIEWPORT = {"width": 1100, "height": 800}
+TIMEOUT_MS = 10_000  # per action: a noisy episode answers some requests up to a second late
+
+
+# ---- the golden trajectory of a task record ------------------------------------------------------
+def read_tasks(world: Path) -> list[dict[str, Any]]:
+    """The world's task records, in file order."""
+    lines = World(world).tasks_file.read_text().splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def golden_steps(spec: Spec, record: dict[str, Any], initial: Path) -> list[UiStep]:
+    """The task's golden UI trajectory, as the UI gate builds it, from its record and its initial
+    state (`initial`: the seed with the task's setup patch)."""
+    meta = record["metadata"]
+    ask = parse(spec, str(record["goal"]))
+    found = None
+    if ask.question is not None:  # a lookup opens the row it asks about: the answer's row
+        view = UserView.open(spec, initial)
+        try:
+            found = answer(view, ask.question, int(meta["acting_user_id"]))
+        finally:
+            view.close()
+    draft = Draft(key=str(record["id"]), task_type=str(record["task_type"]), category=str(record["category"]),
+                  user=str(meta["acting_user"]), user_id=int(meta["acting_user_id"]), ask=ask, goal=str(record["goal"]),
+                  steps=[Step(s["workflow"], dict(s["params"])) for s in record["golden_steps"]], answer=found)
+    return ui_steps(spec, draft, initial)
+
+
+@dataclass(frozen=True)
+class OracleJob:
+    task_id: str
+    user: str
+    task_type: str
+    steps: list[UiStep]
+    noise_seed: int | None
+
+
+def task_seed(noise_seed: int, task_id: str) -> int:
+    """A run's noise seed turned into each task's own (the same task gets the same one in any run
+    with that seed, whichever other tasks run beside it)."""
+    return int(hashlib.sha256(f"{noise_seed}:{task_id}".encode()).hexdigest()[:15], 16)
+
+
+def jobs(world: Path, task_ids: list[str] | None = None, noise_seed: int | None = None) -> list[OracleJob]:
+    """One job per task (all tasks, or `task_ids` in that order), its golden trajectory rebuilt."""
+    layout = World(world)
+    records = {str(r["id"]): r for r in read_tasks(world)}
+    wanted = list(records) if task_ids is None else task_ids
+    missing = [t for t in wanted if t not in records]
+    if missing:
+        raise KeyError(f"no task {missing[0]!r} in {layout.tasks_file}")
+    out: list[OracleJob] = []
+    with tempfile.TemporaryDirectory(prefix="oracle-") as tmp:
+        for task_id in wanted:
+            record = records[task_id]
+            initial = apply_patch(layout.seed_db, str(record["setup"].get("patch", "")), Path(tmp) / f"{len(out)}.db")
+            seed = None if noise_seed is None else task_seed(noise_seed, task_id)
+            out.append(OracleJob(task_id, str(record["metadata"]["acting_user"]), str(record["task_type"]),
+                                 golden_steps(layout.spec, record, initial), seed))
+    return out
+
+
+# ---- the evaluator ---------------------------------------------------------------------------------
+class OracleEvaluator(EvaluatorClient):
+    """The evaluator's client, with the two calls the oracle needs beyond it: an episode made noisy
+    and the finish that grades it into a rollout record."""
+
+    def open_episode(self, task_id: str, noise_seed: int | None) -> dict[str, Any]:
+        body: dict[str, Any] = {"task_id": task_id}
+        if noise_seed is not None:
+            body["noise_seed"] = noise_seed
+        found: dict[str, Any] = self._call("POST", "/episodes", json=body)
+        return found
+
+    def finish_episode(self, episode_id: str, actions: list[Action], answer: str | None,
+                       gave_up: bool = False) -> Rollout:
+        body = {"agent": AGENT, "actions": [a.model_dump(mode="json") for a in actions], "answer": answer,
+                "gave_up": gave_up}
+        found = self._call("POST", self._episode(episode_id, "/finish"), json=body)
+        return Rollout.model_validate(found["record"])
+
+
+# ---- noise -------------------------------------------------------------------------------------------
+_LIST = """() => Array.from(document.querySelectorAll('[data-noise]'))
+  .filter(e => e.getClientRects().length > 0)
+  .map(e => ({kind: e.getAttribute('data-noise'), nav: e.getAttribute('data-noise-nav'),
+              role: e.getAttribute('role') || '', modal: e.getAttribute('aria-modal') === 'true',
+              z: Number(getComputedStyle(e.closest('[data-noise-backdrop]') || e).zIndex) || 0,
+              title: (e.querySelector('.noise-title') || e).textContent.trim().slice(0, 80),
+              button: ((e.querySelector('[data-noise-dismiss]') || {}).textContent || '').trim()}))"""
+
+
+class Dismisser:
+    """Dismisses every perturbation on the page, topmost first, by its own first dismissing button,
+    recording each as a `dismiss` action of the run (once the solver's run has started).
+
+    Called before each action (the solver's hook) and by a Playwright locator handler while an action
+    waits; the click on a dismissing button is itself an action that would call the handler, which
+    then does nothing (one dismissal at a time)."""
+
+    def __init__(self, page: Page, timeout_ms: int) -> None:
+        self.page, self.timeout_ms = page, timeout_ms
+        self.run: Run | None = None
+        self.count = 0
+        self._busy = False
+
+    def before(self, run: Run) -> None:
+        """The solver's hook: called before every action."""
+        self.run = run
+        self.dismiss()
+
+    def dismiss(self) -> None:
+        if self._busy:
+            return
+        self._busy = True
+        try:
+            self._dismiss()
+        finally:
+            self._busy = False
+
+    def _dismiss(self) -> None:
+        from playwright.sync_api import Error as PlaywrightError
+        from playwright.sync_api import expect
+
+        for _ in range(8):  # a dismissal can reveal nothing new but a perturbation that just appeared
+            shown: list[dict[str, Any]] = self.page.evaluate(_LIST)
+            if not shown:
+                return
+            for box in sorted(shown, key=lambda b: (not b["modal"], -b["z"])):
+                one = self.page.locator(f'[data-noise="{box["kind"]}"][data-noise-nav="{box["nav"]}"]')
+                try:
+                    one.locator("[data-noise-dismiss]").first.click(timeout=self.timeout_ms)
+                    expect(one).to_have_count(0, timeout=self.timeout_ms)
+                except (PlaywrightError, AssertionError):
+                    if one.count():  # gone by itself (a toast's timeout) is fine; still there is not
+                        raise
+                    continue
+                self.count += 1
+                if self.run is not None:
+                    self.run.record("dismiss", f'{box["role"]} "{box["title"]}" (data-noise={box["kind"]})',
+                                    box["button"] or "×")
+
+
+# ---- one task -----------------------------------------------------------------------------------------
+def play(browser: Browser, evaluator: OracleEvaluator, spec: Spec, job: OracleJob,
+         timeout_ms: int = TIMEOUT_MS) -> Rollout:
+    """One task's episode: created, joined through its launch URL, replayed, finished."""
+    from factory.tasks.ui_gate.solver import solve
+
+    started = time.monotonic()
+    episode = evaluator.open_episode(job.task_id, job.noise_seed)
+    clock: Callable[[], float] = lambda: time.monotonic() - started  # noqa: E731
+    parts = urlsplit(str(episode["launch_url"]))
+    base_url = f"{parts.scheme}://{parts.netloc}"
+    context = browser.new_context(viewport={"width": VIEWPORT["width"], "height": VIEWPORT["height"]})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(timeout_ms)
+        page.goto(str(episode["launch_url"]))  # the 303 signs the user in and lands on the starting page
+        launched = Action(t=round(clock(), 3), kind="navigate", target="launch_url",
+                          url=urlsplit(page.url).path or "/")
+        before = None
+        if job.noise_seed is not None:
+            dismisser = Dismisser(page, timeout_ms)
+            before = dismisser.before
+            # also while an action waits: a perturbation showing up in the middle is dismissed at once
+            # (the first of them: two at once must not make the handler's locator ambiguous)
+            page.add_locator_handler(page.locator(NOISE).first, lambda _box: dismisser.dismiss(), no_wait_after=True)
+        trajectory = solve(page, base_url, spec, job.user, "", job.steps, None, timeout_ms, signed_in=True,
+                           before_action=before, clock=clock)
+    finally:
+        context.close()
+    if not trajectory.ok:
+        log.warning("oracle: %s (noise seed %s) failed in the browser: %s", job.task_id, job.noise_seed,
+                    trajectory.message)
+    actions = [launched, *(_action(a) for a in trajectory.actions)]
+    reply = trajectory.answer if job.task_type == "read" else None
+    return evaluator.finish_episode(str(episode["episode_id"]), actions, reply)
+
+
+def _action(recorded: dict[str, Any]) -> Action:
+    value = recorded.get("value")
+    return Action(t=max(0.0, float(recorded.get("t", 0.0))), kind=str(recorded["action"]), target=recorded.get("target"),
+                  value=value, url=recorded.get("url"))
+
+
+# ---- many tasks -----------------------------------------------------------------------------------------
+def run_oracle(world: Path, evaluator_url: str, token: str, task_ids: list[str] | None = None,
+               noise_seed: int | None = None, workers: int = 2, timeout_ms: int = TIMEOUT_MS,
+               progress: Callable[[Rollout], None] | None = None) -> list[Rollout]:
+    """Every task of `world` (or `task_ids`) played by the oracle on the episode server at
+    `evaluator_url`, clean or noisy (each task's seed derived from `noise_seed`, `task_seed`), in
+    `workers` threads each with its own Chromium; the rollout records in task order."""
+    todo = jobs(world, task_ids, noise_seed)
+    spec = World(world).spec
+    results: dict[int, Rollout] = {}
+    errors: list[BaseException] = []
+    lock = threading.Lock()
+    pending: queue.SimpleQueue[tuple[int, OracleJob]] = queue.SimpleQueue()
+    for position, job in enumerate(todo):
+        pending.put((position, job))
+
+    def lane() -> None:
+        from playwright.sync_api import sync_playwright
+
+        from factory.runtime.browser import launch
+
+        evaluator = OracleEvaluator(evaluator_url, token, timeout=60.0)
+        try:
+            with sync_playwright() as playwright:
+                browser = launch(playwright)
+                try:
+                    while not errors:
+                        try:
+                            position, job = pending.get_nowait()
+                        except queue.Empty:
+                            return
+                        rollout = play(browser, evaluator, spec, job, timeout_ms)
+                        with lock:
+                            results[position] = rollout
+                            if progress is not None:
+                                progress(rollout)
+                finally:
+                    browser.close()
+        except BaseException as exc:  # noqa: BLE001  (re-raised in the caller once every lane stopped)
+            with lock:
+                errors.append(exc)
+        finally:
+            evaluator.disconnect()
+
+    threads = [threading.Thread(target=lane, name=f"oracle-{i}") for i in range(max(1, min(workers, len(todo))))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return [results[position] for position in range(len(todo))]
+
+
+__all__ = ["AGENT", "Dismisser", "OracleEvaluator", "OracleJob", "golden_steps", "jobs", "play", "read_tasks",
+           "run_oracle", "task_seed"]
