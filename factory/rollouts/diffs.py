@@ -8,8 +8,8 @@ run's, one finding per difference, each naming its table, row and column:
 
     row      the rollout acted on another row: another key of the table the golden run changed,
              or another row in a reference column (another notebook for the same note)
-    value    the right row with another value in a column the golden run set (or a new row like
-             the golden one but for its values)
+    value    the right row left with another value than the golden run leaves in one of its
+             columns (or a new row like the golden one but for its values)
     missing  a change of the golden run the rollout did not make at all
     extra    a change the rollout made that the golden run did not
 """
@@ -139,14 +139,13 @@ def _updates(table: str, golden: list[dict[str, Any]], rollout: list[dict[str, A
         r = r_by.get(key)
         if r is None:
             continue
-        for column in g["changed"]:
+        # the same row on both sides: any column whose final value differs (one the golden run set,
+        # or one it left as it was, e.g. a reason the golden call gave as the value already stored)
+        for column in dict.fromkeys([*g["changed"], *r["changed"]]):
             want, got = g["after"].get(column), r["after"].get(column)
             if want != got:
                 kind = "row" if column in refs else "value"
                 out.append(Finding(kind, table, list(key), column, want, got, refs.get(column)))
-        for column in r["changed"]:
-            if column not in g["changed"]:
-                out.append(Finding("extra", table, list(key), column, None, f"{column} = {r['after'].get(column)!r}"))
     missing = [k for k in g_by if k not in r_by]
     extra = [k for k in r_by if k not in g_by]
     # a row the golden run changed left alone while another row of the same table was changed: the

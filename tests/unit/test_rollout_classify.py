@@ -98,6 +98,10 @@ def test_diffs_compare_change_by_change(initial: Path, tmp_path: Path) -> None:
     assert (row.kind, row.golden, row.rollout) == ("row", 2, 5)
     [value] = diffs.compare(golden, _diff(initial, ARCHIVE_2.replace("06-15", "06-16"), tmp_path, "value"), refs)
     assert (value.kind, value.column, value.golden, value.rollout) == ("value", "updated_on", "2026-06-15", "2026-06-16")
+    # a column of the right row the golden run left alone, set to something else: another value
+    touched = _diff(initial, ARCHIVE_2 + "UPDATE note SET priority = priority + 1 WHERE id = 2;", tmp_path, "touched")
+    [extra_value] = diffs.compare(golden, touched, refs)
+    assert (extra_value.kind, extra_value.column) == ("value", "priority")
     both = _diff(initial, ARCHIVE_2 + ARCHIVE_5, tmp_path, "both")
     assert [f.kind for f in diffs.compare(both, golden, refs)] == ["missing"]
     assert [f.kind for f in diffs.compare(golden, both, refs)] == ["extra"]
