@@ -18,7 +18,7 @@ classes (`UnknownTask`, `UnknownEpisode`, `EpisodeClosed`, `ServerFull`, `BadReq
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import TracebackType
 from typing import Any
 from urllib.parse import quote
@@ -26,8 +26,16 @@ from urllib.parse import quote
 import httpx
 
 from episodes.errors import BadRequest, EpisodeClosed, EpisodeError, ServerFull, UnknownEpisode, UnknownTask
+from episodes.rollouts import Action, Rollout
 
 DEFAULT_TIMEOUT = 30.0
+
+
+class KeepNoise:
+    """`reset`'s default: keep the episode's noise setting (None would mean clean)."""
+
+
+KEEP_NOISE = KeepNoise()
 
 
 # ---- errors ------------------------------------------------------------------------------------
@@ -162,20 +170,35 @@ class EvaluatorClient:
         found: list[dict[str, Any]] = self._call("GET", "/episodes")
         return found
 
-    def create(self, task_id: str | None = None, user: str | None = None) -> dict[str, Any]:
-        """A new episode on the task's initial state (no task: the seed state as `user`):
-        `{episode_id, launch_url, task_id, instruction, user, starting_url, task_type, generation}`."""
-        found: dict[str, Any] = self._call("POST", "/episodes", json={"task_id": task_id, "user": user})
+    def create(self, task_id: str | None = None, user: str | None = None,
+               noise_seed: int | None = None) -> dict[str, Any]:
+        """A new episode on the task's initial state (no task: the seed state as `user`), noisy when
+        given a seed: `{episode_id, launch_url, task_id, instruction, user, starting_url, task_type,
+        generation, noise_seed}`."""
+        body = {"task_id": task_id, "user": user, "noise_seed": noise_seed}
+        found: dict[str, Any] = self._call("POST", "/episodes", json=body)
         return found
 
     def describe(self, episode_id: str) -> dict[str, Any]:
         found: dict[str, Any] = self._call("GET", self._episode(episode_id))
         return found
 
-    def reset(self, episode_id: str) -> dict[str, Any]:
-        """The episode back to its initial state, with a new launch URL (same shape as `create`)."""
-        found: dict[str, Any] = self._call("POST", self._episode(episode_id, "/reset"))
+    def reset(self, episode_id: str, noise_seed: int | KeepNoise | None = KEEP_NOISE) -> dict[str, Any]:
+        """The episode back to its initial state, with a new launch URL (same shape as `create`); a
+        `noise_seed` (or None: clean) replaces the episode's noise setting, else it is kept."""
+        body = None if isinstance(noise_seed, KeepNoise) else {"noise_seed": noise_seed}
+        found: dict[str, Any] = self._call("POST", self._episode(episode_id, "/reset"), json=body)
         return found
+
+    def finish(self, episode_id: str, agent: str, actions: Sequence[Action] = (), answer: str | None = None,
+               gave_up: bool = False, seeded_cause: str | None = None, screenshots: Sequence[str] = (),
+               close: bool = True) -> Rollout:
+        """Grade the episode into a rollout record (its final diff and events kept; appended to the
+        server's rollouts file when it has one) and, unless `close=False`, end it."""
+        body = {"agent": agent, "actions": [a.model_dump(mode="json") for a in actions], "answer": answer,
+                "gave_up": gave_up, "seeded_cause": seeded_cause, "screenshots": list(screenshots), "close": close}
+        found: dict[str, Any] = self._call("POST", self._episode(episode_id, "/finish"), json=body)
+        return Rollout.model_validate(found["record"])
 
     def close(self, episode_id: str) -> dict[str, Any]:
         """End the episode: its state is gone (later calls on it raise `EpisodeClosedError`)."""
@@ -279,6 +302,19 @@ class AgentSession:
         self.close()
 
 
-__all__ = ["AgentSession", "AppError", "BadRequestError", "ClientError", "EpisodeClosedError", "EvaluatorClient",
-           "EvaluatorError", "ServerFullError", "Unauthorized", "UnknownEpisodeError", "UnknownTaskError",
-           "Unreachable"]
+__all__ = [
+    "KEEP_NOISE",
+    "AgentSession",
+    "AppError",
+    "BadRequestError",
+    "ClientError",
+    "EpisodeClosedError",
+    "EvaluatorClient",
+    "EvaluatorError",
+    "KeepNoise",
+    "ServerFullError",
+    "Unauthorized",
+    "UnknownEpisodeError",
+    "UnknownTaskError",
+    "Unreachable",
+]

@@ -70,7 +70,7 @@ class WorldEnv(gymnasium.Env[Observation, Action]):
     modes: the world renders in the agent's own browser)."""
 
     def __init__(self, evaluator_url: str, token: str | None = None, task_id: str | None = None,
-                 timeout: float = 30.0, render_mode: str | None = None) -> None:
+                 timeout: float = 30.0, render_mode: str | None = None, noise_seed: int | None = None) -> None:
         token = token or os.environ.get(TOKEN_VARIABLE)
         if not token:
             raise gymnasium.error.MissingArgument(f"the evaluator's token: pass token= or set {TOKEN_VARIABLE}")
@@ -78,6 +78,7 @@ class WorldEnv(gymnasium.Env[Observation, Action]):
             raise gymnasium.error.UnsupportedMode(f"render_mode={render_mode!r}: the world renders in the agent's browser")
         self.client = EvaluatorClient(evaluator_url, token, timeout=timeout)
         self.task_id = task_id
+        self.noise_seed = noise_seed  # noisy mode (OSWorld-Noisy style) for every episode of this env
         self.render_mode = render_mode
         self.episode_id: str | None = None
         self.episode: dict[str, Any] = {}
@@ -91,15 +92,17 @@ class WorldEnv(gymnasium.Env[Observation, Action]):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Observation, dict[str, Any]]:
         super().reset(seed=seed)
         task_id = (options or {}).get("task_id") or self.task_id or self._draw_task()
+        # noisy mode per episode: options={"noise_seed": 7} (None: clean); absent, the env's default
+        noise = (options or {}).get("noise_seed", self.noise_seed)
         described: dict[str, Any] | None = None
         if self.episode_id is not None and self.episode.get("task_id") == task_id:
             try:
-                described = self.client.reset(self.episode_id)
+                described = self.client.reset(self.episode_id, noise_seed=noise)
             except (EpisodeClosedError, UnknownEpisodeError):  # expired on the server: start a new one
                 described = None
         if described is None:
             self._close_episode()
-            described = self.client.create(task_id=str(task_id))
+            described = self.client.create(task_id=str(task_id), noise_seed=noise)
         self.episode = described
         self.episode_id = str(described["episode_id"])
         self._ended = False

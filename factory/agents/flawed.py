@@ -57,21 +57,13 @@ class Harness:
 
     def __init__(self, evaluator_url: str, token: str, timeout: float = 60.0) -> None:
         self.evaluator = EvaluatorClient(evaluator_url, token, timeout=timeout)
-        self._http = httpx.Client(base_url=evaluator_url.rstrip("/"), timeout=timeout,
-                                  headers={"Authorization": f"Bearer {token}"})
 
     def finish(self, episode_id: str, agent: str, actions: list[Action], answer: str | None = None,
                gave_up: bool = False, seeded_cause: str | None = None) -> Rollout:
-        body = {"agent": agent, "actions": [a.model_dump(mode="json") for a in actions], "answer": answer,
-                "gave_up": gave_up, "seeded_cause": seeded_cause}
-        response = self._http.post(f"/episodes/{episode_id}/finish", json=body)
-        if response.status_code != 200:
-            raise RuntimeError(f"finish of {episode_id} answered {response.status_code}: {response.text[:300]}")
-        return Rollout.model_validate(response.json()["record"])
+        return self.evaluator.finish(episode_id, agent, actions, answer, gave_up=gave_up, seeded_cause=seeded_cause)
 
     def close(self) -> None:
         self.evaluator.disconnect()
-        self._http.close()
 
     def __enter__(self) -> Harness:
         return self

@@ -123,25 +123,6 @@ def jobs(world: Path, task_ids: list[str] | None = None, noise_seed: int | None 
 
 
 # ---- the evaluator ---------------------------------------------------------------------------------
-class OracleEvaluator(EvaluatorClient):
-    """The evaluator's client, with the two calls the oracle needs beyond it: an episode made noisy
-    and the finish that grades it into a rollout record."""
-
-    def open_episode(self, task_id: str, noise_seed: int | None) -> dict[str, Any]:
-        body: dict[str, Any] = {"task_id": task_id}
-        if noise_seed is not None:
-            body["noise_seed"] = noise_seed
-        found: dict[str, Any] = self._call("POST", "/episodes", json=body)
-        return found
-
-    def finish_episode(self, episode_id: str, actions: list[Action], answer: str | None,
-                       gave_up: bool = False) -> Rollout:
-        body = {"agent": AGENT, "actions": [a.model_dump(mode="json") for a in actions], "answer": answer,
-                "gave_up": gave_up}
-        found = self._call("POST", self._episode(episode_id, "/finish"), json=body)
-        return Rollout.model_validate(found["record"])
-
-
 # ---- noise -------------------------------------------------------------------------------------------
 _LIST = """() => Array.from(document.querySelectorAll('[data-noise]'))
   .filter(e => e.getClientRects().length > 0)
@@ -204,13 +185,13 @@ class Dismisser:
 
 
 # ---- one task -----------------------------------------------------------------------------------------
-def play(browser: Browser, evaluator: OracleEvaluator, spec: Spec, job: OracleJob,
+def play(browser: Browser, evaluator: EvaluatorClient, spec: Spec, job: OracleJob,
          timeout_ms: int = TIMEOUT_MS) -> Rollout:
     """One task's episode: created, joined through its launch URL, replayed, finished."""
     from factory.tasks.ui_gate.solver import solve
 
     started = time.monotonic()
-    episode = evaluator.open_episode(job.task_id, job.noise_seed)
+    episode = evaluator.create(job.task_id, noise_seed=job.noise_seed)
     clock: Callable[[], float] = lambda: time.monotonic() - started  # noqa: E731
     parts = urlsplit(str(episode["launch_url"]))
     base_url = f"{parts.scheme}://{parts.netloc}"
@@ -237,7 +218,7 @@ def play(browser: Browser, evaluator: OracleEvaluator, spec: Spec, job: OracleJo
                     trajectory.message)
     actions = [launched, *(_action(a) for a in trajectory.actions)]
     reply = trajectory.answer if job.task_type == "read" else None
-    return evaluator.finish_episode(str(episode["episode_id"]), actions, reply)
+    return evaluator.finish(str(episode["episode_id"]), AGENT, actions, reply)
 
 
 def _action(recorded: dict[str, Any]) -> Action:
@@ -267,7 +248,7 @@ def run_oracle(world: Path, evaluator_url: str, token: str, task_ids: list[str] 
 
         from factory.runtime.browser import launch
 
-        evaluator = OracleEvaluator(evaluator_url, token, timeout=60.0)
+        evaluator = EvaluatorClient(evaluator_url, token, timeout=60.0)
         try:
             with sync_playwright() as playwright:
                 browser = launch(playwright)
@@ -300,5 +281,5 @@ def run_oracle(world: Path, evaluator_url: str, token: str, task_ids: list[str] 
     return [results[position] for position in range(len(todo))]
 
 
-__all__ = ["AGENT", "Dismisser", "OracleEvaluator", "OracleJob", "golden_steps", "jobs", "play", "read_tasks",
+__all__ = ["AGENT", "Dismisser", "OracleJob", "golden_steps", "jobs", "play", "read_tasks",
            "run_oracle", "task_seed"]
