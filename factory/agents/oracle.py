@@ -27,9 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import queue
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,6 +39,7 @@ from episodes.client import EvaluatorClient
 from episodes.dbfiles import apply_patch
 from episodes.rollouts import Action, Rollout
 from factory.predict.rows import UserView
+from factory.runtime.lanes import BrowserLane, run_browser_lanes
 from factory.runtime.step import Step
 from factory.spec.model import Spec
 from factory.tasks.draft import Draft
@@ -236,49 +235,26 @@ def run_oracle(world: Path, evaluator_url: str, token: str, task_ids: list[str] 
     `workers` threads each with its own Chromium; the rollout records in task order."""
     todo = jobs(world, task_ids, noise_seed)
     spec = World(world).spec
-    results: dict[int, Rollout] = {}
-    errors: list[BaseException] = []
-    lock = threading.Lock()
-    pending: queue.SimpleQueue[tuple[int, OracleJob]] = queue.SimpleQueue()
-    for position, job in enumerate(todo):
-        pending.put((position, job))
 
-    def lane() -> None:
-        from playwright.sync_api import sync_playwright
+    def handle(lane: BrowserLane, job: OracleJob) -> Rollout:
+        evaluator = lane.resource("evaluator", lambda: _Evaluator(evaluator_url, token)).client
+        return play(lane.browser(), evaluator, spec, job, timeout_ms)
 
-        from factory.runtime.browser import launch
+    def done(_job: OracleJob, rollout: Rollout) -> None:
+        if progress is not None:
+            progress(rollout)
 
-        evaluator = EvaluatorClient(evaluator_url, token, timeout=60.0)
-        try:
-            with sync_playwright() as playwright:
-                browser = launch(playwright)
-                try:
-                    while not errors:
-                        try:
-                            position, job = pending.get_nowait()
-                        except queue.Empty:
-                            return
-                        rollout = play(browser, evaluator, spec, job, timeout_ms)
-                        with lock:
-                            results[position] = rollout
-                            if progress is not None:
-                                progress(rollout)
-                finally:
-                    browser.close()
-        except BaseException as exc:  # noqa: BLE001  (re-raised in the caller once every lane stopped)
-            with lock:
-                errors.append(exc)
-        finally:
-            evaluator.disconnect()
+    return run_browser_lanes(todo, handle, lanes=workers, name="oracle", on_result=done)
 
-    threads = [threading.Thread(target=lane, name=f"oracle-{i}") for i in range(max(1, min(workers, len(todo))))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
-    return [results[position] for position in range(len(todo))]
+
+class _Evaluator:
+    """A lane's evaluator client, disconnected when the lane ends."""
+
+    def __init__(self, url: str, token: str) -> None:
+        self.client = EvaluatorClient(url, token, timeout=60.0)
+
+    def close(self) -> None:
+        self.client.disconnect()
 
 
 __all__ = ["AGENT", "Dismisser", "OracleJob", "golden_steps", "jobs", "play", "read_tasks",

@@ -12,7 +12,9 @@ exception in any lane stops the others after their current item and is re-raised
 Whatever happens, every lane closes its resources, its browser, its Playwright and its server.
 Results come back in item order, whatever lane produced them and whenever.
 
-The verifier's HTTP and UI claims and the UI-feasibility gate's trajectories run on it.
+The verifier's HTTP and UI claims and the UI-feasibility gate's trajectories run on it;
+`run_browser_lanes` is the same pool without servers, for agents playing a served world's episodes
+(the oracle).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from factory.runtime.server import AppServer
 if TYPE_CHECKING:  # Playwright is imported only when a lane first starts a browser
     from playwright.sync_api import Browser, Playwright
 
-__all__ = ["LANE_DB", "Closeable", "Lane", "run_lanes"]
+__all__ = ["LANE_DB", "BrowserLane", "Closeable", "Lane", "run_browser_lanes", "run_lanes"]
 
 LANE_DB = "base.db"  # the lane's own copy of the start database, in its work folder
 
@@ -49,12 +51,12 @@ class Closeable(Protocol):
 C = TypeVar("C", bound=Closeable)
 
 
-class Lane:
-    """One lane: its index, its app server, its private work folder and database copy, a Chromium
-    started on first use, and named resources closed when the lane ends (all in the lane's thread)."""
+class BrowserLane:
+    """One lane: its index, a Chromium started on first use, and named resources closed when the
+    lane ends (all in the lane's thread)."""
 
-    def __init__(self, index: int, server: AppServer, work: Path, db: Path) -> None:
-        self.index, self.server, self.work, self.db = index, server, work, db
+    def __init__(self, index: int) -> None:
+        self.index = index
         self._thread = threading.get_ident()
         self._resources: dict[str, Closeable] = {}
         self._playwright: Playwright | None = None
@@ -94,6 +96,14 @@ class Lane:
                 stack.callback(resource.close)
 
 
+class Lane(BrowserLane):
+    """A lane with its own app server, private work folder and database copy."""
+
+    def __init__(self, index: int, server: AppServer, work: Path, db: Path) -> None:
+        super().__init__(index)
+        self.server, self.work, self.db = server, work, db
+
+
 class _Pool(Generic[T, R]):
     """The shared state of one `run_lanes` call: the queue, the results, the first errors."""
 
@@ -128,22 +138,50 @@ class _Pool(Generic[T, R]):
                 self.errors.append(exc)
 
 
+L = TypeVar("L", bound=BrowserLane)
+
+
+def _work_through(lane: L, handle: Callable[[L, T], R], pool: _Pool[T, R]) -> None:
+    try:
+        while (taken := pool.take()) is not None:
+            position, item = taken
+            try:
+                pool.record(position, item, handle(lane, item))
+            except BaseException as exc:  # the other lanes stop now, not after this one has closed
+                pool.fail(exc)
+                raise
+    finally:
+        lane.close()
+
+
 def _lane(world: Path, index: int, folder: Path, db: Path, handle: Callable[[Lane, T], R], pool: _Pool[T, R]) -> None:
     try:
         with AppServer(world, db, control_token=secrets.token_hex(16)) as server:
-            lane = Lane(index, server, folder, db)
-            try:
-                while (taken := pool.take()) is not None:
-                    position, item = taken
-                    try:
-                        pool.record(position, item, handle(lane, item))
-                    except BaseException as exc:  # the other lanes stop now, not after this one has closed
-                        pool.fail(exc)
-                        raise
-            finally:
-                lane.close()
+            _work_through(Lane(index, server, folder, db), handle, pool)
     except BaseException as exc:  # noqa: BLE001  (any failure, even an interrupt, is re-raised in the caller)
         pool.fail(exc)
+
+
+def _browser_lane(index: int, handle: Callable[[BrowserLane, T], R], pool: _Pool[T, R]) -> None:
+    try:
+        _work_through(BrowserLane(index), handle, pool)
+    except BaseException as exc:  # noqa: BLE001  (any failure, even an interrupt, is re-raised in the caller)
+        pool.fail(exc)
+
+
+def _join(threads: list[threading.Thread], pool: _Pool[T, R]) -> None:
+    for thread in threads:
+        thread.start()
+    try:
+        for thread in threads:
+            thread.join()
+    except BaseException:  # an interrupt in the caller: the lanes stop after their current item
+        pool.stop.set()
+        for thread in threads:
+            thread.join()
+        raise
+    if pool.errors:
+        raise pool.errors[0]
 
 
 def run_lanes(world: Path, items: Sequence[T], handle: Callable[[Lane, T], R], *, lanes: int, work: Path | None,
@@ -164,16 +202,18 @@ def run_lanes(world: Path, items: Sequence[T], handle: Callable[[Lane, T], R], *
         dbs = [copy_db(start_db, folder / LANE_DB) for folder in folders]
         threads = [threading.Thread(target=_lane, args=(world, i, folder, db, handle, pool), name=f"{name}-{i}")
                    for i, (folder, db) in enumerate(zip(folders, dbs, strict=True))]
-        for thread in threads:
-            thread.start()
-        try:
-            for thread in threads:
-                thread.join()
-        except BaseException:  # an interrupt in the caller: the lanes stop after their current item
-            pool.stop.set()
-            for thread in threads:
-                thread.join()
-            raise
-    if pool.errors:
-        raise pool.errors[0]
+        _join(threads, pool)
+    return [pool.results[position] for position in range(len(items))]
+
+
+def run_browser_lanes(items: Sequence[T], handle: Callable[[BrowserLane, T], R], *, lanes: int, name: str,
+                      on_result: Callable[[T, R], None] | None = None) -> list[R]:
+    """`run_lanes` without app servers: for work that reaches a server running elsewhere (an
+    agent playing episodes of an episode server), each lane with its own Chromium and resources."""
+    if not items:
+        return []
+    pool: _Pool[T, R] = _Pool(items, on_result)
+    threads = [threading.Thread(target=_browser_lane, args=(i, handle, pool), name=f"{name}-{i}")
+               for i in range(max(1, min(lanes, len(items))))]
+    _join(threads, pool)
     return [pool.results[position] for position in range(len(items))]

@@ -14,7 +14,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser
 
-from factory.runtime.lanes import LANE_DB, Lane, run_lanes
+from factory.runtime.lanes import LANE_DB, BrowserLane, Lane, run_browser_lanes, run_lanes
 from factory.world.layout import World
 
 WAIT = 60  # seconds a handler waits for its partner before the test fails (it never should)
@@ -175,3 +175,33 @@ def test_a_lane_starts_its_browser_lazily_in_its_own_thread_and_closes_it(mock_w
                      name="ui-test") == ["a", "b"]
     assert names == ["ui-test-0", "ui-test-0"] and len(browsers) == 2 and browsers[0] is browsers[1]
     assert not browsers[0].is_connected()
+
+
+def test_browser_lanes_run_without_servers_in_order_and_raise_the_first_error() -> None:
+    closed: list[int] = []
+
+    class Marker:
+        def __init__(self, index: int) -> None:
+            self.index = index
+
+        def close(self) -> None:
+            closed.append(self.index)
+
+    threads: set[str] = set()
+
+    def handle(lane: BrowserLane, item: int) -> int:
+        lane.resource("marker", lambda: Marker(lane.index))
+        threads.add(threading.current_thread().name)
+        return item * item
+
+    assert run_browser_lanes(list(range(20)), handle, lanes=2, name="plain") == [i * i for i in range(20)]
+    assert threads <= {"plain-0", "plain-1"} and sorted(closed) == sorted({int(t[-1]) for t in threads})
+
+    def failing(_lane: BrowserLane, item: int) -> int:
+        if item == 3:
+            raise ValueError("item 3 is bad")
+        return item
+
+    with pytest.raises(ValueError, match="item 3 is bad"):
+        run_browser_lanes(list(range(50)), failing, lanes=2, name="failing")
+    assert run_browser_lanes([], failing, lanes=2, name="none") == []
