@@ -187,5 +187,29 @@ def _solve(agent_url: str, episode: dict[str, Any], task: dict[str, Any]) -> lis
     return times
 
 
+
+def oracle_figures(world: Path, machine: str, noise_seed: int = 7) -> list[dict[str, Any]]:
+    """The oracle (golden UI trajectories in Chromium through the episode server) on every task,
+    clean and in noisy mode: the pass rates (target 1.0) and the perturbations it met."""
+    from factory.agents.oracle import run_oracle
+
+    name = json.loads((world / "spec.json").read_text())["world"]
+    server = _Server(world, max_episodes=64)
+    figures: list[dict[str, Any]] = []
+    try:
+        for mode, seed in (("clean", None), ("noisy", noise_seed)):
+            start = time.perf_counter()
+            rollouts = run_oracle(world, str(server.evaluator.base_url).rstrip("/"), server.token, noise_seed=seed)
+            seconds = time.perf_counter() - start
+            passed = sum(r.reward == 1.0 for r in rollouts) / max(1, len(rollouts))
+            dismissed = sum(a.kind == "dismiss" for r in rollouts for a in r.actions)
+            figures += [_figure(f"oracle_pass_rate_{mode}.{name}", "ratio", [passed], machine),
+                        _figure(f"oracle_seconds_{mode}.{name}", "s", [seconds], machine)]
+            if seed is not None:
+                figures.append(_figure(f"oracle_noise_dismissed.{name}", "perturbations", [float(dismissed)], machine))
+    finally:
+        server.stop()
+    return figures
+
 if __name__ == "__main__":  # the child process of `reset_figures`
     sys.stdout.write(json.dumps(_reset_in_process(Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]))))

@@ -26,7 +26,8 @@ DEFAULT_SEEDS = ["seeds/mock.yaml", "seeds/echobank.yaml", "seeds/echostay.yaml"
 TARGETS = {"build_seconds": 60.0, "verify_seconds": 90.0, "kill_rate": 0.95, "repair_rate": 0.90,
            "stage_two_seconds": 600.0, "tasks_accepted": 150, "tasks_pass_rate": 0.95, "grading_ms": 3.0,
            "redteam_false_positives": 0.0, "redteam_seconds": 300.0, "episode_reset_ms": 2.0,
-           "episode_memory_mib": 2.0, "episode_load_leaks": 0.0, "episode_load_rewarded": 1.0}
+           "episode_memory_mib": 2.0, "episode_load_leaks": 0.0, "episode_load_rewarded": 1.0,
+           "oracle_pass_rate_clean": 1.0, "oracle_pass_rate_noisy": 1.0}
 VERIFY_SEED = "seeds/echobank.yaml"
 MUTATION_SEED = "seeds/mock.yaml"
 REDTEAM_WORLDS = ["echobank", "echostay", "echomail"]  # graded and red-teamed (worlds/ first)
@@ -189,11 +190,12 @@ def _stage_two_figures(tmp: Path, console: Console) -> list[dict[str, Any]]:
 
 def _episode_figures(tmp: Path, console: Console) -> list[dict[str, Any]]:
     """The episode server on the echobank this bench built (current templates, a task corpus)."""
-    from factory.bench.episodes import load_figures, reset_figures
+    from factory.bench.episodes import load_figures, oracle_figures, reset_figures
 
     world = tmp / "verify" / "echobank"
-    console.print("episode server on echobank: reset beside a plain copy, memory, 200 concurrent episodes …")
-    return reset_figures(world, machine_note()) + load_figures(world, machine_note())
+    console.print("episode server on echobank: reset beside a plain copy, memory, 200 concurrent episodes, "
+                  "the oracle clean and noisy …")
+    return reset_figures(world, machine_note()) + load_figures(world, machine_note()) + oracle_figures(world, machine_note())
 
 
 def _domain_worlds(tmp: Path, console: Console) -> dict[str, Path]:
