@@ -12,7 +12,7 @@ PER_KIND ?= 1
 SEEDS := seeds/mock.yaml seeds/echobank.yaml seeds/echostay.yaml seeds/echomail.yaml \
          seeds/capabilities/datepickers.yaml seeds/capabilities/nested_filters.yaml
 
-.PHONY: help setup world seed-file worlds tasks check serve prove mutate redteam triage test test-fast lint bench schema clean
+.PHONY: help setup world seed-file worlds tasks check serve prove mutate redteam triage bundle verify-bundle test test-fast lint bench schema clean
 
 help: ## list the targets
 	@echo "World factory — targets:"
@@ -73,6 +73,13 @@ redteam: $(VENV)/.installed ## red-team a world's reward programs (exit 1 on a f
 triage: setup ## class failed rollouts (world/task/model defects), repair world and task defects: make triage WORLD=... ROLLOUTS=file.jsonl
 	@test -n "$(ROLLOUTS)" || { echo "make triage WORLD=worlds/<name> ROLLOUTS=<file.jsonl> (docs/rollouts.md)" >&2; exit 2; }
 	$(PY) -m factory triage $(WORLD) $(ROLLOUTS)
+
+bundle: $(VENV)/.installed ## publish a world as a reproducible benchmark bundle: make bundle WORLD=... → dist/<name>-<version>.tar.gz
+	$(PY) -m factory bundle $(WORLD) --out dist $(if $(VERSION),--version $(VERSION),)
+
+verify-bundle: $(VENV)/.installed ## check a bundle's checksums and re-run its gates: make verify-bundle BUNDLE=dist/x.tar.gz [SAMPLE=N]
+	@test -n "$(BUNDLE)" || { echo "make verify-bundle BUNDLE=dist/<name>-<version>.tar.gz [SAMPLE=20] (docs/bundles.md)" >&2; exit 2; }
+	$(PY) -m factory bundle verify $(BUNDLE) $(if $(SAMPLE),--sample $(SAMPLE) --seed $(or $(SAMPLE_SEED),0),)
 
 bench: setup ## run the benchmarks; writes bench/results.json
 	$(PY) -m factory bench

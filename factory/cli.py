@@ -274,6 +274,31 @@ def _run_child(command: list[str], cwd: Path) -> int:
         return 0
 
 
+def _bundle(args: argparse.Namespace) -> int:
+    from rich.markup import escape
+
+    if args.what == "verify":
+        from factory.bundle import verify_bundle
+
+        if args.target is None:
+            raise FactoryError("factory bundle verify X.tar.gz: name the bundle file to verify")
+        with console.status(f"verifying {args.target} …"):
+            report = verify_bundle(Path(args.target), sample=args.sample, seed=args.seed)
+        for line in report.summary():
+            console.print(escape(line))
+        return 0 if report.ok else 1
+    from factory.bundle import build_bundle
+
+    if args.target is not None:
+        raise FactoryError(f"factory bundle {args.what} {args.target}: one world (or `verify X.tar.gz`)")
+    built = build_bundle(args.what, args.out, version=args.version, redteam=args.redteam)
+    tasks = built.info["counts"]["tasks"]
+    console.print(f"[green]bundle:[/green] {built.path} ({built.size / 1e6:.2f} MB, {built.files} files, "
+                  f"{tasks['total']} tasks, version {built.version}, license {built.info['license'] or 'none'})")
+    console.print(f"  verify it: make verify-bundle BUNDLE={built.path}")
+    return 0
+
+
 def _bench(args: argparse.Namespace) -> int:
     from factory.bench.run import run_benchmarks
 
@@ -513,6 +538,19 @@ def parser() -> argparse.ArgumentParser:
     u.add_argument("--no-chromium", action="store_true",
                    help="do not install Chromium (only browser claims, the UI gate and UI tests need it)")
     u.set_defaults(run=_setup)
+    bu = sub.add_parser("bundle", help="publish a world as a benchmark bundle, or verify one",
+                        usage="factory bundle WORLD [--out dist] [--version V] [--redteam FILE]\n"
+                              "       factory bundle verify X.tar.gz [--sample N --seed S]")
+    bu.add_argument("what", help="a built world with a task corpus (e.g. worlds/echobank), or `verify`")
+    bu.add_argument("target", nargs="?", default=None, help="with verify: the bundle file (.tar.gz)")
+    bu.add_argument("--out", default="dist", help="folder the bundle is written to (default %(default)s)")
+    bu.add_argument("--version", default=None,
+                    help="the bundle's version (default: <factory version>+<content id>, see docs/bundles.md)")
+    bu.add_argument("--redteam", default=None, metavar="FILE",
+                    help="a red-team result (`factory redteam WORLD --json FILE`) whose figure bundle.json records")
+    bu.add_argument("--sample", type=int, default=None, help="with verify: gate a seeded sample of N tasks (default: all)")
+    bu.add_argument("--seed", type=int, default=0, help="with verify: the sample's seed (default %(default)s)")
+    bu.set_defaults(run=_bundle)
     b = sub.add_parser("bench", help="run the benchmarks and write bench/results.json")
     b.add_argument("--seeds", nargs="*", default=None, help="seed files to benchmark (default: the built-in list)")
     b.add_argument("--output", default="bench/results.json", help="where to write the results (default %(default)s)")

@@ -22,6 +22,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("__main__",),
     ("cli",),
     ("bench",),
+    ("bundle",),  # benchmark bundles: a world with its tasks, the episode server and the grader, checksummed
     ("mutate", "redteam"),
     ("rollouts",),  # rollout triage: classes failed episodes, hands defects to the repairers
     ("agents",),  # reference agents (the oracle, the flawed agent)
