@@ -15,6 +15,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from factory.bench.bundle import bundle_figures
 from factory.bench.triage import triage_figures
 from factory.runtime.node import ensure_node_modules
 from factory.world.assemble import build_world
@@ -75,6 +76,7 @@ def run_benchmarks(seeds: list[str] | None, output: Path, repeats: int = 3,
         results += _grading_figures(worlds, Path(tmp), console)
         results += _redteam_figures(worlds, console)
         results += triage_figures(worlds, Path(tmp), machine_note())  # rollout triage: classify time per 1,000
+        results += bundle_figures(worlds, Path(tmp), machine_note())  # bundles: size, build and verify time
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps({"schema_version": 1, "results": results}, indent=2) + "\n")
     table = Table(title=f"benchmarks ({machine_note()})")
