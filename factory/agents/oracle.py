@@ -59,7 +59,7 @@ log = logging.getLogger(__name__)
 AGENT = "oracle"
 NOISE = "[data-noise]"
 VIEWPORT = {"width": 1100, "height": 800}
-TIMEOUT_MS = 10_000  # per action: a noisy episode answers some requests up to a second late
+TIMEOUT_MS = 20_000  # per action: a noisy episode answers some requests up to a second late, on a busy machine
 
 
 # ---- the golden trajectory of a task record ------------------------------------------------------
@@ -152,11 +152,16 @@ class Dismisser:
         self.dismiss()
 
     def dismiss(self) -> None:
+        from playwright.sync_api import Error as PlaywrightError
+
         if self._busy:
             return
         self._busy = True
         try:
             self._dismiss()
+        except PlaywrightError:
+            if not self.page.is_closed():  # a handler that fires as the page closes has nothing to do
+                raise
         finally:
             self._busy = False
 
@@ -174,13 +179,14 @@ class Dismisser:
                     one.locator("[data-noise-dismiss]").first.click(timeout=self.timeout_ms)
                     expect(one).to_have_count(0, timeout=self.timeout_ms)
                 except (PlaywrightError, AssertionError):
-                    if one.count():  # gone by itself (a toast's timeout) is fine; still there is not
-                        raise
-                    continue
+                    # gone by itself (a toast's timeout), or covered by one that appeared since (a new
+                    # modal): list what is shown again, topmost first
+                    break
                 self.count += 1
                 if self.run is not None:
                     self.run.record("dismiss", f'{box["role"]} "{box["title"]}" (data-noise={box["kind"]})',
                                     box["button"] or "×")
+        # still shown after eight rounds: the next action fails on it and says what covered it
 
 
 # ---- one task -----------------------------------------------------------------------------------------

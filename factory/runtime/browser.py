@@ -8,6 +8,7 @@ gate later.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -52,6 +53,8 @@ def fill_param(page: Page, param: ParamSpec, value: Any) -> None:
     if widget == "checkbox":
         field.set_checked(bool(value))
     elif widget in ("select", "reference"):
+        if value is not None:  # a reference's options arrive from the API after the form shows
+            field.locator(f"option[value={json.dumps(str(value))}]").wait_for(state="attached")
         field.select_option(value="" if value is None else str(value))
     elif widget == "money":
         field.fill("" if value is None else _major(int(value)))
