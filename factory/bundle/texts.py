@@ -97,11 +97,11 @@ record of every finished episode. Each episode gets its own copy of its task's i
 ## Run an episode
 
 ```python
-import json
+import json, os
 from episodes.client import AgentSession, EvaluatorClient
 
 task = json.loads(open("tasks/tasks.jsonl").readline())
-evaluator = EvaluatorClient("http://127.0.0.1:8001", TOKEN)
+evaluator = EvaluatorClient("http://127.0.0.1:8001", os.environ["TOKEN"])
 episode = evaluator.create(task_id=task["id"])
 # a browser agent opens episode["launch_url"]; an HTTP agent joins it like this:
 with AgentSession(episode["launch_url"]) as agent:
