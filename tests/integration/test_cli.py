@@ -21,9 +21,10 @@ def test_check_reports_a_valid_seed() -> None:
     assert "ok seeds/mock.yaml" in result.stderr and "5 workflows" in result.stderr
 
 
-def test_serve_prints_url_and_logins_and_answers(mock_world: Path) -> None:
+def test_serve_keep_prints_url_and_logins_and_answers(mock_world: Path) -> None:
+    """`--keep`: the old single app on run/app.db, which keeps changes between runs."""
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "factory", "serve", str(mock_world), "--port", str(port), "--fresh"],
+    process = subprocess.Popen([sys.executable, "-m", "factory", "serve", str(mock_world), "--port", str(port), "--keep", "--fresh"],
                                cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + 30
