@@ -222,3 +222,17 @@ def test_run_ui_jobs_keeps_each_change_in_its_own_database(mock_world: Path, tmp
     # One lane gives the same trajectories as two: nothing depends on the worker count or the port.
     again = run_ui_jobs(mock_world, _spec(mock_world), _jobs(mock_world, tmp_path / "one", note, notebook), workers=1)
     assert {k: _stable(t) for k, t in again.items()} == {k: _stable(t) for k, t in results.items()}
+
+
+def test_run_ui_jobs_takes_the_step_timeout(mock_world: Path, tmp_path: Path) -> None:
+    """The UI gate's one replay of a failed trajectory has a longer timeout: the timeout reaches the
+    solver (1 ms fails a step that the default passes, on fresh copies of the same state)."""
+    seed = mock_world / "data" / "seed.db"
+    note, notebook = _active_note(seed), _rows(seed, "SELECT id FROM notebook WHERE owner_id = 1 ORDER BY id")[0][0]
+    hurried = run_ui_jobs(mock_world, _spec(mock_world), _jobs(mock_world, tmp_path / "hurried", note, notebook),
+                          workers=1, timeout_ms=1)
+    assert not any(t.ok for t in hurried.values()) and all("1ms" in t.message for t in hurried.values()), \
+        {k: t.message for k, t in hurried.items()}
+    patient = run_ui_jobs(mock_world, _spec(mock_world), _jobs(mock_world, tmp_path / "patient", note, notebook),
+                          workers=1, timeout_ms=15_000)
+    assert all(t.ok for t in patient.values()), {k: t.message for k, t in patient.items()}

@@ -288,12 +288,13 @@ def checkpoint(db: Path) -> None:
         conn.close()  # the last connection to close also removes the -wal and -shm files
 
 
-def _run_job(lane: Lane, spec: Spec, job: UiJob) -> Trajectory:
+def _run_job(lane: Lane, spec: Spec, job: UiJob, timeout_ms: int) -> Trajectory:
     server, browser = lane.server, lane.browser()  # the lane's Chromium starts with its first job
     server.use_db(job.db)
     context = browser.new_context(viewport=VIEWPORT)  # fresh cookies and storage for every job
     try:
-        return solve(context.new_page(), server.url, spec, job.username, job.password, job.steps, job.shots)
+        return solve(context.new_page(), server.url, spec, job.username, job.password, job.steps, job.shots,
+                     timeout_ms=timeout_ms)
     finally:
         context.close()  # no request of this job can reach the next job's database
         server.use_db(lane.db)  # disposes the job's engine: SQLite checkpoints and lets go of the file
@@ -301,8 +302,9 @@ def _run_job(lane: Lane, spec: Spec, job: UiJob) -> Trajectory:
 
 
 def run_ui_jobs(world: Path, spec: Spec, jobs: list[UiJob], workers: int = 2,
-                progress: Callable[[int, int], None] | None = None) -> dict[str, Trajectory]:
-    """Solve every job in `workers` lanes (one server and one Chromium each); results in job order."""
+                progress: Callable[[int, int], None] | None = None, timeout_ms: int = 5000) -> dict[str, Trajectory]:
+    """Solve every job in `workers` lanes (one server and one Chromium each), each step failing after
+    `timeout_ms`; results in job order."""
     keys = [job.key for job in jobs]
     if len(set(keys)) != len(keys):
         raise TrajectoryError("UI job keys must be unique")
@@ -317,6 +319,6 @@ def run_ui_jobs(world: Path, spec: Spec, jobs: list[UiJob], workers: int = 2,
             progress(done, len(jobs))
 
     # between jobs a lane's server idles on its private copy of the first job's database
-    trajectories = run_lanes(world, jobs, lambda lane, job: _run_job(lane, spec, job), lanes=workers, work=None,
+    trajectories = run_lanes(world, jobs, lambda lane, job: _run_job(lane, spec, job, timeout_ms), lanes=workers, work=None,
                              start_db=jobs[0].db, name="ui-lane", on_result=solved)
     return {job.key: trajectory for job, trajectory in zip(jobs, trajectories, strict=True)}
