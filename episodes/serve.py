@@ -84,7 +84,18 @@ class EpisodeServer:
             shutil.rmtree(self.work, ignore_errors=True)
 
     async def _serve(self) -> None:
-        await asyncio.gather(*(server.serve() for server in self._servers))
+        watcher = asyncio.create_task(self._stop_together())
+        try:
+            await asyncio.gather(*(server.serve() for server in self._servers))
+        finally:
+            watcher.cancel()
+
+    async def _stop_together(self) -> None:
+        """Each uvicorn server installs its own signal handlers, and a signal may reach only one of
+        them: when either port is told to stop, both stop."""
+        while not any(server.should_exit for server in self._servers):
+            await asyncio.sleep(0.1)
+        self.stop()
 
     def stop(self) -> None:
         for server in self._servers:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -237,7 +238,7 @@ def _serve_once(world: Path, user: str, step: dict[str, Any]) -> dict[str, Any]:
     port, eval_port = free_port(), free_port()
     child = subprocess.Popen([sys.executable, "-m", "factory", "serve", str(world), "--port", str(port),
                               "--eval-port", str(eval_port), "--user", user], cwd=REPO, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True)
+                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
         assert child.stdout is not None
         lines = []
@@ -247,14 +248,14 @@ def _serve_once(world: Path, user: str, step: dict[str, Any]) -> dict[str, Any]:
                 break
         launch = next((ln.split()[1] for ln in lines if ln.startswith("open http")), None)
         assert launch, "".join(lines)
-        agent = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
-        assert agent.get(launch).status_code == 303
-        me = agent.get("/api/auth/session").json()
-        wrote = agent.post(f"/api/workflows/{step['workflow']}", json=step["params"])
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as agent:
+            assert agent.get(launch).status_code == 303
+            me = agent.get("/api/auth/session").json()
+            wrote = agent.post(f"/api/workflows/{step['workflow']}", json=step["params"])
         return {"said": "".join(lines), "me": me, "status": wrote.status_code, "body": wrote.json()}
     finally:
-        child.send_signal(signal.SIGINT)
-        child.wait(timeout=30)
+        os.killpg(child.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
+        child.communicate(timeout=60)
 
 
 def test_plain_serve_starts_every_run_from_the_seed_state_and_says_so(world: Path) -> None:
