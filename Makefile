@@ -51,7 +51,7 @@ serve: $(VENV)/.installed ## serve a built world (each run from the seed state; 
 	$(PY) -m factory serve $(WORLD) --port $(PORT) $(if $(KEEP),--keep,)
 
 test: setup ## the whole suite (unit, integration, UI in Chromium): ~12 min on 2 cores; unit only: make test-fast
-	@echo "make test: the whole suite takes about 12 minutes on 2 cores; make test-fast runs the unit tests only (~4 min)"
+	@echo "make test: the whole suite takes about 20 minutes on 2 cores; make test-fast runs the unit tests only (~4 min)"
 	$(PY) -m pytest -q -rs
 
 test-fast: $(VENV)/.installed ## unit tests only (~4 min)
