@@ -8,8 +8,8 @@ A task defect is a stage-two job: the task's draft is rebuilt from its record (t
 parsed back as reward-gen parses it, the golden steps, the reference answer resolved again),
 its setup replayed and its golden state made through the real backend (`setupgen.run_golden`),
 its reward written again by reward-gen in its sandbox (`reward.gen.run_rewardgen`) and every
-executed gate run on it (`gates.GateRunner`): only a reward that passes them all replaces the
-old one in `tasks/tasks.jsonl`. Tasks hit by a world defect are re-gated the same way after the
+executed gate run on it (`gates.GateRunner`, then the UI gate: the golden trajectory replayed in
+Chromium): only a reward that passes them all replaces the old one in `tasks/tasks.jsonl`. Tasks hit by a world defect are re-gated the same way after the
 stage-one repair, with the reward they have. A task whose gates still fail stays as it is and is
 reported open (`make tasks` makes the corpus again).
 """
@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from episodes.dbfiles import copy_db
 from factory.errors import FactoryError, SetupError, TaskError
 from factory.predict.rows import UserView
 from factory.prove.graph import run_stage_one
@@ -160,6 +161,7 @@ def regate(world: Path, jobs: list[TaskJob], work: Path, policy: str = DEFAULT_P
             ready[job.task_id] = (draft, initial, golden)
         rewards = _rewards(world, [j for j in jobs if j.regenerate and j.task_id in ready], ready, work, policy, sandbox)
         runner = GateRunner(spec, backend, seed_db, work)
+        passing: list[tuple[TaskJob, dict[str, Any], list[GateResult]]] = []  # every non-UI gate passed
         try:
             for job in jobs:
                 if job.task_id not in ready:
@@ -176,14 +178,22 @@ def regate(world: Path, jobs: list[TaskJob], work: Path, policy: str = DEFAULT_P
                 if failed:
                     job.note = "; ".join(f"{g.name}: {g.detail}" for g in failed)[:600]
                     continue
-                if not job.regenerate or reward == record["reward"]:
-                    job.outcome = "stands"
-                    job.note = job.note or "every gate passes on the world as it is now"
-                    continue
-                by_id[job.task_id] = _rewritten(spec, record, reward, results, job)
-                job.outcome = "repaired"
+                passing.append((job, reward, results))
         finally:
             runner.close()
+    ui = _ui_gate(world, spec, [(job.task_id, *ready[job.task_id][:2], reward) for job, reward, _ in passing], work)
+    for job, reward, results in passing:
+        record, verdict = by_id[job.task_id], ui[job.task_id]
+        job.gates.append(verdict.to_json())
+        if not verdict.passed:
+            job.note = f"ui: {verdict.detail}"[:600]
+            continue
+        if not job.regenerate or reward == record["reward"]:
+            job.outcome = "stands"
+            job.note = job.note or "every gate passes on the world as it is now, the UI gate included"
+            continue
+        by_id[job.task_id] = _rewritten(spec, record, reward, [*results, verdict], job)
+        job.outcome = "repaired"
     repaired = [j for j in jobs if j.outcome == "repaired"]
     if repaired:
         World(world).tasks_file.write_text("".join(TaskRecord.model_validate(by_id[str(r["id"])]).to_line()
@@ -211,13 +221,38 @@ def _rewards(world: Path, jobs: list[TaskJob], ready: dict[str, tuple[Draft, Pat
     return out
 
 
+def _ui_gate(world: Path, spec: Spec, runs: list[tuple[str, Draft, Path, dict[str, Any]]],
+             work: Path) -> dict[str, GateResult]:
+    """The UI gate again, on the world as it is now: each task's golden trajectory replayed in
+    Chromium from its initial state, the final database graded with its reward (a READ with the
+    answer read off the page), as stage two's gate does."""
+    from factory.tasks.ui_gate.solver import run_ui_jobs  # Playwright is only needed here
+    from factory.tasks.ui_gate.steps import ui_steps
+    from factory.tasks.ui_gate.trajectory import UiJob
+    from verifiers.grade import grade
+
+    passwords = {u.username: u.password for u in spec.users}
+    jobs = [UiJob(key, copy_db(initial, work / "ui" / f"{key}.db"), draft.user, passwords[draft.user],
+                  ui_steps(spec, draft, initial), World(world).trajectories_dir / key)
+            for key, draft, initial, _ in runs]
+    trajectories = run_ui_jobs(world, spec, jobs, workers=2)
+    out: dict[str, GateResult] = {}
+    for (key, draft, initial, reward), job in zip(runs, jobs, strict=True):
+        t = trajectories[key]
+        if not t.ok:
+            out[key] = GateResult("ui", False, f"the solver failed: {t.message}")
+            continue
+        shown = t.answer if draft.task_type == "read" else answer_text(draft.answer)
+        g = grade(reward, initial, job.db, shown)
+        out[key] = GateResult("ui", g.score == 1.0, f"re-run by rollout triage: {g.explanation}", g.score)
+    return out
+
+
 def _rewritten(spec: Spec, record: dict[str, Any], reward: dict[str, Any], results: list[GateResult],
                job: TaskJob) -> dict[str, Any]:
-    """The task's record with its new reward and the gates it passed (a UI gate stage two ran is kept, marked)."""
-    ui = [dict(g, detail=f"{g['detail']} (run by stage two; not re-run by rollout triage)")
-          for g in record.get("gates", []) if g.get("name") == "ui"]
+    """The task's record with its new reward and the gates it passed, the UI gate re-run among them."""
     note = f"rollout triage: the reward was written again ({job.cause}) and passed every gate"
-    return {**record, "reward": reward, "gates": [g.to_json() for g in results] + ui,
+    return {**record, "reward": reward, "gates": [g.to_json() for g in results],
             "verification_query": verification_query(spec, reward), "repairs": [*record.get("repairs", []), note]}
 
 

@@ -204,12 +204,16 @@ def test_stage_one_repairs_the_world(repaired: Repaired) -> None:
     assert any(m.startswith("repair(regenerate_backend)") for m in messages)
     regated = {j["task_id"]: j for j in repaired.report.task_jobs if j["cause"] == "world defect"}
     assert set(regated) == repaired.archive_tasks and {j["outcome"] for j in regated.values()} == {"stands"}
+    assert all(any(g["name"] == "ui" and g["passed"] for g in j["gates"]) for j in regated.values())
 
 
 def test_stage_two_repairs_the_reward(repaired: Repaired) -> None:
     job = next(j for j in repaired.report.task_jobs if j["task_id"] == repaired.broken_reward)
     assert (job["regenerate"], job["outcome"]) == (True, "repaired"), job
-    assert all(g["passed"] for g in job["gates"]) and {"initial", "golden", "determinism"} <= {g["name"] for g in job["gates"]}
+    assert all(g["passed"] for g in job["gates"])
+    assert {"initial", "golden", "determinism", "ui"} <= {g["name"] for g in job["gates"]}
+    ui = next(g for g in job["gates"] if g["name"] == "ui")
+    assert ui["detail"].startswith("re-run by rollout triage"), ui  # replayed in Chromium, not carried over
     now = read_tasks(repaired.world)[repaired.broken_reward]
     assert now["reward"] == repaired.original[repaired.broken_reward]["reward"]  # what reward-gen wrote at first
     assert now["repairs"][-1].startswith("rollout triage: the reward was written again")
