@@ -24,8 +24,8 @@ def test_check_reports_a_valid_seed() -> None:
 def test_serve_keep_prints_url_and_logins_and_answers(mock_world: Path) -> None:
     """`--keep`: the old single app on run/app.db, which keeps changes between runs."""
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "factory", "serve", str(mock_world), "--port", str(port), "--keep", "--fresh"],
-                               cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    process = subprocess.Popen([sys.executable, "-m", "factory", "serve", str(mock_world), "--port", str(port),
+                                "--keep", "--fresh"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
