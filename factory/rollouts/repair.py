@@ -9,8 +9,9 @@ parsed back as reward-gen parses it, the golden steps, the reference answer reso
 its setup replayed and its golden state made through the real backend (`setupgen.run_golden`),
 its reward written again by reward-gen in its sandbox (`reward.gen.run_rewardgen`) and every
 executed gate run on it (`gates.GateRunner`, then the UI gate: the golden trajectory replayed in
-Chromium): only a reward that passes them all replaces the old one in `tasks/tasks.jsonl`. Tasks hit by a world defect are re-gated the same way after the
-stage-one repair, with the reward they have. A task whose gates still fail stays as it is and is
+Chromium): only a reward that passes them all replaces the old one in `tasks/tasks.jsonl`.
+Tasks hit by a world defect are re-gated the same way after the stage-one repair, with the
+reward they have. A task whose gates still fail stays as it is and is
 reported open (`make tasks` makes the corpus again).
 """
 
