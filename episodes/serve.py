@@ -55,7 +55,8 @@ class EpisodeServer:
         _remove_dead_runs(runs)
         self.work = config.work or runs / str(os.getpid())
         self.work.mkdir(parents=True, exist_ok=True)
-        self.token = config.token or os.environ.get("WORLD_EVAL_TOKEN") or secrets.token_urlsafe(24)
+        # hex: a made-up token never starts with "-", so `--token "$T"` always parses
+        self.token = config.token or os.environ.get("WORLD_EVAL_TOKEN") or secrets.token_hex(24)
         token_file = self.work / "token"
         token_file.write_text(self.token + "\n")
         token_file.chmod(0o600)

@@ -88,7 +88,7 @@ class _Server:
         self.evaluator = httpx.Client(base_url=f"http://127.0.0.1:{eval_port}", timeout=120,
                                       headers={"authorization": f"Bearer {self.token}"})
         self.process = subprocess.Popen([sys.executable, "-m", "episodes", "serve", str(world), "--port", str(port),
-                                         "--eval-port", str(eval_port), "--token", self.token,
+                                         "--eval-port", str(eval_port), f"--token={self.token}",
                                          "--max-episodes", str(max_episodes)], cwd=REPO,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 60

@@ -152,7 +152,7 @@ def serve_bundle(root: Path, scratch: Path) -> Iterator[BundleServer]:
     log = scratch / "episodes.log"
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "WORLD_EVAL_TOKEN")}
     command = [sys.executable, "-m", "episodes", "serve", ".", "--port", str(port), "--eval-port", str(eval_port),
-               "--token", token, "--work", str(scratch / "work")]
+               f"--token={token}", "--work", str(scratch / "work")]
     with log.open("wb") as out:
         process = subprocess.Popen(command, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
     served = BundleServer(f"http://127.0.0.1:{eval_port}", f"http://127.0.0.1:{port}", token)

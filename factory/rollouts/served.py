@@ -62,7 +62,7 @@ def serve_world(world: Path, scratch: Path, rollouts: Path | None = None, copy: 
     token = secrets.token_urlsafe(24)
     log = scratch / f"episodes-{eval_port}.log"
     command = [sys.executable, "-m", "episodes", "serve", str(root), "--port", str(port), "--eval-port",
-               str(eval_port), "--token", token, "--work", str(scratch / f"episodes-{eval_port}"),
+               str(eval_port), f"--token={token}", "--work", str(scratch / f"episodes-{eval_port}"),
                "--max-episodes", str(max_episodes)]
     if rollouts is not None:
         command += ["--rollouts", str(Path(rollouts).resolve())]

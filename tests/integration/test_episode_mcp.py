@@ -80,7 +80,7 @@ def served(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[S
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     with log.open("w") as out:
         proc = subprocess.Popen([sys.executable, "-m", "episodes", "serve", str(corpus), "--port", str(port),
-                                 "--eval-port", str(eval_port), "--token", token],
+                                 "--eval-port", str(eval_port), f"--token={token}"],
                                 cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
     eval_url = f"http://127.0.0.1:{eval_port}"
     try:
