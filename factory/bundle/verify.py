@@ -34,7 +34,7 @@ from episodes.client import AgentSession, ClientError, EvaluatorClient
 from factory.bundle.archive import read_tarball, unpack
 from factory.bundle.errors import BundleRejected
 from factory.bundle.manifest import BUNDLE_JSON, read_tasks, sha256
-from factory.runtime.server import free_port
+from factory.runtime.server import free_port, stop_process
 
 START_TIMEOUT = 120.0  # the app is imported and the seed copied before /health answers; the machine may be busy
 
@@ -174,13 +174,7 @@ def serve_bundle(root: Path, scratch: Path) -> Iterator[BundleServer]:
             time.sleep(0.1)  # polling a readiness probe
         yield served
     finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        stop_process(process)
 
 
 def check_task(evaluator: EvaluatorClient, task: Mapping[str, Any]) -> TaskCheck:

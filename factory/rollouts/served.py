@@ -24,7 +24,7 @@ from pathlib import Path
 import httpx
 
 from factory.errors import WorldError
-from factory.runtime.server import free_port
+from factory.runtime.server import free_port, stop_process
 
 REPO = Path(__file__).resolve().parents[2]  # the checkout holding episodes/
 # what a served copy never needs: the world's history, its run folders and its demonstrations
@@ -73,13 +73,7 @@ def serve_world(world: Path, scratch: Path, rollouts: Path | None = None, copy: 
         _wait(process, served)
         yield served
     finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        stop_process(process)
 
 
 def _wait(process: subprocess.Popen[bytes], served: Served) -> None:

@@ -22,6 +22,17 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def stop_process(process: subprocess.Popen[bytes], grace: float = 30) -> None:
+    """Stop a server process: SIGTERM, `grace` seconds to finish its requests, then SIGKILL."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 def fresh_db(world: Path, target: Path) -> Path:
     """Copy the world's seed database to `target` (servers never touch the seed database itself)."""
     return copy_db(World(world).seed_db, target)
@@ -88,13 +99,8 @@ class AppServer:
         return data[offset:].decode(errors="replace").splitlines(), len(data)
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        if self.process is not None:
+            stop_process(self.process, grace=10)
         self.process = None
 
     def __enter__(self) -> AppServer:
