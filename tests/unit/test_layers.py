@@ -21,6 +21,7 @@ REPO = Path(__file__).resolve().parents[2]
 LAYERS: list[tuple[str, ...]] = [
     ("__main__",),
     ("cli",),
+    ("display",),
     ("bench",),
     ("bundle",),  # benchmark bundles: a world with its tasks, the episode server and the grader, checksummed
     ("mutate", "redteam"),
