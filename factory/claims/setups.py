@@ -31,7 +31,8 @@ def with_setups(search: WitnessSearch, wf: WorkflowSpec, witness: Witness, examp
             continue
         relevant = [examples[name] for name in setters(search.spec, wf, check.source) if name in examples]
         for base in witness.bases[:SETUP_BASES]:
-            variants = [v for example in relevant for v in _setup_variants(search, wf, example, base)]
+            # each setup workflow's likeliest calls first, taken in turn, so the budget reaches every one
+            variants = _in_turn([_setup_variants(search, wf, example, base) for example in relevant])
             per_param: dict[str, int] = {}
             candidates = [base.params]
             for p, params in search.variations(wf, base):
@@ -146,6 +147,14 @@ def setters(spec: Spec, wf: WorkflowSpec, source: str) -> list[str]:
     return out
 
 
+def _in_turn(lists: list[list[Call]]) -> list[Call]:
+    """The first of each list, then the second of each, and so on."""
+    out: list[Call] = []
+    for i in range(max((len(x) for x in lists), default=0)):
+        out += [x[i] for x in lists if i < len(x)]
+    return out
+
+
 def _first_pair(search: WitnessSearch, wf: WorkflowSpec, witness: Witness, rule: str, user: int,
                 variants: list[Call], candidates: list[dict[str, Any]]) -> bool:
     budget = SETUP_TRIES  # per rule and base: the search is bounded, and its reason says so
@@ -174,15 +183,22 @@ def _setup_variants(search: WitnessSearch, wf: WorkflowSpec, example: Call, base
     around the differences of the named rows' numbers (leave a balance one cent short)."""
     setup_wf = next(w for w in search.spec.workflows if w.name == example.workflow)
     named: dict[str, list[int]] = {}
+    by_name: dict[tuple[str, str], int] = {}
     for p in wf.params:
         if p.type == "reference" and p.ref and base.params.get(p.name) is not None:
             named.setdefault(p.ref, []).append(base.params[p.name])
+            by_name[(p.name, p.ref)] = base.params[p.name]
     params = dict(example.params)
+    used: dict[str, int] = {}
     for p in setup_wf.params:
         if p.type != "reference" or not p.ref:
             continue
-        if p.ref in named:
-            params[p.name] = named[p.ref][0]
+        if (p.name, p.ref) in by_name:  # the same role (pay *this* card from *that* account), not the first row named
+            params[p.name] = by_name[(p.name, p.ref)]
+        elif p.ref in named:  # otherwise the rows of that entity in the order the call names them
+            rows = named[p.ref]
+            params[p.name] = rows[min(used.get(p.ref, 0), len(rows) - 1)]
+            used[p.ref] = used.get(p.ref, 0) + 1
         elif example.user != base.user:
             options = search.oracle.options(setup_wf, p.name, base.user)
             params[p.name] = options[0] if options else None
@@ -193,10 +209,24 @@ def _setup_variants(search: WitnessSearch, wf: WorkflowSpec, example: Call, base
             out.append(Call(setup_wf.name, base.user, {**params, p.name: None}))
         if p.type in ("string", "text") and params.get(p.name):
             out.append(Call(setup_wf.name, base.user, {**params, p.name: ""}))
-    numbers = sorted({v for v in search.row_values(wf, base, "money") if isinstance(v, int)}
-                     | {v for v in base.params.values() if isinstance(v, int) and not isinstance(v, bool)})
-    amounts = sorted({a - b + d for a in numbers for b in [*numbers, 0] if a - b > 0 for d in (-1, 0, 1)})
     for p in setup_wf.params:
         if p.type in ("int", "money"):
-            out += [Call(setup_wf.name, base.user, {**params, p.name: v}) for v in amounts[:90]]
+            out += [Call(setup_wf.name, base.user, {**params, p.name: v}) for v in _amounts(search, wf, base)[:90]]
+    return out
+
+
+def _amounts(search: WitnessSearch, wf: WorkflowSpec, base: Call) -> list[int]:
+    """Setup amounts, likeliest first: each named row's number whole (pay the card off), then the
+    differences between them (leave a balance equal to a bill), then one unit either side of those.
+    Reference ids are not amounts, so only the call's own numbers and the rows' are used."""
+    own = {base.params.get(p.name) for p in wf.params if p.type in ("int", "money")}
+    numbers = sorted({v for v in search.row_values(wf, base, "money") if isinstance(v, int)}
+                     | {v for v in own if isinstance(v, int) and not isinstance(v, bool)})
+    whole = [a for a in numbers if a > 0]
+    differences = sorted({a - b for a in numbers for b in numbers if a - b > 0})
+    near = sorted({v + d for v in [*whole, *differences] for d in (-1, 1) if v + d > 0})
+    out: list[int] = []
+    for v in [*whole, *differences, *near]:
+        if v not in out:
+            out.append(v)
     return out

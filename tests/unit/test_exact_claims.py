@@ -151,3 +151,45 @@ def test_count_rules_are_witnessed_after_repeated_setups(mock_world: Path) -> No
         assert len(set(titles)) == len(titles)  # each copy told apart, so a uniqueness rule would not stop it
     finally:
         oracle.close()
+
+
+def test_a_setup_call_keeps_each_reference_in_its_own_role(mock_world: Path) -> None:
+    """Pay *this* card *from that* account: a setup of a workflow with two references to the same
+    entity is aimed at the call's rows role by role, not both at the first row the call names.
+
+    A workflow `copy_priority(source: note, target: note)` is added to the mock spec here; with
+    the role lost, the setup would copy a note's priority onto itself and change nothing."""
+    from factory.claims.oracle import Call, Oracle
+    from factory.claims.search import WitnessSearch
+    from factory.claims.setups import _amounts, _setup_variants
+    from factory.spec.model import WorkflowSpec
+
+    spec = Spec.model_validate_json((mock_world / "spec.json").read_text())
+    move = next(w for w in spec.workflows if w.name == "move_note").model_dump()
+    note_param = move["params"][0]
+    copy = WorkflowSpec.model_validate({
+        **move, "name": "copy_priority", "label": "Copy priority", "description": "Copy priority",
+        "operation_id": "run_copy_priority", "path": "/api/workflows/copy_priority", "form_path": "/actions/copy-priority",
+        "params": [{**note_param, "name": "source", "var": "source", "label": "Source"},
+                   {**note_param, "name": "target", "var": "target", "label": "Target"}],
+        "preconditions": [],
+        "effects": [{**move["effects"][0], "field": "priority", "source": "target.priority = source.priority",
+                     "target": "target", "to": "source.priority", "python": []}],
+    })
+    spec.workflows.append(copy)
+    oracle = Oracle(spec, mock_world / "data" / "seed.db")
+    try:
+        search = WitnessSearch(spec, oracle)
+        user = spec.users[0].id
+        notes = oracle.options(copy, "source", user)
+        assert len(notes) >= 4
+        base = Call("copy_priority", user, {"source": notes[0], "target": notes[1]})
+        example = Call("copy_priority", user, {"source": notes[2], "target": notes[3]})
+        aimed = _setup_variants(search, copy, example, base)[0]
+        assert aimed.params == {"source": notes[0], "target": notes[1]}
+        # amounts: the rows' own numbers whole first (pay a card off), then their differences
+        amounts = _amounts(search, copy, base)
+        priorities = sorted({oracle.row("note", n)["priority"] for n in notes[:2]})
+        assert amounts[:len(priorities)] == priorities
+    finally:
+        oracle.close()
