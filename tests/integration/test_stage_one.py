@@ -151,6 +151,19 @@ def test_no_ui_run_records_its_layers_and_never_a_full_pass(proven_mock: Path) -
     assert manifest.claims.passed == manifest.claims.total and not manifest.claims.complete
 
 
+_HELD = "held before repair"
+_HELD_BEFORE_REPAIR = f"""
+import sys, time
+import factory.prove.nodes as nodes
+def held(state):
+    print({_HELD!r}, file=sys.stderr, flush=True)
+    time.sleep(600)
+nodes.repair = held
+from factory.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
 def test_kill_9_mid_loop_then_rerun_gives_the_same_result(world: Path, tmp_path: Path) -> None:
     twin = tmp_path / "twin" / "mock"
     shutil.copytree(world, twin)
@@ -158,10 +171,14 @@ def test_kill_9_mid_loop_then_rerun_gives_the_same_result(world: Path, tmp_path:
         _edit(target / "app" / "backend" / "workflows.py",
               "raise PreconditionFailed('Unpin the note before archiving it.', 'archive_note.pre2')", "pass")
     command = [sys.executable, "-m", "factory", "prove", str(world), "--no-ui"]
-    process = subprocess.Popen(command, cwd=REPO, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    # The first run is held at the start of its repair node (triage's checkpoint is on disk by then)
+    # and killed there: killing on a log line instead raced a busy machine, where the run could
+    # finish its repair before the signal landed and leave nothing to resume.
+    held = [sys.executable, "-c", _HELD_BEFORE_REPAIR, "prove", str(world), "--no-ui"]
+    process = subprocess.Popen(held, cwd=REPO, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     assert process.stderr is not None
     for line in process.stderr:
-        if "triage:" in line:  # the loop is between its first verification and its repair
+        if _HELD in line:  # the loop is between its first verification and its repair
             process.send_signal(signal.SIGKILL)
             break
     process.wait(timeout=60)
