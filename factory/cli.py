@@ -184,6 +184,20 @@ def _bundle(args: argparse.Namespace) -> int:
     return 0
 
 
+def _review(args: argparse.Namespace) -> int:
+    from factory.review import build_review
+
+    strips = None if args.strips == "all" else int(args.strips)
+    redteam = Path(args.redteam) if args.redteam else None
+    with Display(console, f"review site of {args.world} ..."):
+        site = build_review(Path(args.world), Path(args.out) if args.out else None, strips=strips, seed=args.seed,
+                            personas=args.personas, screens=not args.no_screens, redteam=redteam, workers=args.workers)
+    console.print(f"[green]review:[/green] {site.path / 'index.html'} ({site.bytes / 1e6:.1f} MB, {site.images} pictures: "
+                  f"{site.shots} pages, {site.strips} strips replayed; {site.claims} claims, {site.tasks} tasks) "
+                  f"in {site.seconds:.0f} s")
+    return 0
+
+
 def _bench(args: argparse.Namespace) -> int:
     from factory.bench.run import run_benchmarks
 
@@ -433,6 +447,17 @@ def parser() -> argparse.ArgumentParser:
     bu.add_argument("--sample", type=int, default=None, help="with verify: gate a seeded sample of N tasks (default: all)")
     bu.add_argument("--seed", type=int, default=0, help="with verify: the sample's seed (default %(default)s)")
     bu.set_defaults(run=_bundle)
+    rv = sub.add_parser("review", help="build a world's static review site (open index.html from file://)")
+    rv.add_argument("world", help="a built world, e.g. worlds/echobank (only read)")
+    rv.add_argument("--out", default=None, help="the site's folder (default dist/review/<world>)")
+    rv.add_argument("--strips", default="24", help="golden trajectories replayed as strips: a number (a seeded sample, "
+                                                   "every task type in turn), `all` or 0 (default %(default)s)")
+    rv.add_argument("--seed", type=int, default=0, help="the strips' sample seed (default %(default)s)")
+    rv.add_argument("--personas", type=int, default=3, help="users whose view of every page is shown (default %(default)s)")
+    rv.add_argument("--no-screens", action="store_true", help="no pictures that need the app (pages and strips)")
+    rv.add_argument("--redteam", default=None, metavar="FILE", help="a `factory redteam WORLD --json FILE` result to show")
+    rv.add_argument("--workers", type=int, default=2, help="parallel browsers (default %(default)s)")
+    rv.set_defaults(run=_review)
     b = sub.add_parser("bench", help="run the benchmarks and write bench/results.json")
     b.add_argument("--seeds", nargs="*", default=None, help="seed files to benchmark (default: the built-in list)")
     b.add_argument("--output", default="bench/results.json", help="where to write the results (default %(default)s)")

@@ -107,7 +107,7 @@ class _LaneState:
 class Verifier:
     """Checks claims against one world; `run` returns the report."""
 
-    def __init__(self, world: Path, ui: bool = True, keep_screenshots: bool = False, workers: int = 2) -> None:
+    def __init__(self, world: Path, ui: bool = True, keep_screenshots: bool = True, workers: int = 2) -> None:
         self.world = world.resolve()
         self.spec = World(self.world).spec
         self.ui, self.keep_screenshots = ui, keep_screenshots
@@ -122,6 +122,8 @@ class Verifier:
         if self.work.exists():
             shutil.rmtree(self.work)
         self.work.mkdir(parents=True)
+        if self.ui and self.shots.exists():  # every browser claim photographs its page again (the review site shows them)
+            shutil.rmtree(self.shots)
         todo = [c for c in claims.claims if self.ui or not isinstance(c.getter, UiGetter)]
         # the counted display (a live bar in the CLI) is display only; `progress` stays the caller's hook
         with reporting.task("verify claims", total=len(todo)) as advance:

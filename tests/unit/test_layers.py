@@ -23,7 +23,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("cli",),
     ("display",),
     ("bench",),
-    ("bundle",),  # benchmark bundles: a world with its tasks, the episode server and the grader, checksummed
+    # benchmark bundles: a world with its tasks, the episode server and the grader, checksummed; the review
+    # site: a world read, photographed and rendered as static HTML
+    ("bundle", "review"),
     ("mutate", "redteam"),
     ("rollouts",),  # rollout triage: classes failed episodes, hands defects to the repairers
     ("agents",),  # reference agents (the oracle, the flawed agent)
