@@ -122,8 +122,9 @@ def replayable(rollout: Rollout) -> bool:
 
 def replay(harness: Harness, rollout: Rollout) -> Rollout:
     """The rollout's HTTP calls, in order, on a fresh episode of its task (its answer given again):
-    a new record, by the same agent, with the same seeded cause."""
-    created = harness.evaluator.create(task_id=rollout.task_id)
+    a new record, by the same agent, with the same seeded cause, and with the same noise as the
+    rollout had (a noisy episode's late answers come again, in the same order)."""
+    created = harness.evaluator.create(task_id=rollout.task_id, noise_seed=rollout.noise_seed)
     episode_id = str(created["episode_id"])
     if rollout.gave_up and not rollout.actions:
         return harness.finish(episode_id, rollout.agent, [], None, gave_up=True, seeded_cause=rollout.seeded_cause)

@@ -311,3 +311,28 @@ def test_refusals_are_tool_errors_carrying_the_apis_detail(served: Served) -> No
     anyio.run(refused)
     with pytest.raises(LaunchFailed, match="already used"):  # a launch URL opens its episode once
         anyio.run(EpisodeConnection.join, episode["launch_url"])
+
+
+def test_a_noisy_episode_answers_tool_calls_late_as_its_seed_says(served: Served) -> None:
+    """Noisy mode reaches an MCP agent as it reaches a browser's API calls: the episode's seed (set
+    when the evaluator creates it) makes some answers late, each recorded as a noise event; what the
+    tools return is the same as in a clean episode."""
+    from episodes import noise
+
+    seed = next(s for s in range(1000) if noise.slow_ms(s, 1) and not noise.slow_ms(s, 2))
+    task = _tasks(served, "write")[0]
+    results: dict[str, list[dict[str, Any]]] = {}
+    for name, noise_seed in (("noisy", seed), ("clean", None)):
+        episode = served.post("/episodes", {"task_id": task["id"], "noise_seed": noise_seed})
+
+        async def read(launch: str = episode["launch_url"]) -> list[dict[str, Any]]:
+            async with _session(served.spec, launch) as client:
+                return [_result(await client.call_tool("list_notes", {})) for _ in range(2)]
+
+        results[name] = anyio.run(read)
+        late = [e for e in served.get(f"/episodes/{episode['episode_id']}/events")["events"] if e["kind"] == "noise"]
+        if noise_seed is None:
+            assert late == []
+        else:  # the first call late by the seed's own figure, the second on time
+            assert [(e["noise"], e["request"], e["ms"]) for e in late] == [(noise.SLOW_RESPONSE, 1, noise.slow_ms(seed, 1))]
+    assert results["noisy"] == results["clean"]

@@ -118,6 +118,20 @@ def test_the_same_seed_makes_the_same_mistakes(played: Played) -> None:
     assert len({r.seeded_cause for r in played.again}) >= 2  # the seed picks among the kinds a task admits
 
 
+def test_a_noisy_rollout_is_replayed_with_its_own_noise(played: Played, tmp_path: Path) -> None:
+    """A replay after repair plays the rollout's calls on an episode with the rollout's noise seed,
+    so a noisy episode's late answers come again; a clean rollout is replayed clean."""
+    from factory.agents.flawed import Harness
+    from factory.rollouts.golden import replay
+
+    write = next(r for r in played.golden if any(a.kind == "http" for a in r.actions))
+    noisy = write.model_copy(update={"noise_seed": 11})
+    with serve_world(played.world, tmp_path / "served") as served, Harness(served.eval_url, served.token) as harness:
+        again_noisy, again_clean = replay(harness, noisy), replay(harness, write)
+    assert (again_noisy.noise_seed, again_clean.noise_seed) == (11, None)
+    assert again_noisy.reward == again_clean.reward == write.reward == 1.0
+
+
 def test_the_cli_classes_without_repair(played: Played, tmp_path: Path) -> None:
     assert main(["triage", str(played.world), str(played.rollouts), "--no-repair"]) == 0
     data = json.loads((played.world / REPORT_JSON).read_text())
