@@ -12,7 +12,7 @@ PER_KIND ?= 1
 SEEDS := seeds/mock.yaml seeds/echobank.yaml seeds/echostay.yaml seeds/echomail.yaml \
          seeds/capabilities/datepickers.yaml seeds/capabilities/nested_filters.yaml
 
-.PHONY: help setup world seed-file worlds tasks check serve prove mutate redteam triage bundle verify-bundle review test test-fast lint bench schema clean
+.PHONY: help setup world seed-file worlds tasks check serve prove mutate redteam triage bundle verify-bundle export review test test-fast lint bench schema clean
 
 help: ## list the targets
 	@echo "World factory — targets:"
@@ -22,7 +22,7 @@ help: ## list the targets
 $(VENV)/.installed: pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e .
+	$(PY) -m pip install -q -e '.[test]'
 	@touch $@
 
 setup: $(VENV)/.installed ## create the venv, install npm packages and Chromium (apt-get when root)
@@ -80,6 +80,10 @@ bundle: $(VENV)/.installed ## publish a world as a reproducible benchmark bundle
 verify-bundle: $(VENV)/.installed ## check a bundle's checksums and re-run its gates: make verify-bundle BUNDLE=dist/x.tar.gz [SAMPLE=N]
 	@test -n "$(BUNDLE)" || { echo "make verify-bundle BUNDLE=dist/<name>-<version>.tar.gz [SAMPLE=20] (docs/bundles.md)" >&2; exit 2; }
 	$(PY) -m factory bundle verify $(BUNDLE) $(if $(SAMPLE),--sample $(SAMPLE) --seed $(or $(SAMPLE_SEED),0),)
+
+export: $(VENV)/.installed ## write a world in another harness's format: make export FORMAT=echoverse|harbor|hf WORLD=... [OUT=exports/<format>]
+	@test -n "$(FORMAT)" || { echo "make export FORMAT=echoverse|harbor|hf WORLD=worlds/<name> [OUT=dir] (docs/exports.md)" >&2; exit 2; }
+	$(PY) -m factory export $(FORMAT) $(WORLD) $(if $(OUT),--out $(OUT),)
 
 review: $(VENV)/.installed ## a world's static review site: make review WORLD=... [STRIPS=24|all] → dist/review/<name>/index.html
 	$(PY) -m factory review $(WORLD) $(if $(STRIPS),--strips $(STRIPS),) $(if $(REDTEAM),--redteam $(REDTEAM),)

@@ -15,11 +15,17 @@ for a READ task, `{"type": "done"}` for a WRITE one, both graded by the evaluato
 state (a new launch URL); with no `task_id` each reset draws a task from the world's corpus with
 the env's random generator (`reset(seed=...)`), and `reset(options={"task_id": ...})` picks one.
 
+From a bundle (or a world) folder, with no server running: `register_bundle("echobank-0.1.0+…")`
+registers `worlds/<name>-v0` (the name from its bundle.json); the first env made starts the folder's
+own episode server (`python -m episodes serve`, free ports, a fresh token) and the last one closed
+stops it. `register_bundle(path, evaluator_url, token)` uses a server already serving it instead.
+
 Registration from the environment: importing this module with `WORLD_EVAL_URL` and
 `WORLD_EVAL_TOKEN` set registers `worlds/<world>-v0` for the server there (the world's name is
-`WORLD_NAME`, or asked of the server's /health); with either unset nothing is registered and
-nothing touches the network. `gymnasium.make("episodes.gym_env:worlds/echobank-v0")` imports this
-module first, so one call does both.
+`WORLD_NAME`, or asked of the server's /health); with `WORLD_BUNDLE` set instead, for that bundle
+folder as `register_bundle` does; with neither, nothing is registered and nothing touches the
+network. `gymnasium.make("episodes.gym_env:worlds/echobank-v0")` imports this module first, so one
+call does both.
 """
 
 from __future__ import annotations
@@ -29,17 +35,21 @@ import os
 import string
 import warnings
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, SupportsFloat
 
 import gymnasium
 from gymnasium import spaces
 from gymnasium.envs.registration import registry
 
+from episodes import local
 from episodes.client import ClientError, EpisodeClosedError, EvaluatorClient, UnknownEpisodeError
+from episodes.errors import EpisodeError
 
 URL_VARIABLE = "WORLD_EVAL_URL"
 TOKEN_VARIABLE = "WORLD_EVAL_TOKEN"
 NAME_VARIABLE = "WORLD_NAME"
+BUNDLE_VARIABLE = "WORLD_BUNDLE"
 NAMESPACE = "worlds"
 ENTRY_POINT = "episodes.gym_env:WorldEnv"
 MAX_TEXT = 10_000
@@ -69,13 +79,21 @@ class WorldEnv(gymnasium.Env[Observation, Action]):
     """One episode of a served world at a time, driven through the evaluator's API (no render
     modes: the world renders in the agent's own browser)."""
 
-    def __init__(self, evaluator_url: str, token: str | None = None, task_id: str | None = None,
-                 timeout: float = 30.0, render_mode: str | None = None, noise_seed: int | None = None) -> None:
-        token = token or os.environ.get(TOKEN_VARIABLE)
-        if not token:
-            raise gymnasium.error.MissingArgument(f"the evaluator's token: pass token= or set {TOKEN_VARIABLE}")
+    def __init__(self, evaluator_url: str | None = None, token: str | None = None, task_id: str | None = None,
+                 timeout: float = 30.0, render_mode: str | None = None, noise_seed: int | None = None,
+                 world_dir: str | None = None) -> None:
         if render_mode is not None:
             raise gymnasium.error.UnsupportedMode(f"render_mode={render_mode!r}: the world renders in the agent's browser")
+        self.world_dir = None if evaluator_url else world_dir  # a folder whose own server this env started
+        if self.world_dir is not None:
+            server = local.acquire(self.world_dir)
+            evaluator_url, token = server.eval_url, server.token
+        token = token or os.environ.get(TOKEN_VARIABLE)
+        if not evaluator_url:
+            raise gymnasium.error.MissingArgument("the evaluator: pass evaluator_url= (a running server) or world_dir= "
+                                                  "(a bundle or world folder, served on demand)")
+        if not token:
+            raise gymnasium.error.MissingArgument(f"the evaluator's token: pass token= or set {TOKEN_VARIABLE}")
         self.client = EvaluatorClient(evaluator_url, token, timeout=timeout)
         self.task_id = task_id
         self.noise_seed = noise_seed  # noisy mode (OSWorld-Noisy style) for every episode of this env
@@ -125,6 +143,9 @@ class WorldEnv(gymnasium.Env[Observation, Action]):
     def close(self) -> None:
         self._close_episode()
         self.client.disconnect()
+        if self.world_dir is not None:
+            local.release(self.world_dir)
+            self.world_dir = None
         super().close()
 
     # ---- helpers ------------------------------------------------------------------------------------
@@ -168,8 +189,24 @@ def _answer(action: Action) -> str | int | float | None:
 def register_world(name: str, evaluator_url: str, token: str) -> str:
     """Register `worlds/<name>-v0` for the server at `evaluator_url`; its id. `gymnasium.make(id,
     task_id=...)` then makes envs on it (registering the same world again replaces the entry)."""
-    new = env_id(name)
-    kwargs: dict[str, Any] = {"evaluator_url": evaluator_url.rstrip("/"), "token": token}
+    return _register(env_id(name), {"evaluator_url": evaluator_url.rstrip("/"), "token": token})
+
+
+def register_bundle(path: str | os.PathLike[str], evaluator_url: str | None = None, token: str | None = None) -> str:
+    """Register `worlds/<name>-v0` for an unpacked bundle (or a built world) folder; its id.
+
+    Without `evaluator_url` each env made serves the folder itself (the first starts its episode
+    server, the last closed stops it); with one (and its `token`), envs use that server."""
+    root = Path(path).resolve()
+    name = local.world_name(root)
+    if evaluator_url:
+        if not token:
+            raise gymnasium.error.MissingArgument(f"the evaluator's token for {evaluator_url}")
+        return register_world(name, evaluator_url, token)
+    return _register(env_id(name), {"world_dir": str(root)})
+
+
+def _register(new: str, kwargs: dict[str, Any]) -> str:
     current = registry.get(new)
     if current is not None:
         if current.entry_point == ENTRY_POINT and current.kwargs == kwargs:
@@ -180,12 +217,20 @@ def register_world(name: str, evaluator_url: str, token: str) -> str:
 
 
 def register_from_environment(environ: Mapping[str, str] | None = None) -> str | None:
-    """Register the world served at `$WORLD_EVAL_URL` (token `$WORLD_EVAL_TOKEN`); its id, or None
-    when either is unset (no request is made) or the server cannot be asked its world's name."""
+    """Register the world served at `$WORLD_EVAL_URL` (token `$WORLD_EVAL_TOKEN`), or else the bundle
+    folder `$WORLD_BUNDLE`; its id, or None when neither is set (no request is made), the server
+    cannot be asked its world's name, or the folder is no bundle."""
     environ = os.environ if environ is None else environ
     url, token = environ.get(URL_VARIABLE), environ.get(TOKEN_VARIABLE)
     if not url or not token:
-        return None
+        bundle = environ.get(BUNDLE_VARIABLE)
+        if not bundle:
+            return None
+        try:
+            return register_bundle(bundle)
+        except EpisodeError as exc:
+            warnings.warn(f"episodes.gym_env: {BUNDLE_VARIABLE}={bundle}: {exc}; no environment registered", stacklevel=2)
+            return None
     name = environ.get(NAME_VARIABLE)
     if not name:
         try:
@@ -200,4 +245,4 @@ def register_from_environment(environ: Mapping[str, str] | None = None) -> str |
 
 REGISTERED: str | None = register_from_environment()
 
-__all__ = ["REGISTERED", "FreeText", "WorldEnv", "env_id", "register_from_environment", "register_world"]
+__all__ = ["REGISTERED", "FreeText", "WorldEnv", "env_id", "register_bundle", "register_from_environment", "register_world"]

@@ -7,6 +7,7 @@ import logging
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -181,6 +182,22 @@ def _bundle(args: argparse.Namespace) -> int:
     console.print(f"[green]bundle:[/green] {built.path} ({built.size / 1e6:.2f} MB, {built.files} files, "
                   f"{tasks['total']} tasks, version {built.version}, license {built.info['license'] or 'none'})")
     console.print(f"  verify it: make verify-bundle BUNDLE={built.path}")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from factory.export import export_echoverse, export_harbor, export_hf
+
+    started = time.perf_counter()
+    out = args.out or f"exports/{args.format}"
+    if args.format == "hf":
+        done = export_hf(args.world, out, fmt=args.hf_format)
+    else:
+        done = (export_echoverse if args.format == "echoverse" else export_harbor)(args.world, out)
+    console.print(f"[green]{done.format}:[/green] {done.root} ({done.tasks} tasks, {done.files} files, "
+                  f"{done.bytes / 1e6:.2f} MB, {time.perf_counter() - started:.1f} s)")
+    for note in done.notes:
+        console.print(f"  {escape(note)}", soft_wrap=True)
     return 0
 
 
@@ -447,6 +464,13 @@ def parser() -> argparse.ArgumentParser:
     bu.add_argument("--sample", type=int, default=None, help="with verify: gate a seeded sample of N tasks (default: all)")
     bu.add_argument("--seed", type=int, default=0, help="with verify: the sample's seed (default %(default)s)")
     bu.set_defaults(run=_bundle)
+    ex = sub.add_parser("export", help="write a world in another harness's format: echoverse, harbor or hf (docs/exports.md)")
+    ex.add_argument("format", choices=("echoverse", "harbor", "hf"), help="the format")
+    ex.add_argument("world", help="a built world with a task corpus, e.g. worlds/echobank (only read)")
+    ex.add_argument("--out", default=None, help="folder the export is written to (default exports/<format>)")
+    ex.add_argument("--format", dest="hf_format", choices=("parquet", "jsonl"), default="parquet",
+                    help="with hf: the data files' format (default %(default)s)")
+    ex.set_defaults(run=_export)
     rv = sub.add_parser("review", help="build a world's static review site (open index.html from file://)")
     rv.add_argument("world", help="a built world, e.g. worlds/echobank (only read)")
     rv.add_argument("--out", default=None, help="the site's folder (default dist/review/<world>)")

@@ -23,6 +23,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("cli",),
     ("display",),
     ("bench",),
+    ("export",),  # the world in other harnesses' formats: Echoverse, Harbor, Hugging Face datasets
     # benchmark bundles: a world with its tasks, the episode server and the grader, checksummed; the review
     # site: a world read, photographed and rendered as static HTML
     ("bundle", "review"),
