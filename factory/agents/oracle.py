@@ -24,6 +24,7 @@ reward says so.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import logging
@@ -239,7 +240,24 @@ def run_oracle(world: Path, evaluator_url: str, token: str, task_ids: list[str] 
     """Every task of `world` (or `task_ids`) played by the oracle on the episode server at
     `evaluator_url`, clean or noisy (each task's seed derived from `noise_seed`, `task_seed`), in
     `workers` threads each with its own Chromium; the rollout records in task order."""
-    todo = jobs(world, task_ids, noise_seed)
+    return _play_all(world, evaluator_url, token, jobs(world, task_ids, noise_seed), workers, timeout_ms, progress)
+
+
+def play_again(world: Path, evaluator_url: str, token: str, runs: list[tuple[str, int | None]], workers: int = 2,
+               timeout_ms: int = TIMEOUT_MS) -> list[Rollout]:
+    """The oracle's earlier runs played again, each `(task id, noise seed)` with that exact seed (a
+    rollout record's own, not one derived from a run's): triage does this after a repair, since
+    the oracle's browser actions cannot be replayed as HTTP calls. The records in `runs`' order."""
+    if not runs:
+        return []
+    ids = sorted({task_id for task_id, _ in runs})
+    built = {job.task_id: job for job in jobs(world, ids)}
+    todo = [dataclasses.replace(built[task_id], noise_seed=seed) for task_id, seed in runs]
+    return _play_all(world, evaluator_url, token, todo, workers, timeout_ms, None)
+
+
+def _play_all(world: Path, evaluator_url: str, token: str, todo: list[OracleJob], workers: int, timeout_ms: int,
+              progress: Callable[[Rollout], None] | None) -> list[Rollout]:
     spec = World(world).spec
 
     def handle(lane: BrowserLane, job: OracleJob) -> Rollout:
@@ -263,5 +281,5 @@ class _Evaluator:
         self.client.disconnect()
 
 
-__all__ = ["AGENT", "Dismisser", "OracleJob", "golden_steps", "jobs", "play", "read_tasks",
+__all__ = ["AGENT", "Dismisser", "OracleJob", "golden_steps", "jobs", "play", "play_again", "read_tasks",
            "run_oracle", "task_seed"]

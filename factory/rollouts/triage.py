@@ -12,7 +12,8 @@ the affected rollouts classed again, and a report written into the world.
    task defect has its reward written again and re-gated, and every task hit by a world defect is
    re-gated with its own (`repair`). The repaired world is served again: the golden runs of the
    affected tasks are re-run and the affected rollouts replayed (their HTTP calls on a fresh
-   episode; the old episode's state is gone) and classed again.
+   episode with the rollout's noise seed; the old episode's state is gone), or, for the oracle's
+   browser runs, played again by the oracle in Chromium with their own noise seed, and classed again.
 5. Report: `reports/rollout_triage.json` and `.md` (`report.TriageReport`).
 """
 
@@ -27,6 +28,8 @@ from typing import Any
 
 from episodes.rollouts import Rollout, read_rollouts
 from factory.agents.flawed import Harness, read_tasks
+from factory.agents.oracle import AGENT as ORACLE_AGENT
+from factory.agents.oracle import play_again
 from factory.progress import say
 from factory.rollouts.classify import NONE, TASK, WORLD, Classifier, Decision, TaskContext
 from factory.rollouts.golden import replay, replayable, run_golden
@@ -179,6 +182,13 @@ def _repair(world: Path, report: TriageReport, known: Numbered, tasks: dict[str,
             ctx = TaskContext(tasks[task_id], reference, initial, run_golden(harness, tasks[task_id]))
             ctx.verdict = classifier.judge_golden(ctx)
             contexts[task_id] = ctx
+        # the oracle's browser runs cannot be replayed as HTTP calls, but the oracle can play them
+        # again (its trajectory is the golden one), each with its own noise seed
+        oracle_runs = [(line, r) for line, r in known if r.task_id in affected and not replayable(r)
+                       and r.agent == ORACLE_AGENT]
+        played = dict(zip((line for line, _ in oracle_runs),
+                          play_again(world, served.eval_url, served.token,
+                                     [(r.task_id, r.noise_seed) for _, r in oracle_runs]), strict=True))
         for line, rollout in known:
             if rollout.task_id not in affected:
                 continue
@@ -186,6 +196,9 @@ def _repair(world: Path, report: TriageReport, known: Numbered, tasks: dict[str,
             if replayable(rollout):
                 again.append(classifier.classify(replay(harness, rollout), ctx, line))
                 report.after_how[line] = "replayed"
+            elif line in played:
+                again.append(classifier.classify(played[line], ctx, line))
+                report.after_how[line] = "played again by the oracle"
             else:
                 verdict = ctx.verdict
                 again.append(Decision(line, rollout.task_id, rollout.episode_id, rollout.agent, None, verdict is None,

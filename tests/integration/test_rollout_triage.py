@@ -23,6 +23,7 @@ import pytest
 
 from episodes.rollouts import Rollout
 from factory.agents.flawed import KINDS, read_tasks, run_flawed, run_golden_steps
+from factory.agents.oracle import run_oracle
 from factory.cli import main
 from factory.mutate.run import inject
 from factory.rollouts.report import REPORT_JSON, REPORT_MD, TriageReport
@@ -31,6 +32,7 @@ from factory.rollouts.triage import triage_rollouts
 from factory.world.history import commit_all
 
 BROKEN_EFFECT = "archive_note effect 1: note.status = 'archived'"
+ORACLE_NOISE = 3
 
 
 def _copy(world: Path, where: Path) -> Path:
@@ -148,6 +150,7 @@ class Repaired:
     broken_reward: str  # the task whose reward was made wrong
     archive_tasks: set[str]  # the tasks whose golden steps call the broken workflow
     golden: list[Rollout]
+    oracle: list[Rollout]
     report: TriageReport
 
 
@@ -183,8 +186,10 @@ def repaired(mock_tasks_world: Path, tmp_path_factory: pytest.TempPathFactory) -
     with serve_world(world, tmp / "served", rollouts=rollouts) as served:
         golden = run_golden_steps(served.eval_url, served.token, world)
         run_flawed(served.eval_url, served.token, world, None, seed=1)
+        # the oracle in Chromium, noisy: its browser actions cannot be replayed over HTTP
+        oracle = run_oracle(world, served.eval_url, served.token, sorted(archive | {broken}), noise_seed=ORACLE_NOISE)
     report = triage_rollouts(world, rollouts, repair=True, ui=False)
-    return Repaired(world, original, broken, archive, golden, report)
+    return Repaired(world, original, broken, archive, golden, oracle, report)
 
 
 def test_golden_rollouts_of_tasks_the_fault_hits_are_world_defects(repaired: Repaired) -> None:
@@ -239,10 +244,25 @@ def test_after_repair_the_same_rollouts_pass(repaired: Repaired) -> None:
     golden = [d for d in after if d.agent == "golden"]
     assert {d.task_id for d in golden} == affected
     assert all(d.passed and d.reward == 1.0 for d in golden), [(d.task_id, d.reward, d.why) for d in golden]
-    assert all(repaired.report.after_how[d.line] == "replayed" for d in after)
+    assert all(repaired.report.after_how[d.line] == "replayed" for d in after if d.agent != "oracle")
     flawed = [d for d in after if d.agent == "flawed" and d.failed]
     assert all((d.defect, d.cause) == ("model", d.seeded_cause) for d in flawed), [(d.task_id, d.cause) for d in flawed]
     data = json.loads((repaired.world / REPORT_JSON).read_text())
     assert data["open"] == [] and data["after_repair"]["counts"]["world"] == data["after_repair"]["counts"]["task"] == 0
     assert git.Repo(repaired.world).head.commit.message.startswith("rollout triage:")
     assert not git.Repo(repaired.world).is_dirty(untracked_files=True)
+
+
+def test_the_oracles_browser_runs_are_played_again_with_their_own_noise(repaired: Repaired) -> None:
+    """The oracle's rollouts of the broken tasks fail before the repair (its actions are clicks, not
+    HTTP calls), are classed like the golden steps' and, after it, are played again by the oracle
+    in Chromium with each rollout's own noise seed, and pass."""
+    assert {r.task_id for r in repaired.oracle if r.reward != 1.0} == repaired.archive_tasks | {repaired.broken_reward}
+    assert all(r.noise_seed is not None and r.actions[-1].kind != "http" for r in repaired.oracle)
+    before = {d.task_id: d for d in repaired.report.decisions if d.agent == "oracle"}
+    assert {t: before[t].defect for t in repaired.archive_tasks} == dict.fromkeys(repaired.archive_tasks, "world")
+    assert before[repaired.broken_reward].defect == "task"
+    after = [d for d in repaired.report.after if d.agent == "oracle"]
+    assert {d.task_id for d in after} == set(before)
+    assert all(repaired.report.after_how[d.line] == "played again by the oracle" for d in after)
+    assert all(d.passed and d.reward == 1.0 for d in after), [(d.task_id, d.reward, d.why) for d in after]
