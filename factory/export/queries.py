@@ -91,9 +91,13 @@ def question_sql(view: UserView, q: Question, user_id: int) -> str:
         assert q.field is not None
         column = _ident(entity.field_named(q.field).column)
         where.append(f"{column} IS NOT NULL")
-        order = "DESC" if q.op == "max" else "ASC"
+        order = f"{column} {'DESC' if q.op == 'max' else 'ASC'}"
+        if q.tie and entity.display_fields:  # "name the first alphabetically": by the label's leading field
+            main = entity.field_named(entity.display_fields[0])
+            if main.type != "reference":
+                order += f", lower({_ident(main.column)})"
         clause = " WHERE " + " AND ".join(where) if where else ""
-        return f'SELECT "id", {column} FROM {table}{clause} ORDER BY {column} {order}, "id" LIMIT 1'
+        return f'SELECT "id", {column} FROM {table}{clause} ORDER BY {order}, "id" LIMIT 1'
     clause = " WHERE " + " AND ".join(where) if where else ""
     return f"SELECT {select} FROM {table}{clause}"
 
