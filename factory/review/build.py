@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from factory import progress
-from factory.review.collect import Files, filters, mutation_figure, overview, read_claims, redteam_figure
+from factory.review.collect import OUTCOMES, Files, filters, mutation_figure, overview, read_claims, redteam_figure
 from factory.review.corpus import read_tasks, sample
 from factory.review.erd import erd_svg
 from factory.review.errors import ReviewError
@@ -133,7 +133,7 @@ def build_review(world_path: Path, out: Path | None = None, *, strips: int | Non
     review = Review(world=world.name, title=world.spec.title, scenario=world.spec.scenario,
                     factory_version=world.manifest.factory_version, spec_sha256=world.manifest.spec_sha256,
                     counts=counts, charts=charts, erd=erd_svg(world.spec), claims=claims,
-                    claim_filters=filters(claim_rows, ["layer", "kind", "outcome"]), tasks=tasks,
+                    claim_filters=filters(claim_rows, ["layer", "kind", "outcome"], {"outcome": OUTCOMES}), tasks=tasks,
                     task_filters=filters(task_rows, ["type", "workflow", "difficulty", "split"]), strips_note=strips_note,
                     commits=commits, personas=chosen, shots=shots, shots_note=shots_note, figures=figures)
     from factory.review.render import render_site

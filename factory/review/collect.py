@@ -194,17 +194,24 @@ def redteam_figure(path: Path | None) -> Figure | None:
         raise ReviewError(f"{path}: not a red-team result (`factory redteam WORLD --json FILE` writes one)")
     rows = [[str(c["kind"]), str(c["probes"]), str(c["graded_0"]), str(c["false_positives"]), str(c["errors"]),
              str(c["equivalent"]), str(c["not_applicable"])] for c in data["counts"]]
+    false = int(data.get("false_positive_count", 0))
     summary = (f"{data.get('probes', 0)} probes over {data.get('tasks', 0)} tasks (seed {data.get('seed')}): "
-               f"{data.get('false_positive_count', 0)} false positives")
+               f"{false} false positive{'' if false == 1 else 's'}")
     bars = [Bar(label=str(c["kind"]), value=int(c["graded_0"]), total=int(c["probes"])) for c in data["counts"]]
     return Figure(title="Red team (adversarial final states and answers)", summary=summary,
                   columns=["probe kind", "probes", "graded 0", "graded 1 (false positive)", "errors", "equivalent", "n/a"],
                   rows=rows, chart=rate_chart("probes graded 0, per kind", bars))
 
 
-def filters(rows: list[dict[str, list[str]]], names: list[str]) -> dict[str, list[str]]:
-    """The options of each filter: every value the rows carry, sorted."""
-    return {name: sorted({v for row in rows for v in row[name]}) for name in names}
+OUTCOMES = ["passed", "failed", "not-run"]
 
 
-__all__ = ["Files", "anchor", "filters", "mutation_figure", "overview", "read_claims", "redteam_figure"]
+def filters(rows: list[dict[str, list[str]]], names: list[str],
+            always: dict[str, list[str]] | None = None) -> dict[str, list[str]]:
+    """The options of each filter: every value the rows carry, sorted, after those it `always` offers."""
+    fixed = always or {}
+    return {name: [*fixed.get(name, []), *sorted({v for row in rows for v in row[name]} - set(fixed.get(name, [])))]
+            for name in names}
+
+
+__all__ = ["OUTCOMES", "Files", "anchor", "filters", "mutation_figure", "overview", "read_claims", "redteam_figure"]

@@ -127,3 +127,31 @@ def test_history_of_a_folder_that_is_no_repository(tmp_path: Path) -> None:
 
     with pytest.raises(ReviewError, match="not a git repository"):
         read_history(tmp_path)
+
+
+def test_mutation_and_red_team_figures(tmp_path: Path) -> None:
+    from factory.review.collect import mutation_figure, redteam_figure
+    from factory.review.errors import ReviewError
+    from factory.world.layout import World
+
+    world = World(tmp_path)
+    assert mutation_figure(world) is None and redteam_figure(None) is None
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "reports" / "mutation.json").write_text(json.dumps({
+        "suite": "independent", "kill_rate": 0.5, "repair_rate": 1.0, "faults": [{}, {}],
+        "by_kind": {"row_deleted": {"layer": "db", "faults": 2, "killed": 1, "repaired": 1}},
+        "by_layer": {"db": {"layer": "db", "faults": 2, "killed": 1, "repaired": 1}}}))
+    figure = mutation_figure(world)
+    assert figure is not None and figure.rows == [["row_deleted", "db", "2", "1", "1"]]
+    assert figure.summary == "independent suite: 2 faults, kill rate 50.0%, repair rate 100.0%"
+    assert "1/2 (50.0%)" in figure.chart
+    result = tmp_path / "rt.json"
+    result.write_text(json.dumps({"tasks": 3, "seed": 0, "probes": 5, "false_positive_count": 1, "counts": [
+        {"kind": "schema:view", "probes": 5, "graded_0": 4, "false_positives": 1, "errors": 0, "equivalent": 0,
+         "not_applicable": 0, "tasks": 3}]}))
+    red = redteam_figure(result)
+    assert red is not None and red.rows == [["schema:view", "5", "4", "1", "0", "0", "0"]]
+    assert red.summary == "5 probes over 3 tasks (seed 0): 1 false positive"
+    result.write_text("[]")
+    with pytest.raises(ReviewError, match="not a red-team result"):
+        redteam_figure(result)
