@@ -77,9 +77,9 @@ triage: setup ## class failed rollouts (world/task/model defects), repair world 
 bundle: $(VENV)/.installed ## publish a world as a reproducible benchmark bundle: make bundle WORLD=... → dist/<name>-<version>.tar.gz
 	$(PY) -m factory bundle $(WORLD) --out dist $(if $(VERSION),--version $(VERSION),)
 
-verify-bundle: $(VENV)/.installed ## check a bundle's checksums and re-run its gates: make verify-bundle BUNDLE=dist/x.tar.gz [SAMPLE=N]
+verify-bundle: $(VENV)/.installed ## check a bundle's checksums and re-run its gates: make verify-bundle BUNDLE=dist/x.tar.gz [SAMPLE=N] [FRESH=1]
 	@test -n "$(BUNDLE)" || { echo "make verify-bundle BUNDLE=dist/<name>-<version>.tar.gz [SAMPLE=20] (docs/bundles.md)" >&2; exit 2; }
-	$(PY) -m factory bundle verify $(BUNDLE) $(if $(SAMPLE),--sample $(SAMPLE) --seed $(or $(SAMPLE_SEED),0),)
+	$(PY) -m factory bundle verify $(BUNDLE) $(if $(SAMPLE),--sample $(SAMPLE) --seed $(or $(SAMPLE_SEED),0),) $(if $(FRESH),--fresh-venv,)
 
 export: $(VENV)/.installed ## write a world in another harness's format: make export FORMAT=echoverse|harbor|hf WORLD=... [OUT=exports/<format>]
 	@test -n "$(FORMAT)" || { echo "make export FORMAT=echoverse|harbor|hf WORLD=worlds/<name> [OUT=dir] (docs/exports.md)" >&2; exit 2; }

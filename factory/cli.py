@@ -169,7 +169,7 @@ def _bundle(args: argparse.Namespace) -> int:
         if args.target is None:
             raise FactoryError("factory bundle verify X.tar.gz: name the bundle file to verify")
         with console.status(f"verifying {args.target} …"):
-            report = verify_bundle(Path(args.target), sample=args.sample, seed=args.seed)
+            report = verify_bundle(Path(args.target), sample=args.sample, seed=args.seed, venv=args.fresh_venv)
         for line in report.summary():
             console.print(escape(line))
         return 0 if report.ok else 1
@@ -453,7 +453,7 @@ def parser() -> argparse.ArgumentParser:
     u.set_defaults(run=_setup)
     bu = sub.add_parser("bundle", help="publish a world as a benchmark bundle, or verify one",
                         usage="factory bundle WORLD [--out dist] [--version V] [--redteam FILE]\n"
-                              "       factory bundle verify X.tar.gz [--sample N --seed S]")
+                              "       factory bundle verify X.tar.gz [--sample N --seed S] [--fresh-venv]")
     bu.add_argument("what", help="a built world with a task corpus (e.g. worlds/echobank), or `verify`")
     bu.add_argument("target", nargs="?", default=None, help="with verify: the bundle file (.tar.gz)")
     bu.add_argument("--out", default="dist", help="folder the bundle is written to (default %(default)s)")
@@ -463,6 +463,8 @@ def parser() -> argparse.ArgumentParser:
                     help="a red-team result (`factory redteam WORLD --json FILE`) whose figure bundle.json records")
     bu.add_argument("--sample", type=int, default=None, help="with verify: gate a seeded sample of N tasks (default: all)")
     bu.add_argument("--seed", type=int, default=0, help="with verify: the sample's seed (default %(default)s)")
+    bu.add_argument("--fresh-venv", action="store_true",
+                    help="with verify: serve the bundle from a new venv holding only its requirements.txt")
     bu.set_defaults(run=_bundle)
     ex = sub.add_parser("export", help="write a world in another harness's format: echoverse, harbor or hf (docs/exports.md)")
     ex.add_argument("format", choices=("echoverse", "harbor", "hf"), help="the format")

@@ -9,6 +9,10 @@ manifest says, and do its tasks still hold?
    patch replayed) grades 0 with no answer; its golden steps, played over HTTP as the task's user,
    reach a state that grades 1 with the reference answer.
 
+With `fresh_venv` (`--fresh-venv`), the server runs from a new virtual environment made in the
+scratch folder holding only the bundle's `requirements.txt`, so the gates also show that the bundle
+runs without the factory or anything of this checkout.
+
 The gates are not run on a bundle whose files fail: its manifest can no longer be trusted.
 """
 
@@ -37,6 +41,9 @@ from factory.bundle.manifest import BUNDLE_JSON, read_tasks, sha256
 from factory.runtime.server import free_port, stop_process
 
 START_TIMEOUT = 120.0  # the app is imported and the seed copied before /health answers; the machine may be busy
+INSTALL_TIMEOUT = 1200.0  # a fresh venv's pip install of the bundle's requirements (wheels from PyPI)
+# what would let a server find this checkout or its venv instead of the bundle's own code
+_FOREIGN_ENV = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "WORLD_EVAL_TOKEN")
 
 
 @dataclass(frozen=True)
@@ -81,6 +88,7 @@ class VerifyReport:
     gates_run: bool = False
     tasks: list[TaskCheck] = field(default_factory=list)
     seconds: float = 0.0
+    venv_seconds: float | None = None  # with a fresh venv: making it and installing the requirements
 
     @property
     def ok(self) -> bool:
@@ -99,6 +107,9 @@ class VerifyReport:
                          f"{sum(t.golden_ok for t in self.tasks)}/{len(self.tasks)}")
             lines += [f"  {t.task_id}: initial {t.initial}, golden {t.golden}: {t.detail}"
                       for t in self.tasks if not (t.initial_ok and t.golden_ok)]
+        if self.venv_seconds is not None:
+            lines.append(f"server: run from a fresh venv holding only the bundle's requirements.txt "
+                         f"(made and installed in {self.venv_seconds:.1f}s)")
         verdict = "verified" if self.ok else "REJECTED"
         lines.append(f"bundle {self.name}-{self.version}: {verdict} in {self.seconds:.1f}s")
         return lines
@@ -144,15 +155,36 @@ class BundleServer:
     token: str
 
 
+def _clean_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in _FOREIGN_ENV}
+
+
+def fresh_venv(root: Path, where: Path) -> Path:
+    """A new virtual environment at `where` with only the unpacked bundle's requirements; its python."""
+    made = subprocess.run([sys.executable, "-m", "venv", str(where)], env=_clean_env(), capture_output=True, text=True,
+                          timeout=300)
+    if made.returncode != 0:
+        raise BundleRejected(f"could not make a venv at {where}: {(made.stderr or made.stdout)[-1000:]}")
+    python = where / "bin" / "python"
+    installed = subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", "-r",
+                                "requirements.txt"], cwd=root, env=_clean_env(), capture_output=True, text=True,
+                               timeout=INSTALL_TIMEOUT)
+    if installed.returncode != 0:
+        raise BundleRejected(f"pip could not install the bundle's requirements.txt in a fresh venv: "
+                             f"{(installed.stderr or installed.stdout)[-2000:]}")
+    return python
+
+
 @contextmanager
-def serve_bundle(root: Path, scratch: Path) -> Iterator[BundleServer]:
-    """The unpacked bundle served by its own `episodes/` (run from its folder, no PYTHONPATH)."""
+def serve_bundle(root: Path, scratch: Path, python: Path | None = None) -> Iterator[BundleServer]:
+    """The unpacked bundle served by its own `episodes/` (run from its folder, no PYTHONPATH), with
+    this interpreter or `python` (a fresh venv's)."""
     port, eval_port = free_port(), free_port()
     token = secrets.token_urlsafe(24)
     log = scratch / "episodes.log"
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "WORLD_EVAL_TOKEN")}
-    command = [sys.executable, "-m", "episodes", "serve", ".", "--port", str(port), "--eval-port", str(eval_port),
-               f"--token={token}", "--work", str(scratch / "work")]
+    env = _clean_env()
+    command = [str(python or sys.executable), "-m", "episodes", "serve", ".", "--port", str(port), "--eval-port",
+               str(eval_port), f"--token={token}", "--work", str(scratch / "work")]
     with log.open("wb") as out:
         process = subprocess.Popen(command, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
     served = BundleServer(f"http://127.0.0.1:{eval_port}", f"http://127.0.0.1:{port}", token)
@@ -198,8 +230,9 @@ def check_task(evaluator: EvaluatorClient, task: Mapping[str, Any]) -> TaskCheck
 
 
 def verify_bundle(path: str | Path, sample: int | None = None, seed: int = 0, gates: bool = True,
-                  scratch: Path | None = None) -> VerifyReport:
-    """Check a bundle's files, then (unless they fail, or `gates` is false) its tasks' gates."""
+                  scratch: Path | None = None, venv: bool = False) -> VerifyReport:
+    """Check a bundle's files, then (unless they fail, or `gates` is false) its tasks' gates; with
+    `venv`, through a server run from a fresh venv holding only the bundle's requirements."""
     started = time.perf_counter()
     report = VerifyReport(Path(path), sample=sample, seed=seed)
     _top, files = read_tarball(report.bundle)
@@ -214,7 +247,12 @@ def verify_bundle(path: str | Path, sample: int | None = None, seed: int = 0, ga
     chosen = choose(records, sample, seed)
     with tempfile.TemporaryDirectory(prefix="verify-bundle-", dir=scratch) as tmp:
         root = unpack(files, Path(tmp) / "bundle")
-        with serve_bundle(root, Path(tmp)) as served, EvaluatorClient(served.eval_url, served.token) as evaluator:
+        python = None
+        if venv:
+            made = time.perf_counter()
+            python = fresh_venv(root, Path(tmp) / "venv")
+            report.venv_seconds = time.perf_counter() - made
+        with serve_bundle(root, Path(tmp), python) as served, EvaluatorClient(served.eval_url, served.token) as evaluator:
             report.tasks = [check_task(evaluator, task) for task in chosen]
     report.gates_run = True
     report.seconds = time.perf_counter() - started

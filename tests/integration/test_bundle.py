@@ -16,7 +16,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tarfile
 import textwrap
 import time
@@ -30,12 +29,11 @@ import pytest
 from factory.bundle import BuiltBundle, build_bundle, verify_bundle
 from factory.bundle.archive import read_tarball, write_tarball
 from factory.bundle.manifest import BUNDLE_JSON, sha256
-from factory.bundle.verify import FileProblem
+from factory.bundle.verify import FileProblem, fresh_venv
 from factory.cli import main
 from factory.runtime.server import free_port
 
 TOKEN = "bundle-test-token-0123456789"
-INSTALL_TIMEOUT = 900
 
 
 @pytest.fixture(scope="module")
@@ -158,15 +156,9 @@ def standalone(built: BuiltBundle, tmp_path_factory: pytest.TempPathFactory) -> 
     with tarfile.open(built.path) as tar:
         tar.extractall(home, filter="data")
     root = home / f"mock-{built.version}"
-    venv = home / "venv"
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, env=_clean_env(), timeout=300)
-    made = time.perf_counter() - started
-    python = venv / "bin" / "python"
-    install = subprocess.run([str(python), "-m", "pip", "install", "-q", "-r", "requirements.txt"], cwd=root,
-                             env=_clean_env(), capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
-    assert install.returncode == 0, install.stdout + install.stderr
-    print(f"\nfresh venv: created in {made:.1f}s, requirements installed in {time.perf_counter() - started - made:.1f}s")
+    python = fresh_venv(root, home / "venv")  # what `factory bundle verify --fresh-venv` serves from
+    print(f"\nfresh venv: made and its requirements installed in {time.perf_counter() - started:.1f}s")
     yield root, python
 
 
