@@ -88,8 +88,8 @@ export: $(VENV)/.installed ## write a world in another harness's format: make ex
 review: $(VENV)/.installed ## a world's static review site: make review WORLD=... [STRIPS=24|all] → dist/review/<name>/index.html
 	$(PY) -m factory review $(WORLD) $(if $(STRIPS),--strips $(STRIPS),) $(if $(REDTEAM),--redteam $(REDTEAM),)
 
-bench: setup ## run the benchmarks; writes bench/results.json
-	$(PY) -m factory bench
+bench: setup ## run the benchmarks; writes bench/results.json (ONLY=faults,bundle measures those sections, keeping the rest)
+	$(PY) -m factory bench $(if $(ONLY),--only $(ONLY),)
 
 schema: $(VENV)/.installed ## regenerate factory/seed/schema.json, docs/task-record.schema.json and docs/rollout-record.schema.json from their models
 	$(PY) -m factory.seed.schema

@@ -218,7 +218,11 @@ def _review(args: argparse.Namespace) -> int:
 def _bench(args: argparse.Namespace) -> int:
     from factory.bench.run import run_benchmarks
 
-    run_benchmarks(args.seeds, Path(args.output), repeats=args.repeats, console=console)
+    only = [part.strip() for part in args.only.split(",") if part.strip()] if args.only else None
+    try:
+        run_benchmarks(args.seeds, Path(args.output), repeats=args.repeats, console=console, only=only)
+    except ValueError as exc:
+        raise FactoryError(f"factory bench --only {args.only}: {exc}") from exc
     return 0
 
 
@@ -488,6 +492,9 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--seeds", nargs="*", default=None, help="seed files to benchmark (default: the built-in list)")
     b.add_argument("--output", default="bench/results.json", help="where to write the results (default %(default)s)")
     b.add_argument("--repeats", type=int, default=3, help="runs per measurement (default %(default)s)")
+    b.add_argument("--only", default=None, metavar="SECTIONS",
+                   help="comma-separated sections to measure (builds, verify, faults, tasks, episodes, grading, "
+                        "redteam, triage, bundle); the other figures already in --output are kept")
     b.set_defaults(run=_bench)
     return p
 
