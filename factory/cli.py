@@ -106,9 +106,13 @@ def _prove(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from factory.builder.build import build_spec
+    from factory.seed.check import label_warnings
     from factory.seed.loader import load_seed
 
-    spec = build_spec(load_seed(args.seed))
+    loaded = load_seed(args.seed)
+    spec = build_spec(loaded)
+    for warning in label_warnings(loaded, {t.entity: t.rows for t in spec.seed_plan.tables}):
+        console.print(f"[yellow]warning[/yellow] {warning}", highlight=False)
     rows = spec.seed_plan.total()
     console.print(f"[green]ok[/green] {args.seed}: {len(spec.entities) - 1} entities, {len(spec.workflows)} workflows, "
                   f"{len(spec.users)} users, {rows} planned rows, {len(spec.storyline)} storyline events")

@@ -13,6 +13,7 @@ from typing import Any
 
 from faker import Faker
 
+from factory.builder.pools import FILLER_PROVIDERS, kind_of, pick
 from factory.errors import BuildError
 from factory.seed.loaded import LoadedSeed
 from factory.seed.model import EntityDef, FieldDef, Seed
@@ -21,10 +22,10 @@ from factory.spec.model import PlanTable, SeedPlan
 _NAME_HINTS = [  # (pattern over the field name, faker provider) for strings without a gen rule
     (r"first_name", "first_name"), (r"last_name", "last_name"), (r"(^|_)name$", "name"),
     (r"city", "city"), (r"country", "country"), (r"street|address", "street_address"), (r"phone", "phone_number"),
-    (r"company|merchant|payee|employer", "company"), (r"title|subject|headline", "sentence"),
+    (r"company|merchant|payee|employer", "company"),
     (r"zip|postal", "postcode"), (r"url|website", "url"), (r"last4|last_four", "__last4"),
-    (r"description|memo|note", "sentence"),
 ]
+_PHONE = "(%##) %##-####"  # a plain US number, no extension; unique per row
 
 
 def plan_users(seed: Seed) -> list[dict[str, Any]]:
@@ -95,6 +96,7 @@ class _Planner:
         self.fake.seed_instance(seed.random_seed + 1)
         self.rng = random.Random(seed.random_seed)
         self.usernames = {u["username"]: u["id"] for u in users}
+        self.used: dict[tuple[str, str, int | None], set[str]] = {}  # pool phrases each owner's rows already hold
 
     def plan(self, entity: EntityDef) -> None:
         rows: list[dict[str, Any]] = []
@@ -182,7 +184,7 @@ class _Planner:
                                         "fields, n, i, word, owner_first, owner_last") from exc
         if field.default is not None and gen is None:
             return self._money(field.default, field)
-        return self._by_type(field, gen)
+        return self._by_type(entity, field, gen, owner)
 
     def _money(self, value: Any, field: FieldDef) -> Any:
         return round(float(value) * 100) if field.type == "money" and value is not None else value
@@ -203,7 +205,7 @@ class _Planner:
             return None
         return self.rng.choice(candidates)["id"]
 
-    def _by_type(self, field: FieldDef, gen: Any) -> Any:
+    def _by_type(self, entity: EntityDef, field: FieldDef, gen: Any, owner: int | None) -> Any:
         lo = gen.min if gen and gen.min is not None else field.min
         hi = gen.max if gen and gen.max is not None else field.max
         kind = field.type
@@ -223,12 +225,21 @@ class _Planner:
         if kind == "bool":
             return self.rng.random() < 0.5
         if kind == "email":
-            return self.fake.unique.email()
-        if kind == "text":
-            return self.fake.paragraph(nb_sentences=3)
+            return self.fake.unique.email() if not (gen and gen.faker) else str(getattr(self.fake.unique, gen.faker)())
+        filler = not (gen and gen.faker) or gen.faker in FILLER_PROVIDERS
+        pool_kind = kind_of(entity.name, field.name) if filler else None
+        if kind == "text" and filler and pool_kind is None:  # free text no pool names: still what a person writes
+            pool_kind = "note"
+        if (gen and gen.pool) or pool_kind is not None:  # free text a person would write, not lorem filler
+            used = self.used.setdefault((entity.name, field.name, owner), set())
+            value = pick(pool_kind, self.rng, gen.pool if gen else None, field.max_length, used)
+            used.add(value)
+            return value
         provider = gen.faker if gen and gen.faker else self._hint(field.name)
         if provider == "__last4":
             return f"{self.rng.randint(0, 9999):04d}"
+        if provider == "phone_number":  # contact data: one number per row, never another row's
+            return self.fake.unique.numerify(_PHONE)
         value = str(getattr(self.fake, provider)())
         if provider == "sentence":
             value = value.rstrip(".")

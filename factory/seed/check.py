@@ -65,6 +65,41 @@ def check_structure(loaded: LoadedSeed) -> None:
             raise loaded.error(("storyline", si, "until"), f"runs past the world's today ({seed.today}): history is the past")
 
 
+def label_warnings(loaded: LoadedSeed, tables: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """Display labels that collide in the planned seed data, as `file:line: key: message` warnings.
+
+    Two different rows one user sees under the same label ("Conference trip (Gus Moreno)" twice)
+    cannot be told apart by an instruction, so the proposer passes them over. Rows are compared
+    per owner for owned entities (what each owner's list shows) and all together for public ones.
+    """
+    warnings: list[str] = []
+    for ei, entity in enumerate(loaded.seed.entities):
+        rows = tables.get(entity.name, [])
+        fields = {f.name: f for f in entity.fields}
+        names = _TEMPLATE_FIELD.findall(entity.display) if "{" in entity.display else [entity.display]
+        if not rows or any(n not in fields for n in names):
+            continue
+        columns = [f"{n}_id" if fields[n].type == "reference" else n for n in names]
+        owners = [f"{o}_id" for o in entity.owner] if entity.visibility == "owner" else []
+        seen: dict[tuple[Any, ...], list[int]] = {}
+        for row in rows:
+            label = tuple(row.get(c) for c in columns)
+            for scope in [row.get(o) for o in owners] or [None]:
+                seen.setdefault((scope, *label), []).append(int(row["id"]))
+        clashes = {key: ids for key, ids in seen.items() if len(set(ids)) > 1}
+        if not clashes:
+            continue
+        (scope, *first), ids = next(iter(sorted(clashes.items(), key=lambda kv: kv[1])))
+        shown = entity.display.format(**dict(zip(names, first, strict=True))) if "{" in entity.display else str(first[0])
+        whose = f" of one owner (user {scope})" if scope is not None else ""
+        warnings.append(str(loaded.error(
+            ("entities", ei, "display"),
+            f"{len(clashes)} label(s) shared by different rows{whose}, e.g. rows {', '.join(map(str, sorted(set(ids))))} "
+            f"are all {shown!r}; instructions cannot tell them apart: add a field that differs (a date, a status) to "
+            "`display` or make the generated values distinct")))
+    return warnings
+
+
 def _unique(loaded: LoadedSeed, path: tuple, names: Iterable[str], what: str) -> None:
     seen: set[str] = set()
     for index, name in enumerate(names):
@@ -157,6 +192,13 @@ def _check_gen(loaded: LoadedSeed, path: tuple, field: FieldDef, entity: EntityD
     assert gen is not None
     if gen.faker is not None and not hasattr(_faker(), gen.faker):
         raise loaded.error(path + ("faker",), f"unknown Faker provider {gen.faker!r} (e.g. name, company, city, sentence, word)")
+    if gen.pool is not None:
+        if field.type not in ("string", "text"):
+            raise loaded.error(path + ("pool",), f"`pool` applies to string and text fields, not {field.type}")
+        if not gen.pool or any(not isinstance(v, str) or not v.strip() for v in gen.pool):
+            raise loaded.error(path + ("pool",), "a pool needs at least one non-empty phrase")
+        if gen.faker is not None or gen.choices is not None or gen.template is not None:
+            raise loaded.error(path + ("pool",), "use one of pool, faker, choices or template, not several")
     if gen.choices is not None and field.values is not None:
         wrong = [c for c in gen.choices if c not in field.values]
         if wrong:

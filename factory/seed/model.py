@@ -33,6 +33,8 @@ class GenRule(Strict):
 
     faker: str | None = Field(None, description="Faker provider, e.g. 'company' or 'city'")
     choices: list[Any] | None = Field(None, description="pick uniformly among these values")
+    pool: list[str] | None = Field(None, description="strings and texts: phrases a person would type, replacing the built-in "
+                                   "pool the field's name selects (memo, reason, note, message, merchant, ...)")
     weights: list[float] | None = Field(None, description="weights for `choices`")
     min: float | None = None
     max: float | None = None

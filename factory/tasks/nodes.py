@@ -31,6 +31,7 @@ from factory.runtime.client import Backend
 from factory.runtime.patch import apply_patch
 from factory.spec.model import Spec
 from factory.tasks.attempt import Attempt, dump_attempts, load_attempts
+from factory.tasks.coverage import write_coverage
 from factory.tasks.gates import GateRunner
 from factory.tasks.handover import WorldFailure, hand_over, kept_repairs, records_json
 from factory.tasks.propose.proposer import Draft, Plan, Proposer
@@ -398,6 +399,9 @@ def _write(world: Path, spec: Spec, attempts: list[Attempt], rounds: int, second
         "rewardgen_sandbox": sandbox,
     }
     World(world).tasks_report.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
+    gaps = write_coverage(world, spec).gaps()  # tasks/coverage.json and reports/coverage.txt
+    if gaps:
+        say(f"coverage: {len(gaps)} workflow(s)/precondition(s) without a task or a claim, see reports/coverage.txt")
     # wall-clock time stays out of the committed report (the same seed gives the same bytes)
     World(world).tasks_timings.parent.mkdir(parents=True, exist_ok=True)
     World(world).tasks_timings.write_text(json.dumps({"seconds": round(seconds, 1)}) + "\n")

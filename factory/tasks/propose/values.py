@@ -10,10 +10,13 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from factory.builder.pools import kind_of, pick
 from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, WorkflowSpec
 from factory.tasks.propose.base import ProposerBase
 
+# Contact data belongs to one person: a value is made up for the user, never copied from another row.
+CONTACT = ("phone", "email", "street", "address", "postal", "zip")
 MONEY_CHOICES = (5, 10, 12, 15, 20, 25, 30, 40, 45, 50, 60, 75, 80, 100, 120, 150, 200, 250)
 
 
@@ -52,7 +55,7 @@ class ValuesMixin(ProposerBase):
             elif not p.required and (p.type not in ("string", "text") or self.rng.random() < 0.7):
                 continue
             else:
-                value = self._scalar(p)
+                value = self._scalar(p, workflow.name)
                 if value is None:
                     return None
                 values[p.name] = value
@@ -65,7 +68,7 @@ class ValuesMixin(ProposerBase):
             return self.today - dt.timedelta(days=self.rng.randint(20 * 365, 60 * 365))
         return self.today + dt.timedelta(days=self.rng.randint(5, 40))
 
-    def _scalar(self, p: ParamSpec) -> Any:
+    def _scalar(self, p: ParamSpec, workflow: str = "") -> Any:
         rng = self.rng
         if p.type == "money":
             low = round((p.min if p.min is not None else 1) * 100)
@@ -84,8 +87,8 @@ class ValuesMixin(ProposerBase):
         if p.type == "bool":
             return rng.random() < 0.5
         if p.type == "email":
-            return self.fake.email()
-        return self._text(p)
+            return self._contact(p.name.lower() if "email" in p.name.lower() else "email")
+        return self._text(p, workflow)
 
     def _existing(self, p: ParamSpec) -> list[str]:
         """Values the world already holds in fields named like the parameter (a wishlist's name,
@@ -99,29 +102,52 @@ class ValuesMixin(ProposerBase):
             self._existing_cache[p.name] = sorted(v for v in values if '"' not in v and ";" not in v)
         return self._existing_cache[p.name]
 
-    def _text(self, p: ParamSpec) -> str:
+    def _text(self, p: ParamSpec, workflow: str = "") -> str:
         name = p.name.lower()
         fake = self.fake
-        existing = self._existing(p)
+        contact = any(c in name for c in CONTACT)
+        existing = [] if contact else self._existing(p)
+        kind = kind_of(workflow, name)
         if existing and self.rng.random() < 0.6:
             value = self.rng.choice(existing)
-        elif "phone" in name:
-            value = fake.numerify("(###) 555-0###")
-        elif "postal" in name or "zip" in name:
-            value = fake.postcode()
+        elif contact:
+            value = self._contact(name)
         elif "state" in name:
             value = fake.state_abbr()
         elif "city" in name:
             value = fake.city()
-        elif "street" in name or "address" in name:
-            value = fake.street_address()
-        elif name in ("name", "title") or name.endswith("_name") or "nickname" in name:
-            value = fake.catch_phrase() if name != "name" else fake.company()
+        elif kind is not None:  # the same pools the seed data is drawn from
+            value = pick(kind, self.rng, None, p.max_length or 60)
+        elif name == "name" or name.endswith("_name"):
+            value = fake.company() if name == "name" else fake.name()
         elif "number" in name:
             value = fake.numerify("##-####")
-        elif p.type == "text":
-            value = fake.sentence(nb_words=8).rstrip(".")
         else:
-            value = fake.catch_phrase()
+            value = pick("title" if p.type == "string" else "note", self.rng, None, p.max_length or 60)
         limit = p.max_length or 60
         return value.replace('"', "").replace(";", ",")[:limit].strip()
+
+    def _contact(self, name: str) -> str:
+        """A phone number, email or address no row of the world holds: the user's own."""
+        taken = set(self._existing_contact(name))
+        for _ in range(50):
+            if "phone" in name:
+                value = self.fake.numerify("(%##) 555-0###")
+            elif "email" in name:
+                value = self.fake.email()
+            elif "postal" in name or "zip" in name:
+                value = self.fake.postcode()
+            else:
+                value = self.fake.street_address()
+            if value not in taken:
+                return value
+        return value
+
+    def _existing_contact(self, name: str) -> list[str]:
+        """Every value the world holds in fields named `name` (whoever's row it is)."""
+        key = f"contact:{name}"
+        if key not in self._existing_cache:
+            self._existing_cache[key] = sorted(
+                {str(r[f.column]) for ent in self.spec.entities for f in ent.fields
+                 if f.name == name for r in self.world.rows(ent.name) if r.get(f.column)})
+        return self._existing_cache[key]
