@@ -25,7 +25,7 @@ _NAME_HINTS = [  # (pattern over the field name, faker provider) for strings wit
     (r"company|merchant|payee|employer", "company"),
     (r"zip|postal", "postcode"), (r"url|website", "url"), (r"last4|last_four", "__last4"),
 ]
-_PHONE = "(%##) %##-####"  # a plain US number, no extension; unique per row
+
 
 
 def plan_users(seed: Seed) -> list[dict[str, Any]]:
@@ -96,6 +96,7 @@ class _Planner:
         self.fake.seed_instance(seed.random_seed + 1)
         self.rng = random.Random(seed.random_seed)
         self.usernames = {u["username"]: u["id"] for u in users}
+        self.phones: set[str] = set()
         self.used: dict[tuple[str, str, int | None], set[str]] = {}  # pool phrases each owner's rows already hold
 
     def plan(self, entity: EntityDef) -> None:
@@ -238,8 +239,12 @@ class _Planner:
         provider = gen.faker if gen and gen.faker else self._hint(field.name)
         if provider == "__last4":
             return f"{self.rng.randint(0, 9999):04d}"
-        if provider == "phone_number":  # contact data: one number per row, never another row's
-            return self.fake.unique.numerify(_PHONE)
+        if provider == "phone_number":  # contact data: a plain US number, one per row, never another row's
+            while True:
+                phone = f"({self.rng.randint(201, 989)}) {self.rng.randint(201, 989)}-{self.rng.randint(0, 9999):04d}"
+                if phone not in self.phones:
+                    self.phones.add(phone)
+                    return phone
         value = str(getattr(self.fake, provider)())
         if provider == "sentence":
             value = value.rstrip(".")

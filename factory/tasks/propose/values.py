@@ -132,7 +132,7 @@ class ValuesMixin(ProposerBase):
         taken = set(self._existing_contact(name))
         for _ in range(50):
             if "phone" in name:
-                value = self.fake.numerify("(%##) 555-0###")
+                value = f"({self.rng.randint(201, 989)}) 555-01{self.rng.randint(0, 99):02d}"  # reserved for fiction
             elif "email" in name:
                 value = self.fake.email()
             elif "postal" in name or "zip" in name:
