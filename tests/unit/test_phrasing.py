@@ -99,7 +99,9 @@ def test_unparsable_instructions_are_errors(spec: Spec, text: str) -> None:
 def test_the_row_acted_on_is_named_first_without_a_label(spec: Spec, variant: int) -> None:
     step = AskStep("move_note", {"note": RefText("Trip plan"), "target": RefText("Work notes")})
     text = render(spec, Ask("write", steps=(step,)), variant)
-    assert '"Trip plan"; destination notebook "Work notes"' in text
+    # The verb leads with the row acted on ("move my note "Trip plan""), never a label and a colon.
+    assert 'move my note "trip plan"' in text.lower() and ":" not in text
+    assert text.index('"Trip plan"') < text.index('"Work notes"')
     assert "note note" not in text.lower()
     assert parse(spec, text).steps[0] == step
 
@@ -123,7 +125,7 @@ def test_a_users_only_row_is_named_my_entity(spec: Spec) -> None:
 
     step = AskStep("write_note", {"notebook": RefText("my notebook", ONLY), "title": "Plan"})
     text = render(spec, Ask("write", steps=(step,)), 0)
-    assert text == 'Write a note: notebook my notebook; title "Plan".'
+    assert text == 'Write a note with notebook my notebook and title "Plan".'
     assert parse(spec, text).steps[0].args["notebook"] == RefText("my notebook", ONLY)
     subject = AskStep("archive_note", {"note": RefText("my note", ONLY)})
     for variant in range(3):
@@ -233,7 +235,7 @@ def test_sentences_read_like_a_person_wrote_them(spec: Spec, bank: Spec) -> None
     move = AskStep("transfer_funds", {"from_account": RefText("A ··1"), "to_account": RefText("B ··2"),
                                       "amount": 12000, "memo": "x"})
     assert render(bank, Ask("write", steps=(move,)), 4) == (
-        'Please transfer between accounts with from account "A ··1", to account "B ··2", amount $120.00 '
+        'Please transfer between accounts with from account "A ··1", to account "B ··2", amount $120 '
         'and memo "x".')
     note = AskStep("write_note", {"notebook": RefText("Work"), "title": "Plan"})
     assert render(spec, Ask("write", steps=(note,)), 5) == (
@@ -242,7 +244,7 @@ def test_sentences_read_like_a_person_wrote_them(spec: Spec, bank: Spec) -> None
     assert render(spec, Ask("write", steps=(reminder,)), 3) == (
         'Set a reminder for my note "Trip", remind on July 1, 2026.')
     for variant in range(6):
-        assert parse(bank, render(bank, Ask("write", steps=(move,)), variant)).steps[0].args["amount"] == "$120.00"
+        assert parse(bank, render(bank, Ask("write", steps=(move,)), variant)).steps[0].args["amount"] == "$120"
 
 
 def test_labels_that_are_prefixes_of_each_other_read_back(spec: Spec) -> None:

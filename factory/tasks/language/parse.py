@@ -13,6 +13,8 @@ from typing import Any
 
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language.asks import ONLY, AskStep, Cond, ParseError, Question, RefText
+from factory.tasks.language.render import pick_verb
+from factory.tasks.language.spoken import field_noun, noun, verb_phrase
 from factory.tasks.language.values import scan_value
 from factory.tasks.language.words import my_only, possessed_head, scope_word, subject_entity
 
@@ -36,6 +38,10 @@ _Q_PATTERNS = [
 _PICK = re.compile(r'^Find (?:my|the) (?P<entity>.+?)(?: with (?P<conds>.+?))? that has the '
                    r'(?P<dir>highest|lowest|latest|earliest) (?P<field>.+?), and use "(?P<wf>[^"]+)" '
                    r"on it(?: with (?P<args>.+))?\.$")
+# Find-then-act as written now: "…, then pay it with …" (the verb: `render.pick_verb`).
+_PICK_THEN = re.compile(r'^Find (?:my|the) (?P<entity>.+?)(?: with (?P<conds>.+?))? that has the '
+                        r'(?P<dir>highest|lowest|latest|earliest) (?P<field>.+?), then (?P<verb>.+?) it'
+                        r"(?: with (?P<args>.+))?\.$")
 _STEP_PREFIXES = ("Please ", "I need to ", "")
 _STEP_SEPARATORS = (": ", " with ", " ")
 
@@ -53,7 +59,7 @@ def _entity_by(spec: Spec, text: str, plural: bool) -> EntitySpec:
 
 def _field_by(ent: EntitySpec, text: str) -> str:
     for f in ent.fields:
-        if _same(f.label, text):
+        if _same(f.label, text) or _same(field_noun(f), text):
             return f.name
     raise ParseError(f"{ent.label} has no field labelled {text!r}")
 
@@ -62,14 +68,17 @@ def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
     """Conditions `<label> <value> [and <label> between <a> and <b>] …` (labels longest first)."""
     if not text:
         return ()
-    fields = sorted(ent.fields, key=lambda f: -len(f.label))
+    # Fields as spoken ("opening date") and as labelled ("opened on"), longest first.
+    names = sorted({(n.lower(), f.name) for f in ent.fields for n in (f.label, field_noun(f))},
+                   key=lambda pair: -len(pair[0]))
     conds: list[Cond] = []
     pos = 0
     while True:
-        f = next((f for f in fields if text.lower().startswith(f.label.lower() + " ", pos)), None)
-        if f is None:
+        hit = next(((n, name) for n, name in names if text.lower().startswith(n + " ", pos)), None)
+        if hit is None:
             raise ParseError(f"unknown condition at {text[pos:pos + 40]!r} ({ent.label})")
-        pos += len(f.label) + 1
+        f = ent.field_named(hit[1])
+        pos += len(hit[0]) + 1
         kind = "int" if f.type == "reference" else f.type
         if f.type == "bool":
             if not text.startswith("set to ", pos):
@@ -119,7 +128,9 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
     spec_of_refs = spec_of_refs or {}
     if not text:
         return {}
-    params = sorted(workflow.params, key=lambda p: -len(p.label))
+    # Parameters as spoken (`spoken.noun`) and as labelled, longest first.
+    names = sorted(((n.lower(), p) for p in workflow.params for n in {p.label, noun(p.label)}),
+                   key=lambda pair: -len(pair[0]))
     args: dict[str, Any] = {}
     pos = 0
     subject = next((p for p in workflow.params if p.name == workflow.subject), None)
@@ -137,10 +148,11 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
     while True:
         if lead and lowered.startswith(lead, pos):
             pos += len(lead)
-        p = next((p for p in params if lowered.startswith(p.label.lower() + joiner, pos)), None)
-        if p is None:
+        hit = next(((p, n) for n, p in names if lowered.startswith(n + joiner, pos)), None)
+        if hit is None:
             raise ParseError(f"unknown argument at {text[pos:pos + 40]!r} ({workflow.label})")
-        pos += len(p.label) + len(joiner)
+        p = hit[0]
+        pos += len(hit[1]) + len(joiner)
         if p.name in args:
             raise ParseError(f"argument {p.label!r} is given twice")
         mine = _mine(spec_of_refs, p, text, pos)
@@ -171,6 +183,21 @@ def _workflow_by(spec: Spec, label: str) -> WorkflowSpec:
 
 def parse_step(spec: Spec, text: str) -> AskStep:
     """One workflow run in any write form: find-and-act, the colon forms, the sentences."""
+    m = _PICK_THEN.match(text)
+    if m:
+        ent = _entity_by(spec, m["entity"], plural=False)
+        workflow = next((w for w in spec.workflows if not w.system
+                         and pick_verb(spec, w, ent.name).lower() == f"{m['verb']} it".lower()), None)
+        if workflow is None:
+            raise ParseError(f"no workflow is done by {m['verb']!r}")
+        q = Question(DIRECTIONS[m["dir"]], ent.name, _field_by(ent, m["field"]),
+                     conds=parse_conds(ent, m["conds"]))
+        param = next((p.name for p in workflow.params if p.ref == ent.name
+                      and p.name == (workflow.subject or p.name)), None)
+        if param is None:
+            raise ParseError(f"{workflow.label!r} takes no {ent.label}")
+        args = parse_args(workflow, m["args"], my_phrases(spec), separators=LIST_SEPARATORS, subject_first=False)
+        return AskStep(workflow.name, args, (param, q))
     m = _PICK.match(text)
     if m:
         ent = _entity_by(spec, m["entity"], plural=False)
@@ -224,7 +251,8 @@ def _parse_sentence(spec: Spec, text: str) -> AskStep:
         body = text[len(opener):]
         for workflow in workflows:
             possessed = possessed_head(spec, workflow)
-            for head, is_possessed in ((possessed, True), (workflow.label, False)):
+            heads = ((possessed, True), (verb_phrase(workflow), False), (workflow.label, False))
+            for head, is_possessed in heads:
                 if head is None or not body.lower().startswith(head.lower()):
                     continue
                 try:

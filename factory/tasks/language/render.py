@@ -12,6 +12,7 @@ from typing import Any
 
 from factory.spec.model import ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language.asks import ONLY, AskStep, Cond, Question, RefText
+from factory.tasks.language.spoken import field_noun, noun, verb_phrase
 from factory.tasks.language.values import param_text
 from factory.tasks.language.words import possessed_head, scope_word, subject_entity
 
@@ -33,12 +34,13 @@ def render_conds(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
     parts = []
     for c in conds:
         f = ent.field_named(c.field)
+        name = field_noun(f)
         if c.upper is not None:
-            parts.append(f"{lower_first(f.label)} between {c.value} and {c.upper}")
+            parts.append(f"{name} between {c.value} and {c.upper}")
         elif f.type == "bool":
-            parts.append(f"{lower_first(f.label)} {_flag(f.type)}{c.value}")
+            parts.append(f"{name} {_flag(f.type)}{c.value}")
         else:
-            parts.append(f"{lower_first(f.label)} {c.value}")
+            parts.append(f"{name} {c.value}")
     return " and ".join(parts)
 
 
@@ -55,7 +57,7 @@ def render_args(workflow: WorkflowSpec, args: dict[str, Any]) -> str:
 def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ") -> str:
     """One argument: `<label> <value>`, or `<label> to <value>` (joiner " to ") after "Set the"."""
     flag = _flag(param.type) if joiner == " " else ""
-    return f"{lower_first(param.label)}{joiner}{flag}{param_text(param, value)}"
+    return f"{noun(param.label)}{joiner}{flag}{param_text(param, value)}"
 
 
 def listed(parts: list[str]) -> str:
@@ -74,8 +76,9 @@ def _subject_phrase(spec: Spec, workflow: WorkflowSpec, args: dict[str, Any]) ->
     """The verb phrase with the row acted on (`Lock my card "Visa ··4599"`,
     `Block dates for my listing "Loft"`, `Star my message "Hi"`) and the other arguments."""
     found = subject_entity(spec, workflow)
+    verb = verb_phrase(workflow)
     if found is None or found[0].name not in args:
-        return workflow.label, args
+        return verb, args
     param, ent = found
     value = args[param.name]
     rest = {k: v for k, v in args.items() if k != param.name}
@@ -83,9 +86,9 @@ def _subject_phrase(spec: Spec, workflow: WorkflowSpec, args: dict[str, Any]) ->
     head = possessed_head(spec, workflow)
     if head is not None:  # "my card" already says which when it is the user's only one
         return (head if only else f"{head} {param_text(param, value)}"), rest
-    noun = value.text if only else f"{scope_word(ent)} {ent.label.lower()} {param_text(param, value)}"
-    link = " " if len(workflow.label.split()) == 1 else " for "  # "Star my message", "Block dates for …"
-    return f"{workflow.label}{link}{noun}", rest
+    named = value.text if only else f"{scope_word(ent)} {ent.label.lower()} {param_text(param, value)}"
+    link = " " if len(verb.split()) == 1 else " for "  # "Star my message", "Block dates for …"
+    return f"{verb}{link}{named}", rest
 
 
 def render_sentence(spec: Spec, workflow: WorkflowSpec, args: dict[str, Any], style: int) -> str:
@@ -97,6 +100,7 @@ def render_sentence(spec: Spec, workflow: WorkflowSpec, args: dict[str, Any], st
         return f"Please {lower_first(phrase)}" + (f" with {items}." if items else ".")
     if style % 3 == 2:
         return f"Could you {lower_first(phrase)} for me?" + (f" {items[:1].upper()}{items[1:]}." if items else "")
+    phrase = phrase[:1].upper() + phrase[1:]
     if not items:
         return f"{phrase}."
     return f"{phrase}{', ' if len(rest) < len(args) else ' with '}{items}."
@@ -111,11 +115,11 @@ def _word(spec: Spec, entity: str, field: str, op: str) -> str:
 
 def render_question(spec: Spec, q: Question, variant: int) -> str:
     ent = spec.entity(q.entity)
-    scope, label, plural = scope_word(ent), lower_first(ent.label), lower_first(ent.plural)
+    scope, label, plural = scope_word(ent), noun(ent.label), noun(ent.plural)
     conds = render_conds(spec, q.entity, q.conds)
     if q.op == "lookup":
         assert q.target is not None and q.field is not None
-        f = lower_first(ent.field_named(q.field).label)
+        f = field_noun(ent.field_named(q.field))
         if variant % 2:
             return f'Look up the {f} of {scope} {label} "{q.target.text}".'
         return f'What is the {f} of {scope} {label} "{q.target.text}"?'
@@ -125,35 +129,48 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
         return f"How many of {scope} {plural} have {conds}?"
     if q.op == "sum":
         assert q.field is not None
-        f = lower_first(ent.field_named(q.field).label)
+        f = field_noun(ent.field_named(q.field))
         return f"What is the total {f} of {scope} {plural}" + (f" with {conds}?" if conds else "?")
     assert q.field is not None
-    f = lower_first(ent.field_named(q.field).label)
+    f = field_noun(ent.field_named(q.field))
     which = f" with {conds}" if conds else ""
     tie = TIE_BREAK if q.tie else ""
     return f"Which of {scope} {plural}{which} has the {_word(spec, q.entity, q.field, q.op)} {f}?{tie}"
 
 
+def pick_verb(spec: Spec, workflow: WorkflowSpec, entity: str | None = None) -> str:
+    """What a find-then-act instruction does to the row found: "pay it", "lock it", "update the
+    notification settings for it" (the verb of the possessed head, else the verb phrase + "for")."""
+    head = possessed_head(spec, workflow)
+    found = subject_entity(spec, workflow)
+    if head is not None and found is not None:
+        verb = head.split()[: -len(found[1].label.split()) - 1]
+        return lower_first(" ".join(verb)) + " it"
+    phrase = verb_phrase(workflow)
+    if entity is not None:  # "pay a payee" on the payee found: "pay it"
+        words, thing = phrase.split(), noun(spec.entity(entity).label).split()
+        if len(words) > len(thing) and words[-len(thing):] == thing:
+            words = words[:-len(thing)]
+            if len(words) > 1 and words[-1] in ("a", "an", "the", "my"):
+                words = words[:-1]
+            return " ".join(words) + " it"
+    return f"{phrase} for it"
+
+
 def render_step(spec: Spec, step: AskStep, variant: int) -> str:
-    """One workflow run: variants 0–2 the colon forms (`Lock card: "A"; reason "travel".`, kept
-    as they were: older corpora are written in them), 3–5 the sentences of `render_sentence`."""
+    """One workflow run, as a person would type it (`render_sentence`: terse, "Please …", "Could
+    you … for me?"). The older colon forms (`Lock card: "A"; reason "travel".`) are still read
+    (`parse.py`) but no longer written: they paste the workflow's label where a verb belongs."""
     workflow = next(w for w in spec.workflows if w.name == step.workflow)
-    args = render_args(workflow, step.args)
     if step.pick is not None:
-        _param, q = step.pick
+        param, q = step.pick
         ent = spec.entity(q.entity)
         conds = render_conds(spec, q.entity, q.conds)
         assert q.field is not None
-        f = lower_first(ent.field_named(q.field).label)
+        f = field_noun(ent.field_named(q.field))
         which = f" with {conds}" if conds else ""
-        tail = f" with {args}" if args else ""
-        return (f"Find {scope_word(ent)} {lower_first(ent.label)}{which} that has the "
-                f"{_word(spec, q.entity, q.field, q.op)} {f}, and use \"{workflow.label}\" on it{tail}.")
-    if variant % 6 >= 3:
-        return render_sentence(spec, workflow, step.args, variant % 6 - 3)
-    if variant % 6 == 1:
-        return f"Please {lower_first(workflow.label)}: {args}."
-    if variant % 6 == 2:
-        bare = args.startswith(chr(34)) or args.lower().startswith("my ")
-        return f"I need to {lower_first(workflow.label)} {'' if bare else 'with '}{args}."
-    return f"{workflow.label}: {args}."
+        rest = {k: v for k, v in step.args.items() if k != param}
+        tail = f" with {render_list(workflow, rest)}" if rest else ""
+        return (f"Find {scope_word(ent)} {noun(ent.label)}{which} that has the "
+                f"{_word(spec, q.entity, q.field, q.op)} {f}, then {pick_verb(spec, workflow, q.entity)}{tail}.")
+    return render_sentence(spec, workflow, step.args, variant % 3)

@@ -17,6 +17,7 @@ from factory.runtime.step import Step
 from factory.spec.model import ParamSpec
 from factory.tasks.language.answer import Answer
 from factory.tasks.language.asks import ONLY, Ask, Cond, Question, RefText
+from factory.tasks.language.spoken import spoken_label
 from factory.tasks.language.values import parse_scalar
 from factory.tasks.language.words import my_only
 from verifiers.answers import normalize_text
@@ -48,7 +49,8 @@ def find_rows(world: UserView, entity: str, user_id: int, ref: RefText) -> list[
     if ref.by == ONLY:  # "my profile": every row the user sees (exactly one, or it is ambiguous)
         return list(rows) if want == _norm(my_only(world.entity(entity))) else []
     if ref.by is None:
-        return [r for r in rows if _norm(world.label(entity, r)) == want]
+        # The label as the app shows it, or as a person writes it (its ISO dates in words).
+        return [r for r in rows if want in (_norm(world.label(entity, r)), _norm(spoken_label(world.label(entity, r))))]
     named = [(ref.by, want), *((f, _norm(text)) for f, text in ref.also)]
     return [r for r in rows if all(_shows(world, entity, f, text, r) for f, text in named)]
 
@@ -111,6 +113,19 @@ def select(world: UserView, q: Question, user_id: int) -> list[Row]:
     """The rows a question ranges over: visible to the user and meeting every condition."""
     tests = [_predicate(world, q.entity, c, user_id) for c in q.conds]
     return [r for r in world.visible(q.entity, user_id) if all(t(r) for t in tests)]
+
+
+def comparable(world: UserView, q: Question, user_id: int) -> bool:
+    """Whether an aggregate compares like with like: every row asked about has a value (a
+    "lowest typical bill" must not skip payees with none) and, for money, one currency."""
+    ent = world.entity(q.entity)
+    assert q.field is not None
+    column = ent.field_named(q.field).column
+    rows = select(world, q, user_id)
+    if not rows or any(r.get(column) in (None, "") for r in rows):
+        return False
+    currency = next((f.column for f in ent.fields if f.name in ("currency", "currency_code")), None)
+    return currency is None or len({r.get(currency) for r in rows}) == 1
 
 
 def extreme(world: UserView, q: Question, user_id: int) -> Row:

@@ -11,9 +11,10 @@ import datetime as dt
 import re
 from typing import Any
 
-from factory.predict.rows import date_text, enum_text, money_text
+from factory.predict.rows import date_text, enum_text
 from factory.spec.model import ParamSpec
 from factory.tasks.language.asks import ONLY, ParseError, RefText
+from factory.tasks.language.spoken import money_words
 
 
 def param_text(param: ParamSpec, value: Any) -> str:
@@ -26,7 +27,7 @@ def param_text(param: ParamSpec, value: Any) -> str:
 def field_value_text(kind: str, value: Any) -> str:
     """A value as written, by type: money, dates and numbers bare, yes/no, the rest quoted."""
     if kind == "money":
-        return money_text(int(value))
+        return money_words(int(value))
     if kind == "date":
         return date_text(str(value))
     if kind == "datetime":

@@ -12,7 +12,8 @@ from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, WorkflowSpec
 from factory.tasks.draft import Draft
 from factory.tasks.language.asks import Ask, AskStep, Question
 from factory.tasks.language.phrasing import render
-from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, extreme, select
+from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, comparable, extreme, select
+from factory.tasks.language.spoken import identifier
 from factory.tasks.propose.base import ORDERED, ProposerBase
 
 
@@ -28,7 +29,7 @@ class CompoundMixin(ProposerBase):
                 continue
             ent = self.spec.entity(subject.ref)
             ordered = [f for f in ent.fields if f.type in ORDERED and f.name not in ent.owner_fields
-                       and self._nameable(ent, f.name)]
+                       and not identifier(f) and self._nameable(ent, f.name)]
             if ordered:
                 candidates.append((workflow, subject, ent, ordered))
         drafts: list[Draft] = []
@@ -58,8 +59,8 @@ class CompoundMixin(ProposerBase):
         f = self.rng.choice(ordered)
         conds, caps = self._conds(ent, anchor, user, want_range=False)
         q = Question(self.rng.choice(["max", "min"]), ent.name, f.name, conds=conds[:1])
-        if len(select(self.world, q, user.id)) < 2:
-            return None  # "find the one with the highest …" among one row finds nothing
+        if len(select(self.world, q, user.id)) < 2 or not comparable(self.world, q, user.id):
+            return None  # among one row finds nothing; rows with no value or two currencies compare nothing
         try:
             target = extreme(self.world, q, user.id)
         except (AmbiguousError, UnresolvedError):

@@ -23,7 +23,8 @@ from factory.tasks.language.phrasing import (
     field_value_text,
     render,
 )
-from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, answer, find_rows
+from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, answer, comparable, find_rows
+from factory.tasks.language.spoken import identifier, spoken_label
 from factory.tasks.propose.base import ORDERED, ProposerBase
 
 LOOKUP_TYPES = ("money", "int", "date", "enum", "string", "bool", "email")
@@ -70,7 +71,7 @@ class ReadsMixin(ProposerBase):
                      answer=found, capabilities=caps, required=required, variant=variant)
 
     def _lookup_fields(self, ent: EntitySpec) -> list[FieldSpec]:
-        return [f for f in ent.fields if f.type in LOOKUP_TYPES and f.name not in ent.display_fields
+        return [f for f in ent.fields if f.type in LOOKUP_TYPES and f.name not in ent.display_fields and not identifier(f)
                 and f.name not in ent.owner_fields and self._nameable(ent, f.name)]
 
     def _read(self, op: str, ent: EntitySpec, user: Any) -> Draft | None:
@@ -87,7 +88,7 @@ class ReadsMixin(ProposerBase):
                 draft = self._intent_read(form, ent, row, user)
                 if draft is not None:
                     return draft
-            return self._ask_read(Question("lookup", ent.name, f.name, RefText(self._label(ent.name, row))),
+            return self._ask_read(Question("lookup", ent.name, f.name, RefText(spoken_label(self._label(ent.name, row)))),
                                   user, "lookup", [])
         conds, caps = self._conds(ent, row, user, want_range=(op == "range"))
         if op in ("count", "range"):
@@ -101,13 +102,17 @@ class ReadsMixin(ProposerBase):
             if not money:
                 return None
             f = self.rng.choice(money)
-            return self._ask_read(Question("sum", ent.name, f.name, conds=conds[:1]), user, "total", caps)
+            q = Question("sum", ent.name, f.name, conds=conds[:1])
+            return self._ask_read(q, user, "total", caps) if comparable(self.world, q, user.id) else None
         ordered = [f for f in ent.fields if f.type in ORDERED and f.name not in ent.owner_fields
-                   and row.get(f.column) is not None and self._nameable(ent, f.name)]
+                   and not identifier(f) and row.get(f.column) is not None and self._nameable(ent, f.name)]
         if not ordered:
             return None
         f = self.rng.choice(ordered)
-        q = Question(self.rng.choice(["max", "min"]), ent.name, f.name, conds=conds[:1], tie=True)
+        # A tie is avoided, not broken by a rule the user must be told: `answer` refuses a tie.
+        q = Question(self.rng.choice(["max", "min"]), ent.name, f.name, conds=conds[:1])
+        if not comparable(self.world, q, user.id):
+            return None
         return self._ask_read(q, user, "superlative", caps)
 
     def _intent_read(self, form: IntentForm, ent: EntitySpec, row: Row, user: Any) -> Draft | None:
@@ -169,7 +174,7 @@ class ReadsMixin(ProposerBase):
             target = self.world.row(f.ref, raw)
             if target is None or not self._unique_label(f.ref, target, user.id):
                 return None
-            return Cond(f.name, f'"{self._label(f.ref, target)}"')
+            return Cond(f.name, f'"{spoken_label(self._label(f.ref, target))}"')
         if f.type in ("enum", "bool", "string", "int", "money", "date"):
             text = field_value_text(f.type, raw)
             return None if '"' in text.strip('"') else Cond(f.name, text)

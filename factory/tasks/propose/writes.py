@@ -22,8 +22,10 @@ from factory.tasks.language.intents import (
     literal_kind,
     render_intent,
 )
+from factory.tasks.language.lint import DATE_ISO, Change, lint_goal
 from factory.tasks.language.phrasing import render
 from factory.tasks.language.resolve import find_rows
+from factory.tasks.language.spoken import spoken_label
 from factory.tasks.language.words import my_only
 from factory.tasks.propose.base import ProposerBase
 
@@ -133,7 +135,7 @@ class WritesMixin(ProposerBase):
                 continue
             value = step.params[p.name]
             if p.ref and (p.ref, value) in self._made:
-                args[p.name] = RefText(self._label(p.ref, self._made[(p.ref, value)]))  # new, so unique
+                args[p.name] = RefText(spoken_label(self._label(p.ref, self._made[(p.ref, value)])))  # new, so unique
                 continue
             if p.ref:
                 row = self.world.row(p.ref, value)
@@ -144,7 +146,7 @@ class WritesMixin(ProposerBase):
                     continue
                 if row is None or not self._unique_label(p.ref, row, user.id):
                     return None
-                args[p.name] = RefText(self._label(p.ref, row))
+                args[p.name] = RefText(spoken_label(self._label(p.ref, row)))
             else:
                 if isinstance(value, str) and ('"' in value or "; " in value):
                     return None
@@ -185,6 +187,8 @@ class WritesMixin(ProposerBase):
                 return None
             literals.append(text)
             args[param] = step.params[param]
+        if not self._says_direction(form.phrasing, workflow, step):
+            return None  # "Lower the fine to $1" while raising it: the phrasing cannot say this step
         tail = ""
         if form.extras:
             rest = self._ask_step(workflow, Step(workflow.name, {p: step.params[p] for p in form.extras}), user)
@@ -193,6 +197,23 @@ class WritesMixin(ProposerBase):
             args.update(rest.args)
             tail = extras_sentence(workflow, rest.args)
         return AskStep(workflow.name, args), render_intent(form, slot_texts, literals, tail)
+
+    def _says_direction(self, text: str, workflow: WorkflowSpec, step: Step) -> bool:
+        """Whether a comparative verb in `text` (lower, raise, earlier …) agrees with every value the
+        step moves: the new value against the row's current one, from the workflow's set effects."""
+        changes = []
+        for effect in workflow.effects:
+            if (effect.kind != "set" or effect.target not in step.params or effect.to not in step.params
+                    or effect.field is None):
+                continue
+            row = self.world.row(effect.entity, step.params[effect.target])
+            column = self.spec.entity(effect.entity).field_named(effect.field).column
+            old, new = (row or {}).get(column), step.params[effect.to]
+            if isinstance(old, int | float) and isinstance(new, int | float):
+                changes.append(Change(float(old), float(new)))
+            elif isinstance(old, str) and isinstance(new, str) and DATE_ISO.match(old) and DATE_ISO.match(new):
+                changes.append(Change(float(old[:10].replace("-", "")), float(new[:10].replace("-", ""))))
+        return not [h for h in lint_goal(self.spec, text, tuple(changes)) if h.rule == "comparative"]
 
     def _namable_rows(self, form: IntentForm, workflow: WorkflowSpec, step: Step, user: Any) -> None:
         """Point the step's rows at ones the phrasing's slots name alone among the user's rows

@@ -1,0 +1,97 @@
+"""Rules that read a goal as a user would and name its defects: a workflow label used as a verb,
+a raw field label, an ISO date, filler from a fake-data generator, a comparative verb that says
+the opposite of the change, "my" on a row the user does not hold.
+
+`lint_goal` is a function of the spec and the text (plus, for the semantic rules, the before and
+after values and the acting user's relation to the row), so it serves both as a gate on drafts and
+as the language test set (`tests/unit/test_language_lint.py`). Every hit says which rule and why.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from faker.providers.company.en_US import Provider as CompanyWords
+from faker.providers.lorem.en_US import Provider as LoremWords
+
+from factory.spec.model import Spec
+from factory.tasks.language.spoken import field_noun, noun, verb_phrase
+
+RULES = ("label_as_verb", "raw_field_label", "iso_date", "filler", "comparative", "possessive")
+
+_ISO = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+DATE_ISO = re.compile(r"^\d{4}-\d{2}-\d{2}")  # a stored date value, for the comparative rule
+# Faker's catch-phrase and bs words ("Decentralized foreground middleware"): a person never types
+# them into a memo or a reason. Lorem words are common English, so a quoted text counts as lorem
+# only when it is long and has none of the small words every real sentence has.
+_FILLER = frozenset(w.lower() for words in (*CompanyWords.catch_phrase_words, *CompanyWords.bsWords) for w in words)
+_LOREM = frozenset(LoremWords.word_list)
+_GLUE = frozenset(["a", "an", "the", "for", "to", "of", "and", "in", "on", "at", "my", "with", "from", "is", "it"])
+_COMPARATIVE = {"lower": -1, "reduce": -1, "decrease": -1, "cut": -1, "drop": -1,
+                "raise": 1, "increase": 1, "bump": 1, "earlier": -1, "later": 1}
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One defect in one goal."""
+
+    rule: str
+    goal: str
+    why: str
+
+
+@dataclass(frozen=True)
+class Change:
+    """A value the task changes, for the comparative rule: the field's words, before and after."""
+
+    before: float
+    after: float
+
+
+def lint_goal(spec: Spec, goal: str, changes: tuple[Change, ...] = (), owns: bool | None = None) -> list[Hit]:
+    """Every defect of `goal`; `changes` are the values the task moves (comparative rule) and
+    `owns` whether the acting user holds the row the goal calls "my" (None: not known)."""
+    hits: list[Hit] = []
+
+    def hit(rule: str, why: str) -> None:
+        hits.append(Hit(rule, goal, why))
+
+    lowered = goal.lower()
+    for w in spec.workflows:
+        if w.system:
+            continue
+        label = w.label.lower()
+        if verb_phrase(w) != noun(w.label) and re.search(rf"\b(?:could you|please|i need to|can you) {re.escape(label)}\b",
+                                                          lowered):
+            hit("label_as_verb", f"the label {w.label!r} is no verb")
+        if re.search(rf"(?:^|\. |, ){re.escape(label)}: ", lowered) or f'use "{label}"' in lowered:
+            hit("label_as_verb", f"the label {w.label!r} is pasted in, not said")
+    for ent in spec.entities:
+        for f in ent.fields:
+            spoken = field_noun(f)
+            raw = f.label.lower()
+            if spoken.lower() != raw and re.search(rf"\bthe (?:highest |lowest |latest |earliest |total )?{re.escape(raw)}\b",
+                                                   lowered):
+                hit("raw_field_label", f"{f.label!r} is a label, people say {spoken!r}")
+            if "(" in f.label and raw in lowered:
+                hit("raw_field_label", f"{f.label!r} carries a storage scale")
+    if re.search(r"\b(?:highest|lowest) last four digits\b", lowered):
+        hit("raw_field_label", "last four digits name a card, they are not ranked")
+    if _ISO.search(goal):
+        hit("iso_date", f"ISO date {_ISO.search(goal)[0]!r}")  # type: ignore[index]
+    quoted = re.findall(r'"([^"]*)"', goal)
+    for text in quoted:
+        words = [w.strip(".,").lower() for w in text.split()]
+        filler = [w for w in words if w in _FILLER]
+        lorem = len(words) >= 5 and all(w in _LOREM for w in words) and not set(words) & _GLUE
+        if len(filler) >= 2 or lorem:
+            hit("filler", f"{text!r} reads like generated filler")
+    for word, sign in _COMPARATIVE.items():
+        if re.search(rf"\b{word}\b", lowered):
+            for c in changes:
+                if (c.after - c.before) * sign < 0 or c.after == c.before:
+                    hit("comparative", f"{word!r} but the value goes from {c.before:g} to {c.after:g}")
+    if owns is False and re.search(r"\bmy\b", lowered):
+        hit("possessive", "'my' on a row the acting user does not hold")
+    return hits

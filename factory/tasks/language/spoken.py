@@ -1,0 +1,126 @@
+"""How people speak of a spec's names: workflows as verb phrases, fields as nouns, labels and
+amounts as written by hand ("June 18", not "2026-06-18"; "$10", not "$10.00").
+
+Every function here is a function of the spec alone, so the renderer writes these words and the
+parser reads them back without knowing how a task was made (both directions import this module).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from factory.spec.model import EntitySpec, FieldSpec, Spec, WorkflowSpec
+
+# Words a workflow label may start with that are verbs a person says to an app. A label starting
+# with anything else ("New expense report", "Notification settings") is a noun phrase: its verb
+# comes from what the workflow does (its effects).
+VERBS = frozenset([
+    "accept", "add", "apply", "approve", "archive", "ask", "assign", "block", "book", "borrow", "buy",
+    "cancel", "change", "check", "close", "confirm", "create", "decline", "delete", "deposit", "disable",
+    "dispute", "edit", "enable", "file", "flag", "follow", "forget", "forward", "freeze", "hide", "invite",
+    "join", "leave", "link", "lock", "log", "mark", "message", "move", "mute", "open", "order", "pay", "pin",
+    "post", "put", "rate", "reactivate", "record", "redeem", "refund", "reject", "release", "remove",
+    "rename", "renew", "reopen", "reply", "report", "request", "reschedule", "reserve", "restore", "return",
+    "review", "save", "schedule", "send", "set", "share", "sign", "snooze", "star", "start", "stop",
+    "submit", "subscribe", "suspend", "switch", "tag", "transfer", "unarchive", "unblock", "unfreeze",
+    "unlink", "unlock", "unmute", "unpin", "unstar", "unsubscribe", "update", "upload", "verify", "void",
+    "waive", "withdraw", "write",
+])
+
+# Date fields labelled "<participle> on" are spoken of as a kind of date ("opened on" → "opening
+# date"); participles not listed here read "<participle> date" ("posted date").
+_DATE_NOUNS = {
+    "opened": "opening date", "issued": "issue date", "expires": "expiry date", "created": "creation date",
+    "updated": "date of the last update", "added": "date added", "paid": "payment date", "closed": "closing date",
+    "cancelled": "cancellation date", "bought": "purchase date", "due": "due date", "joined": "joining date",
+    "started": "start date", "starts": "start date", "ends": "end date", "ended": "end date",
+    "renewed": "renewal date", "returned": "return date", "sent": "date sent", "received": "date received",
+    "last paid": "date of the last payment", "status changed": "date of the last status change",
+    "pay": "payment date", "serviced": "service date",
+}
+_SCALE = re.compile(r"\s*\([^)]*\)")  # "USD per unit (x10000)": a storage scale, never spoken
+_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::\d{2})?)?\b")
+
+
+def noun(label: str) -> str:
+    """A label inside a sentence: lower case except acronyms ("USD per unit"), scales dropped."""
+    words = _SCALE.sub("", label).split()
+    return " ".join(w if (w.isupper() and len(w) > 1) else w.lower() for w in words)
+
+
+def field_noun(field: FieldSpec) -> str:
+    """How people name a field: "opened on" → "opening date", "member since" → "member-since date"."""
+    text = noun(field.label)
+    if field.type in ("date", "datetime"):
+        for suffix in (" on", " at"):
+            if text.endswith(suffix):
+                head = text[: -len(suffix)]
+                return _DATE_NOUNS.get(head, f"{head} date")
+        if text.endswith(" since"):
+            return f"{text.replace(' ', '-')} date"
+    return text
+
+
+def verb_phrase(workflow: WorkflowSpec) -> str:
+    """The workflow as something a person asks for, lower case: "lock card", "create a new expense
+    report" (label "New expense report"), "update the notification settings" (label "Notification
+    settings"). Never a noun phrase used as a verb."""
+    text = noun(workflow.label)
+    first = text.split()[0] if text else ""
+    if first in VERBS:
+        return text
+    kinds = {e.kind for e in workflow.effects}
+    if first == "new" or kinds == {"create"}:
+        return f"create {_a(text)}" if first != "new" else f"create a {text}"
+    if kinds == {"delete"}:
+        return f"delete the {text}"
+    return f"update the {text}"
+
+
+def _a(text: str) -> str:
+    return f"{'an' if text[:1] in 'aeiou' else 'a'} {text}"
+
+
+def spoken_date(iso: str, today: dt.date | None = None) -> str:
+    """A date in words: "June 18, 2026" (the year is kept: goals are read back without a today)."""
+    day = dt.date.fromisoformat(iso[:10])
+    return f"{day:%B} {day.day}, {day.year}"
+
+
+def spoken_label(label: str) -> str:
+    """A display label as a person writes it: ISO dates in it in words ("Jordan Lee on June 18,
+    2026"); the resolver accepts this form of every label (`resolve.find_rows`)."""
+
+    def words(m: re.Match[str]) -> str:
+        text = spoken_date(f"{m[1]}-{m[2]}-{m[3]}")
+        return f"{text} at {m[4]}:{m[5]}" if m[4] else text
+
+    return _ISO.sub(words, label)
+
+
+def money_words(cents: int) -> str:
+    """An amount as people write it: "$10", "$1,250", "$12.50" (cents only when there are some)."""
+    sign = "-" if cents < 0 else ""
+    whole, part = divmod(abs(int(cents)), 100)
+    return f"{sign}${whole:,}" + (f".{part:02d}" if part else "")
+
+
+def identifier(field: FieldSpec) -> bool:
+    """Fields that name a row rather than measure it (last four digits, numbers, codes): a person
+    never asks which row has the "highest" of them, nor counts by them."""
+    words = set(re.findall(r"[a-z0-9]+", field.label.lower()))
+    return bool(words & {"digits", "number", "code", "serial", "id", "iban", "routing", "last4"}) or field.name in (
+        "last4", "last_four")
+
+
+def entity_noun(entity: EntitySpec) -> str:
+    return noun(entity.label)
+
+
+def verb_of(spec: Spec, text: str) -> WorkflowSpec | None:
+    """The user workflow whose verb phrase `text` starts with (longest first), or None."""
+    for w in sorted((w for w in spec.workflows if not w.system), key=lambda w: -len(verb_phrase(w))):
+        if text.lower().startswith(verb_phrase(w)):
+            return w
+    return None

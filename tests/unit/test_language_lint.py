@@ -1,0 +1,59 @@
+"""The rules of the language test set: each defect class is caught, and a goal a person would
+write passes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from factory.builder.build import build_spec
+from factory.seed.loader import load_seed
+from factory.spec.model import Spec
+from factory.tasks.language.lint import Change, lint_goal
+from factory.tasks.language.spoken import field_noun, money_words, spoken_label, verb_phrase
+
+SEEDS = Path(__file__).resolve().parents[2] / "seeds"
+
+
+@pytest.fixture(scope="module")
+def bank() -> Spec:
+    return build_spec(load_seed(SEEDS / "echobank.yaml"))
+
+
+@pytest.mark.parametrize(("goal", "rule"), [
+    ('Cancel scheduled payment: "Jordan Lee on June 18, 2026".', "label_as_verb"),
+    ('Find my payee that has the lowest typical bill, and use "Pay a payee" on it.', "label_as_verb"),
+    ('Look up the opened on of my account "Main Checking ··3808".', "raw_field_label"),
+    ("Which of my cards has the highest last four digits?", "raw_field_label"),
+    ('Cancel my scheduled payment "Jordan Lee on 2026-06-18".', "iso_date"),
+    ('Transfer $10 from "A" to "B" with memo "Decentralized foreground middleware".', "filler"),
+    ('Waive it with reason "Win speak ground board carry situation spend".', "filler"),
+])
+def test_each_defect_class_is_caught(bank: Spec, goal: str, rule: str) -> None:
+    assert rule in {h.rule for h in lint_goal(bank, goal)}
+
+
+def test_comparative_and_possessive_follow_the_values_and_the_user(bank: Spec) -> None:
+    goal = "Lower the daily late fine to $1."
+    assert [h.rule for h in lint_goal(bank, goal, (Change(25, 100),))] == ["comparative"]
+    assert lint_goal(bank, goal, (Change(100, 25),)) == []
+    assert [h.rule for h in lint_goal(bank, "Waive my fine.", owns=False)] == ["possessive"]
+    assert lint_goal(bank, "Waive my fine.", owns=True) == []
+
+
+def test_a_person_s_goal_passes(bank: Spec) -> None:
+    for goal in ['Lock my card "Visa card ··2286", reason "travel".',
+                 'What is the opening date of my account "Main Checking ··3808"?',
+                 'Cancel my scheduled payment "Jordan Lee on June 18, 2026".']:
+        assert lint_goal(bank, goal) == []
+
+
+def test_spoken_names(bank: Spec) -> None:
+    account = bank.entity("account")
+    assert field_noun(account.field_named("opened_on")) == "opening date"
+    assert spoken_label("Harbor Auto Insurance due 2025-12-22") == "Harbor Auto Insurance due December 22, 2025"
+    assert money_words(1000) == "$10" and money_words(125050) == "$1,250.50"
+    assert all(verb_phrase(w).split()[0] in {"transfer", "pay", "schedule", "cancel", "lock", "unlock", "report",
+                                             "add", "remove", "update", "rename", "set"}
+               for w in bank.workflows if not w.system)
