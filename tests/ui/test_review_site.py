@@ -61,22 +61,16 @@ def _visible_ids(page: Page, items: str) -> list[str]:
 @pytest.mark.ui
 def test_every_page_loads_without_errors_and_every_image_loads(site: Path, tab: tuple[Page, list[str]]) -> None:
     page, problems = tab
-    images = 0
-    for name in PAGES:
-        page.goto((site / name).as_uri())  # waits for the load event: every image has arrived or failed
-        broken = page.eval_on_selector_all("img", "imgs => imgs.filter(i => !i.complete || i.naturalWidth === 0)"
-                                                  ".map(i => i.getAttribute('src'))")
-        assert broken == [], f"{name}: images that did not load: {broken[:5]}"
-        images += page.locator("img").count()
-        assert page.locator("main h1").count() == 1
+    images, broken = _broken_images(page, site)
+    assert broken == [], f"images that did not load: {broken[:5]}"
     assert problems == []
     # pages: 2 personas' pages and the login page; claims: the UI claims' screenshots; tasks: the strips
     assert images > 40
 
 
-@pytest.mark.ui
-def test_every_internal_link_and_anchor_resolves(site: Path, tab: tuple[Page, list[str]]) -> None:
-    page, problems = tab
+def _broken_links(page: Page, site: Path) -> tuple[int, list[str]]:
+    """How many links, images, styles and scripts the site's pages name, and those that do not resolve
+    to a file of the site (or to an anchor of the page they name)."""
     ids: dict[Path, set[str]] = {}
 
     def ids_of(target: Path) -> set[str]:
@@ -91,16 +85,36 @@ def test_every_internal_link_and_anchor_resolves(site: Path, tab: tuple[Page, li
         found = page.eval_on_selector_all("a[href], img[src], link[href], script[src]",
                                           "els => els.map(e => e.href || e.src)")
         links += [(name, url) for url in found]
-    assert len(links) > 100
     missing = []
     for source, url in links:
         parts = urlsplit(url)
-        assert parts.scheme == "file", f"{source} links outside the site: {url}"
         target = Path(unquote(parts.path))
-        if not target.is_file() or not target.resolve().is_relative_to(site.resolve()):
+        if parts.scheme != "file":
+            missing.append(f"{source} links outside the site: {url}")
+        elif not target.is_file() or not target.resolve().is_relative_to(site.resolve()):
             missing.append(f"{source} → {url}")
         elif parts.fragment and target.suffix == ".html" and unquote(parts.fragment) not in ids_of(target):
             missing.append(f"{source} → {target.name}#{parts.fragment}")
+    return len(links), missing
+
+
+def _broken_images(page: Page, site: Path) -> tuple[int, list[str]]:
+    """How many images the site's pages show, and those that did not load."""
+    images, broken = 0, []
+    for name in PAGES:
+        page.goto((site / name).as_uri())  # waits for the load event: every image has arrived or failed
+        broken += page.eval_on_selector_all("img", "imgs => imgs.filter(i => !i.complete || i.naturalWidth === 0)"
+                                                   ".map(i => i.getAttribute('src'))")
+        images += page.locator("img").count()
+        assert page.locator("main h1").count() == 1, name
+    return images, broken
+
+
+@pytest.mark.ui
+def test_every_internal_link_and_anchor_resolves(site: Path, tab: tuple[Page, list[str]]) -> None:
+    page, problems = tab
+    links, missing = _broken_links(page, site)
+    assert links > 100
     assert missing == []
     assert problems == []
 
@@ -182,3 +196,32 @@ def test_the_same_world_renders_the_same_html(proven: Path, tmp_path: Path) -> N
         build_review(proven, tmp_path / "c", screens=False)
     with pytest.raises(ReviewError, match="never writes into the world"):
         build_review(proven, proven / "site", screens=False)
+
+
+@pytest.mark.ui
+def test_a_domain_worlds_site_loads_resolves_and_filters(worlds: object, tab: tuple[Page, list[str]],
+                                                         tmp_path_factory: pytest.TempPathFactory) -> None:
+    """echobank as built (its claims compiled, not yet verified; no task corpus): every page as its
+    first user sees it, every link, image and anchor resolving from file://, no console error, and the
+    claim filters choosing exactly the claims of a layer."""
+    from factory.claims.compile import compile_claims, write_claims
+
+    world = tmp_path_factory.mktemp("domain-review") / "echobank"
+    shutil.copytree(worlds.get("echobank.yaml"), world, ignore=shutil.ignore_patterns("run"))  # type: ignore[attr-defined]
+    claims = compile_claims(world)
+    write_claims(world, claims)
+    site = tmp_path_factory.mktemp("domain-site") / "echobank"
+    built = build_review(world, site, strips=0, personas=2)
+    # every page of the spec (the login page signed out) as the first user sees it: no task corpus names other personas
+    assert built.shots >= len(World(world).spec.pages)
+    page, problems = tab
+    images, broken = _broken_images(page, site)
+    assert broken == [] and images >= built.shots
+    links, missing = _broken_links(page, site)
+    assert links > 100 and missing == []
+    page.goto((site / "claims.html").as_uri())
+    page.select_option('select[data-filter="layer"]', "db")
+    assert _visible_ids(page, "claims") == [c.id for c in claims.claims if c.layer == "db"] != []
+    page.select_option('select[data-filter="outcome"]', "passed")  # compiled, never run: none passed
+    assert _visible_ids(page, "claims") == []
+    assert problems == []
