@@ -56,7 +56,8 @@ def run_benchmarks(seeds: list[str] | None, output: Path, repeats: int = 3, cons
     """Measure every figure (or the `only` sections'); write them to `output`; return them.
 
     With `only`, the figures of the other sections already in `output` are kept (each figure is
-    replaced by name), so a long section can be measured on its own and the file stays whole."""
+    replaced by name), so a long section can be measured on its own and the file stays whole. The
+    file is written after every section, so a bench stopped part-way keeps what it measured."""
     console = console or Console(stderr=True)
     wanted = set(only or SECTIONS)
     unknown = sorted(wanted - set(SECTIONS))
@@ -64,30 +65,35 @@ def run_benchmarks(seeds: list[str] | None, output: Path, repeats: int = 3, cons
         raise ValueError(f"no bench section {', '.join(unknown)}; the sections are {', '.join(SECTIONS)}")
     ensure_node_modules()  # first-time package installs are not part of a build's time
     results: list[dict[str, Any]] = []
+    earlier = _read(output) if only else []
+
+    def add(figures: list[dict[str, Any]]) -> None:
+        # written after every section, so a long bench stopped part-way keeps what it measured
+        results.extend(figures)
+        _write(output, _merged(earlier, results))
+
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         if "builds" in wanted:
-            results += _build_figures(seeds, Path(tmp), repeats, console)
+            add(_build_figures(seeds, Path(tmp), repeats, console))
         if "verify" in wanted:
-            results += _stage_one_figures(Path(tmp), console)
+            add(_stage_one_figures(Path(tmp), console))
         if "faults" in wanted:
-            results += fault_suite_figures(Path(tmp), console)
+            add(fault_suite_figures(Path(tmp), console))
         if "tasks" in wanted:
-            results += _stage_two_figures(Path(tmp), console)
+            add(_stage_two_figures(Path(tmp), console))
         if "episodes" in wanted:
-            results += _episode_figures(Path(tmp), console)
+            add(_episode_figures(Path(tmp), console))
         worlds = _domain_worlds(Path(tmp), console) if wanted & {"grading", "redteam", "triage", "bundle"} else {}
         if "grading" in wanted:
-            results += _grading_figures(worlds, Path(tmp), console)
+            add(_grading_figures(worlds, Path(tmp), console))
         if "redteam" in wanted:
-            results += _redteam_figures(worlds, console)
+            add(_redteam_figures(worlds, console))
         if "triage" in wanted:
-            results += triage_figures(worlds, Path(tmp), machine_note())  # rollout triage: classify time per 1,000
+            add(triage_figures(worlds, Path(tmp), machine_note()))  # rollout triage: classify time per 1,000
         if "bundle" in wanted:
-            results += bundle_figures(worlds, Path(tmp), machine_note())  # bundles: size, build and verify time
-    if only:
-        results = _merged(output, results)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps({"schema_version": 1, "results": results}, indent=2) + "\n")
+            add(bundle_figures(worlds, Path(tmp), machine_note()))  # bundles: size, build and verify time
+    results = _merged(earlier, results)
+    _write(output, results)
     table = Table(title=f"benchmarks ({machine_note()})")
     for column in ("figure", "median", "min", "max", "n", "target"):
         table.add_column(column)
@@ -101,12 +107,22 @@ def run_benchmarks(seeds: list[str] | None, output: Path, repeats: int = 3, cons
     return results
 
 
-def _merged(output: Path, results: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The figures already in `output`, each replaced by a new one of the same name, new ones last."""
+def _read(output: Path) -> list[dict[str, Any]]:
+    """The figures in an earlier results file (none when it is missing or unreadable)."""
     try:
         earlier: list[dict[str, Any]] = json.loads(output.read_text())["results"]
     except (OSError, ValueError, KeyError, TypeError):
-        earlier = []
+        return []
+    return earlier
+
+
+def _write(output: Path, results: list[dict[str, Any]]) -> None:
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps({"schema_version": 1, "results": results}, indent=2) + "\n")
+
+
+def _merged(earlier: list[dict[str, Any]], results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The earlier figures, each replaced by a new one of the same name, new ones last."""
     fresh = {r["name"]: r for r in results}
     kept = [fresh.pop(r["name"], r) for r in earlier]
     return kept + [r for r in results if r["name"] in fresh]
