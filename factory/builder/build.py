@@ -16,7 +16,7 @@ from factory import __version__
 from factory.builder.seeddata import plan_seed_data, plan_users
 from factory.errors import ExpressionError
 from factory.expr.pycode import PyGen
-from factory.expr.syntax import Node, Query, parse, parse_rows
+from factory.expr.syntax import Attr, Binary, Call, Node, Query, Unary, parse, parse_rows
 from factory.expr.typecheck import BOOL, Schema, Scope, Type, check, field_type
 from factory.seed.check import USER_FIELDS
 from factory.seed.loaded import LoadedSeed
@@ -194,6 +194,12 @@ class _Builder:
                 raise self.loaded.error(path + ("where",), "`where` only applies to reference parameters")
             scope = Scope(self.schema, {"it": Type("ref", entity=p.to), "me": Type("ref", entity="user")})
             node = self._compile(p.where, path + ("where",), scope, BOOL)
+            if _has_query(node):
+                # the option list is one SQL filter over the referenced table, and the claims'
+                # oracle asks it as one query too: a query inside it would nest, which neither has
+                raise self.loaded.error(path + ("where",), "a parameter's `where` cannot hold a query (count, "
+                                        "exists, sum): filter on the row's own fields here (`it.status == 'open'`) "
+                                        "and state the rest as a precondition of the workflow")
             where_py = self._gen({"me": "ctx.actor"}).sql(node, "it", self.models[p.to or ""])
         return ParamSpec(
             name=p.name, var=naming.py_var(p.name), label=p.label or naming.title(p.name), type=p.type,
@@ -395,3 +401,18 @@ def _dates(ev: StoryEvent, today: dt.date) -> list[str]:
             year, month = ev.start.year + month // 12, month % 12 + 1
             day = dt.date(year, month, min(ev.start.day, calendar.monthrange(year, month)[1]))
     return out
+
+
+def _has_query(node: Node | None) -> bool:
+    """Whether an expression holds a query (`count`, `exists`, `sum` over an entity's rows)."""
+    if node is None or isinstance(node, Query):
+        return node is not None
+    if isinstance(node, Attr):
+        return _has_query(node.obj)
+    if isinstance(node, Unary):
+        return _has_query(node.operand)
+    if isinstance(node, Binary):
+        return _has_query(node.left) or _has_query(node.right)
+    if isinstance(node, Call):
+        return any(_has_query(a) for a in node.args)
+    return False

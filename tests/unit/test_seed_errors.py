@@ -44,6 +44,10 @@ CASES = [
      "to: no", ["required reference cycle"]),
     ("effect_on_missing_field", _mutate("{set: note.status, to: \"'archived'\"}", "{set: note.state, to: \"'archived'\"}"),
      "note.state", ["effect on missing field 'state'"]),
+    ("query_in_a_where", _mutate("{name: target, label: Destination notebook, type: reference, to: notebook}",
+                                 "{name: target, label: Destination notebook, type: reference, to: notebook, "
+                                 "where: \"exists(n in note where n.notebook == it)\"}"),
+     "Destination notebook", ["cannot hold a query", "as a precondition"]),
     ("unknown_key", _mutate("random_seed: 11", "random_seed: 11\ncolour: blue"), "colour: blue", ["unknown key 'colour'"]),
     ("enum_default_not_in_values", _mutate("values: [red, green, blue], filter: true}",
                                            "values: [red, green, blue], filter: true, default: purple}"),
