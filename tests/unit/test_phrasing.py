@@ -125,7 +125,7 @@ def test_a_users_only_row_is_named_my_entity(spec: Spec) -> None:
 
     step = AskStep("write_note", {"notebook": RefText("my notebook", ONLY), "title": "Plan"})
     text = render(spec, Ask("write", steps=(step,)), 0)
-    assert text == 'Write a note with notebook my notebook and title "Plan".'
+    assert text == 'Write a note in my notebook with title "Plan".'
     assert parse(spec, text).steps[0].args["notebook"] == RefText("my notebook", ONLY)
     subject = AskStep("archive_note", {"note": RefText("my note", ONLY)})
     for variant in range(3):
@@ -230,19 +230,18 @@ def test_sentence_forms_round_trip(spec: Spec, step: AskStep, expected: dict[str
 
 def test_sentences_read_like_a_person_wrote_them(spec: Spec, bank: Spec) -> None:
     lock = AskStep("lock_card", {"card": RefText("Visa card ··2286"), "reason": "other"})
-    assert render(bank, Ask("write", steps=(lock,)), 3) == 'Lock my card "Visa card ··2286", reason "other".'
-    assert render(bank, Ask("write", steps=(lock,)), 4) == 'Please lock my card "Visa card ··2286" with reason "other".'
+    assert render(bank, Ask("write", steps=(lock,)), 3) == 'Lock my Visa card ··2286, reason "other".'
+    assert render(bank, Ask("write", steps=(lock,)), 4) == 'Please lock my Visa card ··2286, reason "other".'
     move = AskStep("transfer_funds", {"from_account": RefText("A ··1"), "to_account": RefText("B ··2"),
                                       "amount": 12000, "memo": "x"})
     assert render(bank, Ask("write", steps=(move,)), 4) == (
-        'Please transfer between accounts with from account "A ··1", to account "B ··2", amount $120 '
-        'and memo "x".')
+        'Please transfer $120 from my A account (··1) to my B account (··2) with memo "x".')
     note = AskStep("write_note", {"notebook": RefText("Work"), "title": "Plan"})
     assert render(spec, Ask("write", steps=(note,)), 5) == (
-        'Could you write a note for me? Notebook "Work" and title "Plan".')
+        'Could you write a note in my notebook "Work" with title "Plan"?')
     reminder = AskStep("set_reminder", {"note": RefText("Trip"), "remind_on": "2026-07-01"})
     assert render(spec, Ask("write", steps=(reminder,)), 3) == (
-        'Set a reminder for my note "Trip", remind on July 1, 2026.')
+        'Set the reminder on my note "Trip" to July 1, 2026.')
     for variant in range(6):
         assert parse(bank, render(bank, Ask("write", steps=(move,)), variant)).steps[0].args["amount"] == "$120"
 

@@ -39,6 +39,9 @@ class RefText:
     text: str
     by: str | None = None
     also: tuple[tuple[str, str], ...] = ()
+    # Whether the sentence says "my" (the acting user holds the row) or "the"; None: by the
+    # entity's visibility. How the row is named, not which row: equal refs may differ in it.
+    mine: bool | None = field(default=None, compare=False)
 
 
 def joint_ref(pairs: list[tuple[str, str]]) -> RefText:

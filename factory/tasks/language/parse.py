@@ -13,6 +13,7 @@ from typing import Any
 
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language.asks import ONLY, AskStep, Cond, ParseError, Question, RefText
+from factory.tasks.language.frames import parse_frame
 from factory.tasks.language.render import pick_verb
 from factory.tasks.language.spoken import field_noun, noun, verb_phrase
 from factory.tasks.language.values import scan_value
@@ -209,6 +210,9 @@ def parse_step(spec: Spec, text: str) -> AskStep:
         if param is None:
             raise ParseError(f"{workflow.label!r} takes no {ent.label}")
         return AskStep(workflow.name, parse_args(workflow, m["args"], my_phrases(spec)), (param, q))
+    framed = _parse_framed(spec, text)
+    if framed is not None:
+        return framed
     try:
         return _parse_colon_form(spec, text)
     except ParseError as exc:
@@ -218,6 +222,20 @@ def parse_step(spec: Spec, text: str) -> AskStep:
     except ParseError as exc:
         # Report the form the text came closest to: the colon form when its words matched.
         raise (exc if isinstance(colon, _NoForm) else colon) from None
+
+
+def _parse_framed(spec: Spec, text: str) -> AskStep | None:
+    """A sentence written by a workflow's frame (`frames.py`), in each register's opener and stop."""
+    for opener, stop in (("Please ", "."), ("Could you ", "?"), ("", ".")):
+        if text.startswith(opener) and text.endswith(stop):
+            body = text[len(opener):-1]
+            try:
+                found = parse_frame(spec, body[:1].upper() + body[1:])
+            except ParseError:  # the words fit a frame but not its values: an older form may fit
+                continue
+            if found is not None:
+                return AskStep(found[0], found[1])
+    return None
 
 
 def _parse_colon_form(spec: Spec, text: str) -> AskStep:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from factory.spec.model import ParamSpec, Spec, WorkflowSpec
-from factory.tasks.language.asks import ONLY, AskStep, Cond, Question, RefText
+from factory.tasks.language.asks import ONLY, AskStep, Cond, ParseError, Question, RefText
+from factory.tasks.language.frames import frame, render_frame
 from factory.tasks.language.spoken import field_noun, noun, verb_phrase
 from factory.tasks.language.values import param_text
 from factory.tasks.language.words import possessed_head, scope_word, subject_entity
@@ -93,7 +94,18 @@ def _subject_phrase(spec: Spec, workflow: WorkflowSpec, args: dict[str, Any]) ->
 
 def render_sentence(spec: Spec, workflow: WorkflowSpec, args: dict[str, Any], style: int) -> str:
     """A write as a person would type it: `Lock my card "A", reason "travel".` (style 0),
-    `Please … with ….` (1), `Could you … for me? Reason "travel".` (2)."""
+    `Please … with ….` (1), `Could you … for me? Reason "travel".` (2). A workflow whose label
+    starts with a verb is said by its frame (`frames.py`): "Transfer $200 from my … to my …"
+    (terse), "Please transfer …." (polite) or "Could you transfer …?" (a question)."""
+    found = frame(spec, workflow)
+    if found is not None:
+        try:
+            body = render_frame(spec, found, workflow, args)
+        except ParseError:
+            body = ""  # a row named by its fields: the older sentence names it
+        if body:
+            return (f"Please {lower_first(body)}." if style % 3 == 1 else
+                    f"Could you {lower_first(body)}?" if style % 3 == 2 else f"{body}.")
     phrase, rest = _subject_phrase(spec, workflow, args)
     items = render_list(workflow, rest) if rest else ""
     if style % 3 == 1:

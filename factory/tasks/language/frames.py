@@ -1,0 +1,330 @@
+"""Write sentences from workflow semantics: who or what a parameter is in the sentence (the row
+acted on, the source and destination of money, the amount, the date, the fields it sets), so a
+workflow run reads "Transfer $200 from my Main Checking account (··3808) to my Emergency Fund
+account (··5290)." instead of a form dump ("transfer between accounts with from account …").
+
+A `Frame` is a function of the workflow alone (its label, parameter names, types, references and
+`set` effects); the renderer writes its pieces and the parser compiles the same pieces into one
+pattern, so whatever a frame writes it reads back. Rows are named as people name them
+(`name_of`): "my Main Checking account (··3808)" when the label is a name plus a code, "my visa
+card ··9591" when the label already says what it is, else `my payee "Sunvale Energy"`; a row the
+money goes to is named bare ("Pay Sunvale Energy $45").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
+from factory.tasks.language.asks import ONLY, ParseError, RefText
+from factory.tasks.language.spoken import VERBS, noun
+from factory.tasks.language.values import MONEY, param_text, scan_value
+from factory.tasks.language.words import my_only
+
+_ARTICLES = ("a", "an", "the", "my")
+_PREPOSITIONS = frozenset(["between", "to", "from", "for", "on", "in", "into", "at", "of", "with", "by", "toward"])
+SETTING_VERBS = frozenset(["set", "rename", "change", "update", "edit"])  # verbs whose values say "to <value>"
+_FIRST_FIELD = re.compile(r"^\{(\w+)\}(?P<lit>[^{]*)\{")
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A literal (`param` None) or a slot filled by one parameter's value, after its `lead` words."""
+
+    lead: str
+    param: str | None = None
+    role: str = ""  # subject | object | source | dest | amount | date
+
+
+@dataclass(frozen=True)
+class Frame:
+    """How one workflow's runs are said: the pieces in order, the parameters that take "to
+    <value>" (`settings`), and how the other arguments are joined (`rest_lead`)."""
+
+    workflow: str
+    pieces: tuple[Piece, ...]
+    settings: tuple[str, ...]
+    setting_lead: str  # " to " (one value: "Rename … to X") or ": set the " (several)
+    rest_lead: str  # ", " after a row acted on, " with " after a thing made
+    one_kind: str = ""  # "amount" or "date" when the one setting is one: its value's pattern
+
+    def params(self) -> set[str]:
+        return {p.param for p in self.pieces if p.param} | set(self.settings)
+
+
+def _first(p: ParamSpec) -> str:
+    return (p.label.split() or [""])[0].lower()
+
+
+def set_fields(workflow: WorkflowSpec) -> dict[str, str]:
+    """Parameter → the field of the row acted on that it sets (`set <subject>.<field> = <param>`)."""
+    out: dict[str, str] = {}
+    for e in workflow.effects:
+        if e.kind == "set" and e.target == workflow.subject and e.field and e.to in {p.name for p in workflow.params}:
+            out.setdefault(e.to, e.field)
+    return out
+
+
+def _moves(workflow: WorkflowSpec, p: ParamSpec, sign: str) -> bool:
+    return any(e.kind == "set" and e.target == p.name and (e.to or "").startswith(f"{p.name}.")
+               and f" {sign} " in (e.to or "") for e in workflow.effects)
+
+
+def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
+    """The frame of `workflow`, None when its label does not start with a verb."""
+    words = noun(workflow.label).split()
+    if not words or words[0] not in VERBS:
+        return None
+    verb, after = words[0], words[1:]
+    if after and after[0] in _ARTICLES:
+        after = after[1:]
+    params = {p.name: p for p in workflow.params}
+    subject = workflow.subject if workflow.subject in params and params[workflow.subject].ref else None
+    refs = [p for p in workflow.params if p.ref and p.name != subject]
+    source = next((p for p in refs if _first(p) == "from" or p.name.startswith("from_")), None) or next(
+        (p for p in refs if _moves(workflow, p, "-")), None)
+    dest = next((p for p in refs if p is not source and (_first(p) in ("to", "destination")
+                                                          or p.name.startswith("to_"))), None) or next(
+        (p for p in refs if p is not source and _moves(workflow, p, "+")), None)
+    obj = None if subject else next((p for p in refs if p not in (source, dest) and p.required), None)
+    moved = {e.to or "" for e in workflow.effects if e.kind == "set"}
+    amount = next((p for p in workflow.params if p.type == "money" and p.required and (source or dest or obj)
+                   and (p.name == "amount" or any(re.search(rf"\b{p.name}\b", t) for t in moved))), None)
+    date = next((p for p in workflow.params if p.type == "date" and p.required and not p.range_end
+                 and not p.range_of and (source or obj) and p.name not in set_fields(workflow)), None)
+    taken = {q.name for q in (source, dest, obj, amount, date) if q is not None} | {subject}
+    settings = tuple(n for n in set_fields(workflow) if n not in taken) if verb in SETTING_VERBS else ()
+    pieces: list[Piece] = [Piece(verb[:1].upper() + verb[1:])]
+    lead = " "
+    if subject:
+        thing = noun(spec.entity(params[subject].ref or "").label).split()
+        if after[:len(thing)] == thing:  # "Lock card", "Report card lost or stolen"
+            tail = after[len(thing):]
+            pieces.append(Piece(" ", subject, "subject"))
+            if tail:
+                pieces.append(Piece((" " if tail[0] in _PREPOSITIONS else " as ") + " ".join(tail)))
+        elif after and len(settings) == 1 and verb == "set":  # "Set the low-balance alert on my account"
+            pieces += [Piece(" the " + " ".join(after)), Piece(" on ", subject, "subject")]
+        else:
+            pieces += [Piece(" " + " ".join(["the", *after]) if after else ""), Piece(" for ", subject, "subject")]
+        rest_lead = ", "
+    else:
+        said = rf"\b{re.escape(' '.join(after))}\b"
+        names_obj = obj is not None and bool(after) and bool(re.search(said, noun(obj.label))
+                                                             or re.search(said, noun(spec.entity(obj.ref or "").label)))
+        if (after and after[0] in _PREPOSITIONS) or names_obj or not after:  # "Transfer between accounts": said by the roles
+            if obj is not None:  # "Pay Sunvale Energy" (a payee), "Pay my Travel Rewards Card account (··1683)"
+                bare = " ".join(after) == noun(spec.entity(obj.ref or "").label)
+                pieces.append(Piece(" ", obj.name, "object" if bare else "thing"))
+                lead = " "
+                obj = None
+        else:
+            pieces.append(Piece(" " + " ".join(["an" if after[0][:1] in "aeiou" else "a", *after])))
+            lead = " of "
+        if amount is not None:
+            pieces.append(Piece(lead, amount.name, "amount"))
+        if obj is not None:
+            # Money goes to a payee named bare; a thing made goes in a row of the user's ("in my notebook …").
+            pieces.append(Piece(" to ", obj.name, "object") if amount is not None else Piece(" in ", obj.name, "thing"))
+        amount = None
+        rest_lead = " with "
+    if amount is not None:
+        pieces.append(Piece(" ", amount.name, "amount"))
+    if source is not None:
+        pieces.append(Piece(" from ", source.name, "source"))
+    if dest is not None:
+        pieces.append(Piece(" to ", dest.name, "dest"))
+    if date is not None:
+        pieces.append(Piece(" on ", date.name, "date"))
+    kinds = {"money": "amount", "date": "date"}
+    one = kinds.get(params[settings[0]].type, "") if len(settings) == 1 else ""
+    return Frame(workflow.name, tuple(pieces), settings, " to " if len(settings) == 1 else ": set the ", rest_lead, one)
+
+
+def _template_split(ent: EntitySpec, label: str) -> tuple[str, str] | None:
+    """A label that is a name and a code ("Main Checking ··3808" from "{nickname} ··{last4}"):
+    the name and the code; None for other labels."""
+    m = _FIRST_FIELD.match(ent.display)
+    if not m or not m["lit"].startswith(" ") or not m["lit"].strip() or m["lit"].strip()[0].isalnum():
+        return None
+    cut = label.rfind(m["lit"])
+    if cut <= 0 or "(" in label or ")" in label:
+        return None
+    return label[:cut], label[cut + 1:]
+
+
+def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
+    """How a sentence names a row: "my Main Checking account (··3808)", "my visa card ··9591",
+    `my payee "Sunvale Energy"`, "my contact details"; bare ("Sunvale Energy") where money goes."""
+    ent = spec.entity(entity)
+    thing = noun(ent.label)
+    if ref.by == ONLY:
+        return ref.text
+    if ref.by is not None or '"' in ref.text:
+        raise ParseError(f"a row named by its fields cannot be said in a sentence ({ref.text!r})")
+    mine = ref.mine if ref.mine is not None else ent.visibility != "public"
+    owner = "my " if mine else "the "
+    if role == "object" and ent.visibility != "public":
+        return ref.text
+    split = _template_split(ent, ref.text)
+    if split is not None:
+        return f"{owner}{split[0]} {thing} ({split[1]})"
+    if re.search(rf"\b{re.escape(thing)}\b", ref.text.lower()):
+        return owner + ref.text
+    return f'{owner}{thing} "{ref.text}"'
+
+
+def read_name(spec: Spec, entity: str, text: str) -> RefText:
+    """The row a sentence names (`name_of`, read back)."""
+    ent = spec.entity(entity)
+    thing = noun(ent.label)
+    if text.lower() == my_only(ent):
+        return RefText(text, ONLY)
+    mine: bool | None = None
+    for owner, flag in (("my ", True), ("the ", False)):
+        if text.lower().startswith(owner):
+            text, mine = text[len(owner):], flag
+    if text.lower().startswith(thing + ' "') and text.endswith('"') and text.count('"') == 2:
+        return RefText(text[len(thing) + 2:-1], mine=mine)
+    m = re.fullmatch(rf"(.+) {re.escape(thing)} \((.+)\)", text, re.IGNORECASE)
+    if m:
+        return RefText(f"{m[1]} {m[2]}", mine=mine)
+    if '"' in text:
+        raise ParseError(f"a quote inside the name {text!r}")
+    return RefText(text, mine=mine)
+
+
+def _value_text(spec: Spec, p: ParamSpec, value: Any, role: str) -> str:
+    if p.ref and isinstance(value, RefText):
+        return name_of(spec, p.ref, value, role)
+    return param_text(p, value)
+
+
+def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, Any]) -> str:
+    """The run `args` of `workflow` as a sentence (no final stop), or ParseError when it cannot be said."""
+    params = {p.name: p for p in workflow.params}
+    missing = [pc.param for pc in f.pieces if pc.param and params[pc.param].required and pc.param not in args]
+    if missing:
+        raise ParseError(f"a sentence of {workflow.label!r} says its {', '.join(missing)}")
+    out = []
+    for piece in f.pieces:
+        if piece.param is None:
+            out.append(piece.lead)
+        elif piece.param in args:
+            out.append(piece.lead + _value_text(spec, params[piece.param], args[piece.param], piece.role))
+    settings = [n for n in f.settings if n in args]
+    if len(f.settings) == 1 and settings:
+        out.append(f.setting_lead + param_text(params[settings[0]], args[settings[0]]))
+    elif settings:
+        items = [f"{noun(params[n].label)} to {param_text(params[n], args[n])}" for n in settings]
+        out.append(": set the " + _listed([items[0], *(f"the {i}" for i in items[1:])]))
+    rest = [n for n in args if n not in f.params()]
+    if rest:
+        from factory.tasks.language.render import arg_phrase  # one way to write an argument
+        out.append(f.rest_lead + _listed([arg_phrase(params[n], args[n]) for n in rest]))
+    return "".join(out)
+
+
+def _listed(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+# A slot's text by its kind: amounts and dates as written, anything else lazily up to the next
+# words of the frame, never splitting a quoted name.
+_SLOTS = {"amount": r"-?\$[\d,]+(?:\.\d{1,2})?", "date": r"[A-Z][a-z]+ \d{1,2}(?:, \d{4})?"}
+_TEXT = r'(?:[^"]|"[^"]*")+?'
+
+
+def frame_pattern(f: Frame) -> re.Pattern[str]:
+    """The frame's pieces as one pattern: literals as written, each slot lazily up to the next."""
+    parts = []
+    for piece in f.pieces:
+        if piece.param is None:
+            parts.append(re.escape(piece.lead))
+        else:
+            parts.append(f"(?:{re.escape(piece.lead)}(?P<{piece.param}>{_SLOTS.get(piece.role, _TEXT)}))?")
+    if len(f.settings) == 1:
+        parts.append(f"(?:{re.escape(f.setting_lead)}(?P<_one>{_SLOTS.get(f.one_kind, _TEXT)}))?")
+    elif f.settings:
+        parts.append(r"(?:: set the (?P<_many>.+))?")  # a list of its own: "…, the city to … and …"
+    parts.append(f"(?:{re.escape(f.rest_lead)}(?P<_rest>.+?))?")
+    return re.compile("".join(parts) + "$", re.IGNORECASE)
+
+
+def whole_value(p: ParamSpec, text: str) -> str:
+    """A slot's text as one value of `p` (all of it, or ParseError)."""
+    kind = "int" if p.type == "reference" else p.type
+    value, end = scan_value(kind if not text.startswith('"') else "string", text, 0)
+    if end != len(text):
+        raise ParseError(f"{text!r} is not one {p.label.lower()} value")
+    if p.type == "money" and not MONEY.fullmatch(text):
+        raise ParseError(f"{text!r} is not an amount")
+    return value
+
+
+def parse_frame(spec: Spec, text: str) -> tuple[str, dict[str, Any]] | None:
+    """The workflow and argument texts of a sentence a frame writes (`render_frame`), or None when
+    no frame's words fit; ParseError when one fits but its values do not read."""
+    from factory.tasks.language.parse import LIST_SEPARATORS, my_phrases, parse_args
+
+    problem: ParseError | None = None
+    fits: list[tuple[int, str, dict[str, Any]]] = []
+    for workflow in (w for w in spec.workflows if not w.system):
+        f = frame(spec, workflow)
+        if f is None or not text.lower().startswith(f.pieces[0].lead.lower() + " "):
+            continue
+        m = frame_pattern(f).match(text)
+        if m is None:
+            continue
+        try:
+            args = _args(spec, f, workflow, m, my_phrases(spec), LIST_SEPARATORS, parse_args)
+        except ParseError as exc:
+            problem = exc
+            continue
+        # "Pay Sunvale Energy $45 from …" fits "Pay a bill" too (a bill named "Sunvale Energy $45"):
+        # the frame whose own pieces say the most is the one meant; a tie is no reading at all.
+        fits.append((sum(1 for pc in f.pieces if pc.param and m[pc.param]), workflow.name, args))
+    if fits:
+        best = max(n for n, _w, _a in fits)
+        top = [(w, a) for n, w, a in fits if n == best]
+        if len(top) > 1:
+            raise ParseError(f"{text[:60]!r} reads as {' or '.join(w for w, _a in top)}")
+        return top[0]
+    if problem is not None:
+        raise problem
+    return None
+
+
+def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: dict[str, str],
+          separators: tuple[str, ...], parse_args: Any) -> dict[str, Any]:
+    params = {p.name: p for p in workflow.params}
+    args: dict[str, Any] = {}
+    for piece in f.pieces:
+        if piece.param is None or m[piece.param] is None:
+            continue
+        p = params[piece.param]
+        owned = m[p.name].lower().startswith(("my ", "the "))
+        if p.ref and owned != (piece.role != "object"):  # rows are "my …" / "the …", except one paid by name
+            raise ParseError(f"{m[p.name]!r} is not how this sentence names its {p.label.lower()}")
+        args[p.name] = read_name(spec, p.ref, m[p.name]) if p.ref else whole_value(p, m[p.name])
+    subject = workflow.subject
+    if subject in params and subject not in args and params[subject].ref:
+        ent = spec.entity(params[subject].ref or "")
+        if any(pc.param == subject for pc in f.pieces) and ent.name in refs:
+            args[subject] = RefText(my_only(ent), ONLY)  # "Update my contact details": the user's only one
+    missing = [pc.param for pc in f.pieces if pc.param and params[pc.param].required and pc.param not in args]
+    if missing:
+        raise ParseError(f"the sentence does not say its {', '.join(missing)}")
+    if m["_one"] if len(f.settings) == 1 else None:
+        args[f.settings[0]] = whole_value(params[f.settings[0]], m["_one"])
+    if len(f.settings) > 1 and m["_many"]:
+        args.update(parse_args(workflow, m["_many"], refs, separators=separators, joiner=" to ", lead="the ",
+                               subject_first=False))
+    if m["_rest"]:
+        more = parse_args(workflow, m["_rest"], refs, separators=separators, subject_first=False)
+        if set(more) & set(args):
+            raise ParseError(f"an argument is given twice in {m.string[:60]!r}")
+        args.update(more)
+    return args
