@@ -32,6 +32,7 @@ from factory.runtime.patch import apply_patch
 from factory.spec.model import Spec
 from factory.tasks.attempt import Attempt, dump_attempts, load_attempts
 from factory.tasks.coverage import write_coverage
+from factory.tasks.diversity import NearKey, near_key, split_near_duplicates, spread, spread_lines
 from factory.tasks.gates import GateRunner
 from factory.tasks.handover import WorldFailure, hand_over, kept_repairs, records_json
 from factory.tasks.propose.proposer import Draft, Plan, Proposer
@@ -42,7 +43,7 @@ from factory.tasks.triage import triage, weakens
 from factory.tasks.ui_gate.gate import ui_gate
 from factory.world.history import commit_all
 from factory.world.layout import World
-from factory.world.manifest import TasksByType, TasksSummary, read_manifest, write_manifest
+from factory.world.manifest import MANIFEST_VERSION, TasksByType, TasksSummary, read_manifest, write_manifest
 
 log = logging.getLogger(__name__)
 MAX_ROUNDS = 3  # task-level repair rounds per pass over the drafts
@@ -141,9 +142,9 @@ def propose_node(state: TaskState) -> dict[str, Any]:
     seed_db = World(world).seed_db
     with Backend(world, spec, work) as backend:
         proposer = Proposer(spec, seed_db, _options(backend, seed_db, work))
-        drafts = proposer.propose(Plan.for_total(state.total))
+        drafts, near = _distinct(spec, proposer, proposer.propose(Plan.for_total(state.total)))
         (work / "proposer.json").write_text(json.dumps(
-            {"unusable_intent_phrasings": proposer.unusable_intents(),
+            {"unusable_intent_phrasings": proposer.unusable_intents(), "near_duplicates": near,
              "skipped": sorted(Counter(s.split(":")[0] for s in proposer.skipped).items())}, sort_keys=True))
         proposer.close()
     say(f"proposer: {len(drafts)} drafts ({_mix(drafts)})")
@@ -286,6 +287,24 @@ def read_result(world: Path) -> StageTwoResult:
                           seconds, dict(manifest.gates))
 
 
+def _distinct(spec: Spec, proposer: Proposer, drafts: list[Draft]) -> tuple[list[Draft], list[str]]:
+    """The drafts without near-duplicates (`diversity.near_key`), each dropped one replaced by a
+    fresh draft of its kind when the proposer finds one; and the goals dropped."""
+    seen: set[NearKey] = set()
+    kept, dropped = split_near_duplicates(spec, drafts, seen)
+    for draft in dropped:
+        for _ in range(3):
+            fresh = proposer.regenerate(draft)
+            if fresh is None:
+                break
+            key = near_key(spec, fresh)
+            if key not in seen and fresh.goal not in {d.goal for d in kept}:
+                seen.add(key)
+                kept.append(fresh)
+                break
+    return kept, [d.goal for d in dropped]
+
+
 def _mix(drafts: list[Draft]) -> str:
     counts = Counter(d.task_type for d in drafts)
     return ", ".join(f"{k} {counts[k]}" for k in ("read", "write", "read_write"))
@@ -365,6 +384,9 @@ def _write(world: Path, spec: Spec, attempts: list[Attempt], rounds: int, second
     out = World(world).tasks_dir
     out.mkdir(exist_ok=True)
     accepted = [a for a in attempts if a.failure is None]
+    # Repairs regenerate drafts: one may have become a near-duplicate of another accepted one.
+    kept, late = split_near_duplicates(spec, [a.draft for a in accepted])
+    accepted = [a for a in accepted if any(a.draft is d for d in kept)]
     records = [task_record(spec, a.draft, a.setup, a.reward, a.gates, a.trajectory, a.repairs, a.golden,
                            a.initial, world) for a in accepted]
     World(world).tasks_file.write_text("".join(r.to_line() for r in records))
@@ -397,6 +419,7 @@ def _write(world: Path, spec: Spec, attempts: list[Attempt], rounds: int, second
         "unusable_intent_phrasings": meta["unusable_intent_phrasings"],
         "proposer_skipped": meta["skipped"],
         "rewardgen_sandbox": sandbox,
+        "near_duplicates": {"proposed": meta.get("near_duplicates", []), "accepted": [d.key for d in late]},
     }
     World(world).tasks_report.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
     gaps = write_coverage(world, spec).gaps()  # tasks/coverage.json and reports/coverage.txt
@@ -406,8 +429,12 @@ def _write(world: Path, spec: Spec, attempts: list[Attempt], rounds: int, second
     World(world).tasks_timings.parent.mkdir(parents=True, exist_ok=True)
     World(world).tasks_timings.write_text(json.dumps({"seconds": round(seconds, 1)}) + "\n")
     manifest = read_manifest(World(world).manifest_file)
+    corpus = spread(spec, records, len(meta.get("near_duplicates", [])) + len(late))
     manifest.tasks = TasksSummary(drafted=len(attempts), accepted=len(accepted),
-                                  by_type=TasksByType(**report["by_type"]))
+                                  by_type=TasksByType(**report["by_type"]), spread=corpus)
+    manifest.schema_version = MANIFEST_VERSION
+    for line in spread_lines(corpus):
+        say(line)
     manifest.gates = dict(sorted(gates.items()))
     manifest.rewardgen_sandbox = sandbox
     if "tasks" not in manifest.stages:

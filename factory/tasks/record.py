@@ -37,21 +37,24 @@ def split_of(task_id: str) -> Split:
     return "test" if int(hashlib.sha256(task_id.encode()).hexdigest()[:8], 16) % 5 == 0 else "train"
 
 
-def difficulty_of(actions: int, draft: Draft) -> Difficulty:
-    """By the UI actions; one level up when the task reads and writes or runs several workflows."""
+def difficulty_of(actions: int, steps: int) -> Difficulty:
+    """Measured, not guessed from the kind: by the UI actions the golden trajectory takes (at
+    most 6 easy, at most 12 medium), and at least medium for two golden steps, hard for three."""
     level = 0 if actions <= 6 else 1 if actions <= 12 else 2
-    if draft.task_type == "read_write" or len(draft.steps) > 1:
-        level = min(2, level + 1)
+    level = max(level, 0 if steps < 2 else 1 if steps == 2 else 2)
     levels: tuple[Difficulty, ...] = ("easy", "medium", "hard")
     return levels[level]
 
 
-def _estimate(spec: Spec, draft: Draft) -> int:
-    """UI actions without a trajectory: log in, open the form, one per value, submit, confirm."""
+def estimate_actions(spec: Spec, draft: Draft) -> int:
+    """UI actions without a trajectory (the UI gate did not run): log in, then per step open the
+    form, one per value, submit, confirm; a row found by a superlative first opens its list and
+    sorts it; a READ opens the list and reads it."""
     count = 3
-    for step in draft.steps:
+    picks = {i for i, s in enumerate(draft.ask.steps) if s.pick is not None}
+    for i, step in enumerate(draft.steps):
         workflow = next(w for w in spec.workflows if w.name == step.workflow)
-        count += 2 + len(step.params) + (1 if workflow.confirm else 0)
+        count += 2 + len(step.params) + (1 if workflow.confirm else 0) + (2 if i in picks else 0)
     return count + (2 if draft.task_type == "read" else 0)
 
 
@@ -99,13 +102,13 @@ def task_record(spec: Spec, draft: Draft, setup: Setup | None, reward: dict[str,
         world.close()
     user = next(u for u in spec.users if u.username == draft.user)
     diff = diff_databases(initial, golden)
-    actions = len(trajectory["actions"]) if trajectory else _estimate(spec, draft)
+    actions = len(trajectory["actions"]) if trajectory else estimate_actions(spec, draft)
     return TaskRecord(
         id=draft.key,
         goal=draft.goal,
         # A draft's type is a plain str; the strict model checks it is one of the three.
         task_type=cast(TaskType, draft.task_type),
-        difficulty=difficulty_of(actions, draft),
+        difficulty=difficulty_of(actions, len(draft.steps)),
         estimated_actions=actions,
         category=draft.category,
         reference_answer=answer_text(draft.answer),

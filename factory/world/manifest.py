@@ -8,7 +8,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-MANIFEST_VERSION = 1
+# 2: `tasks.spread` (the corpus's spread over workflows, entities, difficulty, steps and registers).
+MANIFEST_VERSION = 2
 
 
 class Strict(BaseModel):
@@ -33,10 +34,30 @@ class TasksByType(Strict):
     read_write: int = 0
 
 
+class TasksSpread(Strict):
+    """How the accepted tasks spread (issue 15, point 6); written by `factory.tasks.diversity`."""
+
+    workflows: dict[str, int] = Field(description="tasks per workflow a golden step runs (reads: `read:<category>`)")
+    entities: dict[str, int] = Field(description="tasks per entity whose rows a task names")
+    difficulty: dict[str, int] = Field(description="tasks per difficulty (from golden steps and UI actions)")
+    steps: dict[str, int] = Field(description="tasks per number of golden steps")
+    registers: dict[str, int] = Field(description="tasks per instruction register: errand (purpose first), seed, "
+                                                  "question, polite, request, terse")
+    evenness: dict[str, float] = Field(description="normalised entropy per dimension above: 1.0 is even, 0.0 one kind")
+    writes: int = Field(ge=0, description="accepted write and read_write tasks")
+    multi_action: int = Field(ge=0, description="of those, tasks whose golden run takes two or more distinct actions")
+    mixed_workflows: int = Field(ge=0, description="of those, tasks whose golden run mixes two or more workflows")
+    multi_action_share: float = Field(ge=0.0, le=1.0, description="multi_action / writes")
+    uncovered_workflows: list[str] = Field(description="user workflows no accepted task runs")
+    near_duplicates_removed: int = Field(ge=0, description="drafts dropped as near-duplicates (same workflow, "
+                                                          "rows and values, free text aside; or the same question)")
+
+
 class TasksSummary(Strict):
     drafted: int = 0
     accepted: int = 0
     by_type: TasksByType = Field(default_factory=TasksByType)
+    spread: TasksSpread | None = Field(None, description="the accepted tasks' spread (schema 2 on)")
 
 
 class Manifest(Strict):

@@ -60,6 +60,7 @@ from factory.tasks.language.parse import (
     LIST_SEPARATORS,
     my_phrases,
     parse_args,
+    parse_compound,
     parse_conds,
     parse_question,
     parse_step,
@@ -111,6 +112,9 @@ def render(spec: Spec, ask: Ask, variant: int) -> str:
 def parse(spec: Spec, text: str) -> Ask:
     """The `Ask` behind an instruction, from the spec alone; ParseError when nothing fits."""
     text = " ".join(text.split())
+    errand = parse_compound(spec, text)  # a purpose first: an errand of several actions (`errands.py`)
+    if errand is not None:
+        return errand
     question = parse_question(spec, text)
     if question is not None:
         return Ask("read", question=question)

@@ -1,26 +1,51 @@
-"""Drafts that combine kinds: READ_WRITE (find a row by a superlative, then act on it) and
-two-workflow writes (`First, … Then, …`).
+"""Drafts that combine actions the way a user's errand does, each phrased purpose first
+(`language/errands.py`: "I'm going away soon: lock my card "Visa ··4599", then transfer …"):
 
-Both use the read and write parts (through `ProposerBase`). A READ_WRITE draft never takes a
-setup: one could change which row is the extreme, and the instruction is phrased from the seed.
+- READ_WRITE find-then-act: find a row by a superlative, then act on it (one step);
+- find-then-act errands (READ_WRITE): the same, then a second action on a row related to the one
+  found (its account, a card of it, the same payee);
+- errands: two different workflows on related rows (lock a card, then move money away from its
+  account);
+- pairs: one workflow on two related rows (pay two bills from the same account, lock two cards of
+  one account);
+- redos: undo a row, then make it again with other values (cancel a scheduled payment, then
+  schedule a new one to the same payee; cancel a booking, then book the same listing again);
+- two unrelated workflows (`multi_step`), the errand of someone with two things to do.
+
+Rows are related when one names the other (a card's account), or both name the same row (two bills
+of one payee): `_related` collects them one reference away. A compound draft never takes a setup
+(its actions are screened together, one after the other, by the effect interpreter), and it is
+emitted only when its text reads back as exactly its steps.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 from factory.runtime.step import Step
 from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, WorkflowSpec
 from factory.tasks.draft import Draft
 from factory.tasks.language.asks import Ask, AskStep, Question
+from factory.tasks.language.errands import GENERIC, purposes_for, render_errand
 from factory.tasks.language.phrasing import render
 from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, comparable, extreme, select
 from factory.tasks.language.spoken import identifier
 from factory.tasks.propose.base import ORDERED, ProposerBase
 
+# A found-and-acted-on row: the acting user, the step, its ask (with the question that picks the
+# row) and the capabilities the question exercises.
+FindAct = tuple[Any, Step, AskStep, list[str]]
+COMPOUND_CATEGORIES = ("redo", "pair", "find_errand", "errand", "multi_step")
+REPEATS = 2  # errands of one category running the same workflows in the same order
+
 
 class CompoundMixin(ProposerBase):
-    """Part of `Proposer`: read-then-write drafts and two-workflow drafts."""
+    """Part of `Proposer`: find-then-act drafts and the errands of several actions."""
 
-    def _read_writes(self, n: int) -> list[Draft]:
+    # ------------------------------------------------------------------ find, then act ---------
+
+    def _find_candidates(self) -> list[tuple[WorkflowSpec, ParamSpec, EntitySpec, list[FieldSpec]]]:
         candidates = []
         for workflow in self._workflows():
             subject = next((p for p in workflow.params if p.ref and p.required
@@ -32,6 +57,10 @@ class CompoundMixin(ProposerBase):
                        and not identifier(f) and self._nameable(ent, f.name)]
             if ordered:
                 candidates.append((workflow, subject, ent, ordered))
+        return candidates
+
+    def _read_writes(self, n: int) -> list[Draft]:
+        candidates = self._find_candidates()
         drafts: list[Draft] = []
         if not candidates:
             self.skipped.append("read_write: no workflow acts on a row that can be found by a superlative")
@@ -47,6 +76,21 @@ class CompoundMixin(ProposerBase):
 
     def _read_write(self, workflow: WorkflowSpec, subject: ParamSpec, ent: EntitySpec,
                     ordered: list[FieldSpec]) -> Draft | None:
+        found = self._find_act(workflow, subject, ent, ordered)
+        if found is None:
+            return None
+        user, step, ask_step, caps = found
+        ask = Ask("read_write", steps=(ask_step,))
+        goal = render(self.spec, ask, 0)
+        if not self._reads_back(goal, ask):
+            return None
+        return Draft(self._key("read-write", workflow.name), "read_write", workflow.name, user.username,
+                     user.id, ask, goal, [step], [], capabilities=caps,
+                     required=self._required(workflow, step))
+
+    def _find_act(self, workflow: WorkflowSpec, subject: ParamSpec, ent: EntitySpec,
+                  ordered: list[FieldSpec]) -> FindAct | None:
+        """A run of `workflow` on the row a superlative finds among the user's rows."""
         users = [u for u in self.users if self._candidates(u, workflow, subject)]
         if not users:
             return None
@@ -79,40 +123,216 @@ class CompoundMixin(ProposerBase):
                                                                  if k != subject.name}), user)
         if other is None:
             return None
-        ask_step = AskStep(workflow.name, other.args, (subject.name, q))
-        ask = Ask("read_write", steps=(ask_step,))
-        goal = render(self.spec, ask, 0)
+        return user, step, AskStep(workflow.name, other.args, (subject.name, q)), caps
+
+    # ------------------------------------------------------------------ errands ----------------
+
+    def _compounds(self, plan: dict[str, int]) -> list[Draft]:
+        """The errands of the plan, by category; a category that cannot fill its share (no
+        workflow undoes what another makes, say) leaves it to the two-workflow errands."""
+        makers: dict[str, Callable[[], Draft | None]] = {
+            "redo": self._redo, "pair": self._pair, "find_errand": self._find_errand,
+            "errand": self._errand, "multi_step": self._multi}
+        drafts: list[Draft] = []
+        short = 0
+        for category in COMPOUND_CATEGORIES:
+            want = plan.get(category, 0) + (short if category == "multi_step" else 0)
+            made = self._make(makers[category], want, {d.goal for d in drafts})
+            if want and not made:
+                self.skipped.append(f"{category}: no feasible errand found")
+            short += want - len(made) if category != "multi_step" else 0
+            drafts += made
+        return drafts
+
+    def _make(self, maker: Callable[[], Draft | None], n: int, goals: set[str]) -> list[Draft]:
+        """Up to `n` drafts of one maker, at most `REPEATS` of each sequence of workflows (so that
+        one easy pair, remove two payees, does not fill the category)."""
+        made: list[Draft] = []
+        seen: dict[tuple[str, ...], int] = {}
+        for _attempt in range(n * 25):
+            if len(made) >= n:
+                break
+            draft = maker()
+            if draft is None or draft.goal in goals:
+                continue
+            flow = tuple(s.workflow for s in draft.steps)
+            if seen.get(flow, 0) >= REPEATS:
+                continue
+            seen[flow] = seen.get(flow, 0) + 1
+            goals.add(draft.goal)
+            made.append(draft)
+        return made
+
+    def _related(self, step: Step) -> dict[str, set[int]]:
+        """Entity → ids of the rows `step` names, the rows they name, and the rows naming them."""
+        workflow = self._workflow(step.workflow)
+        related: dict[str, set[int]] = {}
+        for p in workflow.params:
+            if not p.ref or p.ref == "user" or step.params.get(p.name) is None:
+                continue
+            value = step.params[p.name]
+            related.setdefault(p.ref, set()).add(value)
+            row = self.world.row(p.ref, value)
+            for f in self.spec.entity(p.ref).fields:
+                if row is not None and f.type == "reference" and f.ref and f.ref != "user" and row.get(f.column):
+                    related.setdefault(f.ref, set()).add(row[f.column])
+            for ent in self._entities():
+                for f in ent.fields:
+                    if f.type == "reference" and f.ref == p.ref:
+                        related.setdefault(ent.name, set()).update(
+                            r["id"] for r in self.world.rows(ent.name) if r.get(f.column) == value)
+        return related
+
+    def _workflow(self, name: str) -> WorkflowSpec:
+        return next(w for w in self.spec.workflows if w.name == name)
+
+    def _point(self, workflow: WorkflowSpec, step: Step, user: Any, related: dict[str, set[int]],
+               avoid: set[tuple[str, int]]) -> bool:
+        """Point one of the step's row parameters at a related row (not one in `avoid`)."""
+        params = [p for p in workflow.params if p.ref and p.name in step.params and p.ref in related]
+        self.rng.shuffle(params)
+        for p in params:
+            assert p.ref is not None
+            pool = sorted(i for i in set(self._candidates(user, workflow, p)) & related[p.ref]
+                          if (p.ref, i) not in avoid)
+            if pool:
+                step.params[p.name] = self.rng.choice(pool)
+                return True
+        return False
+
+    def _named(self, workflow: WorkflowSpec, step: Step) -> set[tuple[str, int]]:
+        return {(p.ref, step.params[p.name]) for p in workflow.params if p.ref and step.params.get(p.name)}
+
+    def _errand(self) -> Draft | None:
+        """Two different workflows on related rows: lock a card, then move money off its account."""
+        workflows = self._workflows()
+        if len(workflows) < 2:
+            return None
+        first, second = self.rng.sample(workflows, 2)
+        user = self.rng.choice(self.users)
+        a, b = self._fill(first, user), self._fill(second, user)
+        if a is None or b is None or not self._point(second, b, user, self._related(a), set()):
+            return None
+        return self._errand_draft("write", "errand", user, [a, b], None)
+
+    def _pair(self) -> Draft | None:
+        """One workflow on two related rows: the other rows named the same (the same account to
+        pay from), or two rows of one parent (two cards of one account)."""
+        workflow = self.rng.choice(self._workflows())
+        subject = next((p for p in workflow.params if p.ref and p.name == workflow.subject), None)
+        if subject is None or subject.ref is None:
+            return None
+        user = self.rng.choice(self.users)
+        a, b = self._fill(workflow, user), self._fill(workflow, user)
+        if a is None or b is None or subject.name not in a.params:
+            return None
+        shared = [p.name for p in workflow.params if p.ref and p.name != subject.name and p.name in a.params]
+        for name in shared:
+            b.params[name] = a.params[name]
+        if not shared:
+            # Siblings: rows of the subject's entity naming the same parent row as a's subject.
+            related = self._related(a)
+            row = self.world.row(subject.ref, a.params[subject.name])
+            parents = [f for f in self.spec.entity(subject.ref).fields
+                       if f.type == "reference" and f.ref and f.ref != "user" and row and row.get(f.column)]
+            if not parents or row is None:
+                return None
+            siblings = {r["id"] for r in self.world.rows(subject.ref)
+                        if any(r.get(f.column) == row[f.column] for f in parents)}
+            related = {subject.ref: siblings - {a.params[subject.name]}}
+            if not self._point(workflow, b, user, related, set()):
+                return None
+        if b.params.get(subject.name) == a.params[subject.name]:
+            return None
+        return self._errand_draft("write", "pair", user, [a, b], None)
+
+    def _redo(self) -> Draft | None:
+        """Undo a row, then make it again with other values: the second run creates a row of the
+        entity the first acts on, naming the same rows the undone one names (its payee, its
+        listing)."""
+        workflows = self._workflows()
+        pairs = []
+        for undo in workflows:
+            subject = next((p for p in undo.params if p.ref and p.name == undo.subject), None)
+            if subject is None or subject.ref is None or any(e.kind == "create" for e in undo.effects):
+                continue
+            for make in workflows:
+                if make.name != undo.name and any(e.kind == "create" and e.entity == subject.ref for e in make.effects):
+                    pairs.append((undo, subject, make))
+        if not pairs:
+            return None
+        undo, subject, make = self.rng.choice(pairs)
+        assert subject.ref is not None
+        user = self.rng.choice(self.users)
+        a, b = self._fill(undo, user), self._fill(make, user)
+        if a is None or b is None:
+            return None
+        row = self.world.row(subject.ref, a.params[subject.name])
+        if row is None:
+            return None
+        copied = 0
+        for p in make.params:
+            refs = [f for f in self.spec.entity(subject.ref).fields if f.type == "reference" and f.ref == p.ref
+                    and p.ref != "user" and row.get(f.column)]
+            if p.ref and p.name in b.params and len(refs) == 1 and row[refs[0].column] in self._candidates(user, make, p):
+                b.params[p.name] = row[refs[0].column]
+                copied += 1
+        if not copied:
+            return None  # nothing ties the new row to the undone one: not a redo
+        return self._errand_draft("write", "redo", user, [a, b], None, redo=True)
+
+    def _find_errand(self) -> Draft | None:
+        """Find a row by a superlative, act on it, then act on a row related to it."""
+        candidates = self._find_candidates()
+        workflows = self._workflows()
+        if not candidates or len(workflows) < 2:
+            return None
+        workflow, subject, ent, ordered = self.rng.choice(candidates)
+        found = self._find_act(workflow, subject, ent, ordered)
+        if found is None:
+            return None
+        user, step, ask_step, caps = found
+        second = self.rng.choice([w for w in workflows if w.name != workflow.name])
+        b = self._fill(second, user)
+        if b is None or not self._point(second, b, user, self._related(step), set()):
+            return None
+        return self._errand_draft("read_write", "find_errand", user, [step, b], ask_step, caps=caps)
+
+    def _multi(self) -> Draft | None:
+        """Two unrelated workflows: someone with two things to do."""
+        workflows = self._workflows()
+        if len(workflows) < 2:
+            return None
+        first, second = self.rng.sample(workflows, 2)
+        user = self.rng.choice(self.users)
+        a, b = self._fill(first, user), self._fill(second, user)
+        if a is None or b is None:
+            return None
+        return self._errand_draft("write", "multi_step", user, [a, b], None, generic=True)
+
+    def _errand_draft(self, kind: str, category: str, user: Any, steps: list[Step], found: AskStep | None,
+                      *, redo: bool = False, generic: bool = False, caps: list[str] | None = None) -> Draft | None:
+        """The draft of an errand whose steps pass one after the other on the seed, phrased
+        purpose first; `found` is the first step's find-then-act ask (READ_WRITE)."""
+        if len({(s.workflow, tuple(sorted(s.params.items()))) for s in steps}) < len(steps):
+            return None  # the same action twice is one action
+        if not self._passes(user, steps):
+            return None
+        asks: list[AskStep] = [found] if found is not None else []
+        for step in steps[len(asks):]:
+            ask_step = self._ask_step(self._workflow(step.workflow), step, user)
+            if ask_step is None:
+                return None
+            asks.append(ask_step)
+        ask = Ask(kind, steps=tuple(asks))
+        purpose = self.rng.choice(GENERIC if generic else purposes_for(self.spec, ask, redo))
+        variant = self.rng.randrange(9)
+        goal = render_errand(self.spec, ask, purpose, variant)
         if not self._reads_back(goal, ask):
             return None
-        return Draft(self._key("read-write", workflow.name), "read_write", workflow.name, user.username,
-                     user.id, ask, goal, [step], [], capabilities=caps,
-                     required=self._required(workflow, step))
-
-    def _multis(self, n: int) -> list[Draft]:
-        workflows = self._workflows()
-        drafts: list[Draft] = []
-        if len(workflows) < 2:
-            return drafts
-        for _attempt in range(n * 12):
-            if len(drafts) >= n:
-                break
-            first, second = self.rng.sample(workflows, 2)
-            users = self.users[:]
-            self.rng.shuffle(users)
-            user = users[0]
-            a, b = self._fill(first, user), self._fill(second, user)
-            if a is None or b is None:
-                continue
-            if not self._passes(user, [a, b]):
-                continue
-            sa, sb = self._ask_step(first, a, user), self._ask_step(second, b, user)
-            if sa is None or sb is None:
-                continue
-            ask = Ask("write", steps=(sa, sb))
-            goal = render(self.spec, ask, 0)
-            if goal in {d.goal for d in drafts} or not self._reads_back(goal, ask):
-                continue
-            drafts.append(Draft(self._key("write", "two-steps"), "write", "multi_step", user.username,
-                                user.id, ask, goal, [a, b], [],
-                                required=self._required(first, a) + self._required(second, b)))
-        return drafts
+        required: list[dict[str, Any]] = []
+        for s in steps:  # a row two actions name (the account paid from twice) is required once
+            required += [r for r in self._required(self._workflow(s.workflow), s) if r not in required]
+        return Draft(self._key(kind.replace("_", "-"), category), kind, category, user.username, user.id,
+                     ask, goal, steps, [], form="errand", capabilities=caps or [], required=required,
+                     variant=variant)

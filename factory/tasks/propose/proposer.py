@@ -6,8 +6,11 @@ user would (labels, field values; never ids). Kinds:
 - READ: lookups, counts (filters, date ranges, nested filters), totals, and superlatives whose
   top row is unique (a tie makes the question unanswerable, so such candidates are skipped);
 - WRITE: every workflow, with concrete rows and values (the seed's own phrasings where they can
-  carry all the parameters, the generic phrasings otherwise), plus two-workflow tasks;
-- READ_WRITE: find a row by a superlative, then act on it.
+  carry all the parameters, the generic phrasings otherwise);
+- READ_WRITE: find a row by a superlative, then act on it;
+- errands (`compound.py`), WRITE or READ_WRITE with two or more actions, phrased purpose first:
+  two workflows on related rows, one workflow on two related rows, undo then redo, find then act
+  then act, and two unrelated workflows.
 
 Feasibility is screened with the independent effect interpreter before a draft is emitted: a
 draft whose preconditions would fail gets a setup (another workflow run first that makes them
@@ -22,6 +25,7 @@ The proposer is made of parts, one module each over a shared base (see `base.py`
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from factory import progress
@@ -29,7 +33,7 @@ from factory.tasks.draft import Draft
 from factory.tasks.language.intents import unusable_phrasings
 from factory.tasks.language.phrasing import Ask, render
 from factory.tasks.propose.base import Options
-from factory.tasks.propose.compound import CompoundMixin
+from factory.tasks.propose.compound import COMPOUND_CATEGORIES, CompoundMixin
 from factory.tasks.propose.readback import ReadBackMixin
 from factory.tasks.propose.reads import ReadsMixin
 from factory.tasks.propose.setups import SetupsMixin
@@ -43,19 +47,32 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class Plan:
-    """How many drafts of each kind to make."""
+    """How many drafts of each kind to make. Errands (two or more actions) are a third of the
+    drafts so that, once the gates have run, at least 30% of the writes and read-writes need two
+    or more distinct actions (issue 15)."""
 
     read: int = 60
-    write: int = 88
-    read_write: int = 36
-    multi: int = 10
+    write: int = 54
+    read_write: int = 23
+    find_errand: int = 10
+    errand: int = 21
+    pair: int = 10
+    redo: int = 8
+    multi: int = 6
 
     @classmethod
     def for_total(cls, total: int) -> Plan:
         read = round(total * 0.31)
-        read_write = round(total * 0.19)
-        multi = max(1, round(total * 0.05))
-        return cls(read, total - read - read_write - multi, read_write, multi)
+        read_write = round(total * 0.12)
+        find_errand, errand = round(total * 0.05), round(total * 0.11)
+        pair, redo, multi = round(total * 0.05), round(total * 0.04), max(1, round(total * 0.03))
+        write = total - read - read_write - find_errand - errand - pair - redo - multi
+        return cls(read, write, read_write, find_errand, errand, pair, redo, multi)
+
+    def compounds(self) -> dict[str, int]:
+        """The errands' shares by category (`compound.COMPOUND_CATEGORIES`)."""
+        return {"find_errand": self.find_errand, "errand": self.errand, "pair": self.pair,
+                "redo": self.redo, "multi_step": self.multi}
 
 
 class _Share:
@@ -86,8 +103,10 @@ class Proposer(CompoundMixin, ReadsMixin, WritesMixin, SetupsMixin, ValuesMixin,
 
     def propose(self, plan: Plan) -> list[Draft]:
         drafts: list[Draft] = []
-        kinds = ((self._reads, plan.read), (self._writes, plan.write), (self._read_writes, plan.read_write),
-                 (self._multis, plan.multi))
+        errands = plan.compounds()
+        kinds: tuple[tuple[Callable[[int], list[Draft]], int], ...] = (
+            (self._reads, plan.read), (self._writes, plan.write), (self._read_writes, plan.read_write),
+            (lambda _n: self._compounds(errands), sum(errands.values())))
         with progress.task("propose drafts", total=sum(n for _, n in kinds)) as advance:
             for make, n in kinds:
                 share = self._share = _Share(advance, n)
@@ -108,7 +127,7 @@ class Proposer(CompoundMixin, ReadsMixin, WritesMixin, SetupsMixin, ValuesMixin,
         """Repair of the task text: a seed phrasing named a row by a field value two rows share;
         say it with the generic phrasing, which names rows by their full labels. False when the
         draft has nothing to rephrase."""
-        if draft.form == "generic" or draft.task_type != "write":
+        if draft.form in ("generic", "errand") or draft.task_type != "write" or len(draft.steps) != 1:
             return False
         workflow = next(w for w in self.spec.workflows if w.name == draft.steps[0].workflow)
         user = next(u for u in self.users if u.username == draft.user)
@@ -125,8 +144,8 @@ class Proposer(CompoundMixin, ReadsMixin, WritesMixin, SetupsMixin, ValuesMixin,
         for _ in range(8):
             if draft.task_type == "read":
                 fresh = self._reads(1)
-            elif draft.category == "multi_step":
-                fresh = self._multis(1)
+            elif draft.category in COMPOUND_CATEGORIES:
+                fresh = self._compounds({draft.category: 1})
             elif draft.task_type == "read_write":
                 fresh = [x for x in self._read_writes(4) if x.category == draft.category][:1]
             else:

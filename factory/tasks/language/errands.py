@@ -1,0 +1,103 @@
+"""Compound instructions written as a person's errand: the purpose first, then the actions in order.
+
+"I'm going away soon: lock my card "Visa ··4599", then transfer between accounts from account
+"Main Checking ··3808", to account "Emergency Fund ··5290" and amount $200." An errand is two or
+more workflow runs (a find-then-act run among them, for a READ_WRITE) joined by a connector
+(`, then `, `, and then `, `. After that, `) after one of three openers (none, "Please ", "Could
+you … ?"), behind a purpose sentence from a closed pool.
+
+The pool is closed on purpose: the parser (`parse.parse_compound`) strips a purpose only when it is
+one of these sentences, so the purpose never carries a value the reward must check, and a text
+without one is never mistaken for an errand. Purposes are picked by what the errand does (the
+first word of its first action's verb phrase), so "lock" reads "I'm going away soon" and "pay"
+reads "It's the end of the month"; undoing and redoing a row has its own ("Plans changed").
+"""
+
+from __future__ import annotations
+
+from factory.spec.model import Spec
+from factory.tasks.language.asks import Ask, AskStep
+from factory.tasks.language.render import lower_first, render_step
+from factory.tasks.language.spoken import verb_phrase
+
+# Purpose sentences by the first verb of the errand's first action; each ends with ":" or "."
+# and is followed by one space. Keep them free of quotes, digits and field values.
+PURPOSES: dict[str, tuple[str, ...]] = {
+    "lock": ("I'm going away soon:", "I can't find my wallet, so to be safe:"),
+    "unlock": ("I found my wallet again:", "I'm back from my trip:"),
+    "report": ("My wallet was stolen yesterday:", "I lost my bag on the train:"),
+    "pay": ("It's the end of the month, so:", "I'm catching up on what I owe:"),
+    "transfer": ("I'm moving some money around this week:", "Before rent is due:"),
+    "schedule": ("I'm planning ahead for next month:", "So I don't forget later:"),
+    "cancel": ("Plans changed, so:", "I'm cutting back this month:"),
+    "remove": ("I'm cleaning up my lists:", "I don't need some of these anymore:"),
+    "add": ("I'm setting things up for later:", "Someone new joined my circle:"),
+    "update": ("Some of my details are out of date:", "I'm tidying up my settings:"),
+    "rename": ("I'm tidying up my settings:", "The names confuse me:"),
+    "set": ("I want fewer surprises:", "I'm tidying up my settings:"),
+    "book": ("I'm planning a trip:", "We finally picked our dates:"),
+    "save": ("I'm shortlisting places for a trip:", "I want to keep track of a few things:"),
+    "block": ("I'll be away from my place for a while:", "My calendar filled up:"),
+    "unblock": ("My calendar freed up:", "My plans fell through, so:"),
+    "review": ("I'm back home after my stay:", "While I still remember the details:"),
+    "snooze": ("I'm taking a break from hosting:", "I need a pause:"),
+    "edit": ("I'm reworking my listing:", "I want to fix a few things:"),
+    "create": ("I'm getting organised:", "So I don't forget later:"),
+    "reply": ("I'm catching up on my inbox:", "Before I log off today:"),
+    "forward": ("I'm passing a few things on:", "I'm catching up on my inbox:"),
+    "send": ("I'm catching up on my inbox:", "Before I log off today:"),
+    "mark": ("I'm sorting my inbox:", "I'm catching up on my inbox:"),
+    "star": ("I want to find these again later:", "I'm sorting my inbox:"),
+    "archive": ("I'm clearing my inbox:", "I'm sorting my inbox:"),
+    "delete": ("I'm clearing out old stuff:", "I'm cleaning up my lists:"),
+    "restore": ("I deleted something by mistake:", "I need something back:"),
+    "move": ("I'm sorting my inbox:", "I'm moving some things around:"),
+    "apply": ("I'm sorting my inbox:", "I'm getting organised:"),
+}
+GENERIC = ("I'm sorting out a few things today:", "A couple of errands while I think of them:",
+           "Before the weekend:")
+# Undo, then redo: cancel a row, then make it again with other values.
+REDO = ("Plans changed, so I need to redo something:", "I got one of these wrong and want to redo it:",
+        "My dates moved, so let's start over:")
+
+ALL_PURPOSES: tuple[str, ...] = tuple(sorted({p for pool in PURPOSES.values() for p in pool}
+                                             | set(GENERIC) | set(REDO), key=lambda p: -len(p)))
+CONNECTORS = (", and then ", ", then ", ". After that, ")
+OPENERS = ("", "Please ", "Could you ")
+
+
+def purposes_for(spec: Spec, ask: Ask, redo: bool = False) -> tuple[str, ...]:
+    """The purpose sentences that fit what `ask` does first (the generic ones when none does)."""
+    if redo:
+        return REDO
+    workflow = next(w for w in spec.workflows if w.name == ask.steps[0].workflow)
+    verb = "find" if ask.steps[0].pick is not None else verb_phrase(workflow).split()[0]
+    if ask.steps[0].pick is not None and len(ask.steps) > 1:
+        second = next(w for w in spec.workflows if w.name == ask.steps[1].workflow)
+        verb = verb_phrase(second).split()[0]
+    return PURPOSES.get(verb, ()) + GENERIC
+
+
+def _part(spec: Spec, step: AskStep) -> str:
+    """One action inside the errand sentence: the terse form, lower-cased, without its period."""
+    text = render_step(spec, step, 0)
+    return lower_first(text[:-1] if text.endswith(".") else text)
+
+
+def render_errand(spec: Spec, ask: Ask, purpose: str, variant: int) -> str:
+    """The errand text of a compound `ask` (two or more steps), behind `purpose` (one of
+    `ALL_PURPOSES`); `variant` picks the opener and the connector."""
+    if purpose not in ALL_PURPOSES:
+        raise ValueError(f"{purpose!r} is not one of the purposes the parser knows")
+    opener = OPENERS[variant % len(OPENERS)]
+    connector = CONNECTORS[(variant // len(OPENERS)) % len(CONNECTORS)]
+    if opener == "Could you " and connector.startswith("."):
+        connector = ", then "  # a question is one sentence
+    parts = [_part(spec, s) for s in ask.steps]
+    body = parts[0]
+    for part in parts[1:]:
+        body += connector + part
+    text = f"{opener}{body}{'?' if opener == 'Could you ' else '.'}"
+    # After a colon the errand runs on in lower case; after a full stop it starts a sentence.
+    text = lower_first(text) if purpose.endswith(":") else text[:1].upper() + text[1:]
+    return f"{purpose} {text}"

@@ -1,0 +1,98 @@
+"""Errands (issue 15, point 5) read back as exactly their steps; near-duplicates, difficulty and the
+manifest's spread (point 6)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from factory.builder.build import build_spec
+from factory.runtime.step import Step
+from factory.seed.loader import load_seed
+from factory.spec.model import Spec
+from factory.tasks.diversity import evenness, split_near_duplicates
+from factory.tasks.draft import Draft
+from factory.tasks.language.errands import ALL_PURPOSES, CONNECTORS, OPENERS, purposes_for, render_errand
+from factory.tasks.language.phrasing import Ask, AskStep, Cond, Question, RefText, parse
+from factory.tasks.record import difficulty_of
+from factory.world.manifest import MANIFEST_VERSION, Manifest, TasksSpread, TasksSummary
+
+SEEDS = Path(__file__).resolve().parents[2] / "seeds"
+
+
+@pytest.fixture(scope="module")
+def bank() -> Spec:
+    return build_spec(load_seed(SEEDS / "echobank.yaml"))
+
+
+LOCK = AskStep("lock_card", {"card": RefText("Visa card ··2286"), "reason": "travel"})
+MOVE = AskStep("transfer_funds", {"from_account": RefText("Main Checking ··3808"),
+                                  "to_account": RefText("Emergency Fund ··5290"), "amount": 20000})
+
+
+def test_an_errand_reads_back_as_its_steps_in_every_opener_and_connector(bank: Spec) -> None:
+    ask = Ask("write", steps=(LOCK, MOVE))
+    purposes = purposes_for(bank, ask)
+    assert purposes[0] == "I'm going away soon:"  # the purpose follows what the errand does first
+    for variant in range(len(OPENERS) * len(CONNECTORS)):
+        text = render_errand(bank, ask, purposes[variant % len(purposes)], variant)
+        back = parse(bank, text)
+        assert back.kind == "write" and [s.workflow for s in back.steps] == ["lock_card", "transfer_funds"], text
+        assert back.steps[0].args["card"] == RefText("Visa card ··2286"), text
+        assert back.steps[1].args["amount"] == "$200", text
+
+
+def test_find_act_then_act_is_a_read_write_of_two_steps(bank: Spec) -> None:
+    pick = AskStep("lock_card", {"reason": "travel"},
+                   ("card", Question("max", "card", "expires_on", conds=(Cond("status", '"active"'),))))
+    ask = Ask("read_write", steps=(pick, MOVE))
+    for variant in range(9):
+        text = render_errand(bank, ask, "I'm sorting out a few things today:", variant)
+        back = parse(bank, text)
+        assert back.kind == "read_write" and back.steps[0].pick == pick.pick, text
+        assert back.steps[1].workflow == "transfer_funds", text
+
+
+def test_purposes_come_from_a_closed_pool(bank: Spec) -> None:
+    with pytest.raises(ValueError):
+        render_errand(bank, Ask("write", steps=(LOCK, MOVE)), "I'm buying a boat:", 0)
+    assert all(not any(c.isdigit() or c == '"' for c in p) for p in ALL_PURPOSES)
+    # A text with no purpose is not an errand: the single-step forms parse as before.
+    assert parse(bank, 'Lock my card "Visa card ··2286", reason "travel".').steps[0].workflow == "lock_card"
+
+
+def _draft(key: str, reason: str, card: int = 3) -> Draft:
+    ask = Ask("write", steps=(AskStep("lock_card", {"card": RefText("c"), "reason": reason}),))
+    return Draft(key, "write", "lock_card", "u", 1, ask, f"Lock {reason}", [Step("lock_card", {"card": card, "reason": reason})])
+
+
+def test_near_duplicates_differ_only_in_free_text(bank: Spec) -> None:
+    kept, dropped = split_near_duplicates(bank, [_draft("a", "travel"), _draft("b", "misplaced"), _draft("c", "travel", 4)])
+    reason = next(p for w in bank.workflows if w.name == "lock_card" for p in w.params if p.name == "reason")
+    # An enum reason is a value the task sets, not free text: only free text is left out of the key.
+    assert [d.key for d in kept] == (["a", "b", "c"] if reason.values else ["a", "c"]), dropped
+
+
+def test_difficulty_is_measured_by_steps_and_actions() -> None:
+    assert difficulty_of(5, 1) == "easy"
+    assert difficulty_of(9, 1) == "medium"
+    assert difficulty_of(5, 2) == "medium"
+    assert difficulty_of(5, 3) == "hard"
+    assert difficulty_of(14, 1) == "hard"
+
+
+def test_the_manifest_keeps_the_spread_strictly() -> None:
+    spread = TasksSpread(workflows={"lock_card": 2}, entities={"card": 2}, difficulty={"easy": 2}, steps={"1": 2},
+                         registers={"terse": 2}, evenness={"workflows": 0.0}, writes=2, multi_action=0,
+                         mixed_workflows=0, multi_action_share=0.0, uncovered_workflows=[], near_duplicates_removed=1)
+    manifest = Manifest(world="w", title="t", factory_version="0", seed_sha256="", spec_sha256="", seed_db_sha256="",
+                        stages=[], counts={}, users=1, entities=1, workflows=1, pages=1, routes=1, storyline={},
+                        tasks=TasksSummary(spread=spread))
+    assert manifest.schema_version == MANIFEST_VERSION == 2
+    again = Manifest.model_validate_json(manifest.model_dump_json())
+    assert again.tasks.spread == spread
+    with pytest.raises(ValueError):
+        TasksSpread.model_validate({**spread.model_dump(), "surprise": 1})
+    assert evenness(Counter({"a": 1, "b": 1})) == 1.0 and evenness(Counter({"a": 3})) == 0.0
