@@ -122,6 +122,13 @@ def _evaluator_error(response: httpx.Response) -> EvaluatorError:
     return kind(status, detail, request.method, str(request.url), body)
 
 
+# An idle connection is dropped by the client well before a server would close it (uvicorn's
+# default keep-alive is 5 s, httpx's expiry was 5 s too): a request sent on a connection the server
+# is closing at that moment fails with "Server disconnected without sending a response", which an
+# oracle run on a busy machine (a long browser replay between create and finish) met.
+LIMITS = httpx.Limits(keepalive_expiry=2.0)
+
+
 def _send(http: httpx.Client, method: str, url: str, **kwargs: Any) -> httpx.Response:
     try:
         return http.request(method, url, **kwargs)
@@ -143,7 +150,7 @@ class EvaluatorClient:
                  transport: httpx.BaseTransport | None = None) -> None:
         self.url = url.rstrip("/")
         self._http = httpx.Client(base_url=self.url, headers={"Authorization": f"Bearer {token}"},
-                                  timeout=timeout, transport=transport)
+                                  timeout=timeout, transport=transport, limits=LIMITS)
 
     def _call(self, method: str, path: str, **kwargs: Any) -> Any:
         response = _send(self._http, method, path, **kwargs)
@@ -251,7 +258,7 @@ class AgentSession:
             raise BadRequest(f"not a launch URL: {launch_url!r} (expected http://HOST:PORT/__launch/<ticket>)")
         self.launch_url = launch_url
         self.base_url = f"{url.scheme}://{url.netloc.decode()}"
-        self._http = httpx.Client(base_url=self.base_url, timeout=timeout, transport=transport,
+        self._http = httpx.Client(base_url=self.base_url, timeout=timeout, transport=transport, limits=LIMITS,
                                   follow_redirects=True, headers={"Accept": "application/json"})
         response = _send(self._http, "GET", url.raw_path.decode())
         launch = response.history[0] if response.history else response

@@ -30,6 +30,9 @@ from episodes.store import EpisodeStore
 from episodes.world import ServedWorld
 
 log = logging.getLogger(__name__)
+# longer than any client keeps an idle connection (episodes.client.LIMITS: 2 s), so the server never
+# closes a connection a client is about to reuse
+KEEP_ALIVE_SECONDS = 30
 
 
 @dataclass
@@ -69,8 +72,10 @@ class EpisodeServer:
         writer = RolloutWriter(config.rollouts) if config.rollouts is not None else None
         evaluator = create_evaluator(self.store, self.token, self.agent_url, writer)
         self._servers = [
-            uvicorn.Server(uvicorn.Config(gate, host=config.host, port=config.port, log_level="warning")),
-            uvicorn.Server(uvicorn.Config(evaluator, host=config.host, port=config.eval_port, log_level="warning")),
+            uvicorn.Server(uvicorn.Config(gate, host=config.host, port=config.port, log_level="warning",
+                                          timeout_keep_alive=KEEP_ALIVE_SECONDS)),
+            uvicorn.Server(uvicorn.Config(evaluator, host=config.host, port=config.eval_port, log_level="warning",
+                                          timeout_keep_alive=KEEP_ALIVE_SECONDS)),
         ]
         self._stopped = threading.Event()
 

@@ -22,6 +22,7 @@ from typing import Any
 
 import httpx
 
+from episodes.client import LIMITS
 from factory.runtime.server import free_port
 
 REPO = Path(__file__).resolve().parents[2]
@@ -85,7 +86,7 @@ class _Server:
         self.token = secrets.token_urlsafe(24)
         port, eval_port = free_port(), free_port()
         self.agent = f"http://127.0.0.1:{port}"
-        self.evaluator = httpx.Client(base_url=f"http://127.0.0.1:{eval_port}", timeout=120,
+        self.evaluator = httpx.Client(base_url=f"http://127.0.0.1:{eval_port}", timeout=120, limits=LIMITS,
                                       headers={"authorization": f"Bearer {self.token}"})
         self.process = subprocess.Popen([sys.executable, "-m", "episodes", "serve", str(world), "--port", str(port),
                                          "--eval-port", str(eval_port), f"--token={self.token}",
@@ -177,7 +178,7 @@ def _solo_diff(server: _Server, task: dict[str, Any]) -> str:
 def _solve(agent_url: str, episode: dict[str, Any], task: dict[str, Any]) -> list[float]:
     """The task's golden calls as its user (a read task reads its starting list); request times in ms."""
     times: list[float] = []
-    with httpx.Client(base_url=agent_url, timeout=120) as agent:
+    with httpx.Client(base_url=agent_url, timeout=120, limits=LIMITS) as agent:
         agent.get(episode["launch_url"])
         calls = [("POST", f"/api/workflows/{s['workflow']}", s["params"]) for s in task["golden_steps"]]
         for method, path, body in calls or [("GET", "/api/auth/session", None)]:

@@ -14,6 +14,7 @@ from typing import Any, Self
 
 import httpx
 
+from episodes.client import LIMITS
 from episodes.dbfiles import copy_db
 from factory.errors import ClientError
 from factory.runtime.server import AppServer
@@ -57,7 +58,8 @@ class Backend:
         self.server.use_db(db)
         if username not in self._clients:
             # Plain HTTP on loopback: no TLS, so no certificate store to build (20 ms a client).
-            client = httpx.Client(base_url=self.server.url, timeout=30, verify=False)
+            # idle connections dropped before the app's uvicorn closes them (see episodes.client.LIMITS)
+            client = httpx.Client(base_url=self.server.url, timeout=30, verify=False, limits=LIMITS)
             r = client.post("/api/auth/login", json={"username": username, "password": self.passwords[username]})
             if r.status_code != 200:
                 client.close()
