@@ -234,12 +234,20 @@ class WitnessSearch:
             if p.range_of is not None:
                 continue
             if p.range_end is not None:
-                for start, end in range_candidates(self.today)[:12] + [(self.today.isoformat(), self.today.isoformat())]:
+                for start, end in range_candidates(self.today)[:12] + self._ranges_around_today():
                     out.append((p, {**base.params, p.name: start, p.range_end: end}))
                 continue
             for value in self._near(wf, base, p):
                 out.append((p, {**base.params, p.name: value}))
         return out
+
+    def _ranges_around_today(self) -> list[tuple[str, str]]:
+        """Periods one day either side of today at each end: a period that must have ended (ends
+        today vs tomorrow) or must not have begun (starts tomorrow vs today)."""
+        day = dt.timedelta(days=1)
+        return [(a.isoformat(), b.isoformat()) for a, b in (
+            (self.today, self.today), (self.today - 7 * day, self.today), (self.today - 7 * day, self.today + day),
+            (self.today + day, self.today + 7 * day), (self.today - day, self.today))]
 
     def boundaries(self, wf: WorkflowSpec, witness: Witness) -> None:
         """A boundary pair for every precondition that has one, within the bases' reach."""

@@ -29,6 +29,9 @@ def scalar_candidates(param: ParamSpec, today: dt.date) -> list[Any]:
         hi = round(param.max * 100) if param.max is not None else None
         default = round(float(param.default) * 100) if param.default is not None else None
         base = [default, 2500, 1000, 100, 5000, 10000, lo, 50000]
+        # then the rest of the range, up to the bound: a rule such as "a new limit at least what is
+        # already spent" holds only for large amounts
+        base += [250000, 1000000, (lo + hi) // 2 if lo is not None and hi is not None else None, hi, 5000000]
         out = [v for v in base if v is not None and (lo is None or v >= lo) and (hi is None or v <= hi)]
     elif kind == "date":
         out = [(today + dt.timedelta(days=d)).isoformat() for d in (7, 1, 30, 3, 60, 120, 200, 0, -1, -7)]
@@ -61,11 +64,15 @@ def scalar_candidates(param: ParamSpec, today: dt.date) -> list[Any]:
 
 
 def range_candidates(today: dt.date) -> list[tuple[str, str]]:
-    """(start, end) pairs for date-range parameters."""
+    """(start, end) pairs for date-range parameters: future periods first (a stay, a trip), then
+    periods that have ended or end today (an expense report's month, a statement's range)."""
     pairs = []
     for start, length in itertools.product((14, 30, 60, 7, 120, 200, 1, 3), (3, 2, 5, 1, 7)):
         begin = today + dt.timedelta(days=start)
         pairs.append((begin.isoformat(), (begin + dt.timedelta(days=length)).isoformat()))
+    for end, length in itertools.product((0, 1, 7, 30, 90), (6, 13, 29, 1)):
+        finish = today - dt.timedelta(days=end)
+        pairs.append(((finish - dt.timedelta(days=length)).isoformat(), finish.isoformat()))
     return pairs
 
 
