@@ -36,6 +36,7 @@ FAULT_SUITE_WORLDS = ["echobank", "echomail"]  # scored with the independent fau
 # faults per kind of the independent suite (distinct sites), and an optional comma list of kinds to run
 FAULTS_PER_KIND_ENV = "BENCH_FAULTS_PER_KIND"
 FAULT_KINDS_ENV = "BENCH_FAULT_KINDS"
+FAULT_WORLDS_ENV = "BENCH_FAULT_WORLDS"  # a comma list of FAULT_SUITE_WORLDS to score (default all)
 
 
 def machine_note() -> str:
@@ -214,14 +215,16 @@ def fault_suite_figures(tmp: Path, console: Console) -> list[dict[str, Any]]:
 
     Per world and kind: `fault_kill_rate.<world>.<kind>` and `fault_repair_rate.<world>.<kind>`, plus
     the overall and per-layer rates. $BENCH_FAULTS_PER_KIND faults per kind (default 1), over the kinds
-    in $BENCH_FAULT_KINDS (comma-separated; default every kind).
+    in $BENCH_FAULT_KINDS (comma-separated; default every kind), on the worlds in $BENCH_FAULT_WORLDS
+    (comma-separated; default both).
     """
     from factory.mutate.score import score_world
 
     per_kind = int(os.environ.get(FAULTS_PER_KIND_ENV) or 1)
     kinds = [k.strip() for k in (os.environ.get(FAULT_KINDS_ENV) or "").split(",") if k.strip()] or None
+    chosen = [w.strip() for w in (os.environ.get(FAULT_WORLDS_ENV) or "").split(",") if w.strip()] or FAULT_SUITE_WORLDS
     out: list[dict[str, Any]] = []
-    for name in FAULT_SUITE_WORLDS:
+    for name in chosen:
         world = _proven_world(name, tmp, console)
         console.print(f"independent fault suite on {name} ({per_kind} per kind) …")
         score = score_world(world, kinds, per_kind, seed=0, suite="independent",
