@@ -137,12 +137,21 @@ class GateRunner:
             # No note: the grade's explanation already quotes the answer it read.
             return [Counterfactual("wrong_answer", initial, wrong), Counterfactual("empty_answer", initial, "")]
         golden_diff = diff_databases(initial, golden)  # what the task changes: several need it
-        return [
+        negatives = [
             self._wrong_target(draft, initial),
             self._wrong_value(draft, initial, golden),
             self._partial(draft, initial, golden, golden_diff),
             self._extra_change(draft, golden, golden_diff),
         ]
+        if draft.answer is None:
+            return negatives
+        # Act, then report: each wrong state is graded with the right answer (so the state alone
+        # must fail it), and the right state with a wrong answer and with none.
+        assert draft.ask.question is not None
+        ref = answer_text(draft.answer)
+        wrong = wrong_answer(draft.answer, self.world, draft.user_id, draft.ask.question.entity)
+        return [replace(cf, answer=ref) for cf in negatives] + [
+            Counterfactual("wrong_answer", golden, wrong), Counterfactual("empty_answer", golden, "")]
 
     def _workflow(self, name: str) -> WorkflowSpec:
         """The spec's workflow of that name."""

@@ -15,6 +15,7 @@ from factory.spec.model import Spec
 from factory.tasks.diversity import evenness, split_near_duplicates
 from factory.tasks.draft import Draft
 from factory.tasks.language.errands import ALL_PURPOSES, CONNECTORS, OPENERS, purposes_for, render_errand
+from factory.tasks.language.errands import render_report as render_errand_report
 from factory.tasks.language.phrasing import Ask, AskStep, Cond, Question, RefText, parse
 from factory.tasks.record import difficulty_of
 from factory.world.manifest import MANIFEST_VERSION, Manifest, TasksSpread, TasksSummary
@@ -96,3 +97,14 @@ def test_the_manifest_keeps_the_spread_strictly() -> None:
     with pytest.raises(ValueError):
         TasksSpread.model_validate({**spread.model_dump(), "surprise": 1})
     assert evenness(Counter({"a": 1, "b": 1})) == 1.0 and evenness(Counter({"a": 3})) == 0.0
+
+
+def test_act_then_report_reads_back_as_its_step_and_question(bank: Spec) -> None:
+    q = Question("lookup", "account", "balance", RefText("Emergency Fund ··5290"))
+    ask = Ask("read_write", steps=(MOVE,), question=q)
+    for variant in range(9):
+        text = render_errand_report(bank, ask, "Before rent is due:", variant)
+        assert " Afterwards, what is the " in text, text
+        back = parse(bank, text)
+        assert back.kind == "read_write" and back.question == q, text
+        assert [s.workflow for s in back.steps] == ["transfer_funds"], text

@@ -4,7 +4,8 @@
 "Main Checking ··3808", to account "Emergency Fund ··5290" and amount $200." An errand is two or
 more workflow runs (a find-then-act run among them, for a READ_WRITE) joined by a connector
 (`, then `, `, and then `, `. After that, `) after one of three openers (none, "Please ", "Could
-you … ?"), behind a purpose sentence from a closed pool.
+you … ?"), or one run and then a question about the result (`render_report`: "… Afterwards, what
+is the balance of my account "Emergency Fund ··5290"?", a READ_WRITE too), behind a purpose sentence from a closed pool.
 
 The pool is closed on purpose: the parser (`parse.parse_compound`) strips a purpose only when it is
 one of these sentences, so the purpose never carries a value the reward must check, and a text
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from factory.spec.model import Spec
 from factory.tasks.language.asks import Ask, AskStep
-from factory.tasks.language.render import lower_first, render_step
+from factory.tasks.language.render import lower_first, render_question, render_step
 from factory.tasks.language.spoken import verb_phrase
 
 # Purpose sentences by the first verb of the errand's first action; each ends with ":" or "."
@@ -63,6 +64,7 @@ REDO = ("Plans changed, so I need to redo something:", "I got one of these wrong
 ALL_PURPOSES: tuple[str, ...] = tuple(sorted({p for pool in PURPOSES.values() for p in pool}
                                              | set(GENERIC) | set(REDO), key=lambda p: -len(p)))
 CONNECTORS = (", and then ", ", then ", ". After that, ")
+REPORT = " Afterwards, "  # act, then report: the question about the result follows
 OPENERS = ("", "Please ", "Could you ")
 
 
@@ -101,3 +103,13 @@ def render_errand(spec: Spec, ask: Ask, purpose: str, variant: int) -> str:
     # After a colon the errand runs on in lower case; after a full stop it starts a sentence.
     text = lower_first(text) if purpose.endswith(":") else text[:1].upper() + text[1:]
     return f"{purpose} {text}"
+
+
+def render_report(spec: Spec, ask: Ask, purpose: str, variant: int) -> str:
+    """Act, then report: the errand of `ask`'s steps, then its question about the result
+    ("… Afterwards, what is the balance of my account "Emergency Fund ··5290"?")."""
+    assert ask.question is not None
+    acts = render_errand(spec, Ask("write", steps=ask.steps), purpose, variant)
+    if acts.endswith("?"):  # "Could you …?" asks one thing: the report needs its own sentence
+        acts = render_errand(spec, Ask("write", steps=ask.steps), purpose, 0)
+    return acts + REPORT + lower_first(render_question(spec, ask.question, 0))

@@ -13,7 +13,7 @@ from typing import Any
 
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language.asks import ONLY, Ask, AskStep, Cond, ParseError, Question, RefText
-from factory.tasks.language.errands import ALL_PURPOSES, CONNECTORS, OPENERS
+from factory.tasks.language.errands import ALL_PURPOSES, CONNECTORS, OPENERS, REPORT
 from factory.tasks.language.frames import parse_frame
 from factory.tasks.language.render import pick_verb
 from factory.tasks.language.spoken import field_noun, noun, verb_phrase
@@ -398,11 +398,20 @@ def _steps_of_errand(spec: Spec, body: str, connectors: tuple[str, ...], problem
 
 def parse_compound(spec: Spec, text: str) -> Ask | None:
     """An errand (`errands.render_errand`): a purpose from the closed pool, then two or more
-    actions joined by connectors. None when the text opens with no known purpose."""
+    actions joined by connectors, or (`errands.render_report`) actions and then a question
+    about the result. None when the text opens with no known purpose."""
     purpose = next((p for p in ALL_PURPOSES if text.startswith(p + " ")), None)
     if purpose is None:
         return None
     body = text[len(purpose) + 1:]
+    question = None
+    cut = next((start for start, _end in _splits(body, (REPORT,)) if body[start - 1:start] == "."), None)
+    if cut is not None:  # act, then report: the question about the result comes last
+        asked = body[cut + len(REPORT):]
+        question = parse_question(spec, asked[:1].upper() + asked[1:])
+        if question is None:
+            raise ParseError(f"no question follows {REPORT.strip()!r} in {text[-60:]!r}")
+        body = body[:cut]
     ending = "."
     for opener in OPENERS[1:]:
         if body.lower().startswith(opener.lower()):
@@ -411,7 +420,17 @@ def parse_compound(spec: Spec, text: str) -> Ask | None:
     if not body.endswith(ending):
         raise ParseError(f"an errand ends with {ending!r}: {text[-30:]!r}")
     problem: list[ParseError] = []
-    steps = _steps_of_errand(spec, body[:-1], CONNECTORS, problem)
+    single = None if question is None else _one_step(spec, body[:-1], problem)
+    steps = (single,) if single is not None else _steps_of_errand(spec, body[:-1], CONNECTORS, problem)
     if steps is None:
         raise problem[-1] if problem else ParseError(f"no actions follow the purpose in {text[:60]!r}")
-    return Ask("read_write" if any(s.pick for s in steps) else "write", steps=steps)
+    kind = "read_write" if question is not None or any(s.pick for s in steps) else "write"
+    return Ask(kind, steps=steps, question=question)
+
+
+def _one_step(spec: Spec, part: str, problem: list[ParseError]) -> AskStep | None:
+    try:
+        return parse_step(spec, part[:1].upper() + part[1:] + ".")
+    except ParseError as exc:
+        problem.append(exc)
+        return None

@@ -10,7 +10,9 @@
   one account);
 - redos: undo a row, then make it again with other values (cancel a scheduled payment, then
   schedule a new one to the same payee; cancel a booking, then book the same listing again);
-- two unrelated workflows (`multi_step`), the errand of someone with two things to do.
+- two unrelated workflows (`multi_step`), the errand of someone with two things to do;
+- act, then report (READ_WRITE `act_report`): one run, then a question about a value it changed,
+  answered from the predicted database after the run.
 
 Rows are related when one names the other (a card's account), or both name the same row (two bills
 of one payee): `_related` collects them one reference away. A compound draft never takes a setup
@@ -23,20 +25,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from factory.errors import FactoryError
+from factory.predict.after import view_after
 from factory.runtime.step import Step
 from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, WorkflowSpec
 from factory.tasks.draft import Draft
-from factory.tasks.language.asks import Ask, AskStep, Question
-from factory.tasks.language.errands import GENERIC, purposes_for, render_errand
+from factory.tasks.language.asks import Ask, AskStep, Question, RefText
+from factory.tasks.language.errands import GENERIC, purposes_for, render_errand, render_report
 from factory.tasks.language.phrasing import render
-from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, comparable, extreme, select
-from factory.tasks.language.spoken import identifier
+from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, answer, comparable, extreme, select
+from factory.tasks.language.spoken import identifier, spoken_label
 from factory.tasks.propose.base import ORDERED, ProposerBase
 
 # A found-and-acted-on row: the acting user, the step, its ask (with the question that picks the
 # row) and the capabilities the question exercises.
 FindAct = tuple[Any, Step, AskStep, list[str]]
-COMPOUND_CATEGORIES = ("redo", "pair", "find_errand", "errand", "multi_step")
+COMPOUND_CATEGORIES = ("act_report", "redo", "pair", "find_errand", "errand", "multi_step")
 REPEATS = 2  # errands of one category running the same workflows in the same order
 
 
@@ -132,7 +136,7 @@ class CompoundMixin(ProposerBase):
         workflow undoes what another makes, say) leaves it to the two-workflow errands."""
         makers: dict[str, Callable[[], Draft | None]] = {
             "redo": self._redo, "pair": self._pair, "find_errand": self._find_errand,
-            "errand": self._errand, "multi_step": self._multi}
+            "errand": self._errand, "multi_step": self._multi, "act_report": self._act_report}
         drafts: list[Draft] = []
         short = 0
         for category in COMPOUND_CATEGORIES:
@@ -297,6 +301,58 @@ class CompoundMixin(ProposerBase):
         if b is None or not self._point(second, b, user, self._related(step), set()):
             return None
         return self._errand_draft("read_write", "find_errand", user, [step, b], ask_step, caps=caps)
+
+    def _act_report(self) -> Draft | None:
+        """Act, then report: one workflow run, then a question about a value it changed on a row
+        it changed ("… Afterwards, what is the balance of my account "Emergency Fund ··5290"?").
+        The answer is read from the predicted database after the run and differs from the
+        value before it, so only the action answers it."""
+        workflow = self.rng.choice(self._workflows())
+        user = self.rng.choice(self.users)
+        step = self._fill(workflow, user)
+        if step is None:
+            return None
+        prediction = self._prediction(user, [step])
+        if prediction is None or prediction.failed or not prediction.updates:
+            return None
+        tables = {e.table: e for e in self.spec.entities if not e.builtin}
+        choices = [(tables[table], row_id, f) for (table, row_id), columns in prediction.updates.items()
+                   if table in tables for f in tables[table].fields
+                   if f.column in columns and f.type != "reference" and f.name not in tables[table].owner_fields
+                   and f.name not in tables[table].display_fields and not identifier(f)
+                   and self._nameable(tables[table], f.name)]
+        if not choices:
+            return None
+        # An amount or a count the run changed says more of the result than a status it set.
+        amounts = [c for c in choices if c[2].type in ("money", "int")]
+        ent, row_id, f = self.rng.choice(amounts or choices)
+        before = self.world.row(ent.name, row_id)
+        if before is None or not self._unique_label(ent.name, before, user.id):
+            return None
+        q = Question("lookup", ent.name, f.name, RefText(spoken_label(self._label(ent.name, before))))
+        try:
+            after = view_after(self.spec, self.seed_db, prediction)
+        except FactoryError:
+            return None
+        try:
+            found = answer(after, q, user.id)
+            if found.value == answer(self.world, q, user.id).value:
+                return None  # the report must need the action
+        except (AmbiguousError, UnresolvedError):
+            return None
+        finally:
+            after.close()
+        ask_step = self._ask_step(workflow, step, user)
+        if ask_step is None:
+            return None
+        ask = Ask("read_write", steps=(ask_step,), question=q)
+        variant = self.rng.randrange(9)
+        goal = render_report(self.spec, ask, self.rng.choice(purposes_for(self.spec, ask)), variant)
+        if not self._reads_back(goal, ask):
+            return None
+        return Draft(self._key("read-write", "act-report"), "read_write", "act_report", user.username, user.id,
+                     ask, goal, [step], [], answer=found, form="errand", required=self._required(workflow, step),
+                     variant=variant)
 
     def _multi(self) -> Draft | None:
         """Two unrelated workflows: someone with two things to do."""

@@ -30,7 +30,8 @@ The deterministic policy parses the instruction with the spec's phrasing grammar
 named row against the initial database (unresolved or ambiguous names fail the task), then:
 READ → an `answer` check plus "nothing changed"; WRITE / READ_WRITE → the declared effects,
 predicted by the independent interpreter in `factory.predict.effects`, as row checks plus a
-`diff_within` that forbids every other change.
+`diff_within` that forbids every other change; a READ_WRITE that acts and then asks about the
+result also gets an `answer` check, computed on the predicted database after the actions.
 """
 
 from __future__ import annotations
@@ -45,10 +46,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from factory.errors import FactoryError, TaskError
+from factory.predict.after import view_after
 from factory.predict.effects import predict, reward_checks
 from factory.predict.rows import UserView
 from factory.spec.model import Spec
-from factory.tasks.language.phrasing import ParseError, parse
+from factory.tasks.language.phrasing import Ask, ParseError, parse
 from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, answer, steps_of
 
 if TYPE_CHECKING:
@@ -82,6 +84,8 @@ def deterministic_policy(instruction: dict[str, Any], spec: Spec, db: Path) -> d
         raise RewardGenError("parse", str(exc)) from exc
     world = UserView.open(spec, db)
     try:
+        if ask.question is not None and ask.steps:
+            return _act_and_report(spec, db, world, ask, user.id)
         if ask.question is not None:
             found = answer(world, ask.question, user.id)
             check: dict[str, Any] = {"id": "answer", "type": "answer", "kind": found.kind,
@@ -107,6 +111,29 @@ def deterministic_policy(instruction: dict[str, Any], spec: Spec, db: Path) -> d
         raise RewardGenError("infeasible", "the app would refuse: " + "; ".join(prediction.failed))
     checks = reward_checks(spec, db, prediction)
     return {"schema_version": 1, "mode": "all", "checks": checks}
+
+
+def _act_and_report(spec: Spec, db: Path, world: UserView, ask: Ask, user_id: int) -> dict[str, Any]:
+    """READ_WRITE that acts, then answers a question about the result: the declared effects'
+    checks, and an answer check computed on the database the effects leave (in memory)."""
+    assert ask.question is not None
+    steps = steps_of(world, ask, user_id)
+    try:
+        prediction = predict(spec, db, user_id, steps)
+        if prediction.failed:
+            raise RewardGenError("infeasible", "the app would refuse: " + "; ".join(prediction.failed))
+        after = view_after(spec, db, prediction)
+    except FactoryError as exc:
+        raise RewardGenError("infeasible", str(exc)) from exc
+    try:
+        found = answer(after, ask.question, user_id)
+    finally:
+        after.close()
+    check: dict[str, Any] = {"id": "answer", "type": "answer", "kind": found.kind, "expected": found.value,
+                             "description": "the answer matches the database after the task's actions"}
+    if found.aliases:
+        check["aliases"] = list(found.aliases)
+    return {"schema_version": 1, "mode": "all", "checks": [*reward_checks(spec, db, prediction), check]}
 
 
 def load_policy(name: str) -> Policy:
