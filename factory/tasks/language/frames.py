@@ -199,7 +199,14 @@ def read_name(spec: Spec, entity: str, text: str) -> RefText:
 def _value_text(spec: Spec, p: ParamSpec, value: Any, role: str) -> str:
     if p.ref and isinstance(value, RefText):
         return name_of(spec, p.ref, value, role)
-    return param_text(p, value)
+    text = param_text(p, value)
+    year = f", {spec.today[:4]}"
+    return text.replace(year, "") if p.type == "date" and text.endswith(year) else text  # "June 18" this year
+
+
+def _with_year(spec: Spec, p: ParamSpec, text: str) -> str:
+    """A date said without its year is in the world's current year (`spec.today`)."""
+    return f"{text}, {spec.today[:4]}" if p.type == "date" and not re.search(r", \d{4}$", text) else text
 
 
 def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, Any]) -> str:
@@ -216,7 +223,7 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
             out.append(piece.lead + _value_text(spec, params[piece.param], args[piece.param], piece.role))
     settings = [n for n in f.settings if n in args]
     if len(f.settings) == 1 and settings:
-        out.append(f.setting_lead + param_text(params[settings[0]], args[settings[0]]))
+        out.append(f.setting_lead + _value_text(spec, params[settings[0]], args[settings[0]], "setting"))
     elif settings:
         items = [f"{noun(params[n].label)} to {param_text(params[n], args[n])}" for n in settings]
         out.append(": set the " + _listed([items[0], *(f"the {i}" for i in items[1:])]))
@@ -308,7 +315,7 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
         owned = m[p.name].lower().startswith(("my ", "the "))
         if p.ref and owned != (piece.role != "object"):  # rows are "my …" / "the …", except one paid by name
             raise ParseError(f"{m[p.name]!r} is not how this sentence names its {p.label.lower()}")
-        args[p.name] = read_name(spec, p.ref, m[p.name]) if p.ref else whole_value(p, m[p.name])
+        args[p.name] = read_name(spec, p.ref, m[p.name]) if p.ref else whole_value(p, _with_year(spec, p, m[p.name]))
     subject = workflow.subject
     if subject in params and subject not in args and params[subject].ref:
         ent = spec.entity(params[subject].ref or "")
@@ -318,7 +325,7 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
     if missing:
         raise ParseError(f"the sentence does not say its {', '.join(missing)}")
     if m["_one"] if len(f.settings) == 1 else None:
-        args[f.settings[0]] = whole_value(params[f.settings[0]], m["_one"])
+        args[f.settings[0]] = whole_value(params[f.settings[0]], _with_year(spec, params[f.settings[0]], m["_one"]))
     if len(f.settings) > 1 and m["_many"]:
         args.update(parse_args(workflow, m["_many"], refs, separators=separators, joiner=" to ", lead="the ",
                                subject_first=False))

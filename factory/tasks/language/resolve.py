@@ -14,9 +14,10 @@ from typing import Any
 from factory.errors import TaskError
 from factory.predict.rows import Row, UserView, enum_text
 from factory.runtime.step import Step
-from factory.spec.model import ParamSpec
+from factory.spec.model import ParamSpec, WorkflowSpec
 from factory.tasks.language.answer import Answer
 from factory.tasks.language.asks import ONLY, Ask, Cond, Question, RefText
+from factory.tasks.language.frames import set_fields
 from factory.tasks.language.spoken import spoken_label
 from factory.tasks.language.values import parse_scalar
 from factory.tasks.language.words import my_only
@@ -50,7 +51,9 @@ def find_rows(world: UserView, entity: str, user_id: int, ref: RefText) -> list[
         return list(rows) if want == _norm(my_only(world.entity(entity))) else []
     if ref.by is None:
         # The label as the app shows it, or as a person writes it (its ISO dates in words).
-        return [r for r in rows if want in (_norm(world.label(entity, r)), _norm(spoken_label(world.label(entity, r))))]
+        year = world.spec.today[:4]
+        return [r for r in rows if want in (_norm(world.label(entity, r)), _norm(spoken_label(world.label(entity, r))),
+                                            _norm(spoken_label(world.label(entity, r), year)))]
     named = [(ref.by, want), *((f, _norm(text)) for f, text in ref.also)]
     return [r for r in rows if all(_shows(world, entity, f, text, r) for f, text in named)]
 
@@ -294,8 +297,28 @@ def steps_of(world: UserView, ask: Ask, user_id: int) -> list[Step]:
         if ask_step.pick is not None:
             param, q = ask_step.pick
             values[param] = extreme(world, q, user_id)["id"]
+        values.update(_kept(world, workflow, values))
         steps.append(Step(workflow.name, values))
     return steps
+
+
+def _kept(world: UserView, workflow: WorkflowSpec, values: dict[str, Any]) -> dict[str, Any]:
+    """Required fields an instruction leaves unsaid ("change my phone to …" says nothing of the
+    city): the row acted on keeps its own value, as the person asking means."""
+    subject = next((p for p in workflow.params if p.name == workflow.subject and p.ref), None)
+    if subject is None or subject.ref is None or values.get(subject.name) is None:
+        return {}
+    row = world.row(subject.ref, values[subject.name])
+    params = {p.name: p for p in workflow.params}
+    kept: dict[str, Any] = {}
+    for name, fname in set_fields(workflow).items():
+        if name in values or not params[name].required or params[name].default is not None or row is None:
+            continue  # a form's default fills what is unsaid before the row's own value does
+        f = world.field(subject.ref, fname)
+        raw = row.get(f.column)
+        if raw is not None:
+            kept[name] = bool(raw) if f.type == "bool" else raw
+    return kept
 
 
 def today(world: UserView) -> dt.date:

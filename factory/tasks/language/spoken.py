@@ -88,12 +88,15 @@ def spoken_date(iso: str, today: dt.date | None = None) -> str:
     return f"{day:%B} {day.day}, {day.year}"
 
 
-def spoken_label(label: str) -> str:
+def spoken_label(label: str, year: str | None = None) -> str:
     """A display label as a person writes it: ISO dates in it in words ("Jordan Lee on June 18,
-    2026"); the resolver accepts this form of every label (`resolve.find_rows`)."""
+    2026"), without the year when it is `year` (the world's current one: "on June 18"); the
+    resolver accepts both forms of every label (`resolve.find_rows`)."""
 
     def words(m: re.Match[str]) -> str:
         text = spoken_date(f"{m[1]}-{m[2]}-{m[3]}")
+        if year is not None and m[1] == year:
+            text = text[: -len(f", {year}")]
         return f"{text} at {m[4]}:{m[5]}" if m[4] else text
 
     return _ISO.sub(words, label)

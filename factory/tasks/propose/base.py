@@ -154,7 +154,7 @@ class ProposerBase:
         """Conditions the row itself meets, and the capabilities they exercise (`reads.py`)."""
         raise NotImplementedError
 
-    def _ask_step(self, workflow: WorkflowSpec, step: Step, user: Any) -> AskStep | None:
+    def _ask_step(self, workflow: WorkflowSpec, step: Step, user: Any, trim: bool = True) -> AskStep | None:
         """How an instruction names the step's arguments, None when it cannot (`writes.py`)."""
         raise NotImplementedError
 

@@ -13,6 +13,7 @@ from typing import Any
 from factory.builder.pools import kind_of, pick
 from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, WorkflowSpec
+from factory.tasks.language.frames import set_fields
 from factory.tasks.propose.base import ProposerBase
 
 # Contact data belongs to one person: a value is made up for the user, never copied from another row.
@@ -59,7 +60,26 @@ class ValuesMixin(ProposerBase):
                 if value is None:
                     return None
                 values[p.name] = value
+        self._keep_most(workflow, values)
         return Step(workflow.name, values)
+
+    def _keep_most(self, workflow: WorkflowSpec, values: dict[str, Any]) -> None:
+        """A form that sets many fields of a row (contact details) is used to change one to three
+        of them: the others keep the row's values, and the instruction leaves them unsaid."""
+        fields = {n: f for n, f in set_fields(workflow).items() if n in values}
+        subject = next((p for p in workflow.params if p.name == workflow.subject and p.ref), None)
+        if len(fields) < 3 or subject is None or subject.ref is None:
+            return
+        row = self.world.row(subject.ref, values[subject.name]) if subject.name in values else None
+        if row is None:
+            return
+        ent = self.spec.entity(subject.ref)
+        changed = set(self.rng.sample(sorted(fields), self.rng.randint(1, min(3, len(fields) - 1))))
+        for name, fname in fields.items():
+            f = ent.field_named(fname)
+            current = row.get(f.column)
+            if name not in changed and current is not None:
+                values[name] = bool(current) if f.type == "bool" else current
 
     def _day(self, regime: str) -> dt.date:
         if regime == "recent":

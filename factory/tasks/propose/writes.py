@@ -16,6 +16,7 @@ from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, WorkflowSpec
 from factory.tasks.draft import Draft
 from factory.tasks.language.asks import ONLY, Ask, AskStep, RefText
+from factory.tasks.language.frames import set_fields
 from factory.tasks.language.intents import (
     IntentForm,
     extras_sentence,
@@ -128,14 +129,42 @@ class WritesMixin(ProposerBase):
                      Ask("write", steps=(ask_step,)), goal, [step], setup, form=form, capabilities=caps,
                      required=self._required(workflow, step), variant=variant)
 
-    def _ask_step(self, workflow: WorkflowSpec, step: Step, user: Any) -> AskStep | None:
+    def _unneeded(self, workflow: WorkflowSpec, step: Step) -> set[str]:
+        """Parameters a person would not mention: a field set to the value the row already has
+        (reward-gen reads the row's own value back, `resolve.steps_of`), or the form's default."""
+        out: set[str] = {p.name for p in workflow.params if p.default is not None and p.type in ("enum", "bool", "string", "int")
+                         and step.params.get(p.name) == p.default}
+        subject = next((p for p in workflow.params if p.name == workflow.subject and p.ref), None)
+        if subject is None or subject.ref is None or subject.name not in step.params:
+            return out
+        row = self.world.row(subject.ref, step.params[subject.name])
+        if row is None:
+            return out
+        params = {p.name: p for p in workflow.params}
+        for name, fname in set_fields(workflow).items():
+            if params[name].default is not None:
+                continue  # unsaid, the form's default is sent, not the row's value
+            f = self.spec.entity(subject.ref).field_named(fname)
+            current = row.get(f.column)
+            value = step.params.get(name)
+            if current is not None and (bool(current) if f.type == "bool" else current) == value:
+                out.add(name)
+        return out
+
+    def _ask_step(self, workflow: WorkflowSpec, step: Step, user: Any, trim: bool = True) -> AskStep | None:
+        """How the instruction names the step's arguments; with `trim`, only those it needs to say."""
         args: dict[str, Any] = {}
+        unneeded = self._unneeded(workflow, step) if trim else set()
+        settings = set(set_fields(workflow))
+        if settings and settings & set(step.params) <= unneeded:
+            return None  # every value it sets is already there: nothing to ask for
         for p in workflow.params:
-            if p.name not in step.params:
+            if p.name not in step.params or p.name in unneeded:
                 continue
             value = step.params[p.name]
             if p.ref and (p.ref, value) in self._made:
-                args[p.name] = RefText(spoken_label(self._label(p.ref, self._made[(p.ref, value)])))  # new, so unique
+                made = self._label(p.ref, self._made[(p.ref, value)])
+                args[p.name] = RefText(spoken_label(made, self.spec.today[:4]))  # new, so unique
                 continue
             if p.ref:
                 row = self.world.row(p.ref, value)
@@ -146,7 +175,7 @@ class WritesMixin(ProposerBase):
                     continue
                 if row is None or not self._unique_label(p.ref, row, user.id):
                     return None
-                args[p.name] = RefText(spoken_label(self._label(p.ref, row)))
+                args[p.name] = RefText(spoken_label(self._label(p.ref, row), self.spec.today[:4]))
             else:
                 if isinstance(value, str) and ('"' in value or "; " in value):
                     return None
@@ -191,7 +220,8 @@ class WritesMixin(ProposerBase):
             return None  # "Lower the fine to $1" while raising it: the phrasing cannot say this step
         tail = ""
         if form.extras:
-            rest = self._ask_step(workflow, Step(workflow.name, {p: step.params[p] for p in form.extras}), user)
+            # The phrasing's appended sentence says every value it leaves over, defaults included.
+            rest = self._ask_step(workflow, Step(workflow.name, {p: step.params[p] for p in form.extras}), user, trim=False)
             if rest is None:
                 return None
             args.update(rest.args)
