@@ -116,7 +116,7 @@ def test_bool_conditions_read_naturally(spec: Spec) -> None:
 def test_a_total_is_not_mistaken_for_a_lookup(spec: Spec) -> None:
     q = Question("sum", "note", "priority", conds=(Cond("status", '"active"'),))
     text = render(spec, Ask("read", question=q), 0)
-    assert text == 'What is the total priority of my notes with status "active"?'
+    assert text == 'What is the total priority of my active notes?'  # a status is said before the noun
     assert parse(spec, text).question == q
 
 

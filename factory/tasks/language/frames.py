@@ -271,9 +271,13 @@ def whole_value(p: ParamSpec, text: str) -> str:
     return value
 
 
-def parse_frame(spec: Spec, text: str) -> tuple[str, dict[str, Any]] | None:
+IT = "it"  # the row a find-then-act found: "…, then report it as lost or stolen"
+
+
+def parse_frame(spec: Spec, text: str, it: str | None = None) -> tuple[str, dict[str, Any]] | None:
     """The workflow and argument texts of a sentence a frame writes (`render_frame`), or None when
-    no frame's words fit; ParseError when one fits but its values do not read."""
+    no frame's words fit; ParseError when one fits but its values do not read. With `it` (an
+    entity), one parameter referencing that entity is said "it" (RefText(IT, ONLY))."""
     from factory.tasks.language.parse import LIST_SEPARATORS, my_phrases, parse_args
 
     problem: ParseError | None = None
@@ -286,7 +290,7 @@ def parse_frame(spec: Spec, text: str) -> tuple[str, dict[str, Any]] | None:
         if m is None:
             continue
         try:
-            args = _args(spec, f, workflow, m, my_phrases(spec), LIST_SEPARATORS, parse_args)
+            args = _args(spec, f, workflow, m, my_phrases(spec), LIST_SEPARATORS, parse_args, it)
         except ParseError as exc:
             problem = exc
             continue
@@ -305,13 +309,16 @@ def parse_frame(spec: Spec, text: str) -> tuple[str, dict[str, Any]] | None:
 
 
 def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: dict[str, str],
-          separators: tuple[str, ...], parse_args: Any) -> dict[str, Any]:
+          separators: tuple[str, ...], parse_args: Any, it: str | None = None) -> dict[str, Any]:
     params = {p.name: p for p in workflow.params}
     args: dict[str, Any] = {}
     for piece in f.pieces:
         if piece.param is None or m[piece.param] is None:
             continue
         p = params[piece.param]
+        if it is not None and m[p.name] == IT and p.ref == it:
+            args[p.name] = RefText(IT, ONLY)
+            continue
         owned = m[p.name].lower().startswith(("my ", "the "))
         if p.ref and owned != (piece.role != "object"):  # rows are "my …" / "the …", except one paid by name
             raise ParseError(f"{m[p.name]!r} is not how this sentence names its {p.label.lower()}")
@@ -329,6 +336,8 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
     if len(f.settings) > 1 and m["_many"]:
         args.update(parse_args(workflow, m["_many"], refs, separators=separators, joiner=" to ", lead="the ",
                                subject_first=False))
+    if it is not None and sum(1 for v in args.values() if v == RefText(IT, ONLY)) != 1:
+        raise ParseError(f"nothing in {m.string[:60]!r} is the row found")
     if m["_rest"]:
         more = parse_args(workflow, m["_rest"], refs, separators=separators, subject_first=False)
         if set(more) & set(args):

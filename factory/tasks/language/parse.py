@@ -14,9 +14,9 @@ from typing import Any
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language.asks import ONLY, Ask, AskStep, Cond, ParseError, Question, RefText
 from factory.tasks.language.errands import ALL_PURPOSES, CONNECTORS, OPENERS, REPORT
-from factory.tasks.language.frames import parse_frame
+from factory.tasks.language.frames import IT, parse_frame
 from factory.tasks.language.render import pick_verb
-from factory.tasks.language.spoken import field_noun, noun, verb_phrase
+from factory.tasks.language.spoken import field_noun, noun, read_adjective, verb_phrase
 from factory.tasks.language.values import scan_value
 from factory.tasks.language.words import my_only, possessed_head, scope_word, subject_entity
 
@@ -32,6 +32,8 @@ _Q_PATTERNS = [
     ("lookup", re.compile(r'^Look up the (?P<field>.+?) of (?:my|the) (?P<entity>.+?) "(?P<ref>[^"]+)"\.$')),
     ("count", re.compile(r"^How many of (?:my|the) (?P<plural>.+?) have (?P<conds>.+)\?$")),
     ("count", re.compile(r"^Count (?:my|the) (?P<plural>.+?) with (?P<conds>.+)\.$")),
+    ("count", re.compile(r"^Count (?:my|the) (?P<plural>[a-z]+ .+?)\.$")),  # "Count my active cards."
+    ("count", re.compile(r"^How many (?P<plural>[a-z]+ .+?) (?:do I have|are there)\?$")),
     ("sum", re.compile(r"^What is the total (?P<field>.+?) of (?:my|the) (?P<plural>.+?)(?: with (?P<conds>.+))?\?$")),
     ("arg", re.compile(r"^Which of (?:my|the) (?P<plural>.+?)(?: with (?P<conds>.+?))? has the "
                        r"(?P<dir>highest|lowest|latest|earliest) (?P<field>.+?)\?"
@@ -57,6 +59,19 @@ def _entity_by(spec: Spec, text: str, plural: bool) -> EntitySpec:
         if _same(ent.plural if plural else ent.label, text):
             return ent
     raise ParseError(f"no entity is called {text!r}")
+
+
+def _entity_said(spec: Spec, text: str, plural: bool) -> tuple[EntitySpec, tuple[Cond, ...]]:
+    """An entity as a question or a find names it, with its status said before it ("active
+    payees", `spoken.adjective`): the entity and that first condition."""
+    try:
+        return _entity_by(spec, text, plural), ()
+    except ParseError:
+        for ent in spec.entities:
+            cond = read_adjective(ent, text, plural)
+            if cond is not None:
+                return ent, (cond,)
+        raise
 
 
 def _field_by(ent: EntitySpec, text: str) -> str:
@@ -185,6 +200,9 @@ def _workflow_by(spec: Spec, label: str) -> WorkflowSpec:
 
 def parse_step(spec: Spec, text: str) -> AskStep:
     """One workflow run in any write form: find-and-act, the colon forms, the sentences."""
+    framed = _pick_framed(spec, text)
+    if framed is not None:
+        return framed
     m = _PICK_THEN.match(text)
     if m:
         ent = _entity_by(spec, m["entity"], plural=False)
@@ -223,6 +241,29 @@ def parse_step(spec: Spec, text: str) -> AskStep:
     except ParseError as exc:
         # Report the form the text came closest to: the colon form when its words matched.
         raise (exc if isinstance(colon, _NoForm) else colon) from None
+
+
+_PICK_ACT = re.compile(r'^Find (?:my|the) (?P<entity>.+?)(?: with (?P<conds>.+?))? that has the '
+                       r'(?P<dir>highest|lowest|latest|earliest) (?P<field>.+?), then (?P<act>.+)\.$')
+
+
+def _pick_framed(spec: Spec, text: str) -> AskStep | None:
+    """Find-then-act whose act is a frame's sentence with the row found said "it" (`frames.py`)."""
+    m = _PICK_ACT.match(text)
+    if m is None:
+        return None
+    try:
+        ent, said = _entity_said(spec, m["entity"], plural=False)
+        found = parse_frame(spec, m["act"][:1].upper() + m["act"][1:], it=ent.name)
+        if found is None:
+            return None
+        q = Question(DIRECTIONS[m["dir"]], ent.name, _field_by(ent, m["field"]),
+                     conds=said + parse_conds(ent, m["conds"]))
+    except ParseError:  # an older find-then-act form may fit
+        return None
+    workflow, args = found
+    param = next(k for k, v in args.items() if v == RefText(IT, ONLY))
+    return AskStep(workflow, {k: v for k, v in args.items() if k != param}, (param, q))
 
 
 def _parse_framed(spec: Spec, text: str) -> AskStep | None:
@@ -349,8 +390,8 @@ def _question(spec: Spec, op: str, m: re.Match[str]) -> Question:
     if op == "lookup":
         ent = _entity_by(spec, m["entity"], plural=False)
         return Question("lookup", ent.name, _field_by(ent, m["field"]), RefText(m["ref"]))
-    ent = _entity_by(spec, m["plural"], plural=True)
-    conds = parse_conds(ent, m["conds"])
+    ent, said = _entity_said(spec, m["plural"], plural=True)
+    conds = said + parse_conds(ent, m.groupdict().get("conds"))
     if op == "count":
         return Question("count", ent.name, conds=conds)
     if op == "sum":

@@ -8,12 +8,13 @@ them (and joins two steps) is `phrasing.render`.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from factory.spec.model import ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language.asks import ONLY, AskStep, Cond, ParseError, Question, RefText
-from factory.tasks.language.frames import frame, render_frame
-from factory.tasks.language.spoken import field_noun, noun, verb_phrase
+from factory.tasks.language.frames import IT, frame, render_frame
+from factory.tasks.language.spoken import adjective, field_noun, noun, verb_phrase
 from factory.tasks.language.values import param_text
 from factory.tasks.language.words import possessed_head, scope_word, subject_entity
 
@@ -128,6 +129,9 @@ def _word(spec: Spec, entity: str, field: str, op: str) -> str:
 def render_question(spec: Spec, q: Question, variant: int) -> str:
     ent = spec.entity(q.entity)
     scope, label, plural = scope_word(ent), noun(ent.label), noun(ent.plural)
+    adj, rest = adjective(ent, q.conds)
+    if adj and (q.op != "count" or rest):  # "my active payees" (a count still needs a condition after)
+        plural, q = adj + plural, replace(q, conds=rest)
     conds = render_conds(spec, q.entity, q.conds)
     if q.op == "lookup":
         assert q.target is not None and q.field is not None
@@ -136,6 +140,10 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
             return f'Look up the {f} of {scope} {label} "{q.target.text}".'
         return f'What is the {f} of {scope} {label} "{q.target.text}"?'
     if q.op == "count":
+        if adj and not rest:  # only the status: "How many active cards do I have?"
+            if variant % 2:
+                return f"Count {scope} {adj}{plural}."
+            return f"How many {adj}{plural} {'do I have' if scope == 'my' else 'are there'}?"
         if variant % 2:
             return f"Count {scope} {plural} with {conds}."
         return f"How many of {scope} {plural} have {conds}?"
@@ -177,11 +185,23 @@ def render_step(spec: Spec, step: AskStep, variant: int) -> str:
     if step.pick is not None:
         param, q = step.pick
         ent = spec.entity(q.entity)
-        conds = render_conds(spec, q.entity, q.conds)
+        adj, rest_conds = adjective(ent, q.conds)
+        conds = render_conds(spec, q.entity, rest_conds)
         assert q.field is not None
         f = field_noun(ent.field_named(q.field))
         which = f" with {conds}" if conds else ""
         rest = {k: v for k, v in step.args.items() if k != param}
+        found = frame(spec, workflow)
+        act = ""
+        if found is not None:  # "…, then pay it $25 from my Main Checking account (··3808)."
+            try:
+                act = render_frame(spec, found, workflow, {**rest, param: RefText(IT, ONLY)})
+            except ParseError:
+                act = ""
+        if act:
+            return (f"Find {scope_word(ent)} {adj}{noun(ent.label)}{which} that has the "
+                    f"{_word(spec, q.entity, q.field, q.op)} {f}, then {lower_first(act)}.")
+        which = f" with {render_conds(spec, q.entity, q.conds)}" if q.conds else ""
         tail = f" with {render_list(workflow, rest)}" if rest else ""
         return (f"Find {scope_word(ent)} {noun(ent.label)}{which} that has the "
                 f"{_word(spec, q.entity, q.field, q.op)} {f}, then {pick_verb(spec, workflow, q.entity)}{tail}.")

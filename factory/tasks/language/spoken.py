@@ -11,6 +11,7 @@ import datetime as dt
 import re
 
 from factory.spec.model import EntitySpec, FieldSpec, Spec, WorkflowSpec
+from factory.tasks.language.asks import Cond
 
 # Words a workflow label may start with that are verbs a person says to an app. A label starting
 # with anything else ("New expense report", "Notification settings") is a noun phrase: its verb
@@ -127,3 +128,26 @@ def verb_of(spec: Spec, text: str) -> WorkflowSpec | None:
         if text.lower().startswith(verb_phrase(w)):
             return w
     return None
+
+
+def adjective(entity: EntitySpec, conds: tuple[Cond, ...]) -> tuple[str, tuple[Cond, ...]]:
+    """A first condition on the row's status said before its noun, as people say "my active
+    payees" (not `payees with status "active"`): the word with a trailing space, and the rest."""
+    if not conds:
+        return "", conds
+    first = conds[0]
+    f = entity.field_named(first.field)
+    word = first.value[1:-1] if first.value.startswith('"') and first.value.endswith('"') else ""
+    if f.name != "status" or f.type != "enum" or first.upper is not None or not re.fullmatch(r"[a-z]+", word):
+        return "", conds
+    return word + " ", conds[1:]
+
+
+def read_adjective(entity: EntitySpec, text: str, plural: bool) -> Cond | None:
+    """The status condition in "active payees" (`adjective`, read back), None when there is none."""
+    name = (entity.plural if plural else entity.label).lower()
+    status = next((f for f in entity.fields if f.name == "status" and f.type == "enum"), None)
+    if status is None or not text.lower().endswith(" " + name):
+        return None
+    word = text[: -len(name) - 1]
+    return Cond("status", f'"{word}"') if word in (status.values or []) and re.fullmatch(r"[a-z]+", word) else None
