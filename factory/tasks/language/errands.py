@@ -57,19 +57,24 @@ PURPOSES: dict[str, tuple[str, ...]] = {
 }
 GENERIC = ("I'm sorting out a few things today:", "A couple of errands while I think of them:",
            "Before the weekend:")
+# Make, then undo at once: the errand of someone who changed their mind.
+UNDO = ("I changed my mind right after setting this up:", "I'm trying this out, then taking it back:")
 # Undo, then redo: cancel a row, then make it again with other values.
 REDO = ("Plans changed, so I need to redo something:", "I got one of these wrong and want to redo it:",
         "My dates moved, so let's start over:")
 
 ALL_PURPOSES: tuple[str, ...] = tuple(sorted({p for pool in PURPOSES.values() for p in pool}
-                                             | set(GENERIC) | set(REDO), key=lambda p: -len(p)))
+                                             | set(GENERIC) | set(REDO) | set(UNDO), key=lambda p: -len(p)))
 CONNECTORS = (", and then ", ", then ", ". After that, ")
 REPORT = " Afterwards, "  # act, then report: the question about the result follows
 OPENERS = ("", "Please ", "Could you ")
 
 
-def purposes_for(spec: Spec, ask: Ask, redo: bool = False) -> tuple[str, ...]:
-    """The purpose sentences that fit what `ask` does first (the generic ones when none does)."""
+def purposes_for(spec: Spec, ask: Ask, redo: bool = False, undo: bool = False) -> tuple[str, ...]:
+    """The purpose sentences that fit what `ask` does first (the generic ones when none does);
+    `redo` (undo a row, make it again) and `undo` (make a row, take it back) have their own."""
+    if undo:
+        return UNDO
     if redo:
         return REDO
     workflow = next(w for w in spec.workflows if w.name == ask.steps[0].workflow)

@@ -10,6 +10,8 @@
   one account);
 - redos: undo a row, then make it again with other values (cancel a scheduled payment, then
   schedule a new one to the same payee; cancel a booking, then book the same listing again);
+- undos: make a row, then take it back (schedule a payment, then cancel it), the second action
+  naming the row the first creates by its new label;
 - two unrelated workflows (`multi_step`), the errand of someone with two things to do;
 - act, then report (READ_WRITE `act_report`): one run, then a question about a value it changed,
   answered from the predicted database after the run.
@@ -33,15 +35,25 @@ from factory.tasks.draft import Draft
 from factory.tasks.language.asks import Ask, AskStep, Question, RefText
 from factory.tasks.language.errands import GENERIC, purposes_for, render_errand, render_report
 from factory.tasks.language.phrasing import render
-from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, answer, comparable, extreme, select
-from factory.tasks.language.spoken import identifier, spoken_label
+from factory.tasks.language.resolve import (
+    AmbiguousError,
+    UnresolvedError,
+    answer,
+    comparable,
+    extreme,
+    find_rows,
+    select,
+)
+from factory.tasks.language.spoken import identifier, spoken_label, verb_phrase
 from factory.tasks.propose.base import ORDERED, ProposerBase
 
 # A found-and-acted-on row: the acting user, the step, its ask (with the question that picks the
 # row) and the capabilities the question exercises.
 FindAct = tuple[Any, Step, AskStep, list[str]]
-COMPOUND_CATEGORIES = ("act_report", "redo", "pair", "find_errand", "errand", "multi_step")
+COMPOUND_CATEGORIES = ("act_report", "undo", "redo", "pair", "find_errand", "errand", "multi_step")
 REPEATS = 2  # errands of one category running the same workflows in the same order
+# What a workflow that takes a row back starts with (its verb phrase): the undo of undo and redo.
+UNDO_VERBS = frozenset({"cancel", "remove", "delete", "withdraw", "void", "unblock", "unsave", "decline"})
 
 
 class CompoundMixin(ProposerBase):
@@ -135,7 +147,7 @@ class CompoundMixin(ProposerBase):
         """The errands of the plan, by category; a category that cannot fill its share (no
         workflow undoes what another makes, say) leaves it to the two-workflow errands."""
         makers: dict[str, Callable[[], Draft | None]] = {
-            "redo": self._redo, "pair": self._pair, "find_errand": self._find_errand,
+            "undo": self._undo, "redo": self._redo, "pair": self._pair, "find_errand": self._find_errand,
             "errand": self._errand, "multi_step": self._multi, "act_report": self._act_report}
         drafts: list[Draft] = []
         short = 0
@@ -250,6 +262,12 @@ class CompoundMixin(ProposerBase):
             return None
         return self._errand_draft("write", "pair", user, [a, b], None)
 
+    def _taken_back(self, workflow: WorkflowSpec) -> ParamSpec | None:
+        """The row parameter of a workflow that takes a row back (cancel, remove, unblock …)."""
+        if verb_phrase(workflow).split()[0] not in UNDO_VERBS or any(e.kind == "create" for e in workflow.effects):
+            return None
+        return next((p for p in workflow.params if p.ref and p.name == workflow.subject), None)
+
     def _redo(self) -> Draft | None:
         """Undo a row, then make it again with other values: the second run creates a row of the
         entity the first acts on, naming the same rows the undone one names (its payee, its
@@ -257,8 +275,8 @@ class CompoundMixin(ProposerBase):
         workflows = self._workflows()
         pairs = []
         for undo in workflows:
-            subject = next((p for p in undo.params if p.ref and p.name == undo.subject), None)
-            if subject is None or subject.ref is None or any(e.kind == "create" for e in undo.effects):
+            subject = self._taken_back(undo)
+            if subject is None or subject.ref is None:
                 continue
             for make in workflows:
                 if make.name != undo.name and any(e.kind == "create" and e.entity == subject.ref for e in make.effects):
@@ -284,6 +302,46 @@ class CompoundMixin(ProposerBase):
         if not copied:
             return None  # nothing ties the new row to the undone one: not a redo
         return self._errand_draft("write", "redo", user, [a, b], None, redo=True)
+
+    def _undo(self) -> Draft | None:
+        """Make a row, then take it back (schedule a payment, then cancel it): the second run acts
+        on the row the first creates, named by its new label (reward-gen resolves it on the
+        database the first run leaves)."""
+        workflows = self._workflows()
+        pairs = []
+        for undo in workflows:
+            subject = self._taken_back(undo)
+            if subject is None or subject.ref is None:
+                continue
+            pairs += [(make, undo, subject) for make in workflows if make.name != undo.name
+                      and any(e.kind == "create" and e.entity == subject.ref for e in make.effects)]
+        if not pairs:
+            return None
+        make, undo, subject = self.rng.choice(pairs)
+        assert subject.ref is not None
+        ent = self.spec.entity(subject.ref)
+        user = self.rng.choice(self.users)
+        a, b = self._fill(make, user), self._fill(undo, user)
+        made = None if a is None else self._prediction(user, [a])
+        if a is None or b is None or made is None or made.failed:
+            return None
+        new = [values for table, values in made.inserts if table == ent.table]
+        if len(new) != 1:
+            return None
+        # SQLite (no AUTOINCREMENT) numbers the new row after the largest id in the table
+        row = {**new[0], "id": max((r["id"] for r in self.world.rows(ent.name)), default=0) + 1}
+        label = self._label(ent.name, row)
+        if not label.strip() or '"' in label or find_rows(self.world, ent.name, user.id, RefText(label)):
+            return None  # the new row's label must be new among the rows the user sees
+        b.params[subject.name] = row["id"]
+        both = self._prediction(user, [a, b])
+        if both is None or not (both.updates or both.inserts or both.deletes):
+            return None  # made and deleted again leaves nothing to check: the initial state would pass
+        self._made = {(ent.name, row["id"]): row}
+        try:
+            return self._errand_draft("write", "undo", user, [a, b], None, undo=True)
+        finally:
+            self._made = {}
 
     def _find_errand(self) -> Draft | None:
         """Find a row by a superlative, act on it, then act on a row related to it."""
@@ -367,7 +425,8 @@ class CompoundMixin(ProposerBase):
         return self._errand_draft("write", "multi_step", user, [a, b], None, generic=True)
 
     def _errand_draft(self, kind: str, category: str, user: Any, steps: list[Step], found: AskStep | None,
-                      *, redo: bool = False, generic: bool = False, caps: list[str] | None = None) -> Draft | None:
+                      *, redo: bool = False, undo: bool = False, generic: bool = False,
+                      caps: list[str] | None = None) -> Draft | None:
         """The draft of an errand whose steps pass one after the other on the seed, phrased
         purpose first; `found` is the first step's find-then-act ask (READ_WRITE)."""
         if len({(s.workflow, tuple(sorted(s.params.items()))) for s in steps}) < len(steps):
@@ -381,7 +440,7 @@ class CompoundMixin(ProposerBase):
                 return None
             asks.append(ask_step)
         ask = Ask(kind, steps=tuple(asks))
-        purpose = self.rng.choice(GENERIC if generic else purposes_for(self.spec, ask, redo))
+        purpose = self.rng.choice(GENERIC if generic else purposes_for(self.spec, ask, redo, undo))
         variant = self.rng.randrange(9)
         goal = render_errand(self.spec, ask, purpose, variant)
         if not self._reads_back(goal, ask):

@@ -60,20 +60,22 @@ class Plan:
     redo: int = 8
     multi: int = 6
     act_report: int = 0
+    undo: int = 0
 
     @classmethod
     def for_total(cls, total: int) -> Plan:
         read = round(total * 0.31)
         read_write, act_report = round(total * 0.08), round(total * 0.04)
         find_errand, errand = round(total * 0.05), round(total * 0.11)
-        pair, redo, multi = round(total * 0.05), round(total * 0.04), max(1, round(total * 0.03))
-        write = total - read - read_write - find_errand - errand - pair - redo - multi - act_report
-        return cls(read, write, read_write, find_errand, errand, pair, redo, multi, act_report)
+        pair, redo, undo = round(total * 0.04), round(total * 0.03), round(total * 0.03)
+        multi = max(1, round(total * 0.02))
+        write = total - read - read_write - find_errand - errand - pair - redo - multi - act_report - undo
+        return cls(read, write, read_write, find_errand, errand, pair, redo, multi, act_report, undo)
 
     def compounds(self) -> dict[str, int]:
         """The errands' shares by category (`compound.COMPOUND_CATEGORIES`)."""
         return {"find_errand": self.find_errand, "errand": self.errand, "pair": self.pair,
-                "redo": self.redo, "multi_step": self.multi, "act_report": self.act_report}
+                "redo": self.redo, "multi_step": self.multi, "act_report": self.act_report, "undo": self.undo}
 
 
 class _Share:

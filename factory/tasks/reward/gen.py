@@ -45,10 +45,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from factory.errors import FactoryError, TaskError
+from factory.errors import FactoryError, PredictionError, TaskError
 from factory.predict.after import view_after
 from factory.predict.effects import predict, reward_checks
 from factory.predict.rows import UserView
+from factory.runtime.step import Step
 from factory.spec.model import Spec
 from factory.tasks.language.phrasing import Ask, ParseError, parse
 from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, answer, steps_of
@@ -96,7 +97,7 @@ def deterministic_policy(instruction: dict[str, Any], spec: Spec, db: Path) -> d
             return {"schema_version": 1, "mode": "all", "checks": [
                 check, {"id": "nothing_changed", "type": "diff_within", "allowed": {},
                         "description": "a question changes nothing"}]}
-        steps = steps_of(world, ask, user.id)
+        steps = _resolved_steps(spec, db, world, ask, user.id)
     except AmbiguousError as exc:
         raise RewardGenError("ambiguous", str(exc)) from exc
     except UnresolvedError as exc:
@@ -113,11 +114,42 @@ def deterministic_policy(instruction: dict[str, Any], spec: Spec, db: Path) -> d
     return {"schema_version": 1, "mode": "all", "checks": checks}
 
 
+def _resolved_steps(spec: Spec, db: Path, world: UserView, ask: Ask, user_id: int) -> list[Step]:
+    """The API steps of `ask`, every named row resolved on the initial database; failing that, each
+    step's rows on the database as the steps before it leave it (predicted, in memory), so an
+    errand may name a row its first action creates ("schedule …, then cancel the payment … ")."""
+    try:
+        return steps_of(world, ask, user_id)
+    except UnresolvedError:
+        if len(ask.steps) < 2:
+            raise
+    steps: list[Step] = []
+    for ask_step in ask.steps:
+        view = world
+        if steps:
+            try:
+                prediction = predict(spec, db, user_id, steps)
+            except FactoryError as exc:
+                raise RewardGenError("infeasible", str(exc)) from exc
+            if prediction.failed:
+                raise RewardGenError("infeasible", "the app would refuse: " + "; ".join(prediction.failed))
+            try:
+                view = view_after(spec, db, prediction)
+            except PredictionError as exc:
+                raise RewardGenError("infeasible", str(exc)) from exc
+        try:
+            steps += steps_of(view, Ask(ask.kind, steps=(ask_step,)), user_id)
+        finally:
+            if view is not world:
+                view.close()
+    return steps
+
+
 def _act_and_report(spec: Spec, db: Path, world: UserView, ask: Ask, user_id: int) -> dict[str, Any]:
     """READ_WRITE that acts, then answers a question about the result: the declared effects'
     checks, and an answer check computed on the database the effects leave (in memory)."""
     assert ask.question is not None
-    steps = steps_of(world, ask, user_id)
+    steps = _resolved_steps(spec, db, world, ask, user_id)
     try:
         prediction = predict(spec, db, user_id, steps)
         if prediction.failed:
