@@ -15,6 +15,7 @@ from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language.asks import ONLY, Ask, AskStep, Cond, ParseError, Question, RefText
 from factory.tasks.language.errands import ALL_PURPOSES, CONNECTORS, OPENERS, REPORT
 from factory.tasks.language.frames import IT, parse_frame
+from factory.tasks.language.registers import drop_context
 from factory.tasks.language.render import pick_verb
 from factory.tasks.language.spoken import field_noun, noun, read_adjective, verb_phrase
 from factory.tasks.language.values import scan_value
@@ -199,7 +200,14 @@ def _workflow_by(spec: Spec, label: str) -> WorkflowSpec:
 
 
 def parse_step(spec: Spec, text: str) -> AskStep:
-    """One workflow run in any write form: find-and-act, the colon forms, the sentences."""
+    """One workflow run in any write form: find-and-act, the colon forms, the sentences, each
+    also after a context that says who is asking ("I travel for work, so lock …", `registers.py`)."""
+    bare = drop_context(text)
+    if bare is not None:
+        try:
+            return parse_step(spec, bare)
+        except ParseError:
+            pass  # "I …, so" may be the words of a seed phrasing: the forms below are tried as well
     framed = _pick_framed(spec, text)
     if framed is not None:
         return framed

@@ -27,9 +27,11 @@ from factory.predict.overlay import Prediction
 from factory.predict.rows import Row, UserView
 from factory.runtime.step import Step
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
-from factory.tasks.language.asks import Ask, AskStep, Cond, RefText, joint_ref
+from factory.tasks.draft import Draft
+from factory.tasks.language.asks import ONLY, Ask, AskStep, Cond, RefText, joint_ref
 from factory.tasks.language.intents import intent_forms
-from factory.tasks.language.resolve import find_rows
+from factory.tasks.language.lint import DATE_ISO, Change, Hit, lint_goal
+from factory.tasks.language.resolve import find_rows, select
 
 Options = Callable[[str, str, str], list[int]]  # (username, workflow, param) -> offered row ids
 ORDERED = ("money", "int", "date")  # field types a superlative ranks by (reads, read-then-write)
@@ -112,6 +114,71 @@ class ProposerBase:
         row = self.world.row(entity, row_id)
         return row is not None and any(row.get(f.column) == user_id for f in ent.fields
                                        if f.type == "reference" and f.ref == "user")
+
+    def _holds(self, user_id: int, entity: str, row_id: Any, depth: int = 2) -> bool:
+        """Whether the user holds the row, so a goal may call it "my …": it names the user in a
+        reference to a user (the fine's member, the card's owner), or, naming no user at all, it
+        belongs to a row the user holds (a card through its account). A row that names someone
+        else (the fine of a member the user administers) is not the user's."""
+        ent = self.spec.entity(entity)
+        row = self.world.row(entity, row_id) if row_id is not None else None
+        if row is None:
+            return False
+        people = [f for f in ent.fields if f.type == "reference" and f.ref == "user" and row.get(f.column) is not None]
+        if people:
+            return any(row.get(f.column) == user_id for f in people)
+        return depth > 0 and any(self._holds(user_id, f.ref, row.get(f.column), depth - 1) for f in ent.fields
+                                 if f.type == "reference" and f.ref and f.ref != entity)
+
+    def lint_hits(self, draft: Draft) -> list[Hit]:
+        """The language rules on a draft's goal with what only the world knows: the values its
+        steps move (comparative rule) and whether the user holds every row it calls "mine"."""
+        return lint_goal(self.spec, draft.goal, self._changes(draft.steps), self._mine_held(draft))
+
+    def _changes(self, steps: list[Step]) -> tuple[Change, ...]:
+        """Before and after of every number or date a step sets on an existing row."""
+        out: list[Change] = []
+        for step in steps:
+            workflow = next(w for w in self.spec.workflows if w.name == step.workflow)
+            for effect in workflow.effects:
+                if (effect.kind != "set" or effect.field is None or effect.target not in step.params
+                        or effect.to not in step.params):
+                    continue
+                row = self.world.row(effect.entity, step.params[effect.target])
+                column = self.spec.entity(effect.entity).field_named(effect.field).column
+                old, new = (row or {}).get(column), step.params[effect.to]
+                if isinstance(old, int | float) and isinstance(new, int | float) and not isinstance(new, bool):
+                    out.append(Change(float(old), float(new)))
+                elif isinstance(old, str) and isinstance(new, str) and DATE_ISO.match(old) and DATE_ISO.match(new):
+                    out.append(Change(float(old[:10].replace("-", "")), float(new[:10].replace("-", ""))))
+        return tuple(out)
+
+    def _mine_held(self, draft: Draft) -> bool | None:
+        """False when the goal calls a row "my" that the acting user does not hold; None when it
+        says "my" of nothing it names (questions over several rows: every row must be held)."""
+        ask = draft.ask
+        if ask.question is not None:
+            q = ask.question
+            if self.spec.entity(q.entity).visibility == "public":
+                return None
+            try:
+                rows = [r["id"] for r in select(self.world, q, draft.user_id)] if q.op != "lookup" else [
+                    r["id"] for r in find_rows(self.world, q.entity, draft.user_id, q.target or RefText(""))]
+            except FactoryError:
+                return None
+            return all(self._holds(draft.user_id, q.entity, i) for i in rows)
+        said: list[bool] = []
+        for ask_step, step in zip(ask.steps, draft.steps, strict=False):
+            workflow = next(w for w in self.spec.workflows if w.name == step.workflow)
+            for p in workflow.params:
+                ref = ask_step.args.get(p.name)
+                if not p.ref or not isinstance(ref, RefText) or p.name not in step.params:
+                    continue
+                mine = ref.mine if ref.mine is not None else self.spec.entity(p.ref).visibility != "public"
+                if mine and ref.by != ONLY and self.world.row(p.ref, step.params[p.name]) is not None:
+                    # (a row the setup makes is the user's own: it is not in the seed yet)
+                    said.append(self._holds(draft.user_id, p.ref, step.params[p.name]))
+        return all(said) if said else None
 
     @staticmethod
     def _nameable(ent: EntitySpec, name: str) -> bool:

@@ -25,6 +25,7 @@ from factory.tasks.language.intents import (
 )
 from factory.tasks.language.lint import DATE_ISO, Change, lint_goal
 from factory.tasks.language.phrasing import render
+from factory.tasks.language.registers import persona_context, with_context
 from factory.tasks.language.resolve import find_rows
 from factory.tasks.language.spoken import spoken_label
 from factory.tasks.language.words import my_only
@@ -122,12 +123,20 @@ class WritesMixin(ProposerBase):
             if ask_step is None:
                 return None
             goal = render(self.spec, Ask("write", steps=(ask_step,)), variant)
+            context = persona_context(user.persona) if variant % 3 != 2 else None  # not before a question
+            if context is not None and self.rng.random() < 0.8:  # goal-first: who is asking, from the seed
+                goal = with_context(context, goal)
         if not self._reads_back(goal, Ask("write", steps=(ask_step,))):
             return None
         caps = ["date_range"] if any(p.range_end for p in workflow.params if p.name in step.params) else []
-        return Draft(self._key("write", workflow.name), "write", workflow.name, user.username, user.id,
+        draft = Draft(self._key("write", workflow.name), "write", workflow.name, user.username, user.id,
                      Ask("write", steps=(ask_step,)), goal, [step], setup, form=form, capabilities=caps,
                      required=self._required(workflow, step), variant=variant)
+        hits = self.lint_hits(draft)
+        if hits:
+            self.skipped.append(f"language: {hits[0].rule}: {hits[0].why} ({goal!r})")
+            return None
+        return draft
 
     def _unneeded(self, workflow: WorkflowSpec, step: Step) -> set[str]:
         """Parameters a person would not mention: a field set to the value the row already has
@@ -175,7 +184,9 @@ class WritesMixin(ProposerBase):
                     continue
                 if row is None or not self._unique_label(p.ref, row, user.id):
                     return None
-                args[p.name] = RefText(spoken_label(self._label(p.ref, row), self.spec.today[:4]))
+                # "my" only of a row the user holds (the card they own, not one they administer)
+                args[p.name] = RefText(spoken_label(self._label(p.ref, row), self.spec.today[:4]),
+                                       mine=ent.visibility != "public" and self._holds(user.id, p.ref, value))
             else:
                 if isinstance(value, str) and ('"' in value or "; " in value):
                     return None

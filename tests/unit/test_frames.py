@@ -1,0 +1,82 @@
+"""Sentences from workflow semantics (`language/frames.py`) and the registers (`registers.py`): each
+run reads like a person wrote it and parses back to the same ask."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from factory.builder.build import build_spec
+from factory.seed.loader import load_seed
+from factory.spec.model import Spec
+from factory.tasks.language.asks import ONLY
+from factory.tasks.language.frames import IT
+from factory.tasks.language.phrasing import Ask, AskStep, Cond, Question, RefText, parse, render
+from factory.tasks.language.registers import drop_context, persona_context, with_context
+
+SEEDS = Path(__file__).resolve().parents[2] / "seeds"
+
+
+@pytest.fixture(scope="module")
+def bank() -> Spec:
+    return build_spec(load_seed(SEEDS / "echobank.yaml"))
+
+
+CASES = [
+    (AskStep("transfer_funds", {"from_account": RefText("Main Checking ··3808"),
+                                "to_account": RefText("Emergency Fund ··5290"), "amount": 20000}),
+     "Transfer $200 from my Main Checking account (··3808) to my Emergency Fund account (··5290)."),
+    (AskStep("report_card_lost", {"card": RefText("visa card ··9929")}), "Report my visa card ··9929 as lost or stolen."),
+    (AskStep("pay_payee", {"payee": RefText("Sunvale Energy"), "from_account": RefText("Main Checking ··3808"),
+                           "amount": 4500}),
+     "Pay Sunvale Energy $45 from my Main Checking account (··3808)."),
+    (AskStep("pay_credit_card", {"card_account": RefText("Travel Rewards Card ··1683"),
+                                 "from_account": RefText("Main Checking ··3808"), "amount": 5000}),
+     "Pay my Travel Rewards Card account (··1683) $50 from my Main Checking account (··3808)."),
+    (AskStep("schedule_payment", {"payee": RefText("Jordan Lee"), "from_account": RefText("Main Checking ··3808"),
+                                  "amount": 15000, "pay_on": "2026-07-16"}),
+     "Schedule a payment of $150 to Jordan Lee from my Main Checking account (··3808) on July 16."),
+    (AskStep("set_low_balance_alert", {"account": RefText("Main Checking ··3808"), "threshold": 2500}),
+     "Set the low-balance alert on my Main Checking account (··3808) to $25."),
+    (AskStep("rename_account", {"account": RefText("Main Checking ··3808"), "nickname": "Bills"}),
+     'Rename my Main Checking account (··3808) to "Bills".'),
+    (AskStep("update_contact_info", {"profile": RefText("my contact details", ONLY), "city": "Boston"}),
+     'Update my contact details: set the city to "Boston".'),
+]
+
+
+@pytest.mark.parametrize(("step", "text"), CASES, ids=lambda c: c.workflow if isinstance(c, AskStep) else "")
+def test_a_run_is_said_by_its_roles_and_read_back(bank: Spec, step: AskStep, text: str) -> None:
+    assert render(bank, Ask("write", steps=(step,)), 0) == text
+    for variant in range(3):
+        back = parse(bank, render(bank, Ask("write", steps=(step,)), variant)).steps[0]
+        assert back.workflow == step.workflow and set(back.args) == set(step.args)
+
+
+def test_a_row_the_user_does_not_hold_is_not_mine(bank: Spec) -> None:
+    step = AskStep("report_card_lost", {"card": RefText("visa card ··9929", mine=False)})
+    text = render(bank, Ask("write", steps=(step,)), 0)
+    assert text == "Report the visa card ··9929 as lost or stolen."
+    assert parse(bank, text).steps[0].args["card"] == RefText("visa card ··9929")
+
+
+def test_find_then_act_says_it(bank: Spec) -> None:
+    q = Question("max", "card", "daily_limit", conds=(Cond("status", '"active"'),))
+    step = AskStep("report_card_lost", {}, ("card", q))
+    text = render(bank, Ask("read_write", steps=(step,)), 0)
+    assert text == "Find my active card that has the highest daily limit, then report it as lost or stolen."
+    assert parse(bank, text).steps[0] == step
+    assert IT == "it"
+
+
+def test_goal_first_context_comes_from_the_persona(bank: Spec) -> None:
+    assert persona_context("Travels for work, locks her credit card when she is away.") == "I travel for work"
+    assert persona_context("Recently moved; updating her address.") == "I recently moved"
+    assert persona_context("Student on a tight budget who splits costs.") == "I'm a student on a tight budget"
+    assert persona_context("Travels with his dog, so only books pet-friendly places.") is None
+    assert persona_context("") is None
+    goal = with_context("I travel for work", "Report my visa card ··9929 as lost or stolen.")
+    assert goal == "I travel for work, so report my visa card ··9929 as lost or stolen."
+    assert drop_context(goal) == "Report my visa card ··9929 as lost or stolen."
+    assert parse(bank, goal).steps[0].workflow == "report_card_lost"
