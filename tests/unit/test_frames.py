@@ -80,3 +80,14 @@ def test_goal_first_context_comes_from_the_persona(bank: Spec) -> None:
     assert goal == "I travel for work, so report my visa card ··9929 as lost or stolen."
     assert drop_context(goal) == "Report my visa card ··9929 as lost or stolen."
     assert parse(bank, goal).steps[0].workflow == "report_card_lost"
+
+
+def test_a_seed_phrasing_says_where_the_money_comes_from(bank: Spec) -> None:
+    from factory.tasks.language.intents import extras_sentence, intent_forms, render_intent
+
+    form = next(f for f in intent_forms(bank) if f.phrasing == "Pay {payee} $45 today.")
+    workflow = next(w for w in bank.workflows if w.name == "pay_payee")
+    tail = extras_sentence(workflow, {"from_account": RefText("Main Checking ··8488")}, bank)
+    text = render_intent(form, {"payee": "City Power & Light"}, ["$60.00"], tail)
+    assert text == "Pay City Power & Light $60.00 today. Take it from my Main Checking account (··8488)."
+    assert parse(bank, text).steps[0].args["from_account"] == RefText("Main Checking ··8488")

@@ -28,7 +28,8 @@ from typing import Any
 
 from factory.predict.rows import enum_text
 from factory.spec.model import ParamSpec, Spec, WorkflowSpec
-from factory.tasks.language.asks import Ask, AskStep, ParseError, Question, joint_ref
+from factory.tasks.language.asks import Ask, AskStep, ParseError, Question, RefText, joint_ref
+from factory.tasks.language.frames import frame, name_of, read_name
 from factory.tasks.language.parse import LIST_SEPARATORS, my_phrases, parse_args
 from factory.tasks.language.render import render_list
 from factory.tasks.language.values import DATE, MONEY
@@ -377,7 +378,7 @@ def _pattern(spec: Spec, template: tuple[tuple[str, str], ...], slots: dict[str,
             out.append(f"{re.escape(text)}(?P<l_{lit}>{body}){re.escape(text)}")
             lit += 1
     if extras:
-        out.append(" " + re.escape(EXTRA_OPENER) + r"(?P<extras>.+)\.")
+        out.append(" (?P<extras>(?:" + "|".join(re.escape(o) for o in (EXTRA_OPENER, *ROLE_OPENERS.values())) + r").+)\.")
     return re.compile("^" + "".join(out) + "$", re.IGNORECASE)
 
 
@@ -399,11 +400,65 @@ def render_intent(form: IntentForm, slot_texts: dict[str, str], literal_texts: l
     return "".join(out) + (f" {extras}" if extras else "")
 
 
-def extras_sentence(workflow: WorkflowSpec, args: dict[str, Any]) -> str:
-    """`Set the from account to "Main Checking ··8488" and the amount to $45.00.`"""
+# Where money comes from and goes to is said, not set ("Take it from my Main Checking account
+# (··8488).", not `Set the from account to "Main Checking ··8488".`).
+# The row a payment is for is pointed out ("I mean my Travel Rewards Card account (··1683).").
+ROLE_OPENERS = {"source": "Take it from ", "dest": "Put it into ", "which": "I mean "}
+
+
+def _role_of(spec: Spec | None, workflow: WorkflowSpec) -> dict[str, str]:
+    """Parameter → its role among ROLE_OPENERS, for roles only one parameter of the frame plays."""
+    found = frame(spec, workflow) if spec is not None else None
+    if found is None:
+        return {}
+    roles = {p.param: ("which" if p.role in ("thing", "object") else p.role) for p in found.pieces if p.param}
+    return {n: r for n, r in roles.items() if r in ROLE_OPENERS and list(roles.values()).count(r) == 1}
+
+
+def extras_sentence(workflow: WorkflowSpec, args: dict[str, Any], spec: Spec | None = None) -> str:
+    """The values a seed phrasing leaves over, appended: with the spec, the source and destination
+    of money as sentences of their own ("Take it from my Main Checking account (··8488)."), the
+    rest as `Set the amount to $45.00.` (without it, everything in the `Set the …` sentence)."""
     if not args:
         return ""
-    return EXTRA_OPENER + render_list(workflow, args, joiner=" to ", lead="the ")[len("the "):] + "."
+    roles = _role_of(spec, workflow)
+    said: list[str] = []
+    rest = dict(args)
+    for name, value in args.items():
+        p = next(p for p in workflow.params if p.name == name)
+        if spec is not None and name in roles and isinstance(value, RefText) and p.ref:
+            try:
+                said.append(f"{ROLE_OPENERS[roles[name]]}{name_of(spec, p.ref, value, roles[name])}.")
+            except ParseError:
+                continue  # a row named by its fields: set, not said
+            del rest[name]
+    if rest:
+        said.append(EXTRA_OPENER + render_list(workflow, rest, joiner=" to ", lead="the ")[len("the "):] + ".")
+    return " ".join(said)
+
+
+def _extras(spec: Spec, workflow: WorkflowSpec, text: str) -> dict[str, Any]:
+    """The appended sentences (`extras_sentence`), read back."""
+    roles = {role: name for name, role in _role_of(spec, workflow).items()}
+    params = {p.name: p for p in workflow.params}
+    openers = "|".join(re.escape(o) for o in (EXTRA_OPENER, *ROLE_OPENERS.values()))
+    args: dict[str, Any] = {}
+    for sentence in re.split(rf"\. (?=(?:{openers}))", text):
+        role = next((r for r, o in ROLE_OPENERS.items() if sentence.startswith(o)), None)
+        if role is not None:
+            name = roles.get(role)
+            if name is None or name in args:
+                raise ParseError(f"{sentence!r} names no {role} of {workflow.label!r}")
+            args[name] = read_name(spec, params[name].ref or "", sentence[len(ROLE_OPENERS[role]):])
+            continue
+        if not sentence.startswith(EXTRA_OPENER):
+            raise ParseError(f"expected {EXTRA_OPENER!r} at {sentence[:30]!r}")
+        more = parse_args(workflow, sentence[len(EXTRA_OPENER):], my_phrases(spec), separators=LIST_SEPARATORS,
+                          joiner=" to ", lead="the ", subject_first=False)
+        if set(more) & set(args):
+            raise ParseError(f"the appended sentences give {sorted(set(more) & set(args))} twice")
+        args.update(more)
+    return args
 
 
 def parse_intent(spec: Spec, text: str) -> Ask | None:
@@ -432,8 +487,7 @@ def _ask(spec: Spec, form: IntentForm, m: re.Match[str]) -> Ask:
         args[param] = m[f"l_{i}"]
     args.update(form.fixed)
     if form.extras:
-        more = parse_args(workflow, m["extras"], my_phrases(spec), separators=LIST_SEPARATORS,
-                          joiner=" to ", lead="the ", subject_first=False)
+        more = _extras(spec, workflow, m["extras"])
         if set(more) != set(form.extras):
             raise ParseError(f"the appended sentence gives {sorted(more)}, not {sorted(form.extras)}")
         args.update(more)

@@ -236,7 +236,7 @@ class WritesMixin(ProposerBase):
             if rest is None:
                 return None
             args.update(rest.args)
-            tail = extras_sentence(workflow, rest.args)
+            tail = extras_sentence(workflow, rest.args, self.spec)
         return AskStep(workflow.name, args), render_intent(form, slot_texts, literals, tail)
 
     def _says_direction(self, text: str, workflow: WorkflowSpec, step: Step) -> bool:
