@@ -12,6 +12,7 @@ thousands of dollars) had no witness at all, so neither claims nor tasks.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,13 +41,16 @@ def test_every_roles_workflows_are_witnessed_and_claimed(approvals: Path) -> Non
         for name in workflows:
             assert f"behaviour:{name}:effects" in ids, name
     # the period rule at its boundary: a period ending today allowed, one ending tomorrow refused
-    pair = {c.id: c for c in claims.claims}
-    refused = pair["behaviour:draft_report.pre2"].getter.steps[-1].body  # type: ignore[union-attr]
-    allowed = pair["behaviour:draft_report.pre2:allowed"].getter.steps[-1].body  # type: ignore[union-attr]
+    by_id = {c.id: c for c in claims.claims}
+
+    def body(claim: str) -> dict[str, Any]:
+        sent: dict[str, Any] = by_id[claim].getter.steps[-1].body  # type: ignore[union-attr,assignment]
+        return sent
+
+    refused, allowed = body("behaviour:draft_report.pre2"), body("behaviour:draft_report.pre2:allowed")
     assert (allowed["period_end"], refused["period_end"]) == (spec.today, _tomorrow(spec.today))
     # the budget rule: a limit of exactly what is spent allowed, a cent below refused
-    low = pair["behaviour:set_budget_limit.pre1"].getter.steps[-1].body["limit"]  # type: ignore[union-attr]
-    ok = pair["behaviour:set_budget_limit.pre1:allowed"].getter.steps[-1].body["limit"]  # type: ignore[union-attr]
+    low, ok = body("behaviour:set_budget_limit.pre1")["limit"], body("behaviour:set_budget_limit.pre1:allowed")["limit"]
     assert ok - low == 1 and ok > 25000  # in cents: more than anything the old candidates reached
 
 
