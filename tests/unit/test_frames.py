@@ -91,3 +91,16 @@ def test_a_seed_phrasing_says_where_the_money_comes_from(bank: Spec) -> None:
     text = render_intent(form, {"payee": "City Power & Light"}, ["$60.00"], tail)
     assert text == "Pay City Power & Light $60.00 today. Take it from my Main Checking account (··8488)."
     assert parse(bank, text).steps[0].args["from_account"] == RefText("Main Checking ··8488")
+
+
+def test_questions_say_a_kind_before_the_noun_and_the_only_row_as_mine(bank: Spec) -> None:
+    q = Question("max", "account", "opened_on", conds=(Cond("kind", '"savings"'),))
+    text = render(bank, Ask("read", question=q), 0)
+    assert text == "Which of my savings accounts has the latest opening date?"
+    assert parse(bank, text).question == q
+    count = Question("count", "payee", conds=(Cond("status", '"active"'),))
+    assert render(bank, Ask("read", question=count), 0) == "How many active payees do I have?"
+    assert parse(bank, "How many active payees do I have?").question == count
+    only = Question("lookup", "profile", "city", RefText("my contact details", ONLY))
+    assert render(bank, Ask("read", question=only), 0) == "What is the city of my contact details?"
+    assert parse(bank, "What is the city of my contact details?").question == only

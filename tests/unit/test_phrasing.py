@@ -125,7 +125,7 @@ def test_a_users_only_row_is_named_my_entity(spec: Spec) -> None:
 
     step = AskStep("write_note", {"notebook": RefText("my notebook", ONLY), "title": "Plan"})
     text = render(spec, Ask("write", steps=(step,)), 0)
-    assert text == 'Write a note in my notebook with title "Plan".'
+    assert text == 'Write a note "Plan" in my notebook.'
     assert parse(spec, text).steps[0].args["notebook"] == RefText("my notebook", ONLY)
     subject = AskStep("archive_note", {"note": RefText("my note", ONLY)})
     for variant in range(3):
@@ -238,7 +238,7 @@ def test_sentences_read_like_a_person_wrote_them(spec: Spec, bank: Spec) -> None
         'Please transfer $120 from my A account (··1) to my B account (··2) with memo "x".')
     note = AskStep("write_note", {"notebook": RefText("Work"), "title": "Plan"})
     assert render(spec, Ask("write", steps=(note,)), 5) == (
-        'Could you write a note in my notebook "Work" with title "Plan"?')
+        'Could you write a note "Plan" in my notebook "Work"?')
     reminder = AskStep("set_reminder", {"note": RefText("Trip"), "remind_on": "2026-07-01"})
     assert render(spec, Ask("write", steps=(reminder,)), 3) == (
         'Set the reminder on my note "Trip" to July 1.')  # the world's current year goes unsaid

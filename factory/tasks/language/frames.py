@@ -123,6 +123,11 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
         else:
             pieces.append(Piece(" " + " ".join(["an" if after[0][:1] in "aeiou" else "a", *after])))
             lead = " of "
+            # A thing made is named right after its noun: 'Add a payee "Daniel Cho" with …'
+            named = next((p for p in workflow.params if p.name in ("name", "title") and p.required
+                          and p.type in ("string", "text")), None)
+            if named is not None:
+                pieces.append(Piece(" ", named.name, "named"))
         if amount is not None:
             pieces.append(Piece(lead, amount.name, "amount"))
         if obj is not None:

@@ -31,6 +31,8 @@ class _NoForm(ParseError):
 _Q_PATTERNS = [
     ("lookup", re.compile(r'^What is the (?P<field>.+?) of (?:my|the) (?P<entity>.+?) "(?P<ref>[^"]+)"\?$')),
     ("lookup", re.compile(r'^Look up the (?P<field>.+?) of (?:my|the) (?P<entity>.+?) "(?P<ref>[^"]+)"\.$')),
+    ("only", re.compile(r'^What is the (?P<field>.+?) of (?P<only>my [^"]+?)\?$')),  # "… of my contact details?"
+    ("only", re.compile(r'^Look up the (?P<field>.+?) of (?P<only>my [^"]+?)\.$')),
     ("count", re.compile(r"^How many of (?:my|the) (?P<plural>.+?) have (?P<conds>.+)\?$")),
     ("count", re.compile(r"^Count (?:my|the) (?P<plural>.+?) with (?P<conds>.+)\.$")),
     ("count", re.compile(r"^Count (?:my|the) (?P<plural>[a-z]+ .+?)\.$")),  # "Count my active cards."
@@ -395,6 +397,12 @@ def parse_question(spec: Spec, text: str) -> Question | None:
 
 
 def _question(spec: Spec, op: str, m: re.Match[str]) -> Question:
+    if op == "only":
+        ent = next((e for e, phrase in ((spec.entity(n), t) for n, t in my_phrases(spec).items())
+                    if phrase == m["only"].lower()), None)
+        if ent is None:
+            raise ParseError(f"{m['only']!r} is no row the user has only one of")
+        return Question("lookup", ent.name, _field_by(ent, m["field"]), RefText(my_only(ent), ONLY))
     if op == "lookup":
         ent = _entity_by(spec, m["entity"], plural=False)
         return Question("lookup", ent.name, _field_by(ent, m["field"]), RefText(m["ref"]))

@@ -19,7 +19,7 @@ _CONTEXT = re.compile(r"^(?:I|I'm) [^\"$\d]+?, so (?P<rest>.+)$")
 
 def persona_context(persona: str) -> str | None:
     """The persona's first clause in the first person, or None when it cannot be said so."""
-    clause = re.split(r"[;,.:]| who | and | but ", persona.strip(), maxsplit=1)[0].strip()
+    clause = re.split(r"[;,.:]| who | but ", persona.strip(), maxsplit=1)[0].strip()
     words = clause.split()
     if not words or len(words) > 9 or _THIRD.search(clause) or re.search(r"[\"'\d$]", clause):
         return None

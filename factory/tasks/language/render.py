@@ -136,6 +136,8 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
     if q.op == "lookup":
         assert q.target is not None and q.field is not None
         f = field_noun(ent.field_named(q.field))
+        if q.target.by == ONLY:  # the user's only one: "What is the city of my contact details?"
+            return f"Look up the {f} of {q.target.text}." if variant % 2 else f"What is the {f} of {q.target.text}?"
         if variant % 2:
             return f'Look up the {f} of {scope} {label} "{q.target.text}".'
         return f'What is the {f} of {scope} {label} "{q.target.text}"?'

@@ -130,24 +130,33 @@ def verb_of(spec: Spec, text: str) -> WorkflowSpec | None:
     return None
 
 
+def _enum_owners(entity: EntitySpec, word: str) -> list[FieldSpec]:
+    return [f for f in entity.fields if f.type == "enum" and word in (f.values or [])]
+
+
 def adjective(entity: EntitySpec, conds: tuple[Cond, ...]) -> tuple[str, tuple[Cond, ...]]:
-    """A first condition on the row's status said before its noun, as people say "my active
-    payees" (not `payees with status "active"`): the word with a trailing space, and the rest."""
+    """A first condition on a one-word value of a kind (status, type, category) said before the
+    noun, as people say "my active payees", "my savings accounts" (not `payees with status
+    "active"`): the word with a trailing space, and the other conditions. Only a value no other
+    field of the entity can take, so the parser knows which field it is (`read_adjective`)."""
     if not conds:
         return "", conds
     first = conds[0]
     f = entity.field_named(first.field)
     word = first.value[1:-1] if first.value.startswith('"') and first.value.endswith('"') else ""
-    if f.name != "status" or f.type != "enum" or first.upper is not None or not re.fullmatch(r"[a-z]+", word):
+    # A plural value ("bills", "groceries") reads badly before a noun; "savings" does not.
+    plural = word.endswith("s") and not word.endswith(("ss", "ngs"))
+    if (f.type != "enum" or first.upper is not None or not re.fullmatch(r"[a-z]+", word) or plural
+            or [g.name for g in _enum_owners(entity, word)] != [f.name]):
         return "", conds
     return word + " ", conds[1:]
 
 
 def read_adjective(entity: EntitySpec, text: str, plural: bool) -> Cond | None:
-    """The status condition in "active payees" (`adjective`, read back), None when there is none."""
+    """The condition in "active payees" (`adjective`, read back), None when there is none."""
     name = (entity.plural if plural else entity.label).lower()
-    status = next((f for f in entity.fields if f.name == "status" and f.type == "enum"), None)
-    if status is None or not text.lower().endswith(" " + name):
+    if not text.lower().endswith(" " + name):
         return None
     word = text[: -len(name) - 1]
-    return Cond("status", f'"{word}"') if word in (status.values or []) and re.fullmatch(r"[a-z]+", word) else None
+    owners = _enum_owners(entity, word) if re.fullmatch(r"[a-z]+", word) else []
+    return Cond(owners[0].name, f'"{word}"') if len(owners) == 1 else None

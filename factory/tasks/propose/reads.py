@@ -14,6 +14,7 @@ from typing import Any
 from factory.predict.rows import Row
 from factory.spec.model import EntitySpec, FieldSpec
 from factory.tasks.draft import Draft
+from factory.tasks.language.asks import ONLY
 from factory.tasks.language.intents import IntentForm, render_intent
 from factory.tasks.language.phrasing import (
     Ask,
@@ -25,6 +26,7 @@ from factory.tasks.language.phrasing import (
 )
 from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, answer, comparable, find_rows
 from factory.tasks.language.spoken import identifier, spoken_label
+from factory.tasks.language.words import my_only
 from factory.tasks.propose.base import ORDERED, ProposerBase
 
 LOOKUP_TYPES = ("money", "int", "date", "enum", "string", "bool", "email")
@@ -93,14 +95,19 @@ class ReadsMixin(ProposerBase):
                 draft = self._intent_read(form, ent, row, user)
                 if draft is not None:
                     return draft
-            return self._ask_read(Question("lookup", ent.name, f.name, RefText(spoken_label(self._label(ent.name, row)))),
-                                  user, "lookup", [])
+            if len(rows) == 1 and ent.visibility != "public" and ent.owner_fields:  # "my contact details"
+                target = RefText(my_only(ent), ONLY)
+            else:
+                target = RefText(spoken_label(self._label(ent.name, row), self.spec.today[:4]))
+            return self._ask_read(Question("lookup", ent.name, f.name, target), user, "lookup", [])
+        if len(rows) < 2:
+            return None  # counting, totalling or ranking one row is no question a person asks
         conds, caps = self._conds(ent, row, user, want_range=(op == "range"))
         if op in ("count", "range"):
             if not conds:
                 return None
             return self._ask_read(Question("count", ent.name, conds=conds), user,
-                                  "count" if op == "count" else "date-range", caps)
+                                  "date-range" if "date_range" in caps else "count", caps)
         if op == "sum":
             money = [f for f in ent.fields if f.type == "money" and row.get(f.column) is not None
                      and self._nameable(ent, f.name)]
