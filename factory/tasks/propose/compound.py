@@ -376,7 +376,8 @@ class CompoundMixin(ProposerBase):
         tables = {e.table: e for e in self.spec.entities if not e.builtin}
         choices = [(tables[table], row_id, f) for (table, row_id), columns in prediction.updates.items()
                    if table in tables for f in tables[table].fields
-                   if f.column in columns and f.type != "reference" and f.name not in tables[table].owner_fields
+                   if f.column in columns and f.type not in ("reference", "bool")  # "what is the reviewed of …"
+                   and f.name not in tables[table].owner_fields
                    and f.name not in tables[table].display_fields and not identifier(f)
                    and self._nameable(tables[table], f.name)]
         if not choices:
