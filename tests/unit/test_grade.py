@@ -331,7 +331,11 @@ def mock_dbs(tmp_path: Path, mock_world: Path) -> tuple[Path, Path]:
     seed = mock_world / "data" / "seed.db"
     initial, final = tmp_path / "initial.db", tmp_path / "final.db"
     shutil.copyfile(seed, initial)
-    shutil.copyfile(seed, final)
+    conn = sqlite3.connect(initial)  # note 1 active and pinned, whatever the generated data made it
+    conn.execute("UPDATE note SET status = 'active', pinned = 1 WHERE id = 1")
+    conn.commit()
+    conn.close()
+    shutil.copyfile(initial, final)
     conn = sqlite3.connect(final)
     conn.execute("UPDATE note SET status = 'archived', pinned = 0 WHERE id = 1")
     conn.commit()

@@ -105,8 +105,13 @@ def test_diffs_compare_change_by_change(initial: Path, tmp_path: Path) -> None:
     both = _diff(initial, ARCHIVE_2 + ARCHIVE_5, tmp_path, "both")
     assert [f.kind for f in diffs.compare(both, golden, refs)] == ["missing"]
     assert [f.kind for f in diffs.compare(golden, both, refs)] == ["extra"]
-    moved = _diff(initial, "UPDATE note SET notebook_id = 1 WHERE id = 2;", tmp_path, "moved")
-    [ref] = diffs.compare(moved, _diff(initial, "UPDATE note SET notebook_id = 2, title = 'x' WHERE id = 2;",
+    elsewhere = tmp_path / "elsewhere.db"  # note 2 in notebook 3, whatever the generated data made it
+    shutil.copyfile(initial, elsewhere)
+    with sqlite3.connect(elsewhere) as conn:
+        conn.execute("UPDATE note SET notebook_id = 3 WHERE id = 2")
+    conn.close()
+    moved = _diff(elsewhere, "UPDATE note SET notebook_id = 1 WHERE id = 2;", tmp_path, "moved")
+    [ref] = diffs.compare(moved, _diff(elsewhere, "UPDATE note SET notebook_id = 2, title = 'x' WHERE id = 2;",
                                        tmp_path, "moved2"), refs)[:1]
     assert (ref.kind, ref.column, ref.ref, ref.golden, ref.rollout) == ("row", "notebook_id", "notebook", 1, 2)
     new = _diff(initial, NOTE_IN.format(notebook=1, title="A"), tmp_path, "new")
