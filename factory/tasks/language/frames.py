@@ -23,8 +23,12 @@ from factory.tasks.language.spoken import VERBS, noun
 from factory.tasks.language.values import MONEY, param_text, scan_value
 from factory.tasks.language.words import my_only
 
-_ARTICLES = ("a", "an", "the", "my")
-_PREPOSITIONS = frozenset(["between", "to", "from", "for", "on", "in", "into", "at", "of", "with", "by", "toward"])
+_ARTICLES = ("a", "an", "the", "my", "your")
+_PREPOSITIONS = frozenset(["between", "to", "from", "for", "on", "in", "into", "at", "of", "with", "by", "toward", "as"])
+# Verbs that take their row after a preposition ("Reply to my message …"), and the preposition a
+# verb puts before the row a named thing goes to or comes off ("Apply my label … to my message").
+_VERB_TO = {"reply": " to ", "respond": " to "}
+_ONTO = {"apply": " to ", "add": " to ", "attach": " to ", "remove": " from ", "delete": " from ", "detach": " from "}
 SETTING_VERBS = frozenset(["set", "rename", "change", "update", "edit"])  # verbs whose values say "to <value>"
 _FIRST_FIELD = re.compile(r"^\{(\w+)\}(?P<lit>[^{]*)\{")
 
@@ -103,8 +107,32 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
         if after[:len(thing)] == thing:  # "Lock card", "Report card lost or stolen"
             tail = after[len(thing):]
             pieces.append(Piece(" ", subject, "subject"))
-            if tail:
+            words = [w for w in tail[1:] if w not in _ARTICLES]
+            into = next((p for p in refs if p.required and tail and tail[0] in _PREPOSITIONS and words in (
+                noun(p.label).split(), noun(spec.entity(p.ref or "").label).split())), None)
+            if into is not None:  # "Add booking to trip": "Add my booking … to my trip …"
+                pieces.append(Piece(f" {tail[0]} ", into.name, "thing"))
+            elif tail:
                 pieces.append(Piece((" " if tail[0] in _PREPOSITIONS else " as ") + " ".join(tail)))
+        elif not after or thing[-len(after):] == after:  # "Restore", "Unblock dates" (blocked dates)
+            pieces.append(Piece(_VERB_TO.get(verb, " "), subject, "subject"))
+        elif after[0] in _PREPOSITIONS and after[1:]:  # "Mark as read", "Move to inbox", "Add to trip"
+            prep, words = after[0], [w for w in after[1:] if w not in _ARTICLES]
+            into = next((p for p in refs if p.required and words in (noun(p.label).split(),
+                                                                       noun(spec.entity(p.ref or "").label).split())), None)
+            if words == thing:  # "Respond to review": the row is what the preposition governs
+                pieces.append(Piece(f" {prep} ", subject, "subject"))
+            elif into is not None and into not in (source, dest):  # "Add my booking … to my trip …"
+                pieces += [Piece(" ", subject, "subject"), Piece(f" {prep} ", into.name, "thing")]
+            else:  # "Mark my message … as read", "Remove my saved listing … from the wishlist"
+                article = "" if prep == "as" else "the "
+                pieces += [Piece(" ", subject, "subject"), Piece(f" {prep} {article}{' '.join(words)}")]
+        elif (named := next((p for p in refs if p.required and after in (
+                noun(p.label).split(), noun(spec.entity(p.ref or "").label).split())), None)) is not None:
+            # "Apply label" with a label to pick: "Apply my label "Travel" to my message …"
+            pieces += [Piece(" ", named.name, "thing"), Piece(_ONTO.get(verb, " for "), subject, "subject")]
+        elif after and verb in _ONTO and not settings:  # "Remove the label from my message …"
+            pieces += [Piece(" the " + " ".join(after)), Piece(_ONTO[verb], subject, "subject")]
         elif after and len(settings) == 1 and verb == "set":  # "Set the low-balance alert on my account"
             pieces += [Piece(" the " + " ".join(after)), Piece(" on ", subject, "subject")]
         else:
@@ -131,8 +159,15 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
         if amount is not None:
             pieces.append(Piece(lead, amount.name, "amount"))
         if obj is not None:
-            # Money goes to a payee named bare; a thing made goes in a row of the user's ("in my notebook …").
-            pieces.append(Piece(" to ", obj.name, "object") if amount is not None else Piece(" in ", obj.name, "thing"))
+            # Money goes to a payee named bare; a thing made goes in a row of the user's ("in my notebook …");
+            # a person is added as the thing ("Add the user "Kofi Mensah" as a contact").
+            if amount is not None:
+                pieces.append(Piece(" to ", obj.name, "object"))
+            elif obj.ref == "user":
+                noun_piece = pieces.pop()
+                pieces += [Piece(" ", obj.name, "thing"), Piece(" as" + noun_piece.lead)]
+            else:
+                pieces.append(Piece(" in ", obj.name, "thing"))
         amount = None
         rest_lead = " with "
     if amount is not None:
@@ -143,6 +178,8 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
         pieces.append(Piece(" to ", dest.name, "dest"))
     if date is not None:
         pieces.append(Piece(" on ", date.name, "date"))
+    placed = {pc.param for pc in pieces if pc.param}
+    settings = tuple(n for n in settings if n not in placed)
     kinds = {"money": "amount", "date": "date"}
     one = kinds.get(params[settings[0]].type, "") if len(settings) == 1 else ""
     return Frame(workflow.name, tuple(pieces), settings, " to " if len(settings) == 1 else ": set the ", rest_lead, one)

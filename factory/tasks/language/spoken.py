@@ -21,7 +21,7 @@ VERBS = frozenset([
     "cancel", "change", "check", "close", "confirm", "create", "decline", "delete", "deposit", "disable",
     "dispute", "edit", "enable", "file", "flag", "follow", "forget", "forward", "freeze", "hide", "invite",
     "join", "leave", "link", "lock", "log", "mark", "message", "move", "mute", "open", "order", "pay", "pin",
-    "post", "put", "rate", "reactivate", "record", "redeem", "refund", "reject", "release", "remove",
+    "plan", "post", "put", "rate", "reactivate", "respond", "resume", "record", "redeem", "refund", "reject", "release", "remove",
     "rename", "renew", "reopen", "reply", "report", "request", "reschedule", "reserve", "restore", "return",
     "review", "save", "schedule", "send", "set", "share", "sign", "snooze", "star", "start", "stop",
     "submit", "subscribe", "suspend", "switch", "tag", "transfer", "unarchive", "unblock", "unfreeze",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from factory.predict.rows import enum_text, money_text
+from factory.predict.rows import enum_text
 from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, WorkflowSpec
 from factory.tasks.draft import Draft
@@ -27,7 +27,7 @@ from factory.tasks.language.lint import DATE_ISO, Change, lint_goal
 from factory.tasks.language.phrasing import render
 from factory.tasks.language.registers import persona_context, with_context
 from factory.tasks.language.resolve import find_rows
-from factory.tasks.language.spoken import spoken_label
+from factory.tasks.language.spoken import money_words, spoken_label
 from factory.tasks.language.words import my_only
 from factory.tasks.propose.base import ProposerBase
 
@@ -288,7 +288,7 @@ class WritesMixin(ProposerBase):
         if value is None:
             return None
         if kind == "money":
-            return money_text(int(value))
+            return money_words(int(value))  # "$200", as the seed's own phrasing writes it
         if kind == "int":
             return str(int(value))
         text = enum_text(str(value)) if p.type == "enum" else str(value)
