@@ -14,7 +14,7 @@ from typing import Any
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language.asks import ONLY, Ask, AskStep, Cond, ParseError, Question, RefText
 from factory.tasks.language.errands import ALL_PURPOSES, CONNECTORS, OPENERS, REPORT
-from factory.tasks.language.frames import IT, parse_frame
+from factory.tasks.language.frames import IT, parse_frame, read_name
 from factory.tasks.language.registers import drop_context
 from factory.tasks.language.render import pick_verb
 from factory.tasks.language.spoken import field_noun, noun, read_adjective, verb_phrase
@@ -38,6 +38,8 @@ _Q_PATTERNS = [
     ("count", re.compile(r"^Count (?:my|the) (?P<plural>[a-z]+ .+?)\.$")),  # "Count my active cards."
     ("count", re.compile(r"^How many (?P<plural>[a-z]+ .+?) (?:do I have|are there)\?$")),
     ("sum", re.compile(r"^What is the total (?P<field>.+?) of (?:my|the) (?P<plural>.+?)(?: with (?P<conds>.+))?\?$")),
+    ("named", re.compile(r'^What is the (?P<field>.+?) of (?P<named>(?:my|the) [^"]+)\?$')),  # frames.name_of
+    ("named", re.compile(r'^Look up the (?P<field>.+?) of (?P<named>(?:my|the) [^"]+)\.$')),
     ("arg", re.compile(r"^Which of (?:my|the) (?P<plural>.+?)(?: with (?P<conds>.+?))? has the "
                        r"(?P<dir>highest|lowest|latest|earliest) (?P<field>.+?)\?"
                        r"(?P<tie> If several tie, name the one that comes first alphabetically\.)?$")),
@@ -403,6 +405,13 @@ def _question(spec: Spec, op: str, m: re.Match[str]) -> Question:
         if ent is None:
             raise ParseError(f"{m['only']!r} is no row the user has only one of")
         return Question("lookup", ent.name, _field_by(ent, m["field"]), RefText(my_only(ent), ONLY))
+    if op == "named":  # "the balance of my Main Checking account (··3808)": the entity its noun names
+        fits = [(e, read_name(spec, e.name, m["named"])) for e in spec.entities
+                if re.search(rf"\b{re.escape(noun(e.label))}\b", m["named"], re.IGNORECASE)]
+        if len(fits) != 1:
+            raise ParseError(f"{m['named']!r} names {'no' if not fits else 'more than one'} kind of row")
+        ent, ref = fits[0]
+        return Question("lookup", ent.name, _field_by(ent, m["field"]), RefText(ref.text))
     if op == "lookup":
         ent = _entity_by(spec, m["entity"], plural=False)
         return Question("lookup", ent.name, _field_by(ent, m["field"]), RefText(m["ref"]))

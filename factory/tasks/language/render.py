@@ -13,7 +13,7 @@ from typing import Any
 
 from factory.spec.model import ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language.asks import ONLY, AskStep, Cond, ParseError, Question, RefText
-from factory.tasks.language.frames import IT, frame, render_frame
+from factory.tasks.language.frames import IT, frame, name_of, render_frame
 from factory.tasks.language.spoken import adjective, field_noun, noun, verb_phrase
 from factory.tasks.language.values import param_text
 from factory.tasks.language.words import possessed_head, scope_word, subject_entity
@@ -138,9 +138,11 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
         f = field_noun(ent.field_named(q.field))
         if q.target.by == ONLY:  # the user's only one: "What is the city of my contact details?"
             return f"Look up the {f} of {q.target.text}." if variant % 2 else f"What is the {f} of {q.target.text}?"
-        if variant % 2:
-            return f'Look up the {f} of {scope} {label} "{q.target.text}".'
-        return f'What is the {f} of {scope} {label} "{q.target.text}"?'
+        try:  # the row as people name it: "my Main Checking account (··3808)", "my visa card ··9591"
+            named = name_of(spec, q.entity, q.target, "subject")
+        except ParseError:  # named by its fields
+            named = f'{scope} {label} "{q.target.text}"'
+        return f"Look up the {f} of {named}." if variant % 2 else f"What is the {f} of {named}?"
     if q.op == "count":
         if adj and not rest:  # only the status: "How many active cards do I have?"
             if variant % 2:
