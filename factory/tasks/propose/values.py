@@ -126,7 +126,10 @@ class ValuesMixin(ProposerBase):
         name = p.name.lower()
         fake = self.fake
         contact = any(c in name for c in CONTACT)
-        existing = [] if contact else self._existing(p)
+        # A new name for a row is not another row's name ("rename my checking account to Cashback
+        # Rewards Card"): a field the run sets on its row draws from the pools, never the world.
+        sets = any(p.name in set_fields(w) for w in self.spec.workflows if w.name == workflow)
+        existing = [] if contact or sets else self._existing(p)
         kind = kind_of(workflow, name)
         if existing and self.rng.random() < 0.6:
             value = self.rng.choice(existing)
