@@ -246,11 +246,16 @@ def _list_tool(spec: Spec, entity: dict[str, Any]) -> str:
 
 
 async def _count(client: Client, spec: Spec, goal: str) -> str:
-    """'How many of my notebooks have color "green"?': the list tool's total, filtered."""
-    m = re.search(r'my (?P<noun>[\w ]+?) (?:have|with) (?P<field>[\w ]+?) "(?P<value>[^"]+)"', goal)
+    """'How many of my notebooks have color "green"?' or 'How many green notebooks do I have?': the
+    list tool's total, filtered by the field named (or the choice field that has that value)."""
+    m = (re.search(r'my (?P<noun>[\w ]+?) (?:have|with) (?P<field>[\w ]+?) "(?P<value>[^"]+)"', goal)
+         or re.search(r'[Hh]ow many (?P<value>[\w-]+) (?P<noun>[\w ]+?) do I have', goal))
     assert m, f"not a count question this test reads: {goal!r}"
     entity = _entity(spec, m["noun"])
-    field = _field(entity, m["field"])
+    if m.groupdict().get("field"):
+        field = _field(entity, m["field"])
+    else:
+        field = next(f for f in entity["fields"] if m["value"] in (f.get("values") or []))
     flt = next(f for f in entity["filters"] if f["field"] == field["name"])
     page = _result(await client.call_tool(_list_tool(spec, entity), {flt["param"]: m["value"], "page_size": 1}))
     return str(page["total"])

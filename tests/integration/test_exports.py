@@ -60,7 +60,7 @@ def test_an_export_is_byte_identical_twice_and_refuses_a_foreign_folder(mock_tas
     assert main(["export", fmt, str(mock_tasks_world), "--out", str(tmp_path / "a")]) == 0  # replaces its own
     assert main(["export", fmt, str(mock_tasks_world), "--out", str(tmp_path / "b")]) == 0
     first, second = _tree(tmp_path / "a"), _tree(tmp_path / "b")
-    assert first == second and len(first) >= 4
+    assert first == second and len(first) >= 3  # hf: the card, the manifest and one file per split present
     assert not any(name.endswith(".partial") for name in os.listdir(tmp_path / "a"))
     (tmp_path / "c" / "mock").mkdir(parents=True)
     (tmp_path / "c" / "mock" / "notes.txt").write_text("mine")
