@@ -146,7 +146,8 @@ def adjective(entity: EntitySpec, conds: tuple[Cond, ...]) -> tuple[str, tuple[C
     word = first.value[1:-1] if first.value.startswith('"') and first.value.endswith('"') else ""
     # A plural value ("bills", "groceries") reads badly before a noun; "savings" does not.
     plural = word.endswith("s") and not word.endswith(("ss", "ngs"))
-    if (f.type != "enum" or first.upper is not None or not re.fullmatch(r"[a-z]+", word) or plural
+    said = word in noun(entity.label).split()  # not "my scheduled scheduled payments"
+    if (f.type != "enum" or first.upper is not None or not re.fullmatch(r"[a-z]+", word) or plural or said
             or [g.name for g in _enum_owners(entity, word)] != [f.name]):
         return "", conds
     return word + " ", conds[1:]
