@@ -303,8 +303,8 @@ def steps_of(world: UserView, ask: Ask, user_id: int) -> list[Step]:
 
 
 def _kept(world: UserView, workflow: WorkflowSpec, values: dict[str, Any]) -> dict[str, Any]:
-    """Required fields an instruction leaves unsaid ("change my phone to …" says nothing of the
-    city): the row acted on keeps its own value, as the person asking means."""
+    """Fields an instruction leaves unsaid ("change my phone to …" says nothing of the city): the
+    row acted on keeps its own value, as the person asking means (the proposer sends it too)."""
     subject = next((p for p in workflow.params if p.name == workflow.subject and p.ref), None)
     if subject is None or subject.ref is None or values.get(subject.name) is None:
         return {}
@@ -312,7 +312,7 @@ def _kept(world: UserView, workflow: WorkflowSpec, values: dict[str, Any]) -> di
     params = {p.name: p for p in workflow.params}
     kept: dict[str, Any] = {}
     for name, fname in set_fields(workflow).items():
-        if name in values or not params[name].required or params[name].default is not None or row is None:
+        if name in values or params[name].default is not None or row is None:
             continue  # a form's default fills what is unsaid before the row's own value does
         f = world.field(subject.ref, fname)
         raw = row.get(f.column)

@@ -66,14 +66,19 @@ class ValuesMixin(ProposerBase):
     def _keep_most(self, workflow: WorkflowSpec, values: dict[str, Any]) -> None:
         """A form that sets many fields of a row (contact details) is used to change one to three
         of them: the others keep the row's values, and the instruction leaves them unsaid."""
-        fields = {n: f for n, f in set_fields(workflow).items() if n in values}
         subject = next((p for p in workflow.params if p.name == workflow.subject and p.ref), None)
-        if len(fields) < 3 or subject is None or subject.ref is None:
-            return
-        row = self.world.row(subject.ref, values[subject.name]) if subject.name in values else None
-        if row is None:
+        row = self.world.row(subject.ref, values[subject.name]) if subject and subject.ref and subject.name in values else None
+        if subject is None or subject.ref is None or row is None:
             return
         ent = self.spec.entity(subject.ref)
+        params = {p.name: p for p in workflow.params}
+        for name, fname in set_fields(workflow).items():  # an optional field left out keeps the row's value
+            current = row.get(ent.field_named(fname).column)
+            if name not in values and params[name].default is None and current is not None:
+                values[name] = bool(current) if ent.field_named(fname).type == "bool" else current
+        fields = {n: f for n, f in set_fields(workflow).items() if n in values}
+        if len(fields) < 3:
+            return
         changed = set(self.rng.sample(sorted(fields), self.rng.randint(1, min(3, len(fields) - 1))))
         for name, fname in fields.items():
             f = ent.field_named(fname)
