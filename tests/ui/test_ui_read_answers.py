@@ -26,6 +26,7 @@ from factory.spec.model import Spec
 from factory.tasks.attempt import Attempt
 from factory.tasks.gates import GateRunner
 from factory.tasks.language.asks import Cond, Question, RefText
+from factory.tasks.language.spoken import spoken_label
 from factory.tasks.propose.proposer import Draft, Plan, Proposer
 from factory.tasks.reward.gen import deterministic_policy
 from factory.tasks.setupgen import Setup
@@ -67,7 +68,7 @@ def mock_reads(mock_world: Path) -> dict[str, Draft]:
     """The mock world's READ drafts, the first of each op."""
     proposer = Proposer(_spec(mock_world), mock_world / "data" / "seed.db")
     try:
-        drafts = proposer.propose(Plan.for_total(40))
+        drafts = proposer.propose(Plan.for_total(120))  # enough drafts that every READ op turns up
     finally:
         proposer.close()
     out: dict[str, Draft] = {}
@@ -192,7 +193,8 @@ def _moment_lookup(spec: Spec, proposer: Proposer, seed: Path) -> tuple[Draft, i
                                      "ORDER BY id", user.id):
             row = proposer.world.row("leave_request", row_id)
             assert row is not None
-            label = proposer.world.label("leave_request", row)
+            # named as the proposer names rows: the label's dates in words
+            label = spoken_label(proposer.world.label("leave_request", row), spec.today[:4])
             draft = proposer._ask_read(Question("lookup", "leave_request", "submitted_at", RefText(label)),
                                        user, "lookup", [])
             if draft is not None:
