@@ -271,7 +271,6 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
         out.append(": set the " + _listed([items[0], *(f"the {i}" for i in items[1:])]))
     rest = [n for n in args if n not in f.params()]
     if rest:
-        from factory.tasks.language.render import arg_phrase  # one way to write an argument
         out.append(f.rest_lead + _listed([arg_phrase(params[n], args[n]) for n in rest]))
     return "".join(out)
 
@@ -313,14 +312,27 @@ def whole_value(p: ParamSpec, text: str) -> str:
     return value
 
 
+def bool_flag(kind: str) -> str:
+    """Yes/no values read "<label> set to yes", for arguments and conditions alike."""
+    return "set to " if kind == "bool" else ""
+
+
+def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ") -> str:
+    """One argument: `<label> <value>`, or `<label> to <value>` (joiner " to ") after "Set the"."""
+    flag = bool_flag(param.type) if joiner == " " else ""
+    return f"{noun(param.label)}{joiner}{flag}{param_text(param, value)}"
+
+
 IT = "it"  # the row a find-then-act found: "…, then report it as lost or stolen"
 
 
-def parse_frame(spec: Spec, text: str, it: str | None = None) -> tuple[str, dict[str, Any]] | None:
+def parse_frame(spec: Spec, text: str, mine: dict[str, str], separators: tuple[str, ...], parse_args: Any,
+                it: str | None = None) -> tuple[str, dict[str, Any]] | None:
     """The workflow and argument texts of a sentence a frame writes (`render_frame`), or None when
     no frame's words fit; ParseError when one fits but its values do not read. With `it` (an
-    entity), one parameter referencing that entity is said "it" (RefText(IT, ONLY))."""
-    from factory.tasks.language.parse import LIST_SEPARATORS, my_phrases, parse_args
+    entity), one parameter referencing that entity is said "it" (RefText(IT, ONLY)). The parser
+    passes in how it reads a row the user holds (`mine`), a list's separators and its argument
+    reader, so this module stays beneath it (no import circle)."""
 
     problem: ParseError | None = None
     fits: list[tuple[int, str, dict[str, Any]]] = []
@@ -332,7 +344,7 @@ def parse_frame(spec: Spec, text: str, it: str | None = None) -> tuple[str, dict
         if m is None:
             continue
         try:
-            args = _args(spec, f, workflow, m, my_phrases(spec), LIST_SEPARATORS, parse_args, it)
+            args = _args(spec, f, workflow, m, mine, separators, parse_args, it)
         except ParseError as exc:
             problem = exc
             continue

@@ -266,7 +266,8 @@ def _pick_framed(spec: Spec, text: str) -> AskStep | None:
         return None
     try:
         ent, said = _entity_said(spec, m["entity"], plural=False)
-        found = parse_frame(spec, m["act"][:1].upper() + m["act"][1:], it=ent.name)
+        found = parse_frame(spec, m["act"][:1].upper() + m["act"][1:], my_phrases(spec), LIST_SEPARATORS, parse_args,
+                            it=ent.name)
         if found is None:
             return None
         q = Question(DIRECTIONS[m["dir"]], ent.name, _field_by(ent, m["field"]),
@@ -284,7 +285,7 @@ def _parse_framed(spec: Spec, text: str) -> AskStep | None:
         if text.startswith(opener) and text.endswith(stop):
             body = text[len(opener):-1]
             try:
-                found = parse_frame(spec, body[:1].upper() + body[1:])
+                found = parse_frame(spec, body[:1].upper() + body[1:], my_phrases(spec), LIST_SEPARATORS, parse_args)
             except ParseError:  # the words fit a frame but not its values: an older form may fit
                 continue
             if found is not None:

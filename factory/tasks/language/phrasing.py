@@ -51,6 +51,7 @@ from factory.tasks.language.asks import (
     RefText,
     joint_ref,
 )
+from factory.tasks.language.frames import arg_phrase
 
 # The seed's phrasings build on the parts of the language (parse, render),
 # never on this module, so `parse` can try them without an import cycle.
@@ -67,7 +68,6 @@ from factory.tasks.language.parse import (
 )
 from factory.tasks.language.render import (
     TIE_BREAK,
-    arg_phrase,
     listed,
     lower_first,
     render_args,

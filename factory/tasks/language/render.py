@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from factory.spec.model import ParamSpec, Spec, WorkflowSpec
+from factory.spec.model import Spec, WorkflowSpec
 from factory.tasks.language.asks import ONLY, AskStep, Cond, ParseError, Question, RefText
-from factory.tasks.language.frames import IT, frame, name_of, render_frame
+from factory.tasks.language.frames import IT, arg_phrase, bool_flag, frame, name_of, render_frame
 from factory.tasks.language.spoken import adjective, field_noun, noun, verb_phrase
 from factory.tasks.language.values import param_text
 from factory.tasks.language.words import possessed_head, scope_word, subject_entity
@@ -26,11 +26,6 @@ def lower_first(label: str) -> str:
     return label[:1].lower() + label[1:]
 
 
-def _flag(kind: str) -> str:
-    """Yes/no values read "<label> set to yes", for arguments and conditions alike."""
-    return "set to " if kind == "bool" else ""
-
-
 def render_conds(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
     ent = spec.entity(entity)
     parts = []
@@ -40,7 +35,7 @@ def render_conds(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
         if c.upper is not None:
             parts.append(f"{name} between {c.value} and {c.upper}")
         elif f.type == "bool":
-            parts.append(f"{name} {_flag(f.type)}{c.value}")
+            parts.append(f"{name} {bool_flag(f.type)}{c.value}")
         else:
             parts.append(f"{name} {c.value}")
     return " and ".join(parts)
@@ -54,12 +49,6 @@ def render_args(workflow: WorkflowSpec, args: dict[str, Any]) -> str:
         parts.append(param_text(params[workflow.subject], args[workflow.subject]))
     parts += [arg_phrase(params[name], value) for name, value in args.items() if name != workflow.subject]
     return "; ".join(parts)
-
-
-def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ") -> str:
-    """One argument: `<label> <value>`, or `<label> to <value>` (joiner " to ") after "Set the"."""
-    flag = _flag(param.type) if joiner == " " else ""
-    return f"{noun(param.label)}{joiner}{flag}{param_text(param, value)}"
 
 
 def listed(parts: list[str]) -> str:
