@@ -74,6 +74,8 @@ def test_goal_first_context_comes_from_the_persona(bank: Spec) -> None:
     assert persona_context("Travels for work, locks her credit card when she is away.") == "I travel for work"
     assert persona_context("Recently moved; updating her address.") == "I recently moved"
     assert persona_context("Student on a tight budget who splits costs.") == "I'm a student on a tight budget"
+    # a plural noun opening a job title is not a verb in -s ("I sale associate" was written)
+    assert persona_context("Sales associate new to the company.") == "I'm a sales associate new to the company"
     assert persona_context("Travels with his dog, so only books pet-friendly places.") is None
     assert persona_context("") is None
     goal = with_context("I travel for work", "Report my visa card ··9929 as lost or stolen.")

@@ -15,6 +15,10 @@ import re
 
 _THIRD = re.compile(r"\b(?:she|he|they|her|him|his|hers|their|them|she's|he's)\b", re.IGNORECASE)
 _CONTEXT = re.compile(r"^(?:I|I'm) [^\"$\d]+?, so (?P<rest>.+)$")
+# Plural nouns that open a job title or a role ("Sales associate", "Operations lead"): not verbs in -s
+_TITLE_NOUNS = frozenset({"accounts", "analytics", "arts", "benefits", "claims", "communications", "customs", "economics",
+                          "events", "facilities", "graphics", "logistics", "news", "operations", "payments", "relations",
+                          "sales", "services", "sports", "systems"})
 
 
 def persona_context(persona: str) -> str | None:
@@ -29,7 +33,7 @@ def persona_context(persona: str) -> str | None:
         if first.endswith("ed") and rest and rest.split()[0].lower() not in ("to", "from", "in", "out", "away", "house"):
             return f"I'm a {clause[:1].lower()}{clause[1:]}"  # "Retired teacher" is a noun phrase
         return f"I {first}{tail}"
-    if first.endswith("s") and not first.endswith(("ss", "us", "is")):
+    if first.endswith("s") and not first.endswith(("ss", "us", "is")) and first not in _TITLE_NOUNS:
         # A persona describes one person: a first word in -s is a verb ("Plans long trips ahead").
         base = (first[:-3] + "y" if first.endswith("ies") else
                 first[:-2] if first.endswith(("ches", "shes", "sses", "xes")) else first[:-1])
