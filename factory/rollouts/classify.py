@@ -213,6 +213,12 @@ class Classifier:
         findings = diffs.compare(golden, rollout.final_diff, self.refs)
         evidence = {**base, "findings": [f.to_json() for f in findings]}
         kinds = {f.kind for f in findings}
+        made, steps = _workflow_calls(rollout), [(s["workflow"], s["params"]) for s in ctx.task.get("golden_steps") or []]
+        if made and len(made) < len(steps) and all(call in steps for call in made):
+            # some golden steps made exactly and the others not at all: when two steps touch one row
+            # (move a note, then move it on), the diff alone reads like a wrong row
+            return Verdict(MODEL, "skipped_step", f"made {len(made)} of the {len(steps)} golden steps exactly and "
+                           "skipped the others", evidence)
         if "row" in kinds:
             row = next(f for f in findings if f.kind == "row")
             twin = self._same_label(ctx, row)
@@ -260,6 +266,13 @@ class Classifier:
                if e.get("kind") == "exception" or (e.get("kind") == "request" and e.get("status", 0) >= 500)]
         return [{k: e.get(k) for k in ("kind", "method", "path", "status", "error") if e.get(k) is not None}
                 for e in bad[:3]]
+
+
+def _workflow_calls(rollout: Rollout) -> list[tuple[str, Any]]:
+    """The workflow calls a rollout made over HTTP, as (workflow, params)."""
+    prefix = "POST /api/workflows/"
+    return [(a.target[len(prefix):], a.value) for a in rollout.actions
+            if a.kind == "http" and a.target and a.target.startswith(prefix)]
 
 
 __all__ = ["CLASSES", "MODEL", "MODEL_CAUSES", "NONE", "TASK", "TASK_CAUSES", "WORLD", "WORLD_CAUSES", "Classifier",
