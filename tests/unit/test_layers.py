@@ -21,6 +21,7 @@ REPO = Path(__file__).resolve().parents[2]
 LAYERS: list[tuple[str, ...]] = [
     ("__main__",),
     ("cli",),
+    ("publish_commands",),  # the command line's bundle, export and review commands
     ("display",),
     ("bench",),
     ("export",),  # the world in other harnesses' formats: Echoverse, Harbor, Hugging Face datasets
