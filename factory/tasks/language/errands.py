@@ -7,7 +7,7 @@ more workflow runs (a find-then-act run among them, for a READ_WRITE) joined by 
 you … ?"), or one run and then a question about the result (`render_report`: "… Afterwards, what
 is the balance of my account "Emergency Fund ··5290"?", a READ_WRITE too), behind a purpose sentence from a closed pool.
 
-The pool is closed on purpose: the parser (`parse.parse_compound`) strips a purpose only when it is
+The pool is closed on purpose: the parser (`parse_errands.parse_compound`) strips a purpose only when it is
 one of these sentences, so the purpose never carries a value the reward must check, and a text
 without one is never mistaken for an errand. Purposes are picked by what the errand does (the
 first word of its first action's verb phrase), so "lock" reads "I'm going away soon" and "pay"

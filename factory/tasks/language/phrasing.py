@@ -61,11 +61,11 @@ from factory.tasks.language.parse import (
     LIST_SEPARATORS,
     my_phrases,
     parse_args,
-    parse_compound,
     parse_conds,
     parse_question,
     parse_step,
 )
+from factory.tasks.language.parse_errands import parse_compound
 from factory.tasks.language.render import (
     TIE_BREAK,
     listed,

@@ -1,0 +1,84 @@
+"""Errands read back: a purpose from `errands`' closed pool, then two or more actions joined by
+connectors (outside quoted labels), or actions and then a question about their result. Each action
+is read by `parse.parse_step`, so an errand parses only when every one of its steps does."""
+
+from __future__ import annotations
+
+from factory.spec.model import Spec
+from factory.tasks.language.asks import Ask, AskStep, ParseError
+from factory.tasks.language.errands import ALL_PURPOSES, CONNECTORS, OPENERS, REPORT
+from factory.tasks.language.parse import parse_question, parse_step
+
+
+def _splits(text: str, connectors: tuple[str, ...]) -> list[tuple[int, int]]:
+    """Where a connector starts and ends in `text`, outside quoted labels, in text order."""
+    found: list[tuple[int, int]] = []
+    quoted = False
+    for i, ch in enumerate(text):
+        if ch == '"':
+            quoted = not quoted
+        elif not quoted:
+            found += [(i, i + len(c)) for c in connectors if text.startswith(c, i)]
+    return found
+
+
+def _steps_of_errand(spec: Spec, body: str, connectors: tuple[str, ...], problem: list[ParseError]
+                     ) -> tuple[AskStep, ...] | None:
+    """The actions of an errand body: the first split into a step that parses and a rest that
+    parses as one step or, recursively, as more (every connector outside quotes is tried)."""
+    for start, end in _splits(body, connectors):
+        head = _one_step(spec, body[:start], problem)
+        if head is None:
+            continue
+        tail = body[end:]
+        rest = _one_step(spec, tail, problem)
+        if rest is not None:
+            return (head, rest)
+        more = _steps_of_errand(spec, tail, connectors, problem)
+        if more is not None:
+            return (head, *more)
+    return None
+
+
+def parse_compound(spec: Spec, text: str) -> Ask | None:
+    """An errand (`errands.render_errand`): a purpose from the closed pool, then two or more
+    actions joined by connectors, or (`errands.render_report`) actions and then a question
+    about the result. None when the text opens with no known purpose."""
+    purpose = next((p for p in ALL_PURPOSES if text.startswith(p + " ")), None)
+    if purpose is None:
+        return None
+    body = text[len(purpose) + 1:]
+    question = None
+    cut = next((start for start, _end in _splits(body, (REPORT,)) if body[start - 1:start] == "."), None)
+    if cut is not None:  # act, then report: the question about the result comes last
+        asked = body[cut + len(REPORT):]
+        question = parse_question(spec, asked[:1].upper() + asked[1:])
+        if question is None:
+            raise ParseError(f"no question follows {REPORT.strip()!r} in {text[-60:]!r}")
+        body = body[:cut]
+    ending = "."
+    for opener in OPENERS[1:]:
+        if body.lower().startswith(opener.lower()):
+            body, ending = body[len(opener):], "?" if opener == "Could you " else "."
+            break
+    if not body.endswith(ending):
+        raise ParseError(f"an errand ends with {ending!r}: {text[-30:]!r}")
+    problem: list[ParseError] = []
+    single = None if question is None else _one_step(spec, body[:-1], problem)
+    steps = (single,) if single is not None else _steps_of_errand(spec, body[:-1], CONNECTORS, problem)
+    if steps is None:
+        raise problem[-1] if problem else ParseError(f"no actions follow the purpose in {text[:60]!r}")
+    kind = "read_write" if question is not None or any(s.pick for s in steps) else "write"
+    return Ask(kind, steps=steps, question=question)
+
+
+def _one_step(spec: Spec, part: str, problem: list[ParseError]) -> AskStep | None:
+    """One action of an errand, or None (its reason kept in `problem`)."""
+    try:
+        return parse_step(spec, part[:1].upper() + part[1:] + ".")
+    except ParseError as exc:
+        problem.append(exc)
+        return None
+
+
+__all__ = ["parse_compound"]
