@@ -86,6 +86,18 @@ class LiteralWriter:
         raise TypeError(f"cannot write {type(value).__name__} as an SQL literal: {value!r}")
 
 
+def value_literal(value: object) -> str:
+    """A stored value (cents, ISO dates, 0/1 for booleans) as a plain SQLite literal, for the
+    queries people read (a task's verification query, a claim's SQL); sqldiff text uses `Literals`."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, int | float):
+        return repr(value)
+    return "'" + str(value).replace("'", "''") + "'"
+
+
 def text_literal(text: str) -> str:
     """A quoted string; runs of control characters become `'||X'0a0d'` blobs, as in sqldiff."""
     # sqldiff walks a C string, so it stops at the first NUL character.

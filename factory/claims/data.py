@@ -42,6 +42,7 @@ from factory.spec.model import (
     StorySpec,
     WorkflowSpec,
 )
+from verifiers.sqlrender import value_literal
 
 log = logging.getLogger(__name__)
 _TEXT = ("string", "text", "email")  # the field types a search can match (the app lowers and LIKEs them)
@@ -58,17 +59,6 @@ def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _literal(value: Any) -> str:
-    """A value as an SQLite literal (storage form: cents, ISO dates, 0/1)."""
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return str(int(value))
-    if isinstance(value, (int, float)):
-        return repr(value)
-    return "'" + str(value).replace("'", "''") + "'"
-
-
 def _exactly(ctx: ClaimContext, actual: str, columns: list[str]) -> tuple[str, list[tuple[Any, ...]]]:
     """A query selecting the differences between `actual` now and what it returns on the seed
     database (computed here): rows it no longer returns are labelled 'expected', new ones 'found'.
@@ -78,7 +68,7 @@ def _exactly(ctx: ClaimContext, actual: str, columns: list[str]) -> tuple[str, l
     head = f"WITH actual({cols}) AS ({actual})"
     if not rows:  # VALUES cannot be empty: every row the query returns is one too many
         return f"{head} SELECT 'found', * FROM actual", rows
-    values = ", ".join("(" + ", ".join(_literal(v) for v in row) + ")" for row in rows)
+    values = ", ".join("(" + ", ".join(value_literal(v) for v in row) + ")" for row in rows)
     query = (f"{head}, expected({cols}) AS (VALUES {values}) "
              "SELECT 'found', * FROM (SELECT * FROM actual EXCEPT SELECT * FROM expected) "
              "UNION ALL SELECT 'expected', * FROM (SELECT * FROM expected EXCEPT SELECT * FROM actual)")
@@ -265,7 +255,7 @@ def _matches(signatures: list[Signature]) -> str:
             known = sorted((v for v in values if v is not None), key=repr)
             parts = [f"{_q(column)} IS NULL"] if None in values else []
             if known:
-                parts.append(f"{_q(column)} IN ({', '.join(_literal(v) for v in known)})")
+                parts.append(f"{_q(column)} IN ({', '.join(value_literal(v) for v in known)})")
             ands.append(parts[0] if len(parts) == 1 else "(" + " OR ".join(parts) + ")")
         ors.append("(" + " AND ".join(ands) + ")" if ands else "1")
     return " OR ".join(ors)
@@ -387,7 +377,7 @@ def search_claims(ctx: ClaimContext) -> list[Claim]:
                 ctx.unwitnessed.append(f"data:search:{e.name}.{name}: the token {token!r} is already in the data")
                 continue
             value = f"{token}@example.com" if f.type == "email" else token  # a well-formed value of its type
-            plant = f"UPDATE {_q(e.table)} SET {_q(f.column)} = {_literal(value)} WHERE id = {rid}"
+            plant = f"UPDATE {_q(e.table)} SET {_q(f.column)} = {value_literal(value)} WHERE id = {rid}"
             out.append(Claim(id=f"data:search:{e.name}.{name}", layer="backend", kind="search_planted",
                              description=f"{e.plural}: searching for {token!r}, planted in {f.label} of {e.label.lower()} {rid}, "
                                          "finds exactly that row",

@@ -21,6 +21,7 @@ from factory.tasks.language.asks import Cond, Question
 from factory.tasks.language.phrasing import parse
 from factory.tasks.language.resolve import answer, extreme, field_value, resolve_ref
 from factory.tasks.model import TaskRecord
+from verifiers.sqlrender import value_literal
 
 How = Literal["question", "grounding"]
 
@@ -38,16 +39,6 @@ def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _lit(value: Any) -> str:
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    if isinstance(value, int | float):
-        return repr(value)
-    return "'" + str(value).replace("'", "''") + "'"
-
-
 def _visible(entity: EntitySpec, user_id: int) -> list[str]:
     """The app's visibility rule as SQL: public, or one of the owner columns names the user."""
     if entity.visibility == "public" or not entity.owner_fields:
@@ -63,11 +54,11 @@ def _condition(view: UserView, entity: EntitySpec, cond: Cond, user_id: int) -> 
         low = field_value(view, entity.name, cond.field, cond.value, user_id)
         high = field_value(view, entity.name, cond.field, cond.upper, user_id)
         side = f"substr({column}, 1, 10)" if f.type == "date" else column
-        return f"{side} BETWEEN {_lit(low)} AND {_lit(high)}"
+        return f"{side} BETWEEN {value_literal(low)} AND {value_literal(high)}"
     want = field_value(view, entity.name, cond.field, cond.value, user_id)
     if f.type == "string":  # the app compares names without regard to case
-        return f"lower({column}) = lower({_lit(want)})"
-    return f"{column} = {_lit(want)}"
+        return f"lower({column}) = lower({value_literal(want)})"
+    return f"{column} = {value_literal(want)}"
 
 
 def question_sql(view: UserView, q: Question, user_id: int) -> str:

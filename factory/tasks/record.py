@@ -30,6 +30,7 @@ from factory.tasks.model import (
 from factory.tasks.setupgen import Setup
 from factory.world.layout import SEED_DB
 from verifiers.dbdiff import diff_databases
+from verifiers.sqlrender import value_literal
 
 
 def split_of(task_id: str) -> Split:
@@ -64,24 +65,14 @@ def verification_query(spec: Spec, reward: dict[str, Any]) -> str:
     for c in reward["checks"]:
         if c["type"] == "row_matches":
             cols = ", ".join(f'"{k}"' for k in c["expect"])
-            where = " AND ".join(f'"{k}" = {_lit(v)}' for k, v in c["key"].items())
+            where = " AND ".join(f'"{k}" = {value_literal(v)}' for k, v in c["key"].items())
             out.append(f'SELECT {cols} FROM "{c["table"]}" WHERE {where}')
         elif c["type"] in ("rows_added", "rows_removed") and c.get("where"):
-            where = " AND ".join(f'"{k}" IS {_lit(v)}' for k, v in c["where"].items())
+            where = " AND ".join(f'"{k}" IS {value_literal(v)}' for k, v in c["where"].items())
             out.append(f'SELECT count(*) FROM "{c["table"]}" WHERE {where}')
         elif c["type"] == "sql":
             out.append(c["query"])
     return ";\n".join(out)
-
-
-def _lit(value: Any) -> str:
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    if isinstance(value, int | float):
-        return repr(value)
-    return "'" + str(value).replace("'", "''") + "'"
 
 
 def task_record(spec: Spec, draft: Draft, setup: Setup | None, reward: dict[str, Any] | None,
