@@ -221,13 +221,11 @@ class CompoundMixin(ProposerBase):
 
     def _errand(self) -> Draft | None:
         """Two different workflows on related rows: lock a card, then move money off its account."""
-        workflows = self._workflows()
-        if len(workflows) < 2:
+        drawn = self._two_calls()
+        if drawn is None:
             return None
-        first, second = self.rng.sample(workflows, 2)
-        user = self.rng.choice(self.users)
-        a, b = self._fill(first, user), self._fill(second, user)
-        if a is None or b is None or not self._point(second, b, user, self._related(a), set()):
+        user, second, a, b = drawn
+        if not self._point(second, b, user, self._related(a), set()):
             return None
         return self._errand_draft("write", "errand", user, [a, b], None)
 
@@ -415,6 +413,15 @@ class CompoundMixin(ProposerBase):
 
     def _multi(self) -> Draft | None:
         """Two unrelated workflows: someone with two things to do."""
+        drawn = self._two_calls()
+        if drawn is None:
+            return None
+        user, _second, a, b = drawn
+        return self._errand_draft("write", "multi_step", user, [a, b], None, generic=True)
+
+    def _two_calls(self) -> tuple[Any, WorkflowSpec, Step, Step] | None:
+        """Two different workflows drawn, one user, and a filled call of each (the same draws, in the
+        same order, for an errand and for two unrelated things to do): (user, second workflow, a, b)."""
         workflows = self._workflows()
         if len(workflows) < 2:
             return None
@@ -423,7 +430,7 @@ class CompoundMixin(ProposerBase):
         a, b = self._fill(first, user), self._fill(second, user)
         if a is None or b is None:
             return None
-        return self._errand_draft("write", "multi_step", user, [a, b], None, generic=True)
+        return user, second, a, b
 
     def _errand_draft(self, kind: str, category: str, user: Any, steps: list[Step], found: AskStep | None,
                       *, redo: bool = False, undo: bool = False, generic: bool = False,
