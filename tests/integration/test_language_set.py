@@ -51,7 +51,6 @@ def test_at_least_300_goals_show_no_wording_defect(goals: list[tuple[Spec, str, 
     assert not hits, f"{dict(by_rule)}: " + "; ".join(f"[{h.rule}] {h.goal} ({h.why})" for h in hits[:10])
 
 
-@pytest.mark.xfail(reason="lorem values in seed data and drawn values: issue 15 point 3", strict=False)
 def test_no_goal_carries_fake_data_filler(goals: list[tuple[Spec, str, list[Hit]]]) -> None:
     hits = [h for spec, goal, _found in goals for h in lint_goal(spec, goal) if h.rule == "filler"]
     assert not hits, "; ".join(f"{h.goal} ({h.why})" for h in hits[:10])
