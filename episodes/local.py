@@ -66,9 +66,11 @@ class LocalServer:
     def start(self, timeout: float = START_TIMEOUT) -> LocalServer:
         # the same episodes package as this process's, whether the folder ships one (a bundle) or not
         package_parent = str(Path(episodes.__file__).resolve().parents[1])
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (package_parent, os.environ.get("PYTHONPATH")) if p)}
+        # the token goes by the environment, not the command line, which every local user can read
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (package_parent, os.environ.get("PYTHONPATH")) if p),
+               "WORLD_EVAL_TOKEN": self.token}
         argv = [self.python, "-m", "episodes", "serve", str(self.root), "--host", self.host, "--port", str(self.port),
-                "--eval-port", str(self.eval_port), "--token", self.token, "--work", str(self._scratch / "work")]
+                "--eval-port", str(self.eval_port), "--work", str(self._scratch / "work")]
         with open(self._scratch / "server.log", "wb") as log:  # the child keeps writing it after the parent closes
             self._process = subprocess.Popen(argv, cwd=self.root, env=env, stdout=log, stderr=subprocess.STDOUT,
                                              start_new_session=True)

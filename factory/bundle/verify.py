@@ -182,9 +182,9 @@ def serve_bundle(root: Path, scratch: Path, python: Path | None = None) -> Itera
     port, eval_port = free_port(), free_port()
     token = secrets.token_urlsafe(24)
     log = scratch / "episodes.log"
-    env = _clean_env()
+    env = {**_clean_env(), "WORLD_EVAL_TOKEN": token}  # not on the command line, which every local user can read
     command = [str(python or sys.executable), "-m", "episodes", "serve", ".", "--port", str(port), "--eval-port",
-               str(eval_port), f"--token={token}", "--work", str(scratch / "work")]
+               str(eval_port), "--work", str(scratch / "work")]
     with log.open("wb") as out:
         process = subprocess.Popen(command, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
     served = BundleServer(f"http://127.0.0.1:{eval_port}", f"http://127.0.0.1:{port}", token)
