@@ -104,7 +104,12 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
     lead = " "
     if subject:
         thing = noun(spec.entity(params[subject].ref or "").label).split()
-        if after[:len(thing)] == thing:  # "Lock card", "Report card lost or stolen"
+        held = spec.entity(params[subject].ref or "")
+        if after[:len(thing)] == thing and after[len(thing):] and any(after[len(thing):] in (
+                noun(params[n].label).split(), noun(held.field_named(set_fields(workflow)[n]).label).split())
+                for n in settings):  # "Change budget limit": "Change the limit of the budget … to $50"
+            pieces += [Piece(" the " + " ".join(after[len(thing):])), Piece(" of ", subject, "subject")]
+        elif after[:len(thing)] == thing:  # "Lock card", "Report card lost or stolen"
             tail = after[len(thing):]
             pieces.append(Piece(" ", subject, "subject"))
             words = [w for w in tail[1:] if w not in _ARTICLES]

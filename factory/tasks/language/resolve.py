@@ -50,12 +50,56 @@ def find_rows(world: UserView, entity: str, user_id: int, ref: RefText) -> list[
     if ref.by == ONLY:  # "my profile": every row the user sees (exactly one, or it is ambiguous)
         return list(rows) if want == _norm(my_only(world.entity(entity))) else []
     if ref.by is None:
-        # The label as the app shows it, or as a person writes it (its ISO dates in words).
-        year = world.spec.today[:4]
-        return [r for r in rows if want in (_norm(world.label(entity, r)), _norm(spoken_label(world.label(entity, r))),
-                                            _norm(spoken_label(world.label(entity, r), year)))]
-    named = [(ref.by, want), *((f, _norm(text)) for f, text in ref.also)]
-    return [r for r in rows if all(_shows(world, entity, f, text, r) for f, text in named)]
+        named = _labelled(world, entity, rows, want)
+        if named or ", " not in want:
+            return named
+        # "Conference travel (Tomas Silva), draft": a label two rows share, then after a comma
+        # the value of one field that tells them apart (`qualified_name`).
+        for cut in (i for i in range(len(want)) if want.startswith(", ", i)):
+            label, value = want[:cut], want[cut + 2:]
+            matches = [r for r in _labelled(world, entity, rows, label)
+                       if any(_shows(world, entity, f, value, r) for f in qualifiers(world, entity))]
+            if matches:
+                return matches
+        return []
+    pairs = [(ref.by, want), *((f, _norm(text)) for f, text in ref.also)]
+    return [r for r in rows if all(_shows(world, entity, f, text, r) for f, text in pairs)]
+
+
+def _labelled(world: UserView, entity: str, rows: list[Row], want: str) -> list[Row]:
+    """The rows labelled `want` as the app shows it, or as a person writes it (ISO dates in words)."""
+    year = world.spec.today[:4]
+    return [r for r in rows if want in (_norm(world.label(entity, r)), _norm(spoken_label(world.label(entity, r))),
+                                        _norm(spoken_label(world.label(entity, r), year)))]
+
+
+def qualifiers(world: UserView, entity: str) -> list[str]:
+    """The fields whose value may tell apart rows that share a label: a status, a date, an amount
+    (what a person adds: "the draft one", "the one from May 6"), in the entity's field order."""
+    ent = world.entity(entity)
+    order = ("enum", "date", "money")  # "the draft one" before "the one from May 6"
+    return [f.name for f in sorted(ent.fields, key=lambda f: order.index(f.type) if f.type in order else 9)
+            if f.type in order and f.name not in ent.display_fields and f.name not in ent.owner_fields]
+
+
+def qualified_name(world: UserView, entity: str, row: Row, user_id: int) -> str | None:
+    """How an instruction names `row` when its label is shared by other rows the user sees: the
+    label, a comma, and the value of the first qualifier field no other such row has. None when
+    the label names it alone already, or no one field tells it apart."""
+    label = world.label(entity, row)
+    same = find_rows(world, entity, user_id, RefText(label))
+    if len(same) < 2 or '"' in label:
+        return None
+    for f in qualifiers(world, entity):
+        raw = row.get(world.field(entity, f).column)
+        if raw is None or raw == "":
+            continue
+        text = world.value_text(entity, f, raw)
+        text = text.lower() if world.field(entity, f).type == "enum" else text
+        named = find_rows(world, entity, user_id, RefText(f"{label}, {text}"))
+        if [r["id"] for r in named] == [row["id"]] and '"' not in text:
+            return f"{label}, {text}"
+    return None
 
 
 def describe(ref: RefText) -> str:

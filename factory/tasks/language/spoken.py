@@ -40,6 +40,8 @@ _DATE_NOUNS = {
     "last paid": "date of the last payment", "status changed": "date of the last status change",
     "pay": "payment date", "serviced": "service date",
 }
+# Amounts labelled by a participle that does not end in -ed ("Spent", "Paid"): "the amount spent".
+_PARTICIPLES = frozenset(["spent", "paid", "owed", "left", "due", "lent", "won", "lost", "sold", "held", "kept"])
 _SCALE = re.compile(r"\s*\([^)]*\)")  # "USD per unit (x10000)": a storage scale, never spoken
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::\d{2})?)?\b")
 
@@ -60,6 +62,9 @@ def field_noun(field: FieldSpec) -> str:
                 return _DATE_NOUNS.get(head, f"{head} date")
         if text.endswith(" since"):
             return f"{text.replace(' ', '-')} date"
+    if field.type in ("money", "int") and " " not in text and (text in _PARTICIPLES or (
+            text.endswith("ed") and not text.endswith("eed") and len(text) > 4)):
+        return f"{'amount' if field.type == 'money' else 'number'} {text}"  # "the amount spent", never "the spent"
     return text
 
 

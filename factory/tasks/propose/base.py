@@ -119,11 +119,17 @@ class ProposerBase:
         """Whether the user holds the row, so a goal may call it "my …": it names the user in a
         reference to a user (the fine's member, the card's owner), or, naming no user at all, it
         belongs to a row the user holds (a card through its account). A row that names someone
-        else (the fine of a member the user administers) is not the user's."""
+        else (the fine of a member the user administers) is not the user's, nor is a row the user
+        only shares as a later owner."""
         ent = self.spec.entity(entity)
         row = self.world.row(entity, row_id) if row_id is not None else None
         if row is None:
             return False
+        first = ent.field_named(ent.owner_fields[0]) if ent.owner_fields else None
+        if first is not None and first.ref == "user" and row.get(first.column) is not None:
+            # Of several owners the first holds the row: the employee's report is "my expense
+            # report" to them, not to the manager who approves it (`owner: [employee, approver]`).
+            return bool(row.get(first.column) == user_id)
         people = [f for f in ent.fields if f.type == "reference" and f.ref == "user" and row.get(f.column) is not None]
         if people:
             return any(row.get(f.column) == user_id for f in people)
@@ -211,6 +217,10 @@ class ProposerBase:
 
     def _needs_setup(self, workflow: WorkflowSpec, user: Any, step: Step) -> list[Step] | None:
         """The step pointed at a row it cannot act on yet, with its setup (`setups.py`)."""
+        raise NotImplementedError
+
+    def _mended(self, user: Any, step: Step) -> Step:
+        """The step with rows re-chosen where a failing rule names them (`setups.py`)."""
         raise NotImplementedError
 
     def _made_by_setup(self, workflow: WorkflowSpec, user: Any, step: Step) -> list[Step] | None:

@@ -9,6 +9,7 @@ phrased from the seed's labels.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from factory.runtime.step import Step
@@ -16,6 +17,8 @@ from factory.spec.model import WorkflowSpec
 from factory.tasks.language.asks import RefText
 from factory.tasks.language.resolve import find_rows
 from factory.tasks.propose.base import ProposerBase
+
+MEND_TRIES = 12  # candidates tried per parameter when mending a run's rows
 
 
 class SetupsMixin(ProposerBase):
@@ -49,6 +52,32 @@ class SetupsMixin(ProposerBase):
             if self._passes(user, [fill, step]):
                 return [fill]
         return None
+
+    def _mended(self, user: Any, step: Step) -> Step:
+        """The step with its rows re-chosen where a failing rule names them: a report sent "to your
+        own manager" and "charged to your team's budget" is one right pair among many, which a
+        random draw of each rarely hits. One parameter at a time (in the workflow's order), the
+        first candidate that leaves fewer rules failing is kept; values that are not rows stay."""
+        prediction = self._prediction(user, [step])
+        if prediction is None or not prediction.failed:
+            return step
+        workflow = next(w for w in self.spec.workflows if w.name == step.workflow)
+        failing = [c.source for c in workflow.preconditions if c.message in prediction.failed]
+        best, left = step, len(prediction.failed)
+        for p in workflow.params:
+            if not p.ref or p.name not in step.params or p.name == workflow.subject or not any(
+                    re.search(rf"\b{re.escape(p.name)}\b", source) for source in failing):
+                continue
+            pool = [i for i in self._candidates(user, workflow, p) if i != best.params[p.name]]
+            for value in self.rng.sample(pool, min(len(pool), MEND_TRIES)):
+                trial = Step(step.workflow, {**best.params, p.name: value})
+                tried = self._prediction(user, [trial])
+                if tried is not None and len(tried.failed) < left:
+                    best, left = trial, len(tried.failed)
+                    break
+            if left == 0:
+                break
+        return best
 
     def _relabels(self, workflow: WorkflowSpec, entity: str) -> bool:
         """Whether `workflow` can change how rows of `entity` are named (a setup must not: the
@@ -86,6 +115,7 @@ class SetupsMixin(ProposerBase):
             fill = self._fill(maker, user)
             if fill is None:
                 continue
+            fill = self._mended(user, fill)
             made = self._prediction(user, [fill])
             if made is None:
                 continue

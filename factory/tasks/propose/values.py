@@ -19,6 +19,17 @@ from factory.tasks.propose.base import ProposerBase
 # Contact data belongs to one person: a value is made up for the user, never copied from another row.
 CONTACT = ("phone", "email", "street", "address", "postal", "zip")
 MONEY_CHOICES = (5, 10, 12, 15, 20, 25, 30, 40, 45, 50, 60, 75, 80, 100, 120, 150, 200, 250)
+NEAR_FACTORS = (0.5, 0.8, 1.0, 1.2, 1.5, 2.0)  # an amount beside one the rows already hold
+
+
+def round_amount(cents: float) -> int:
+    """Cents rounded as a person would write the amount: whole dollars, and to two significant
+    figures above $100 ($1,234.56 becomes $1,200)."""
+    dollars = max(1, round(cents / 100))
+    if dollars > 100:
+        step = 10 ** (len(str(dollars)) - 2)
+        dollars = round(dollars / step) * step
+    return dollars * 100
 
 
 class ValuesMixin(ProposerBase):
@@ -45,7 +56,10 @@ class ValuesMixin(ProposerBase):
                 if p.range_of and p.range_of in starts:
                     day = ranges[-1][1]
                 else:
-                    day = self._day(regime)
+                    # A period (a trip, an expense report's dates) is soon or just past, never
+                    # decades ago: "the period from September 18, 2001" is no one's errand.
+                    ranged = any(q.range_of == p.name for q in workflow.params)
+                    day = self._day("past" if ranged and regime != "soon" else regime)
                     end = day + dt.timedelta(days=self.rng.randint(1, 6))
                     if ranges and self.rng.random() < 0.5:
                         day, end = ranges[-1]  # a range inside the previous one (a hotel in a trip)
@@ -60,6 +74,7 @@ class ValuesMixin(ProposerBase):
                 if value is None:
                     return None
                 values[p.name] = value
+        self._near_amounts(workflow, values)
         self._keep_most(workflow, values)
         return Step(workflow.name, values)
 
@@ -86,9 +101,31 @@ class ValuesMixin(ProposerBase):
             if name not in changed and current is not None:
                 values[name] = bool(current) if f.type == "bool" else current
 
+    def _near_amounts(self, workflow: WorkflowSpec, values: dict[str, Any]) -> None:
+        """Half the time, a money parameter takes a round amount near an amount on the rows the run
+        names (a budget's limit near what it has spent, a payment near the bill): the fixed
+        choices stop at $250, and a rule such as "the new limit covers what is spent" asks for
+        thousands."""
+        amounts = sorted({int(row[f.column]) for p in workflow.params if p.ref and p.name in values
+                          for row in [self.world.row(p.ref, values[p.name])] if row is not None
+                          for f in self.spec.entity(p.ref).fields
+                          if f.type == "money" and isinstance(row.get(f.column), int) and row[f.column] > 0})
+        if not amounts:
+            return
+        for p in workflow.params:
+            if p.type != "money" or p.name not in values or self.rng.random() < 0.5:
+                continue
+            low = round((p.min if p.min is not None else 1) * 100)
+            high = round((p.max if p.max is not None else 500) * 100)
+            near = round_amount(self.rng.choice(amounts) * self.rng.choice(NEAR_FACTORS))
+            if low <= near <= high:
+                values[p.name] = near
+
     def _day(self, regime: str) -> dt.date:
         if regime == "recent":
             return self.today - dt.timedelta(days=self.rng.randint(0, 6))
+        if regime == "past":  # a period that ended a few days or weeks ago
+            return self.today - dt.timedelta(days=self.rng.randint(9, 45))
         if regime == "long_ago":
             return self.today - dt.timedelta(days=self.rng.randint(20 * 365, 60 * 365))
         return self.today + dt.timedelta(days=self.rng.randint(5, 40))
@@ -136,7 +173,12 @@ class ValuesMixin(ProposerBase):
         sets = any(p.name in set_fields(w) for w in self.spec.workflows if w.name == workflow)
         existing = [] if contact or sets else self._existing(p)
         kind = kind_of(workflow, name)
-        if existing and self.rng.random() < 0.6:
+        written = [] if contact else self._written(workflow, p.name)
+        # Three or more of the world's own values say what this field holds better than a pool
+        # shared by every domain ("The book drop was closed" as a reason to reject an expense).
+        if written and self.rng.random() < (0.95 if len(written) >= 3 else 0.6):
+            value = self.rng.choice(written)  # a reason the world's own rows give ("Missing receipts")
+        elif existing and self.rng.random() < 0.6:
             value = self.rng.choice(existing)
         elif contact:
             value = self._contact(name)
@@ -154,6 +196,29 @@ class ValuesMixin(ProposerBase):
             value = pick("title" if p.type == "string" else "note", self.rng, None, p.max_length or 60)
         limit = p.max_length or 60
         return value.replace('"', "").replace(";", ",")[:limit].strip()
+
+    def _written(self, workflow: str, param: str) -> list[str]:
+        """The values the world's rows hold in the fields a run of `workflow` writes `param` into
+        (a rejection's reason into `report.reject_reason`), display fields aside (a new name must
+        be new): the domain's own words, where the generic pools know only a kind of text."""
+        key = f"written:{workflow}:{param}"
+        if key not in self._existing_cache:
+            fields: set[tuple[str, str]] = set()
+            for w in self.spec.workflows:
+                if w.name != workflow:
+                    continue
+                for e in w.effects:
+                    if e.kind == "set" and e.field and e.to == param:
+                        fields.add((e.entity, e.field))
+                    fields |= {(e.entity, f) for f, source in (e.values or {}).items() if source == param}
+            values: set[str] = set()
+            for entity, fname in sorted(fields):
+                ent = self.spec.entity(entity)
+                f = ent.field_named(fname)
+                if f.type in ("string", "text") and fname not in ent.display_fields:
+                    values |= {str(r[f.column]) for r in self.world.rows(entity) if r.get(f.column)}
+            self._existing_cache[key] = sorted(v for v in values if '"' not in v and ";" not in v)
+        return self._existing_cache[key]
 
     def _contact(self, name: str) -> str:
         """A phone number, email or address no row of the world holds: the user's own."""

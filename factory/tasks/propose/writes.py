@@ -9,6 +9,7 @@ their full labels.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from factory.predict.rows import enum_text
@@ -26,7 +27,7 @@ from factory.tasks.language.intents import (
 from factory.tasks.language.lint import DATE_ISO, Change, lint_goal
 from factory.tasks.language.phrasing import render
 from factory.tasks.language.registers import persona_context, with_context
-from factory.tasks.language.resolve import find_rows
+from factory.tasks.language.resolve import find_rows, qualified_name
 from factory.tasks.language.spoken import money_words, spoken_label
 from factory.tasks.language.words import my_only
 from factory.tasks.propose.base import ProposerBase
@@ -52,14 +53,20 @@ class WritesMixin(ProposerBase):
                     made += 1
             if made == 0:
                 self.skipped.append(f"write {workflow.name}: no feasible candidate found")
-        # Workflows that could not fill their share leave room: the others make more.
+        # Workflows that could not fill their share leave room: the others make more, each up to
+        # twice its share, so that one workflow with endless values (a new limit for a budget)
+        # does not stand for the whole world.
         productive = [w for w in workflows if any(d.category == w.name for d in drafts)]
+        made_of = Counter(d.category for d in drafts)
         for attempt in range(n * 3):
+            productive = [w for w in productive if made_of[w.name] < 2 * per]
             if len(drafts) >= n or not productive:
                 break
-            draft = self._write(productive[attempt % len(productive)], per * 6 + attempt)
+            workflow = productive[attempt % len(productive)]
+            draft = self._write(workflow, per * 6 + attempt)
             if draft is not None and draft.goal not in {d.goal for d in drafts}:
                 drafts.append(draft)
+                made_of[workflow.name] += 1
         # Round-robin so every workflow stays covered when the list is cut to size.
         return _round_robin(drafts, n)
 
@@ -86,6 +93,7 @@ class WritesMixin(ProposerBase):
             step = self._fill(workflow, user)
             if step is None:
                 return None
+            step = self._mended(user, step)
             if chosen is not None:
                 self._namable_rows(chosen, workflow, step, user)
             if attempt % 3 == 2:
@@ -182,11 +190,15 @@ class WritesMixin(ProposerBase):
                         and [r["id"] for r in self._visible(p.ref, user.id)] == [value]):
                     args[p.name] = RefText(my_only(ent), ONLY)  # the user's only one: "my profile"
                     continue
-                if row is None or not self._unique_label(p.ref, row, user.id):
+                if row is None:
+                    return None
+                # A label other rows share is told apart by a status, a date or an amount.
+                name = (spoken_label(self._label(p.ref, row), self.spec.today[:4])
+                        if self._unique_label(p.ref, row, user.id) else qualified_name(self.world, p.ref, row, user.id))
+                if name is None:
                     return None
                 # "my" only of a row the user holds (the card they own, not one they administer)
-                args[p.name] = RefText(spoken_label(self._label(p.ref, row), self.spec.today[:4]),
-                                       mine=ent.visibility != "public" and self._holds(user.id, p.ref, value))
+                args[p.name] = RefText(name, mine=ent.visibility != "public" and self._holds(user.id, p.ref, value))
             else:
                 if isinstance(value, str) and ('"' in value or "; " in value):
                     return None

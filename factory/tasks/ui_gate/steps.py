@@ -68,20 +68,19 @@ def ui_steps(spec: Spec, draft: Draft, initial: Path) -> list[UiStep]:
     world = UserView.open(spec, initial)
     try:
         steps: list[UiStep] = []
+        for ask_step, step in zip(draft.ask.steps, draft.steps, strict=True):
+            if ask_step.pick is not None:
+                param, pq = ask_step.pick
+                steps.append(_find(world, pq, draft.user_id, step.params[param], None))
+            steps.append(UiStep(kind="workflow", workflow=step.workflow, values=dict(step.params)))
         q = draft.ask.question
-        if q is not None:
+        if q is not None:  # asked after the actions (act, then report), so answered from their result
             assert draft.answer is not None
             # No expected total or value is handed to the solver: it answers from what it sees.
             if q.op == "lookup":
                 steps.append(_find(world, q, draft.user_id, draft.answer.rows[0], None, read="lookup"))
             else:
                 steps.append(_find(world, q, draft.user_id, None, None, read=q.op))
-            return steps
-        for ask_step, step in zip(draft.ask.steps, draft.steps, strict=True):
-            if ask_step.pick is not None:
-                param, pq = ask_step.pick
-                steps.append(_find(world, pq, draft.user_id, step.params[param], None))
-            steps.append(UiStep(kind="workflow", workflow=step.workflow, values=dict(step.params)))
         return steps
     finally:
         world.close()
