@@ -2,6 +2,7 @@
 
     python scripts/fingerprint.py record [SEED ...]   build each seed, write scripts/fingerprints.json
     python scripts/fingerprint.py check  [SEED ...]   build again, compare, exit 1 on any difference
+    python scripts/fingerprint.py record --out worlds  the same, building into worlds/ (kept)
 
 Each seed (default: mock, echobank, echomail) is built with `factory world` exactly as `make world`
 does, into a temporary directory, and the sha256 of the four artifacts a user relies on is kept:
@@ -63,9 +64,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("mode", choices=("record", "check"))
     parser.add_argument("seeds", nargs="*", default=list(DEFAULT_SEEDS))
+    parser.add_argument("--out", type=Path, help="build into this folder and keep the worlds (default: a temporary one)")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="fingerprint-") as tmp:
-        found = {seed: fingerprint(seed, Path(tmp)) for seed in args.seeds}
+    if args.out is not None:
+        found = {seed: fingerprint(seed, args.out.resolve()) for seed in args.seeds}
+    else:
+        with tempfile.TemporaryDirectory(prefix="fingerprint-") as tmp:
+            found = {seed: fingerprint(seed, Path(tmp)) for seed in args.seeds}
     if args.mode == "record":
         recorded = json.loads(RECORD.read_text()) if RECORD.is_file() else {}
         RECORD.write_text(json.dumps({**recorded, **found}, indent=1, sort_keys=True) + "\n")

@@ -41,10 +41,12 @@ def browser_claims(ctx: ClaimContext) -> list[Claim]:
         path = ctx.concrete(page.path.replace(":id", "{id}"), page.entity)
         if path is None:
             continue
-        buttons = _buttons(ctx, page.kind, page.entity)
         viewer = ctx.viewer(page.entity)
+        buttons, hidden = _buttons(ctx, page.kind, page.entity, viewer.id)
         text = f"{path} renders for {viewer.username} without console errors"
         args: dict[str, Any] = {"path": path, "buttons": buttons}
+        if hidden:
+            args["hidden"] = hidden
         words = ""
         workflow = next((w for w in ctx.spec.workflows if w.name == page.workflow), None) if page.kind == "form" else None
         if workflow is not None:
@@ -54,7 +56,8 @@ def browser_claims(ctx: ClaimContext) -> list[Claim]:
             args["columns"] = column_headers(ctx.spec.entity(page.entity))
             words = ", heads its columns as the spec does"
         out.append(Claim(id=f"ui:page:{page.id}", layer="frontend", kind="ui_page",
-                         description=text + words + (f" and offers {', '.join(buttons)}" if buttons else ""),
+                         description=text + words + (f" and offers {', '.join(buttons)}" if buttons else "")
+                         + (f", but not {', '.join(hidden)} (the row is not one it takes)" if hidden else ""),
                          provenance=f"pages[{page.id}]",
                          getter=UiGetter(script="page", user=viewer.username, args=args),
                          predicate=UiPasses()))
@@ -78,18 +81,28 @@ def browser_claims(ctx: ClaimContext) -> list[Claim]:
     return out
 
 
-def _buttons(ctx: ClaimContext, kind: str, entity: str | None) -> list[str]:
-    """Test ids of the actions a page must offer (from the spec's workflows and operations)."""
+def _buttons(ctx: ClaimContext, kind: str, entity: str | None, viewer: int) -> tuple[list[str], list[str]]:
+    """Test ids of the actions a page must offer and of those it must not (from the spec's
+    workflows and operations). On a row's page, a workflow whose subject filters its rows
+    (`where`) is offered only when its option list holds the row (`frontend.offered_url`)."""
     if entity is None:
-        return []
+        return [], []
     e = ctx.spec.entity(entity)
     if kind == "list":
-        return [f"new-{e.name}"] if "create" in e.operations else []
+        return ([f"new-{e.name}"] if "create" in e.operations else []), []
     if kind != "detail":
-        return []
-    buttons = [f"action-{w.name}" for w in ctx.spec.workflows if not w.system and w.subject_entity == e.name]
+        return [], []
+    rid = ctx.row_of(e, viewer)
+    buttons: list[str] = []
+    hidden: list[str] = []
+    for w in ctx.spec.workflows:
+        if w.system or w.subject_entity != e.name:
+            continue
+        subject = next((p for p in w.params if p.name == w.subject and p.ref), None)
+        takes = subject is None or not subject.where or rid in ctx.oracle.options(w, subject.name, viewer)
+        (buttons if takes else hidden).append(f"action-{w.name}")
     buttons += [f"{op}-{e.name}" for op, verb in (("edit", "update"), ("delete", "delete")) if verb in e.operations]
-    return buttons
+    return buttons, hidden
 
 
 # ---- what the spec says the user reads -----------------------------------------------------------

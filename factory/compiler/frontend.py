@@ -29,6 +29,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from factory.errors import BuildError
 from factory.runtime.node import ensure_node_modules
 from factory.spec.model import EntitySpec, FieldSpec, FilterSpec, ParamSpec, Spec, WorkflowSpec
+from factory.spec.naming import identifier
 
 log = logging.getLogger(__name__)
 
@@ -138,6 +139,7 @@ def _input_meta(item: FieldSpec | ParamSpec, refs: dict[str, dict[str, str | Non
         "type": item.type,
         "widget": item.widget,
         "kind": _value_kind(item.widget, item.type),
+        "code": item.type == "int" and identifier(item),  # "4863", never "4,863"
         "required": item.required,
         "values": item.values,
         "min": item.min,
@@ -218,10 +220,21 @@ def _columns_view(entity: EntitySpec) -> dict[str, Any]:
             "columns": [{"name": f.name, "sortKey": sort_key(f)} for f in shown]}
 
 
+def offered_url(workflow: WorkflowSpec) -> str | None:
+    """Where a row page learns whether a workflow takes this row (its subject's option list), when
+    the subject parameter filters its rows: "Unlock card" shows only on a locked card, "Approve"
+    only to the report's approver. None: every row the user sees is offered."""
+    subject = next((p for p in workflow.params if p.name == workflow.subject and p.ref), None)
+    if subject is None or not subject.where:
+        return None
+    return f"/api/workflows/{workflow.name}/options/{subject.name}"
+
+
 def _entity_view(entity: EntitySpec, spec: Spec, refs: dict[str, dict[str, str | None]]) -> dict[str, Any]:
     path = entity.path.strip("/")
     actions = [
-        {"workflow": w.name, "label": w.label, "href": form_href(w), "subjectParam": w.subject}
+        {"workflow": w.name, "label": w.label, "href": form_href(w), "subjectParam": w.subject,
+         "offeredUrl": offered_url(w)}
         for w in spec.workflows
         if w.subject_entity == entity.name and form_href(w) is not None
     ]
@@ -272,7 +285,21 @@ def _workflow_view(workflow: WorkflowSpec, refs: dict[str, dict[str, str | None]
         "subjectParam": workflow.subject,
         "subjectEntity": workflow.subject_entity,
         "params": params,
+        "blame": blamed_fields(workflow),
     }
+
+
+def blamed_fields(workflow: WorkflowSpec) -> dict[str, str]:
+    """Per precondition, the one form field its check is about, so a refusal shows under that
+    field as well as in the toast ("The period must have ended" under the period's end). A check
+    that names no parameter but the row acted on, or several, blames none."""
+    blame: dict[str, str] = {}
+    for check in workflow.preconditions:
+        named = [p.name for p in workflow.params if p.name != workflow.subject
+                 and re.search(rf"(?<![.\w]){re.escape(p.name)}\b", check.source)]  # not `loan.returned_on`
+        if len(named) == 1:
+            blame[check.id] = named[0]
+    return blame
 
 
 def _action_hint(workflow: WorkflowSpec, spec: Spec) -> str:

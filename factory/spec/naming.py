@@ -1,9 +1,12 @@
-"""Naming rules shared by the builder: plurals, labels, paths, class names, safe variables."""
+"""Naming rules shared by the builder: plurals, labels, paths, class names, safe variables, and
+which fields name a row rather than measure it."""
 
 from __future__ import annotations
 
 import builtins
 import keyword
+import re
+from typing import Protocol
 
 # Names the generated code uses itself; a parameter with one of these names gets a trailing _.
 _TAKEN = {"session", "ctx", "select", "func", "and_", "or_", "not_", "timedelta", "created", "row", "params"}
@@ -38,3 +41,17 @@ def py_var(name: str) -> str:
     if keyword.iskeyword(name) or name in _TAKEN or hasattr(builtins, name):
         return name + "_"
     return name
+
+
+class _Labelled(Protocol):
+    name: str
+    label: str
+
+
+def identifier(field: _Labelled) -> bool:
+    """Fields that name a row rather than measure it (last four digits, numbers, codes): a person
+    never asks which row has the "highest" of them, nor counts by them, and the app shows them as
+    written ("4863", never "4,863")."""
+    words = set(re.findall(r"[a-z0-9]+", field.label.lower()))
+    return bool(words & {"digits", "number", "code", "serial", "id", "iban", "routing", "last4"}) or field.name in (
+        "last4", "last_four")

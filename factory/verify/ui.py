@@ -69,6 +69,7 @@ class UiOutcome:
 class PageArgs(ScriptArgs):
     path: str
     buttons: list[str] = Field(default_factory=list)  # test ids of actions the page must offer
+    hidden: list[str] = Field(default_factory=list)  # test ids of actions it must not (the row is not one they take)
     labels: list[str] | None = None  # a form page's field labels, in order
     columns: list[str] | None = None  # a list page's column headers, in order
 
@@ -101,6 +102,9 @@ def script_page(session: Session, raw: dict[str, Any]) -> str:
                 visible(session.page.get_by_test_id(test_id), session.timeout_ms))
     _check_words(session, args.labels, args.columns)
     settle(session)
+    for test_id in args.hidden:  # settled: every option list the page asked for has answered
+        if session.page.get_by_test_id(test_id).count():
+            raise UiCheckFailed(f"page {args.path} offers {test_id}, whose form does not take this row")
     return f"page {args.path} shows heading {heading.first.inner_text().strip()!r}"
 
 

@@ -87,6 +87,34 @@ def test_page_passes_on_a_list_page(browser: Browser, mock: Served) -> None:
     assert browser.contexts == []  # the fresh context was closed
 
 
+def test_a_row_page_offers_only_the_actions_that_take_the_row(browser: Browser, datepickers: Served) -> None:
+    """"Return equipment" takes only loans not yet returned (`where: it.returned_on == null`): a
+    returned loan's page does not offer it, an open loan's does; the page claim says both, and a
+    page claim that wrongly forbids the button fails, naming it."""
+    import sqlite3
+
+    conn = sqlite3.connect(datepickers.server.db)
+    try:
+        rows = conn.execute("SELECT l.id, l.returned_on, u.username FROM loan l JOIN user u ON u.id = l.owner_id "
+                            "ORDER BY l.id").fetchall()
+    finally:
+        conn.close()
+    users = {r[2] for r in rows if r[1] is None} & {r[2] for r in rows if r[1] is not None}
+    user = min(users)  # someone with a returned loan and an open one
+    returned = next(r for r in rows if r[1] is not None and r[2] == user)
+    open_loan = next(r for r in rows if r[1] is None and r[2] == user)
+    closed = datepickers.run(browser, user, "page", {"path": f"/loans/{returned[0]}", "hidden": ["action-return_equipment"]},
+                             "page-returned-loan")
+    assert closed.ok, closed.message
+    still = datepickers.run(browser, user, "page", {"path": f"/loans/{open_loan[0]}", "buttons": ["action-return_equipment"]},
+                            "page-open-loan")
+    assert still.ok, still.message
+    wrong = datepickers.run(browser, user, "page", {"path": f"/loans/{open_loan[0]}", "hidden": ["action-return_equipment"]},
+                            "page-open-loan-hidden")
+    assert not wrong.ok
+    assert "offers action-return_equipment, whose form does not take this row" in wrong.message
+
+
 def test_page_fails_on_an_unknown_path(browser: Browser, mock: Served) -> None:
     outcome = mock.run(browser, "alice", "page", {"path": "/no-such-page"}, "page-missing")
     assert not outcome.ok

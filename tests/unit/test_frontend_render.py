@@ -121,3 +121,34 @@ def test_generated_sources_match_golden(spec: Spec, tmp_path: Path, relative: st
         golden.write_text(actual)
     assert golden.is_file(), f"{golden} is missing; run with UPDATE_GOLDEN=1 to create it"
     assert actual == golden.read_text(), f"{relative} changed; if intended, run with UPDATE_GOLDEN=1"
+
+
+def test_a_code_is_shown_as_written_and_a_quantity_grouped(spec: Spec) -> None:
+    """An int that names a row (last four digits, a serial) is flagged `code`, so the app shows
+    "4863", not "4,863"; a quantity keeps its thousands separator. The UI gate reads it the same way."""
+    from factory.compiler.frontend import _input_meta
+    from factory.spec.model import FieldSpec
+    from factory.tasks.ui_gate.steps import shown_value
+
+    base = {"type": "int", "widget": "number", "required": True}
+    last4 = FieldSpec.model_validate({**_a_field(spec), **base, "name": "last4", "label": "Last four digits"})
+    count = FieldSpec.model_validate({**_a_field(spec), **base, "name": "visits", "label": "Visits"})
+    assert _input_meta(last4, {})["code"] is True
+    assert _input_meta(count, {})["code"] is False
+    assert "field.code ? String(value)" in (Path(__file__).resolve().parents[2] / "templates" / "frontend" / "runtime"
+                                            / "format.js").read_text()
+
+    class View:  # the one thing shown_value asks of the world
+        def __init__(self, f: FieldSpec) -> None:
+            self.f = f
+
+        def field(self, entity: str, name: str) -> FieldSpec:
+            return self.f
+
+    assert shown_value(View(last4), "card", "last4", 4863) == "4863"  # type: ignore[arg-type]
+    assert shown_value(View(count), "card", "visits", 4863) == "4,863"  # type: ignore[arg-type]
+
+
+def _a_field(spec: Spec) -> dict[str, object]:
+    """Any field of the fixture, as a template for hand-made ones."""
+    return spec.entities[0].fields[0].model_dump()

@@ -185,6 +185,12 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
             quoted = text.startswith('"', pos)
             value, pos = scan_value(p.type if not quoted else "string", text, pos)
             args[p.name] = RefText(value) if p.type == "reference" else value
+            end = next((q for q in workflow.params if q.name == p.range_end), None)
+            if end is not None and joiner == " " and text.startswith(" to ", pos):
+                # "period May 5, 2026 to May 11, 2026": a range's end said with its start
+                if end.name in args:
+                    raise ParseError(f"argument {end.label!r} is given twice")
+                args[end.name], pos = scan_value(end.type, text, pos + len(" to "))
         if pos == len(text):
             return args
         pos = _separator(text, pos, separators)

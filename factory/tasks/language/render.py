@@ -58,9 +58,19 @@ def listed(parts: list[str]) -> str:
 
 def render_list(workflow: WorkflowSpec, args: dict[str, Any], joiner: str = " ", lead: str = "") -> str:
     """The arguments as a list (`from account "A", to account "B" and amount $5.00`); `lead`
-    goes before each label ("the "), `joiner` between label and value (" to ")."""
+    goes before each label ("the "), `joiner` between label and value (" to "). A range's end
+    goes with its start: `period May 5, 2026 to May 11, 2026`."""
     params = {p.name: p for p in workflow.params}
-    return listed([lead + arg_phrase(params[name], value, joiner) for name, value in args.items()])
+    parts = []
+    for name, value in args.items():
+        p = params[name]
+        if joiner == " " and p.range_of in args:
+            continue  # said with its start
+        part = lead + arg_phrase(p, value, joiner)
+        if joiner == " " and p.range_end in args:
+            part += " to " + param_text(params[p.range_end or ""], args[p.range_end or ""])
+        parts.append(part)
+    return listed(parts)
 
 
 def _subject_phrase(spec: Spec, workflow: WorkflowSpec, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:

@@ -115,14 +115,6 @@ def money_words(cents: int) -> str:
     return f"{sign}${whole:,}" + (f".{part:02d}" if part else "")
 
 
-def identifier(field: FieldSpec) -> bool:
-    """Fields that name a row rather than measure it (last four digits, numbers, codes): a person
-    never asks which row has the "highest" of them, nor counts by them."""
-    words = set(re.findall(r"[a-z0-9]+", field.label.lower()))
-    return bool(words & {"digits", "number", "code", "serial", "id", "iban", "routing", "last4"}) or field.name in (
-        "last4", "last_four")
-
-
 def entity_noun(entity: EntitySpec) -> str:
     return noun(entity.label)
 

@@ -31,6 +31,7 @@ from factory.errors import FactoryError
 from factory.predict.after import view_after
 from factory.runtime.step import Step
 from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, WorkflowSpec
+from factory.spec.naming import identifier
 from factory.tasks.draft import Draft
 from factory.tasks.language.asks import Ask, AskStep, Question, RefText
 from factory.tasks.language.errands import GENERIC, purposes_for, render_errand, render_report
@@ -44,7 +45,7 @@ from factory.tasks.language.resolve import (
     find_rows,
     select,
 )
-from factory.tasks.language.spoken import identifier, spoken_label, verb_phrase
+from factory.tasks.language.spoken import spoken_label, verb_phrase
 from factory.tasks.propose.base import ORDERED, ProposerBase
 
 # A found-and-acted-on row: the acting user, the step, its ask (with the question that picks the

@@ -13,6 +13,7 @@ from typing import Any
 
 from factory.predict.rows import Row
 from factory.spec.model import EntitySpec, FieldSpec
+from factory.spec.naming import identifier
 from factory.tasks.draft import Draft
 from factory.tasks.language.asks import ONLY
 from factory.tasks.language.intents import IntentForm, render_intent
@@ -25,7 +26,7 @@ from factory.tasks.language.phrasing import (
     render,
 )
 from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, answer, comparable, find_rows
-from factory.tasks.language.spoken import identifier, spoken_label
+from factory.tasks.language.spoken import spoken_label
 from factory.tasks.language.words import my_only
 from factory.tasks.propose.base import ORDERED, ProposerBase
 

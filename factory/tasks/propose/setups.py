@@ -66,7 +66,7 @@ class SetupsMixin(ProposerBase):
         best, left = step, len(prediction.failed)
         for p in workflow.params:
             if not p.ref or p.name not in step.params or p.name == workflow.subject or not any(
-                    re.search(rf"\b{re.escape(p.name)}\b", source) for source in failing):
+                    re.search(rf"(?<![.\w]){re.escape(p.name)}\b", source) for source in failing):
                 continue
             pool = [i for i in self._candidates(user, workflow, p) if i != best.params[p.name]]
             for value in self.rng.sample(pool, min(len(pool), MEND_TRIES)):

@@ -24,6 +24,7 @@ from factory.compiler.frontend import _value_kind
 from factory.errors import TaskError
 from factory.predict.rows import UserView, money_text
 from factory.spec.model import Spec
+from factory.spec.naming import identifier
 from factory.tasks.draft import Draft
 from factory.tasks.gates import answer_text
 from factory.tasks.language.asks import Question
@@ -119,8 +120,8 @@ def shown_value(world: UserView, entity: str, field: str, raw: Any) -> str:
     if kind == "enum":
         text = str(raw).replace("_", " ")
         return text[:1].upper() + text[1:]
-    if kind == "number":
-        return f"{raw:,}" if isinstance(raw, int) else str(raw)
+    if kind == "number":  # a code ("last four digits") as written, a quantity grouped
+        return f"{raw:,}" if isinstance(raw, int) and not identifier(f) else str(raw)
     return str(raw)
 
 

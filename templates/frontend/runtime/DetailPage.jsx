@@ -37,6 +37,26 @@ export function DetailPage({ entity, id }) {
     };
   }, [entity.api, id, reloads]);
 
+  // An action whose form would not take this row (an active card has nothing to unlock; only its
+  // approver approves a report) is not offered: its subject's option list says which rows it takes.
+  const [offered, setOffered] = useState({});
+  useEffect(() => {
+    let live = true;
+    for (const action of entity.actions) {
+      if (!action.offeredUrl) continue;
+      api.get(action.offeredUrl)
+        .then((data) => live && setOffered((was) => ({
+          ...was, [action.workflow]: new Set((data.items ?? []).map((item) => String(item.id))),
+        })))
+        .catch(() => live && setOffered((was) => ({ ...was, [action.workflow]: null })));
+    }
+    return () => {
+      live = false;
+    };
+  }, [entity.actions, id, reloads]);
+  const shows = (action) => !action.offeredUrl || offered[action.workflow] === null
+    || Boolean(offered[action.workflow]?.has(String(id)));
+
   if (error) return error.status === 404 ? <NotFound entity={entity} /> : (
     <div className="page"><div className="card empty error-text" role="alert">{error.detail}</div></div>
   );
@@ -57,11 +77,11 @@ export function DetailPage({ entity, id }) {
     <div className="page">
       <div className="page-header">
         <div>
-          <div className="breadcrumb"><Link to={entity.listHref}>{entity.plural}</Link> / #{row.id}</div>
+          <div className="breadcrumb"><Link to={entity.listHref}>{entity.plural}</Link> / {row.label}</div>
           <h1 className="page-title">{row.label}</h1>
         </div>
         <div className="actions">
-          {entity.actions.map((action) => (
+          {entity.actions.filter(shows).map((action) => (
             <Link key={action.workflow} className="btn" data-testid={`action-${action.workflow}`} role="button"
               to={withQuery(action.href, { [action.subjectParam]: row.id })}>
               {action.label}

@@ -43,6 +43,9 @@ export function useWorkflowForm(name) {
       else state.setValues(initial);
     } catch (err) {
       toast.error(err.detail || "Something went wrong.");
+      // A refusal about one field also shows under that field, where the person will fix it.
+      const field = err.body?.precondition ? workflow.blame?.[err.body.precondition] : null;
+      if (field) state.setErrors({ [field]: err.detail });
     } finally {
       setBusy(false);
     }

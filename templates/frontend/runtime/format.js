@@ -68,7 +68,7 @@ export function formatValue(field, row) {
     case "datetime": return formatDateTime(value);
     case "bool": return value ? "Yes" : "No";
     case "enum": return humanize(value);
-    case "number": return Number(value).toLocaleString("en-US");
+    case "number": return field.code ? String(value) : Number(value).toLocaleString("en-US"); // a code: "4863"
     default: return String(value);
   }
 }
