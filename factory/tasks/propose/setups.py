@@ -56,8 +56,9 @@ class SetupsMixin(ProposerBase):
     def _mended(self, user: Any, step: Step) -> Step:
         """The step with its rows re-chosen where a failing rule names them: a report sent "to your
         own manager" and "charged to your team's budget" is one right pair among many, which a
-        random draw of each rarely hits. One parameter at a time (in the workflow's order), the
-        first candidate that leaves fewer rules failing is kept; values that are not rows stay."""
+        random draw of each rarely hits; so is a stay still to review among one's bookings. One
+        parameter at a time (in the workflow's order, the row acted on included), the first
+        candidate that leaves fewer rules failing is kept; values that are not rows stay."""
         prediction = self._prediction(user, [step])
         if prediction is None or not prediction.failed:
             return step
@@ -65,7 +66,7 @@ class SetupsMixin(ProposerBase):
         failing = [c.source for c in workflow.preconditions if c.message in prediction.failed]
         best, left = step, len(prediction.failed)
         for p in workflow.params:
-            if not p.ref or p.name not in step.params or p.name == workflow.subject or not any(
+            if not p.ref or p.name not in step.params or not any(
                     re.search(rf"(?<![.\w]){re.escape(p.name)}\b", source) for source in failing):
                 continue
             pool = [i for i in self._candidates(user, workflow, p) if i != best.params[p.name]]
