@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("mode", choices=("record", "check"))
     parser.add_argument("seeds", nargs="*", default=list(DEFAULT_SEEDS))
     parser.add_argument("--out", type=Path, help="build into this folder and keep the worlds (default: a temporary one)")
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)  # `record --out worlds SEED …`
     if args.out is not None:
         found = {seed: fingerprint(seed, args.out.resolve()) for seed in args.seeds}
     else:

@@ -230,6 +230,25 @@ def offered_url(workflow: WorkflowSpec) -> str | None:
     return f"/api/workflows/{workflow.name}/options/{subject.name}"
 
 
+def children_view(entity: EntitySpec, spec: Spec) -> list[dict[str, Any]]:
+    """The collections shown on a row's page: rows of other entities that point at it through a
+    field their list filters by (an account's cards, a report's line items), each a short list
+    with a link to the whole filtered list."""
+    out = []
+    for child in spec.entities:
+        if child.builtin or child.name == entity.name or "list" not in child.operations:
+            continue
+        fields = {f.name: f for f in child.fields}
+        pointing = [f for f in child.filters if f.kind == "reference" and not f.parent
+                    and f.field in fields and fields[f.field].ref == entity.name]
+        for flt in pointing:  # two fields pointing here (from and to account) are told apart
+            title = child.plural if len(pointing) == 1 else f"{child.plural} ({fields[flt.field].label.lower()})"
+            path = child.path.strip("/")
+            out.append({"entity": child.name, "title": title, "api": f"/api/{path}", "listHref": f"/{path}",
+                        "param": flt.param, "canRead": "read" in child.operations})
+    return out
+
+
 def _entity_view(entity: EntitySpec, spec: Spec, refs: dict[str, dict[str, str | None]]) -> dict[str, Any]:
     path = entity.path.strip("/")
     actions = [
@@ -257,6 +276,7 @@ def _entity_view(entity: EntitySpec, spec: Spec, refs: dict[str, dict[str, str |
         "table": _columns_view(entity),
         "filterGroups": _filters_view(entity),
         "actions": actions,
+        "children": children_view(entity, spec),
     }
 
 

@@ -95,3 +95,21 @@ def test_pages_render_without_console_errors(page: Page, mock_server: AppServer,
         page.goto(mock_server.url + p.path.replace(":id", "1"))
         expect(page.get_by_role("heading").first).to_be_visible()
     assert errors == []
+
+
+def test_a_notebook_page_lists_its_notes_and_links_to_all_of_them(page: Page, mock_server: AppServer) -> None:
+    """Child rows on their parent's page: a notebook shows its first notes, each a link, and
+    "View all N" opens the notes list filtered to that notebook, showing the same N."""
+    db = mock_server.db
+    notebook, count = _row(db, "SELECT notebook_id, count(*) FROM note WHERE owner_id = 1 GROUP BY notebook_id "
+                               "ORDER BY count(*) DESC, notebook_id LIMIT 1")
+    labels = {r[0] for r in sqlite3.connect(db).execute("SELECT title FROM note WHERE notebook_id = ?", (notebook,))}
+    login(page, mock_server.url, "alice", "alice-pass")
+    page.goto(f"{mock_server.url}/notebooks/{notebook}")
+    notes = page.get_by_test_id("children-note")
+    expect(notes.get_by_role("link", name=f"View all {count}")).to_be_visible()
+    shown = notes.locator("li").all_inner_texts()
+    assert 0 < len(shown) <= min(count, 5) and set(shown) <= labels, shown
+    notes.get_by_role("link", name=f"View all {count}").click()
+    expect(page.get_by_test_id("list-total")).to_have_attribute("data-total", str(count))
+    assert "notebook" in page.url

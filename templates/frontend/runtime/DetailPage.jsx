@@ -19,6 +19,40 @@ function NotFound({ entity }) {
   );
 }
 
+/** Rows of another entity that point at this one (an account's cards): the first few, and a
+ * link to all of them in their own list, filtered to this row. Nothing when there are none. */
+function ChildRows({ child, id }) {
+  const [data, setData] = useState(null);
+  useEffect(() => {
+    let live = true;
+    api.get(withQuery(child.api, { [child.param]: id, page_size: CHILD_ROWS }))
+      .then((result) => live && setData(result))
+      .catch(() => live && setData({ items: [], total: 0 }));
+    return () => {
+      live = false;
+    };
+  }, [child.api, child.param, id]);
+  if (!data || !data.total) return null;
+  const all = withQuery(child.listHref, { [child.param]: id });
+  return (
+    <section className="card" data-testid={`children-${child.entity}`} aria-label={child.title}>
+      <div className="card-head">
+        <h2 className="card-title">{child.title}</h2>
+        <Link to={all}>View all {data.total}</Link>
+      </div>
+      <ul className="child-rows">
+        {data.items.map((item) => (
+          <li key={item.id}>
+            {child.canRead ? <Link to={`${child.listHref}/${item.id}`}>{item.label}</Link> : item.label}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+const CHILD_ROWS = 5;
+
 export function DetailPage({ entity, id }) {
   const [row, setRow] = useState(null);
   const [error, setError] = useState(null);
@@ -114,6 +148,7 @@ export function DetailPage({ entity, id }) {
           ))}
         </dl>
       </section>
+      {(entity.children ?? []).map((child) => <ChildRows key={`${child.entity}-${child.param}`} child={child} id={row.id} />)}
       {deleting && (
         <ConfirmDialog title={`Delete ${entity.label.toLowerCase()}`} danger
           message={`Delete "${row.label}"? This cannot be undone.`} onConfirm={remove} onCancel={() => setDeleting(false)} />
