@@ -29,6 +29,7 @@ def bank() -> Spec:
     ('Cancel my scheduled payment "Jordan Lee on 2026-06-18".', "iso_date"),
     ('Transfer $10 from "A" to "B" with memo "Decentralized foreground middleware".', "filler"),
     ('Waive it with reason "Win speak ground board carry situation spend".', "filler"),
+    ("What is the total total price of my confirmed bookings?", "repeated_word"),
 ])
 def test_each_defect_class_is_caught(bank: Spec, goal: str, rule: str) -> None:
     assert rule in {h.rule for h in lint_goal(bank, goal)}
@@ -45,7 +46,8 @@ def test_comparative_and_possessive_follow_the_values_and_the_user(bank: Spec) -
 def test_a_person_s_goal_passes(bank: Spec) -> None:
     for goal in ['Lock my card "Visa card ··2286", reason "travel".',
                  'What is the opening date of my account "Main Checking ··3808"?',
-                 'Cancel my scheduled payment "Jordan Lee on June 18, 2026".']:
+                 'Cancel my scheduled payment "Jordan Lee on June 18, 2026".',
+                 'Add a payee "Bora Bora Dive Club" with category "other".']:  # a name may repeat a word
         assert lint_goal(bank, goal) == []
 
 

@@ -1,6 +1,7 @@
 """Rules that read a goal as a user would and name its defects: a workflow label used as a verb,
 a raw field label, an ISO date, filler from a fake-data generator, a comparative verb that says
-the opposite of the change, "my" on a row the user does not hold.
+the opposite of the change, "my" on a row the user does not hold, a word said twice in a row
+("the total total price").
 
 `lint_goal` is a function of the spec and the text (plus, for the semantic rules, the before and
 after values and the acting user's relation to the row), so it serves both as a gate on drafts and
@@ -18,7 +19,7 @@ from faker.providers.lorem.en_US import Provider as LoremWords
 from factory.spec.model import Spec
 from factory.tasks.language.spoken import field_noun, noun, verb_phrase
 
-RULES = ("label_as_verb", "raw_field_label", "iso_date", "filler", "comparative", "possessive")
+RULES = ("label_as_verb", "raw_field_label", "iso_date", "filler", "comparative", "possessive", "repeated_word")
 
 _ISO = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 DATE_ISO = re.compile(r"^\d{4}-\d{2}-\d{2}")  # a stored date value, for the comparative rule
@@ -92,6 +93,10 @@ def lint_goal(spec: Spec, goal: str, changes: tuple[Change, ...] = (), owns: boo
             for c in changes:
                 if (c.after - c.before) * sign < 0 or c.after == c.before:
                     hit("comparative", f"{word!r} but the value goes from {c.before:g} to {c.after:g}")
+    unquoted = re.sub(r'"[^"]*"', '""', lowered)  # a name may repeat a word ("Bora Bora")
+    twice = re.search(r"\b(\w+) \1\b", unquoted)
+    if twice:
+        hit("repeated_word", f"{twice[0]!r}: a word said twice")
     if owns is False and re.search(r"\bmy\b", lowered):
         hit("possessive", "'my' on a row the acting user does not hold")
     return hits

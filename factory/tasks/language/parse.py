@@ -426,6 +426,10 @@ def _question(spec: Spec, op: str, m: re.Match[str]) -> Question:
     if op == "count":
         return Question("count", ent.name, conds=conds)
     if op == "sum":
-        return Question("sum", ent.name, _field_by(ent, m["field"]), conds=conds)
+        try:
+            field = _field_by(ent, m["field"])
+        except ParseError:  # "the total price": a field labelled "Total price", said once
+            field = _field_by(ent, f"total {m['field']}")
+        return Question("sum", ent.name, field, conds=conds)
     return Question(DIRECTIONS[m["dir"]], ent.name, _field_by(ent, m["field"]), conds=conds,
                     tie=bool(m["tie"]))

@@ -153,7 +153,8 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
     if q.op == "sum":
         assert q.field is not None
         f = field_noun(ent.field_named(q.field))
-        return f"What is the total {f} of {scope} {plural}" + (f" with {conds}?" if conds else "?")
+        total = f if f.startswith("total ") else f"total {f}"  # never "the total total price"
+        return f"What is the {total} of {scope} {plural}" + (f" with {conds}?" if conds else "?")
     assert q.field is not None
     f = field_noun(ent.field_named(q.field))
     which = f" with {conds}" if conds else ""
