@@ -230,6 +230,21 @@ def offered_url(workflow: WorkflowSpec) -> str | None:
     return f"/api/workflows/{workflow.name}/options/{subject.name}"
 
 
+def holder_column(workflow: WorkflowSpec, entity: EntitySpec) -> str | None:
+    """The column a row must hold the acting user in for the workflow to take it, when a rule says
+    so outright (`listing.host == me`): a guest is not offered "Block dates" on someone else's
+    listing. None when no rule ties the row to the user that way."""
+    subject = workflow.subject
+    if not subject:
+        return None
+    for check in workflow.preconditions:
+        m = re.fullmatch(rf"\s*(?:{re.escape(subject)}\.(\w+) == me|me == {re.escape(subject)}\.(\w+))\s*", check.source)
+        field = next((f for f in entity.fields if m and f.name == (m[1] or m[2]) and f.ref == "user"), None)
+        if field is not None:
+            return field.column
+    return None
+
+
 def children_view(entity: EntitySpec, spec: Spec) -> list[dict[str, Any]]:
     """The collections shown on a row's page: rows of other entities that point at it through a
     field their list filters by (an account's cards, a report's line items), each a short list
@@ -253,7 +268,7 @@ def _entity_view(entity: EntitySpec, spec: Spec, refs: dict[str, dict[str, str |
     path = entity.path.strip("/")
     actions = [
         {"workflow": w.name, "label": w.label, "href": form_href(w), "subjectParam": w.subject,
-         "offeredUrl": offered_url(w)}
+         "offeredUrl": offered_url(w), "holder": holder_column(w, entity)}
         for w in spec.workflows
         if w.subject_entity == entity.name and form_href(w) is not None
     ]

@@ -152,3 +152,20 @@ def test_a_code_is_shown_as_written_and_a_quantity_grouped(spec: Spec) -> None:
 def _a_field(spec: Spec) -> dict[str, object]:
     """Any field of the fixture, as a template for hand-made ones."""
     return spec.entities[0].fields[0].model_dump()
+
+
+def test_an_action_is_offered_to_whom_its_rules_name() -> None:
+    """`listing.host == me` ties "Block dates" to the listing's host and `booking.guest == me` ties
+    "Cancel booking" to the guest, so a row's page offers each only to them; a workflow with no such
+    rule is offered to everyone who sees the row. A rule on another field or another row does not count."""
+    from factory.builder.build import build_spec
+    from factory.compiler.frontend import holder_column
+    from factory.seed.loader import load_seed
+
+    stay = build_spec(load_seed(Path(__file__).resolve().parents[2] / "seeds" / "echostay.yaml"))
+    by_name = {w.name: w for w in stay.workflows}
+    listing, booking = stay.entity("listing"), stay.entity("booking")
+    assert holder_column(by_name["block_dates"], listing) == listing.field_named("host").column
+    assert holder_column(by_name["cancel_booking"], booking) == booking.field_named("guest").column
+    assert holder_column(by_name["host_cancel_booking"], booking) == booking.field_named("host").column
+    assert holder_column(by_name["book_stay"], listing) is None  # anyone may book a listing

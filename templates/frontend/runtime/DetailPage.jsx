@@ -53,7 +53,7 @@ function ChildRows({ child, id }) {
 
 const CHILD_ROWS = 5;
 
-export function DetailPage({ entity, id }) {
+export function DetailPage({ entity, id, user }) {
   const [row, setRow] = useState(null);
   const [error, setError] = useState(null);
   const [editing, setEditing] = useState(false);
@@ -88,8 +88,10 @@ export function DetailPage({ entity, id }) {
       live = false;
     };
   }, [entity.actions, id, reloads]);
-  const shows = (action) => !action.offeredUrl || offered[action.workflow] === null
-    || Boolean(offered[action.workflow]?.has(String(id)));
+  // A rule that names who may act on the row (`listing.host == me`) hides the action from others.
+  const holds = (action) => !action.holder || !row || !user || String(row[action.holder]) === String(user.id);
+  const shows = (action) => holds(action) && (!action.offeredUrl || offered[action.workflow] === null
+    || Boolean(offered[action.workflow]?.has(String(id))));
 
   if (error) return error.status === 404 ? <NotFound entity={entity} /> : (
     <div className="page"><div className="card empty error-text" role="alert">{error.detail}</div></div>

@@ -38,7 +38,7 @@ function Page({ match, href, user, forms }) {
     case "list":
       return <ListPage key={route.entity} entity={SPEC.entities[route.entity]} />;
     case "detail":
-      return <DetailPage key={params.id} entity={SPEC.entities[route.entity]} id={params.id} />;
+      return <DetailPage key={params.id} entity={SPEC.entities[route.entity]} id={params.id} user={user} />;
     case "form": {
       const Form = forms[route.workflow];
       // Keyed by the full URL so opening the form for another row starts from fresh values.
