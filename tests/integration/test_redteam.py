@@ -83,8 +83,9 @@ def test_every_probe_kind_is_generated_and_graded(corpus: Path, report: RedTeamR
     assert report.errors() == [] and report.baseline == []
     types = {r.task_type for r in graded if r.kind == "extra:update"}
     assert types == {"read", "write", "read_write"}  # a read is probed with changed states too
-    # Every question got every answer kind that applies to it; a write got none.
-    questions = {r["id"] for r in _records(corpus) if r["task_type"] == "read"}
+    # Every question (a read, or an act-then-report errand) got every answer kind that applies to
+    # it; a write got none.
+    questions = {r["id"] for r in _records(corpus) if r["task_type"] == "read" or r.get("reference_answer") is not None}
     assert {r.task for r in graded if r.kind.startswith("answer:")} == questions
     # Each task is probed with the other tasks' golden changes.
     assert counts["cross:other_golden"].tasks == report.tasks
