@@ -3,6 +3,7 @@ write passes."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,7 @@ def bank() -> Spec:
     ('Transfer $10 from "A" to "B" with memo "Decentralized foreground middleware".', "filler"),
     ('Waive it with reason "Win speak ground board carry situation spend".', "filler"),
     ("What is the total total price of my confirmed bookings?", "repeated_word"),
+    ('Could you delete the forever from my message "Invoice #4051"?', "label_as_verb"),
 ])
 def test_each_defect_class_is_caught(bank: Spec, goal: str, rule: str) -> None:
     assert rule in {h.rule for h in lint_goal(bank, goal)}
@@ -59,3 +61,17 @@ def test_spoken_names(bank: Spec) -> None:
     assert all(verb_phrase(w).split()[0] in {"transfer", "pay", "schedule", "cancel", "lock", "unlock", "report",
                                              "add", "remove", "update", "rename", "set"}
                for w in bank.workflows if not w.system)
+
+
+def test_a_label_ending_in_an_adverb_keeps_it_after_the_row() -> None:
+    """"Delete forever" is said "Delete my message … forever" in every register, and reads back."""
+    from factory.tasks.language.asks import Ask, AskStep, RefText
+    from factory.tasks.language.phrasing import parse, render
+
+    mail = build_spec(load_seed(SEEDS / "echomail.yaml"))
+    ask = Ask("write", steps=(AskStep("delete_forever", {"message": RefText("Invoice #4051 (Diego Alvarez), trash")}),))
+    for variant in range(6):
+        goal = render(mail, ask, variant)
+        assert re.search(r'(?i)delete my message "Invoice #4051 \(Diego Alvarez\), trash" forever[.?]$', goal), goal
+        assert lint_goal(mail, goal) == []
+        assert parse(mail, goal).steps == ask.steps

@@ -28,6 +28,8 @@ _PREPOSITIONS = frozenset(["between", "to", "from", "for", "on", "in", "into", "
 # Verbs that take their row after a preposition ("Reply to my message …"), and the preposition a
 # verb puts before the row a named thing goes to or comes off ("Apply my label … to my message").
 _VERB_TO = {"reply": " to ", "respond": " to "}
+# Words after a verb that say how, not what ("Delete forever"): they follow the row, never "the forever".
+_ADVERBS = frozenset(["forever", "permanently", "now", "again", "immediately", "later", "today", "back"])
 _ONTO = {"apply": " to ", "add": " to ", "attach": " to ", "remove": " from ", "delete": " from ", "detach": " from "}
 SETTING_VERBS = frozenset(["set", "rename", "change", "update", "edit"])  # verbs whose values say "to <value>"
 _FIRST_FIELD = re.compile(r"^\{(\w+)\}(?P<lit>[^{]*)\{")
@@ -136,6 +138,8 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
                 noun(p.label).split(), noun(spec.entity(p.ref or "").label).split())), None)) is not None:
             # "Apply label" with a label to pick: "Apply my label "Travel" to my message …"
             pieces += [Piece(" ", named.name, "thing"), Piece(_ONTO.get(verb, " for "), subject, "subject")]
+        elif after and all(w in _ADVERBS for w in after):  # "Delete forever": "Delete my message … forever"
+            pieces += [Piece(" ", subject, "subject"), Piece(" " + " ".join(after))]
         elif after and verb in _ONTO and not settings:  # "Remove the label from my message …"
             pieces += [Piece(" the " + " ".join(after)), Piece(_ONTO[verb], subject, "subject")]
         elif after and len(settings) == 1 and verb == "set":  # "Set the low-balance alert on my account"

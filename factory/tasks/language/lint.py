@@ -68,6 +68,9 @@ def lint_goal(spec: Spec, goal: str, changes: tuple[Change, ...] = (), owns: boo
             hit("label_as_verb", f"the label {w.label!r} is no verb")
         if re.search(rf"(?:^|\. |, ){re.escape(label)}: ", lowered) or f'use "{label}"' in lowered:
             hit("label_as_verb", f"the label {w.label!r} is pasted in, not said")
+    adverb = re.search(r"\bthe (forever|permanently|immediately|again)\b", re.sub(r'"[^"]*"', '""', lowered))
+    if adverb:  # "delete the forever from my message": a label's adverb made a thing
+        hit("label_as_verb", f"'the {adverb[1]}': a label's adverb said as a thing")
     for ent in spec.entities:
         for f in ent.fields:
             spoken = field_noun(f)
