@@ -94,6 +94,7 @@ def _buttons(ctx: ClaimContext, kind: str, entity: str | None, viewer: int) -> t
     if kind != "detail":
         return [], []
     rid = ctx.row_of(e, viewer)
+    row = next((r for r in ctx.visible_rows(e, viewer) if r["id"] == rid), None)
     buttons: list[str] = []
     hidden: list[str] = []
     for w in ctx.spec.workflows:
@@ -101,10 +102,8 @@ def _buttons(ctx: ClaimContext, kind: str, entity: str | None, viewer: int) -> t
             continue
         subject = next((p for p in w.params if p.name == w.subject and p.ref), None)
         takes = subject is None or not subject.where or rid in ctx.oracle.options(w, subject.name, viewer)
-        holder = holder_column(w, e)
-        if holder is not None and rid is not None:  # a rule that names who acts (`listing.host == me`)
-            row = next((r for r in ctx.visible_rows(e, viewer) if r["id"] == rid), None)
-            takes = takes and row is not None and row[holder] == viewer
+        holder = holder_column(w, e)  # a rule that names who acts (`listing.host == me`)
+        takes = takes and (holder is None or (row is not None and row[holder] == viewer))
         (buttons if takes else hidden).append(f"action-{w.name}")
     buttons += [f"{op}-{e.name}" for op, verb in (("edit", "update"), ("delete", "delete")) if verb in e.operations]
     return buttons, hidden

@@ -27,6 +27,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from factory.errors import BuildError
+from factory.expr.syntax import Attr, Binary, Name, names_in, parse
 from factory.runtime.node import ensure_node_modules
 from factory.spec.model import EntitySpec, FieldSpec, FilterSpec, ParamSpec, Spec, WorkflowSpec
 from factory.spec.naming import identifier
@@ -234,14 +235,15 @@ def holder_column(workflow: WorkflowSpec, entity: EntitySpec) -> str | None:
     """The column a row must hold the acting user in for the workflow to take it, when a rule says
     so outright (`listing.host == me`): a guest is not offered "Block dates" on someone else's
     listing. None when no rule ties the row to the user that way."""
-    subject = workflow.subject
-    if not subject:
-        return None
+    users = {f.name: f.column for f in entity.fields if f.ref == "user"}
     for check in workflow.preconditions:
-        m = re.fullmatch(rf"\s*(?:{re.escape(subject)}\.(\w+) == me|me == {re.escape(subject)}\.(\w+))\s*", check.source)
-        field = next((f for f in entity.fields if m and f.name == (m[1] or m[2]) and f.ref == "user"), None)
-        if field is not None:
-            return field.column
+        node = parse(check.source)
+        if not (isinstance(node, Binary) and node.op == "=="):
+            continue
+        for side, other in ((node.left, node.right), (node.right, node.left)):
+            if (isinstance(side, Attr) and isinstance(side.obj, Name) and side.obj.id == workflow.subject
+                    and isinstance(other, Name) and other.id == "me" and side.name in users):
+                return users[side.name]
     return None
 
 
@@ -330,8 +332,8 @@ def blamed_fields(workflow: WorkflowSpec) -> dict[str, str]:
     that names no parameter but the row acted on, or several, blames none."""
     blame: dict[str, str] = {}
     for check in workflow.preconditions:
-        named = [p.name for p in workflow.params if p.name != workflow.subject
-                 and re.search(rf"(?<![.\w]){re.escape(p.name)}\b", check.source)]  # not `loan.returned_on`
+        mentioned = names_in(parse(check.source))  # free names only: not `loan.returned_on`, not a query's row
+        named = [p.name for p in workflow.params if p.name != workflow.subject and p.name in mentioned]
         if len(named) == 1:
             blame[check.id] = named[0]
     return blame

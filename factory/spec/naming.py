@@ -52,6 +52,9 @@ def identifier(field: _Labelled) -> bool:
     """Fields that name a row rather than measure it (last four digits, numbers, codes): a person
     never asks which row has the "highest" of them, nor counts by them, and the app shows them as
     written ("4863", never "4,863")."""
-    words = set(re.findall(r"[a-z0-9]+", field.label.lower()))
+    label = field.label.lower()
+    if re.search(r"\bnumber of\b", label):  # "Number of guests" counts; "Account number" names
+        return False
+    words = set(re.findall(r"[a-z0-9]+", label))
     return bool(words & {"digits", "number", "code", "serial", "id", "iban", "routing", "last4"}) or field.name in (
         "last4", "last_four")

@@ -133,8 +133,10 @@ def test_a_code_is_shown_as_written_and_a_quantity_grouped(spec: Spec) -> None:
     base = {"type": "int", "widget": "number", "required": True}
     last4 = FieldSpec.model_validate({**_a_field(spec), **base, "name": "last4", "label": "Last four digits"})
     count = FieldSpec.model_validate({**_a_field(spec), **base, "name": "visits", "label": "Visits"})
-    assert _input_meta(last4, {})["code"] is True
-    assert _input_meta(count, {})["code"] is False
+    guests = FieldSpec.model_validate({**_a_field(spec), **base, "name": "guests", "label": "Number of guests"})
+    account = FieldSpec.model_validate({**_a_field(spec), **base, "name": "account_no", "label": "Account number"})
+    assert _input_meta(last4, {})["code"] is True and _input_meta(account, {})["code"] is True
+    assert _input_meta(count, {})["code"] is False and _input_meta(guests, {})["code"] is False
     assert "field.code ? String(value)" in (Path(__file__).resolve().parents[2] / "templates" / "frontend" / "runtime"
                                             / "format.js").read_text()
 

@@ -105,14 +105,13 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
     pieces: list[Piece] = [Piece(verb[:1].upper() + verb[1:])]
     lead = " "
     if subject:
-        thing = noun(spec.entity(params[subject].ref or "").label).split()
         held = spec.entity(params[subject].ref or "")
-        if after[:len(thing)] == thing and after[len(thing):] and any(after[len(thing):] in (
-                noun(params[n].label).split(), noun(held.field_named(set_fields(workflow)[n]).label).split())
-                for n in settings):  # "Change budget limit": "Change the limit of the budget … to $50"
-            pieces += [Piece(" the " + " ".join(after[len(thing):])), Piece(" of ", subject, "subject")]
-        elif after[:len(thing)] == thing:  # "Lock card", "Report card lost or stolen"
-            tail = after[len(thing):]
+        thing = noun(held.label).split()
+        tail = after[len(thing):] if after[:len(thing)] == thing else None
+        if tail and any(tail in (noun(params[n].label).split(), noun(held.field_named(set_fields(workflow)[n]).label).split())
+                        for n in settings):  # "Change budget limit": "Change the limit of the budget … to $50"
+            pieces += [Piece(" the " + " ".join(tail)), Piece(" of ", subject, "subject")]
+        elif tail is not None:  # "Lock card", "Report card lost or stolen"
             pieces.append(Piece(" ", subject, "subject"))
             words = [w for w in tail[1:] if w not in _ARTICLES]
             into = next((p for p in refs if p.required and tail and tail[0] in _PREPOSITIONS and words in (

@@ -59,6 +59,7 @@ def lint_goal(spec: Spec, goal: str, changes: tuple[Change, ...] = (), owns: boo
         hits.append(Hit(rule, goal, why))
 
     lowered = goal.lower()
+    unquoted = re.sub(r'"[^"]*"', '""', lowered)  # the words around the names: a name may say anything
     for w in spec.workflows:
         if w.system:
             continue
@@ -68,7 +69,7 @@ def lint_goal(spec: Spec, goal: str, changes: tuple[Change, ...] = (), owns: boo
             hit("label_as_verb", f"the label {w.label!r} is no verb")
         if re.search(rf"(?:^|\. |, ){re.escape(label)}: ", lowered) or f'use "{label}"' in lowered:
             hit("label_as_verb", f"the label {w.label!r} is pasted in, not said")
-    adverb = re.search(r"\bthe (forever|permanently|immediately|again)\b", re.sub(r'"[^"]*"', '""', lowered))
+    adverb = re.search(r"\bthe (forever|permanently|immediately|again)\b", unquoted)
     if adverb:  # "delete the forever from my message": a label's adverb made a thing
         hit("label_as_verb", f"'the {adverb[1]}': a label's adverb said as a thing")
     for ent in spec.entities:
@@ -96,7 +97,6 @@ def lint_goal(spec: Spec, goal: str, changes: tuple[Change, ...] = (), owns: boo
             for c in changes:
                 if (c.after - c.before) * sign < 0 or c.after == c.before:
                     hit("comparative", f"{word!r} but the value goes from {c.before:g} to {c.after:g}")
-    unquoted = re.sub(r'"[^"]*"', '""', lowered)  # a name may repeat a word ("Bora Bora")
     twice = re.search(r"\b(\w+) \1\b", unquoted)
     if twice:
         hit("repeated_word", f"{twice[0]!r}: a word said twice")

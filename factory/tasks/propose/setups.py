@@ -9,9 +9,9 @@ phrased from the seed's labels.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from factory.expr.syntax import names_in, parse
 from factory.runtime.step import Step
 from factory.spec.model import WorkflowSpec
 from factory.tasks.language.asks import RefText
@@ -63,11 +63,10 @@ class SetupsMixin(ProposerBase):
         if prediction is None or not prediction.failed:
             return step
         workflow = next(w for w in self.spec.workflows if w.name == step.workflow)
-        failing = [c.source for c in workflow.preconditions if c.message in prediction.failed]
+        named = set().union(*(names_in(parse(c.source)) for c in workflow.preconditions if c.message in prediction.failed))
         best, left = step, len(prediction.failed)
         for p in workflow.params:
-            if not p.ref or p.name not in step.params or not any(
-                    re.search(rf"(?<![.\w]){re.escape(p.name)}\b", source) for source in failing):
+            if not p.ref or p.name not in step.params or p.name not in named:
                 continue
             pool = [i for i in self._candidates(user, workflow, p) if i != best.params[p.name]]
             for value in self.rng.sample(pool, min(len(pool), MEND_TRIES)):
