@@ -15,6 +15,38 @@ import random
 import re
 from collections.abc import Sequence
 
+# Reasons by what is being done, the first theme whose words the workflow or field names wins
+# (specific first: a host cancelling is not a guest cancelling): a rejected expense is never
+# "The book drop was closed", a host's cancellation never "Found a better rate elsewhere".
+REASON_THEMES: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = (
+    (frozenset({"host", "landlord", "owner", "seller", "vendor", "provider"}), (
+        "Maintenance issue at the property", "The calendar was double-booked", "Emergency repairs needed",
+        "The place is not available those dates", "Pipe burst in the bathroom", "Family is staying that week",
+    )),
+    (frozenset({"reject", "deny", "decline", "approve", "approval", "expense", "claim", "reimbursement"}), (
+        "Missing receipts", "Over the budget limit", "Needs more detail", "Not a business expense",
+        "Wrong cost centre", "Submitted twice", "Receipt is unreadable", "Needs the client's name",
+    )),
+    (frozenset({"lock", "freeze", "block", "suspend", "disable", "card"}), (
+        "Lost my wallet", "Suspicious activity", "Travelling abroad", "Card left at a restaurant",
+        "Saw a charge I don't recognise", "Keeping it safe while I'm away",
+    )),
+    (frozenset({"fee", "fine", "charge", "waive", "waiver", "dispute", "penalty", "bill", "late"}), (
+        "I returned it on time but the system marked it late", "Duplicate charge", "Charged twice for the same month",
+        "First late fee, asking for a one-time courtesy", "I was in the hospital that week", "The book drop was closed",
+        "Paid in person already", "I was out of town",
+    )),
+    (frozenset({"return", "refund", "order", "item", "product", "purchase"}), (
+        "The item was damaged when I got it", "Ordered the wrong size", "Service was not as described",
+        "Arrived too late to use", "No longer needed", "Found it cheaper elsewhere",
+    )),
+    (frozenset(), (  # cancelling, rescheduling, leaving: what a customer says
+        "Plans changed", "Found a better rate elsewhere", "Family emergency", "Booked by mistake",
+        "Schedule conflict", "Work travel came up", "Moving out of the area", "Weather delay",
+    )),
+)
+
+
 POOLS: dict[str, tuple[str, ...]] = {
     "memo": (
         "Rent for June", "Dinner with Sam", "Monthly savings", "Car repair", "Groceries", "Birthday gift",
@@ -24,14 +56,7 @@ POOLS: dict[str, tuple[str, ...]] = {
         "Christmas presents", "Coffee fund", "Deposit for the cabin", "Thanks for the tickets",
         "Groceries this week", "Cleaning service", "Parking permit", "Dentist copay",
     ),
-    "reason": (
-        "I returned it on time but the system marked it late", "Duplicate charge", "I was out of town",
-        "The item was damaged when I got it", "Plans changed", "Found a better rate elsewhere",
-        "Family emergency", "Ordered the wrong size", "First late fee, asking for a one-time courtesy",
-        "I was in the hospital that week", "Charged twice for the same month", "No longer needed",
-        "The book drop was closed", "Moving out of the area", "Booked by mistake", "Schedule conflict",
-        "Work travel came up", "Service was not as described", "Paid in person already", "Weather delay",
-    ),
+    "reason": tuple(phrase for _, phrases in REASON_THEMES for phrase in phrases),  # no theme named
     "note": (
         "Please call before delivery", "Leave it at the front desk", "Allergic to peanuts", "Bring the receipts",
         "Back gate code is 4412", "Follow up next week", "Ask about the weekend rate", "Quiet room if possible",
@@ -127,6 +152,14 @@ _KINDS: tuple[tuple[str, str], ...] = (
 )
 
 
+# What a seed's `{word}` in a template stands for: a topic people name their things by ("Travel
+# notes", "Garden ideas"), never a lorem word ("exist notes").
+TOPICS: tuple[str, ...] = (
+    "Work", "Travel", "Recipes", "Garden", "Books", "Fitness", "Family", "Projects", "Ideas", "Home",
+    "Music", "Health", "Budget", "School", "Movies", "Gifts", "Meetings", "Shopping", "Car", "Pets",
+)
+
+
 # Faker providers that only make filler; a field with a pool kind gets the pool instead, even when
 # the seed names one of these (`gen: {faker: sentence}` on a memo reads as "some free text").
 FILLER_PROVIDERS = frozenset({"sentence", "sentences", "paragraph", "paragraphs", "text", "texts", "catch_phrase",
@@ -142,11 +175,21 @@ def kind_of(entity: str, field: str) -> str | None:
     return None
 
 
+def themed(kind: str | None, about: str) -> tuple[str, ...]:
+    """The kind's pool, narrowed for reasons to the first theme whose words `about` (a workflow's
+    or an entity's name and a field's: "cancel_booking_as_host.reason") names."""
+    if kind != "reason":
+        return POOLS[kind or "note"]
+    words = set(re.split(r"[^a-z]+", about.lower()))
+    return next(phrases for theme, phrases in REASON_THEMES if not theme or theme & words)
+
+
 def pick(kind: str | None, rng: random.Random, pool: Sequence[str] | None = None, max_length: int | None = None,
-         avoid: frozenset[str] | set[str] = frozenset()) -> str:
-    """A value of the seed's own pool (when given) or the kind's, fitting `max_length`, drawn with `rng`;
-    one not in `avoid` while any is left (an owner's rows read apart)."""
-    phrases = list(pool) if pool else list(POOLS[kind or "note"])
+         avoid: frozenset[str] | set[str] = frozenset(), about: str = "") -> str:
+    """A value of the seed's own pool (when given) or the kind's (`themed` by what it is `about`),
+    fitting `max_length`, drawn with `rng`; one not in `avoid` while any is left (an owner's rows
+    read apart)."""
+    phrases = list(pool) if pool else list(themed(kind, about))
     choices = [v for v in phrases if max_length is None or len(v) <= max_length]
     fresh = [v for v in choices if v not in avoid]
     choices = fresh or choices

@@ -13,7 +13,7 @@ from typing import Any
 
 from faker import Faker
 
-from factory.builder.pools import FILLER_PROVIDERS, kind_of, pick
+from factory.builder.pools import FILLER_PROVIDERS, TOPICS, kind_of, pick
 from factory.errors import BuildError
 from factory.seed.loaded import LoadedSeed
 from factory.seed.model import EntityDef, FieldDef, Seed
@@ -131,7 +131,9 @@ class _Planner:
         for field in order:
             column = f"{field.name}_id" if field.type == "reference" else field.name
             if field.name in explicit:
-                value = self._explicit(field, explicit[field.name], path)
+                value = self._explicit(field, explicit[field.name], path + (field.name,))
+            elif explicit and field.type == "reference" and not field.required:
+                value = None  # a row written out by hand keeps what it leaves out empty, never a random row
             elif owner is not None and field.name == main_owner:
                 value = owner
             else:
@@ -148,10 +150,8 @@ class _Planner:
         return {"id": row_id, **{column: values[column] for column in columns}}
 
     def _explicit(self, field: FieldDef, value: Any, path: tuple) -> Any:
-        if field.type == "reference" and field.to == "user" and isinstance(value, str):
-            if value not in self.usernames:
-                raise self.loaded.error(path + (field.name,), f"unknown username {value!r}")
-            return self.usernames[value]
+        if field.type == "reference" and value is not None:
+            return self._referenced(field, value, path)
         if field.type == "money" and value is not None:
             return round(float(value) * 100)
         return value
@@ -175,7 +175,11 @@ class _Planner:
         if gen is not None and gen.choices is not None:
             return self._money(self.rng.choices(gen.choices, weights=gen.weights)[0], field)
         if gen is not None and gen.template is not None:
-            context.setdefault("word", self.fake.word())
+            if "{word}" in gen.template:  # a topic a person names things by ("Travel notes"), not a lorem word
+                used = self.used.setdefault((entity.name, "{word}", owner), set())
+                fresh = [w for w in TOPICS if w not in used] or list(TOPICS)
+                context["word"] = self.fake.random_element(fresh)
+                used.add(context["word"])
             try:
                 return gen.template.format(**context)
             except (KeyError, IndexError, ValueError) as exc:
@@ -186,6 +190,59 @@ class _Planner:
         if field.default is not None and gen is None:
             return self._money(field.default, field)
         return self._by_type(entity, field, gen, owner)
+
+    def _referenced(self, field: FieldDef, value: Any, path: tuple) -> int:
+        """The id an explicit row's reference names: a user by username or full name, any other
+        row by id, display label or a unique field's value; one row exactly, or a SeedError that
+        says what matched."""
+        target = self.entities.get(field.to or "")
+        rows = self.users if target is None else self.rows.get(target.name, [])
+
+        def labels(r: dict[str, Any]) -> set[str]:
+            if target is None:  # a user
+                return {r["username"], r["name"]}
+            keys = [f.name for f in target.fields if f.unique or f.name == target.display]
+            # a row labelled by its user ("{member}") is also named by that user's username
+            users = [self.users[r[f"{f.name}_id"] - 1]["username"] for f in target.fields
+                     if f.type == "reference" and f.to == "user" and "{" + f.name + "}" in target.display
+                     and r.get(f"{f.name}_id") is not None]
+            return {self._label(target, r), *users, *(str(r[k]) for k in keys if r.get(k) is not None)}
+        if isinstance(value, bool) or not isinstance(value, (int, str)):
+            raise self.loaded.error(path, f"a reference to {field.to} is an id or a label, not {value!r}")
+        if isinstance(value, int):
+            if not 1 <= value <= len(rows):
+                raise self.loaded.error(path, f"no {field.to} has id {value} (the seed makes {len(rows)} "
+                                              f"{field.to} row(s) before this one; ids start at 1)")
+            return value
+        found = [r["id"] for r in rows if value in labels(r)]
+        if len(found) != 1:
+            what = (f"no {field.to} row is" if not found
+                    else f"{len(found)} {field.to} rows (ids {', '.join(map(str, found[:5]))}) are")
+            raise self.loaded.error(path, f"{what} labelled {value!r}; name one row by its label, a unique "
+                                          "field's value or its id")
+        return int(found[0])
+
+    def _label(self, entity: EntityDef, row: dict[str, Any]) -> str:
+        """A planned row's display label: its display field, or its display template filled with
+        its values (a reference by its row's label, a user by name)."""
+        if "{" not in entity.display:
+            return str(row.get(entity.display, ""))
+        values: dict[str, Any] = {}
+        for f in entity.fields:
+            if f.type != "reference":
+                values[f.name] = row.get(f.name)
+                continue
+            ref = row.get(f"{f.name}_id")
+            if ref is None:
+                values[f.name] = ""
+            elif f.to == "user":
+                values[f.name] = self.users[ref - 1]["name"]
+            else:
+                values[f.name] = self._label(self.entities[f.to or ""], self.rows[f.to or ""][ref - 1])
+        try:
+            return entity.display.format(**values)
+        except (KeyError, IndexError, ValueError):
+            return ""
 
     def _money(self, value: Any, field: FieldDef) -> Any:
         return round(float(value) * 100) if field.type == "money" and value is not None else value
@@ -233,7 +290,8 @@ class _Planner:
             pool_kind = "note"
         if (gen and gen.pool) or pool_kind is not None:  # free text a person would write, not lorem filler
             used = self.used.setdefault((entity.name, field.name, owner), set())
-            value = pick(pool_kind, self.rng, gen.pool if gen else None, field.max_length, used)
+            value = pick(pool_kind, self.rng, gen.pool if gen else None, field.max_length, used,
+                         about=f"{entity.name}.{field.name}")
             used.add(value)
             return value
         provider = gen.faker if gen and gen.faker else self._hint(field.name)

@@ -262,7 +262,7 @@ async def _count(client: Client, spec: Spec, goal: str) -> str:
 
 
 async def _lookup(client: Client, spec: Spec, goal: str) -> str:
-    """'Look up the color of my notebook "matter notes".': search the list, read the row with get_."""
+    """'Look up the color of my notebook "Travel notes".': search the list, read the row with get_."""
     m = re.search(r'the (?P<field>[\w ]+?) of my (?P<noun>[\w ]+?) "(?P<name>[^"]+)"', goal)
     assert m, f"not a lookup question this test reads: {goal!r}"
     entity = _entity(spec, m["noun"])

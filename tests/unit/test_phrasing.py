@@ -107,10 +107,26 @@ def test_the_row_acted_on_is_named_first_without_a_label(spec: Spec, variant: in
 
 
 def test_bool_conditions_read_naturally(spec: Spec) -> None:
-    q = Question("count", "note", conds=(Cond("pinned", "no"),))
-    text = render(spec, Ask("read", question=q), 0)
-    assert text == "How many of my notes have pinned set to no?"
-    assert parse(spec, text).question == q
+    # A state is said before the noun, its "no" with "un-" ("pinned set to no" is no one's English).
+    for value, said in (("no", "How many unpinned notes do I have?"), ("yes", "How many pinned notes do I have?")):
+        q = Question("count", "note", conds=(Cond("pinned", value),))
+        text = render(spec, Ask("read", question=q), 0)
+        assert text == said
+        assert parse(spec, text).question == q
+    # A thing a row has is said "with wifi" / "with no pool"; a participle phrase keeps "set to".
+    stay = build_spec(load_seed(SEEDS / "echostay.yaml"))
+    cases = [((Cond("pool", "no"),), "have no pool"), ((Cond("wifi", "yes"), Cond("kitchen", "no")), "have wifi and no kitchen"),
+             ((Cond("pets_allowed", "yes"),), "have pets allowed set to yes")]
+    for conds, said in cases:
+        q = Question("count", "listing", conds=conds)
+        text = render(stay, Ask("read", question=q), 0)
+        assert said in text, text
+        assert parse(stay, text).question == q
+    q = Question("max", "listing", "price_per_night", conds=(Cond("free_parking", "no"), Cond("wifi", "yes")))
+    for variant in range(2):
+        text = render(stay, Ask("read", question=q), variant)
+        assert "with no free parking and wifi has the highest" in text, text
+        assert parse(stay, text).question == q
 
 
 def test_a_total_is_not_mistaken_for_a_lookup(spec: Spec) -> None:

@@ -200,15 +200,18 @@ def test_task_defects(classifier: Classifier, initial: Path, tmp_path: Path) -> 
 
 
 def test_an_instruction_two_rows_fit_is_a_task_defect(classifier: Classifier, initial: Path, tmp_path: Path) -> None:
+    with sqlite3.connect(initial) as conn:
+        label = conn.execute("SELECT title FROM notebook WHERE id = 1").fetchone()[0]
+    conn.close()
     task = _task("t-write", [{"workflow": "write_note", "params": {"notebook": 1, "title": "A", "priority": 3}}],
-                 required=[{"entity": "notebook", "id": 1, "label": "matter notes"}])
+                 required=[{"entity": "notebook", "id": 1, "label": label}])
     golden = _diff(initial, NOTE_IN.format(notebook=1, title="A"), tmp_path, "golden")
     other = _rollout("t-write", _diff(initial, NOTE_IN.format(notebook=2, title="A"), tmp_path, "other"), 0.0)
     assert classifier.classify(other, _context(task, initial, golden, golden), 1).cause == "wrong_row"
     twin = tmp_path / "twin.db"
     shutil.copyfile(initial, twin)
     with sqlite3.connect(twin) as conn:  # alice's other notebook now has the same title
-        conn.execute("UPDATE notebook SET title = 'matter notes' WHERE id = 2")
+        conn.execute("UPDATE notebook SET title = ? WHERE id = 2", (label,))
     conn.close()
     d = classifier.classify(other, _context(task, twin, golden, golden), 1)
     assert (d.defect, d.cause) == (TASK, "ambiguous"), d.why

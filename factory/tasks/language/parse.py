@@ -16,7 +16,7 @@ from factory.tasks.language.asks import ONLY, AskStep, Cond, ParseError, Questio
 from factory.tasks.language.frames import IT, parse_frame, read_name
 from factory.tasks.language.registers import drop_context
 from factory.tasks.language.render import pick_verb
-from factory.tasks.language.spoken import field_noun, noun, read_adjective, verb_phrase
+from factory.tasks.language.spoken import bool_feature, field_noun, noun, read_adjective, verb_phrase
 from factory.tasks.language.values import scan_value
 from factory.tasks.language.words import my_only, possessed_head, scope_word, subject_entity
 
@@ -95,6 +95,16 @@ def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
     conds: list[Cond] = []
     pos = 0
     while True:
+        feature = _feature_at(ent, text, pos)
+        if feature is not None:  # "wifi", "no pool" (`spoken.bool_feature`)
+            cond, pos = feature
+            conds.append(cond)
+            if pos == len(text):
+                return tuple(conds)
+            if not text.startswith(" and ", pos):
+                raise ParseError(f"expected 'and' between conditions at {text[pos:pos + 30]!r}")
+            pos += len(" and ")
+            continue
         hit = next(((n, name) for n, name in names if text.lower().startswith(n + " ", pos)), None)
         if hit is None:
             raise ParseError(f"unknown condition at {text[pos:pos + 40]!r} ({ent.label})")
@@ -119,6 +129,23 @@ def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
         if not text.startswith(" and ", pos):
             raise ParseError(f"expected 'and' between conditions at {text[pos:pos + 30]!r}")
         pos += len(" and ")
+
+
+def _feature_at(ent: EntitySpec, text: str, pos: int) -> tuple[Cond, int] | None:
+    """A yes/no thing a row has, said alone at `pos` ("wifi", "no pool"): its condition and the
+    position after it; None when none is said there (longest first)."""
+    said = sorted(((feature, f.name) for f in ent.fields if (feature := bool_feature(f)) is not None),
+                  key=lambda pair: -len(pair[0]))
+    low = text.lower()
+    for negated in (True, False):
+        start = pos + (len("no ") if negated else 0)
+        if negated and not low.startswith("no ", pos):
+            continue
+        for feature, name in said:
+            end = start + len(feature)
+            if low.startswith(feature, start) and (end == len(text) or text.startswith(" and ", end)):
+                return Cond(name, "no" if negated else "yes"), end
+    return None
 
 
 def _mine(labels: dict[str, str], p: ParamSpec | None, text: str, pos: int) -> str | None:

@@ -14,7 +14,7 @@ from typing import Any
 from factory.spec.model import Spec, WorkflowSpec
 from factory.tasks.language.asks import ONLY, AskStep, Cond, ParseError, Question, RefText
 from factory.tasks.language.frames import IT, arg_phrase, bool_flag, frame, name_of, render_frame
-from factory.tasks.language.spoken import adjective, field_noun, noun, verb_phrase
+from factory.tasks.language.spoken import adjective, bool_feature, field_noun, noun, verb_phrase
 from factory.tasks.language.values import param_text
 from factory.tasks.language.words import possessed_head, scope_word, subject_entity
 
@@ -34,6 +34,8 @@ def render_conds(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
         name = field_noun(f)
         if c.upper is not None:
             parts.append(f"{name} between {c.value} and {c.upper}")
+        elif f.type == "bool" and bool_feature(f) is not None:  # "with wifi", "with no pool"
+            parts.append(("no " if c.value == "no" else "") + str(bool_feature(f)))
         elif f.type == "bool":
             parts.append(f"{name} {bool_flag(f.type)}{c.value}")
         else:

@@ -131,30 +131,78 @@ def _enum_owners(entity: EntitySpec, word: str) -> list[FieldSpec]:
     return [f for f in entity.fields if f.type == "enum" and word in (f.values or [])]
 
 
+# Yes/no fields labelled by a state word that is no participle, said before the noun like one
+# ("my favourite contacts", "the available tools"); participles ("Starred", "Pinned") need no list.
+_STATE_WORDS = frozenset(["read", "favourite", "favorite", "available", "active", "open", "public", "private",
+                          "visible", "hidden", "urgent", "important", "primary", "online", "done", "complete"])
+_PREPOSITIONS = frozenset(["in", "on", "at", "by", "for", "with", "without", "to", "from", "of", "is", "has", "can"])
+
+
+def bool_adjective(field: FieldSpec, value: str) -> str | None:
+    """A yes/no condition said as a word before the noun: "starred" (yes), "unstarred" (no; only a
+    participle or "read" takes "un-"), None when the label is no one-word state."""
+    word = noun(field.label)
+    if field.type != "bool" or not re.fullmatch(r"[a-z]+", word):
+        return None
+    participle = (word.endswith("ed") and len(word) > 3) or word == "read"
+    if not (participle or word in _STATE_WORDS):
+        return None
+    if value == "yes":
+        return word
+    return "un" + word if value == "no" and participle and not word.startswith("un") else None
+
+
+def bool_feature(field: FieldSpec) -> str | None:
+    """A yes/no field that names a thing a row has ("Wifi", "Free parking", "Paperless statements"),
+    said "with wifi" / "with no wifi"; None for states ("Starred"), participle phrases ("Pets
+    allowed") and labels led by a preposition ("In stock"), which keep "set to yes"."""
+    words = noun(field.label).split()
+    if (field.type != "bool" or not words or not all(re.fullmatch(r"[a-z]+", w) for w in words)
+            or words[0] in _PREPOSITIONS or words[-1] in _PARTICIPLES or words[-1] in _STATE_WORDS
+            or (words[-1].endswith("ed") and len(words[-1]) > 3) or words[-1] == "read"):
+        return None
+    return " ".join(words)
+
+
 def adjective(entity: EntitySpec, conds: tuple[Cond, ...]) -> tuple[str, tuple[Cond, ...]]:
     """A first condition on a one-word value of a kind (status, type, category) said before the
     noun, as people say "my active payees", "my savings accounts" (not `payees with status
-    "active"`): the word with a trailing space, and the other conditions. Only a value no other
-    field of the entity can take, so the parser knows which field it is (`read_adjective`)."""
+    "active"`), or on a yes/no state ("my starred messages", "my unread messages"): the word with
+    a trailing space, and the other conditions. Only a word no other field of the entity can be
+    said by, so the parser knows which field it is (`read_adjective`)."""
     if not conds:
         return "", conds
     first = conds[0]
     f = entity.field_named(first.field)
+    if f.type == "bool":
+        state = bool_adjective(f, first.value) if first.upper is None else None
+        if state is None or state in noun(entity.label).split() or len(_owners(entity, state)) != 1:
+            return "", conds
+        return state + " ", conds[1:]
     word = first.value[1:-1] if first.value.startswith('"') and first.value.endswith('"') else ""
     # A plural value ("bills", "groceries") reads badly before a noun; "savings" does not.
     plural = word.endswith("s") and not word.endswith(("ss", "ngs"))
     said = word in noun(entity.label).split()  # not "my scheduled scheduled payments"
     if (f.type != "enum" or first.upper is not None or not re.fullmatch(r"[a-z]+", word) or plural or said
-            or [g.name for g in _enum_owners(entity, word)] != [f.name]):
+            or [c.field for c in _owners(entity, word)] != [f.name]):
         return "", conds
     return word + " ", conds[1:]
 
 
+def _owners(entity: EntitySpec, word: str) -> list[Cond]:
+    """Every condition a word before the noun could say: an enum value, or a yes/no state."""
+    out = [Cond(f.name, f'"{word}"') for f in _enum_owners(entity, word)]
+    out += [Cond(f.name, value) for f in entity.fields for value in ("yes", "no")
+            if f.type == "bool" and bool_adjective(f, value) == word]
+    return out
+
+
 def read_adjective(entity: EntitySpec, text: str, plural: bool) -> Cond | None:
-    """The condition in "active payees" (`adjective`, read back), None when there is none."""
+    """The condition in "active payees" or "starred messages" (`adjective`, read back), None when
+    there is none."""
     name = (entity.plural if plural else entity.label).lower()
     if not text.lower().endswith(" " + name):
         return None
     word = text[: -len(name) - 1]
-    owners = _enum_owners(entity, word) if re.fullmatch(r"[a-z]+", word) else []
-    return Cond(owners[0].name, f'"{word}"') if len(owners) == 1 else None
+    owners = _owners(entity, word) if re.fullmatch(r"[a-z]+", word) else []
+    return owners[0] if len(owners) == 1 else None
