@@ -74,6 +74,8 @@ class _Builder:
         self.entities = {e.name: e for e in self.seed.entities}
         self.models = {"user": "User", **{e.name: naming.class_name(e.name) for e in self.seed.entities}}
         self.schema: Schema = {"user": {"id": Type("int"), **{f: Type("str") for f in USER_FIELDS}}}
+        if self.seed.users.roles:  # `me.role` in rules and option filters
+            self.schema["user"]["role"] = Type("str", values=tuple(self.seed.users.roles))
         for entity in self.seed.entities:
             self.schema[entity.name] = {"id": Type("int"), **{f.name: field_type(f.type, f.to, f.values) for f in entity.fields}}
 
@@ -92,6 +94,7 @@ class _Builder:
             today=self.seed.today.isoformat(),
             random_seed=self.seed.random_seed,
             users=[UserSpec(**u) for u in users],
+            roles=list(self.seed.users.roles),
             entities=entities,
             workflows=workflows,
             pages=self._pages(entities, workflows),
@@ -110,6 +113,10 @@ class _Builder:
                       required=True, unique=n != "name", widget="email" if n == "email" else "text", editable=False, in_list=True)
             for n in USER_FIELDS
         ]
+        if self.seed.users.roles:
+            fields.append(FieldSpec(name="role", column="role", label="Role", type="enum", py_type="str", required=True,
+                                    unique=False, values=list(self.seed.users.roles), widget="select", editable=False,
+                                    in_list=True))
         return EntitySpec(
             name="user", label="User", plural="Users", path="users", model="User", table="user", display="{name}",
             display_fields=["name"], owner_fields=[], visibility="public", operations=["list"], fields=fields,
@@ -124,6 +131,7 @@ class _Builder:
             min=f.min, max=f.max, max_length=f.max_length, default=f.default,
             widget=_WIDGETS[f.type],  # type: ignore[arg-type]  # _WIDGETS holds only widget names
             editable=f.editable, in_list=not f.hidden and f.type != "text",
+            copy_of=f.gen.copy_from if f.gen is not None else None,
         )
 
     def _entity(self, e: EntityDef) -> EntitySpec:
@@ -148,6 +156,7 @@ class _Builder:
             owner_fields=list(e.owner), visibility=e.visibility, operations=list(dict.fromkeys(e.operations)),
             fields=fields, search_fields=[f.name for f in e.fields if f.searchable],
             filters=filters, sort_fields=sortable, default_sort=default_sort, page_size=e.page_size, nav=e.nav,
+            roles=list(e.roles),
         )
 
     def _filter(self, e: EntityDef, f: FieldDef, by_name: dict[str, FieldSpec]) -> FilterSpec:
@@ -226,7 +235,7 @@ class _Builder:
             name=wf.name, label=wf.label, description=wf.description or wf.label, subject=wf.subject,
             subject_entity=subject_entity, params=params, preconditions=checks, effects=effects, confirm=wf.confirm,
             success=wf.success, system=wf.system, path=f"/api/workflows/{wf.name}", operation_id=f"run_{wf.name}",
-            form_path=None if wf.system else f"/actions/{naming.kebab(wf.name)}",
+            form_path=None if wf.system else f"/actions/{naming.kebab(wf.name)}", roles=list(wf.roles),
         )
 
     def _effect(self, wf: WorkflowDef, path: tuple, eff: Any, scope: Scope, gen: PyGen) -> EffectSpec:

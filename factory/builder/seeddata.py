@@ -35,11 +35,12 @@ def plan_users(seed: Seed) -> list[dict[str, Any]]:
     users: list[dict[str, Any]] = []
     taken: set[str] = set()
     domain = f"{seed.world.replace('_', '-')}.example"
+    default = seed.users.roles[0] if seed.users.roles else ""  # a generated user holds the first role
     for u in seed.users.accounts:
         taken.add(u.username)
         users.append({"id": len(users) + 1, "username": u.username, "name": u.name,
                       "email": u.email or f"{u.username}@{domain}", "password": u.password or f"{u.username}-pass",
-                      "persona": u.persona or ""})
+                      "persona": u.persona or "", "role": u.role or default})
     while len(users) < len(seed.users.accounts) + seed.users.generate:
         first, last = fake.first_name(), fake.last_name()
         username = re.sub(r"[^a-z0-9_]", "", f"{first}_{last}".lower())
@@ -47,7 +48,8 @@ def plan_users(seed: Seed) -> list[dict[str, Any]]:
             continue
         taken.add(username)
         users.append({"id": len(users) + 1, "username": username, "name": f"{first} {last}",
-                      "email": f"{username}@{domain}", "password": f"{username}-pass", "persona": ""})
+                      "email": f"{username}@{domain}", "password": f"{username}-pass", "persona": "",
+                      "role": default})
     return users
 
 

@@ -14,6 +14,7 @@ from factory.claims.search import Pair, Witness
 from factory.errors import FactoryError
 from factory.expr.syntax import Binary, Literal, Name, parse
 from factory.spec.model import WorkflowSpec
+from factory.spec.roles import may_run
 
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 
@@ -108,7 +109,7 @@ def behaviour_claims(ctx: ClaimContext) -> list[Claim]:
         if any(p.required and p.default is None for p in wf.params):
             out.append(ctx.http(f"behaviour:{wf.name}:validation", "wf_validation", where + ".params",
                                 f"{wf.label} without its required parameters is refused (422) and changes nothing",
-                                [HttpStep(method="POST", path=wf.path, user=ctx.user.username, body={})],
+                                [HttpStep(method="POST", path=wf.path, user=ctx.runner(wf).username, body={})],
                                 RejectedUnchanged(status=422), fresh=True))
         for check in wf.preconditions:
             pair = w.pairs.get(check.id)
@@ -152,7 +153,7 @@ def _ownership_call(ctx: ClaimContext, wf: WorkflowSpec, w: Witness) -> HttpStep
     if not owned:
         return None
     for u in ctx.spec.users:
-        if u.id == w.user:
+        if u.id == w.user or not may_run(ctx.spec, wf, u.id):  # another role is refused before its rows (403)
             continue
         if all(w.params[p.name] not in ctx.rows.visible_ids(p.ref or "", u.id, limit=10**6) for p in owned):
             return HttpStep(method="POST", path=wf.path, user=u.username, body=w.params)

@@ -20,7 +20,8 @@ from typing import Any
 from factory.claims.behaviour import footprint
 from factory.claims.context import ClaimContext
 from factory.claims.model import Claim, UiGetter, UiPasses
-from factory.compiler.frontend import holder_column
+from factory.claims.roles import first_of_each_role
+from factory.compiler.frontend import first_columns, holder_column, list_columns
 from factory.predict.rows import UserView
 from factory.spec.model import (
     EntitySpec,
@@ -29,6 +30,7 @@ from factory.spec.model import (
     ParamSpec,
     WorkflowSpec,
 )
+from factory.spec.roles import may_run, sees
 
 Rows = list[sqlite3.Row]
 
@@ -42,7 +44,8 @@ def browser_claims(ctx: ClaimContext) -> list[Claim]:
         path = ctx.concrete(page.path.replace(":id", "{id}"), page.entity)
         if path is None:
             continue
-        viewer = ctx.viewer(page.entity)
+        form_of = next((w for w in ctx.spec.workflows if w.name == page.workflow), None)
+        viewer = ctx.runner(form_of) if form_of is not None else ctx.viewer(page.entity)  # a role the page is for
         buttons, hidden = _buttons(ctx, page.kind, page.entity, viewer.id)
         text = f"{path} renders for {viewer.username} without console errors"
         args: dict[str, Any] = {"path": path, "buttons": buttons}
@@ -58,7 +61,7 @@ def browser_claims(ctx: ClaimContext) -> list[Claim]:
             words = ", heads its columns as the spec does"
         out.append(Claim(id=f"ui:page:{page.id}", layer="frontend", kind="ui_page",
                          description=text + words + (f" and offers {', '.join(buttons)}" if buttons else "")
-                         + (f", but not {', '.join(hidden)} (the row is not one it takes)" if hidden else ""),
+                         + (f", but not {', '.join(hidden)} (not for this row or this role)" if hidden else ""),
                          provenance=f"pages[{page.id}]",
                          getter=UiGetter(script="page", user=viewer.username, args=args),
                          predicate=UiPasses()))
@@ -73,12 +76,46 @@ def browser_claims(ctx: ClaimContext) -> list[Claim]:
         choices = _choices(world, wf, w.params)
         if choices:
             args["choices"] = choices
+        runner = ctx.usernames.get(w.user or 0, ctx.runner(wf).username)
         out.append(Claim(id=f"ui:workflow:{wf.name}", layer="frontend", kind="ui_workflow",
                          description=f"{wf.label} can be completed through its form and the database shows its effects",
                          provenance=f"workflows[{wf.name}]",
-                         getter=UiGetter(script="workflow", user=ctx.usernames.get(w.user or 0, ctx.user.username), args=args),
+                         getter=UiGetter(script="workflow", user=runner, args=args),
                          predicate=UiPasses(effects=footprint(ctx, wf))))
     out += _capabilities(ctx, world)
+    out += _role_pages(ctx)
+    return out
+
+
+def _role_pages(ctx: ClaimContext) -> list[Claim]:
+    """Per role, as its first user: the home page's navigation links exactly the lists and actions
+    the role has (and none of the others'); a page for other roles (a list, a form) says so."""
+    out: list[Claim] = []
+    navigable = [e for e in ctx.spec.entities if e.nav and not e.builtin]
+    actions = [w for w in ctx.spec.workflows if not w.system and w.form_path is not None]
+    for u in first_of_each_role(ctx.spec, ctx.spec.roles):
+        shown = [f"nav-{e.name}" for e in navigable if sees(ctx.spec, e, u.id)]
+        shown += [f"nav-action-{w.name}" for w in actions if may_run(ctx.spec, w, u.id)]
+        kept = [f"nav-{e.name}" for e in navigable if not sees(ctx.spec, e, u.id)]
+        kept += [f"nav-action-{w.name}" for w in actions if not may_run(ctx.spec, w, u.id)]
+        if kept:
+            out.append(Claim(id=f"ui:role:home@{u.role}", layer="frontend", kind="ui_role",
+                             description=f"{u.username} ({u.role}) is shown links to {', '.join(shown) or 'nothing'} "
+                                         f"and none to {', '.join(kept)}, which are for other roles",
+                             provenance="users.roles",
+                             getter=UiGetter(script="page", user=u.username,
+                                             args={"path": "/", "buttons": shown, "hidden": kept}),
+                             predicate=UiPasses()))
+        closed = [(f"entities[{e.name}].roles", e.name, f"/{e.path.strip('/')}") for e in navigable
+                  if not sees(ctx.spec, e, u.id) and "list" in e.operations]
+        closed += [(f"workflows[{w.name}].roles", w.name, w.form_path) for w in actions
+                   if not may_run(ctx.spec, w, u.id) and w.form_path]
+        for where, name, path in closed[:3]:  # a few pages per role: one renderer shows them all
+            out.append(Claim(id=f"ui:role:{name}@{u.role}", layer="frontend", kind="ui_role",
+                             description=f"{path}, opened by {u.username} ({u.role}), says it is for other roles",
+                             provenance=where,
+                             getter=UiGetter(script="page", user=u.username, args={"path": path, "forbidden": True}),
+                             predicate=UiPasses()))
     return out
 
 
@@ -101,6 +138,9 @@ def _buttons(ctx: ClaimContext, kind: str, entity: str | None, viewer: int) -> t
         if w.system or w.subject_entity != e.name:
             continue
         subject = next((p for p in w.params if p.name == w.subject and p.ref), None)
+        if not may_run(ctx.spec, w, viewer):  # another role's action: never shown to this user
+            hidden.append(f"action-{w.name}")
+            continue
         takes = subject is None or not subject.where or rid in ctx.oracle.options(w, subject.name, viewer)
         holder = holder_column(w, e)  # a rule that names who acts (`listing.host == me`)
         takes = takes and (holder is None or (row is not None and row[holder] == viewer))
@@ -126,10 +166,10 @@ def form_labels(wf: WorkflowSpec) -> list[str]:
 
 def column_headers(e: EntitySpec) -> list[str]:
     """A list page's column headers: the row's label column (named after its one display field, else
-    after the entity), then every other `in_list` field's label, in field order."""
-    fields = {f.name: f for f in e.fields}
-    lead = fields.get(e.display_fields[0]) if len(e.display_fields) == 1 else None
-    return [lead.label if lead else e.label] + [f.label for f in e.fields if f.in_list and f is not lead]
+    after the entity), then the label of every column it shows before "All columns" is pressed
+    (`frontend.first_columns`)."""
+    lead, _shown = list_columns(e)
+    return [lead.label if lead else e.label] + [f.label for f in first_columns(e)]
 
 
 def humanize(value: str) -> str:

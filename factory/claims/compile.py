@@ -19,6 +19,7 @@ from factory.claims.model import ClaimSet
 from factory.claims.oracle import Call, Oracle
 from factory.claims.ownership import ownership_claims
 from factory.claims.reasons import explain
+from factory.claims.roles import role_claims
 from factory.claims.routes import route_claims
 from factory.claims.search import Witness, WitnessSearch
 from factory.claims.setups import with_repeats, with_setups
@@ -54,7 +55,7 @@ def compile_claims(world: Path, spec: Spec | None = None, db: Path | None = None
         witnesses = find_witnesses(spec, oracle)
         rows = SeedRows(spec, db)
         ctx = ClaimContext(spec, rows, witnesses, oracle)
-        claims = (route_claims(ctx) + ownership_claims(ctx) + state_claims(ctx) + data_claims(ctx)
+        claims = (route_claims(ctx) + ownership_claims(ctx) + role_claims(ctx) + state_claims(ctx) + data_claims(ctx)
                   + behaviour_claims(ctx) + validation_claims(ctx) + browser_claims(ctx))
     finally:
         oracle.close()

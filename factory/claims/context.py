@@ -10,7 +10,8 @@ from factory.claims.model import Claim, HttpGetter, HttpStep
 from factory.claims.oracle import Oracle
 from factory.claims.search import Witness
 from factory.claims.witness import SeedRows
-from factory.spec.model import EntitySpec, Spec
+from factory.spec.model import EntitySpec, Spec, WorkflowSpec
+from factory.spec.roles import may_run, sees
 
 
 class ClaimContext:
@@ -49,7 +50,13 @@ class ClaimContext:
         if entity is None:
             return self.user
         e = self.spec.entity(entity)
-        return next((u for u in self.spec.users if self.rows.visible_ids(e.name, u.id, limit=1)), self.user)
+        fallback = next((u for u in self.spec.users if sees(self.spec, e, u.id)), self.user)  # a role that sees it
+        return next((u for u in self.spec.users if self.rows.visible_ids(e.name, u.id, limit=1)), fallback)
+
+    def runner(self, workflow: WorkflowSpec) -> Any:
+        """The first user (personas first) whose role may run `workflow` (everyone in a world
+        without roles): claims that expect the call to get past the role check are made as them."""
+        return next((u for u in self.spec.users if may_run(self.spec, workflow, u.id)), self.user)
 
     def concrete(self, path: str, entity: str | None) -> str | None:
         """Fill path parameters with values that exist for the entity's viewer."""

@@ -31,8 +31,9 @@ from factory.predict.overlay import Prediction
 # What the interpreter's refusals mean over HTTP, by the words its messages use.
 from factory.runtime.step import Step
 from factory.spec.model import Spec, WorkflowSpec
+from factory.spec.roles import sees
 
-_STATUS_WORDS = (("does not exist or is not visible", 404), ("would repeat the unique", 409),
+_STATUS_WORDS = (("role only (403)", 403), ("does not exist or is not visible", 404), ("would repeat the unique", 409),
                  ("would break the reference", 409), ("would reject parameter", 422), ("would refuse to store", 422),
                  ("must be", 422), ("is missing", 422), ("unknown parameter", 422))
 
@@ -81,6 +82,8 @@ class Oracle:
     # ---- rows -----------------------------------------------------------------------------
     def visible_ids(self, entity: str, user: int) -> list[int]:
         e = self.spec.entity(entity)
+        if not sees(self.spec, e, user):  # the user's role does not see the entity at all
+            return []
         if e.visibility == "public" or e.builtin:
             return [r[0] for r in self.conn.execute(f'SELECT id FROM "{e.table}" ORDER BY id')]
         owners = " OR ".join(f'"{o}_id" = ?' for o in e.owner_fields)

@@ -42,6 +42,7 @@ from factory.expr.typecheck import BOOL, INT, Scope, Type, check, field_type
 from factory.predict.interpreter import Interpreter
 from factory.predict.overlay import Ref, Rows  # the interpreter's own row model
 from factory.spec.model import EntitySpec, FilterSpec, ParamSpec, UserSpec, WorkflowSpec
+from factory.spec.roles import may_run, sees
 
 PAGE = 100  # the app's largest page: one request shows a user's first 100 rows
 SAMPLE = 24  # foreign ids named per claim (the exact answer catches the rest)
@@ -148,7 +149,7 @@ class _Ownership:
             holders = self.holders(e)
             users = holders[:STRANGERS]
             # a user with none of these rows: every row on their page would be someone else's
-            users += [u for u in self.spec.users if u not in holders][:1]
+            users += [u for u in self.spec.users if u not in holders and sees(self.spec, e, u.id)][:1]
             for u in users:
                 mine = self.ctx.visible_rows(e, u.id)
                 expected = self.page(e, mine)
@@ -358,12 +359,13 @@ class _Ownership:
         assert p.ref is not None
         target = self.spec.entity(p.ref)
         owned = target.visibility == "owner" and not target.builtin
+        runners = [u for u in self.spec.users if may_run(self.spec, wf, u.id)]  # others are refused (roles.py)
         try:
-            offers = {u.id: self.offered(wf, p, u.id) for u in self.spec.users}
+            offers = {u.id: self.offered(wf, p, u.id) for u in runners}
         except PredictionError:
-            offers = {u.id: None for u in self.spec.users}
+            offers = {u.id: None for u in runners}
         # users whose form offers something first: their own eligible rows must be present
-        users = [u for u in self.spec.users if offers[u.id]] + [u for u in self.spec.users if not offers[u.id]]
+        users = [u for u in runners if offers[u.id]] + [u for u in runners if not offers[u.id]]
         out: list[Claim] = []
         for u in users[:STRANGERS]:
             expected = offers[u.id]
@@ -422,7 +424,8 @@ class _Ownership:
         target = self.spec.entity(p.ref)
         # first a user whose forms offer a row for every other parameter (so that, were the
         # foreign row let through, the call would most likely go ahead), then anyone with rows
-        for strict, u in [(True, u) for u in self.spec.users] + [(False, u) for u in self.spec.users]:
+        runners = [u for u in self.spec.users if may_run(self.spec, wf, u.id)]  # others are refused (roles.py)
+        for strict, u in [(True, u) for u in runners] + [(False, u) for u in runners]:
             foreign = self.foreign(target, u.id)
             if not foreign:
                 continue

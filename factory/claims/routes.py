@@ -24,9 +24,11 @@ def route_claims(ctx: ClaimContext) -> list[Claim]:
                                   f"GET {path} answers {anon} to an anonymous visitor",
                                   [HttpStep(method="GET", path=path)], StatusIs(status=anon)))
             if route.auth:
+                wf = next((w for w in ctx.spec.workflows if w.name == route.workflow), None)
+                user = ctx.runner(wf) if wf is not None else ctx.viewer(route.entity)  # a role that may
                 out.append(ctx.http(f"route:{route.operation_id}:user", "route_status", where,
                                       f"GET {path} answers 200 to a logged-in user",
-                                      [HttpStep(method="GET", path=path, user=ctx.viewer(route.entity).username)],
+                                      [HttpStep(method="GET", path=path, user=user.username)],
                                       StatusIs(status=200)))
         elif route.kind in ("create", "update", "delete", "workflow") or route.auth:
             out.append(ctx.http(f"route:{route.operation_id}:anonymous", "route_status", where,

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from factory.spec.model import ParamSpec, Spec
+from factory.spec.roles import sees
 
 
 def scalar_candidates(param: ParamSpec, today: dt.date) -> list[Any]:
@@ -86,6 +87,8 @@ class SeedRows:
 
     def visible_ids(self, entity: str, user: int, limit: int = 60) -> list[int]:
         e = self.spec.entity(entity)
+        if not sees(self.spec, e, user):  # the user's role does not see the entity at all
+            return []
         if e.visibility == "public" or e.builtin:
             sql, args = f'SELECT id FROM "{e.table}" ORDER BY id LIMIT ?', [limit]
         else:

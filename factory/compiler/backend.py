@@ -19,7 +19,8 @@ def render_backend(spec: Spec, app_dir: Path, spec_hash: str) -> list[Path]:
     entities = [e for e in spec.entities if not e.builtin]
     models = ", ".join(["User"] + [e.model for e in entities])
     base = {"title": spec.title, "world": spec.world, "today": spec.today, "spec_hash": spec_hash,
-            "model_imports": models, "random_seed": spec.random_seed, "secret": f"{spec.world}:{spec_hash[:16]}"}
+            "model_imports": models, "random_seed": spec.random_seed, "secret": f"{spec.world}:{spec_hash[:16]}",
+            "roles": list(spec.roles)}
     entity_ctx = [_entity(e) for e in entities]
     workflow_ctx = [_workflow(w, spec) for w in spec.workflows]
     written = [
@@ -106,7 +107,7 @@ def _entity(e: EntitySpec) -> dict[str, Any]:
                                                              "param": flt.param, "kind": flt.kind,
                                                              "parent": _parent_column(e, flt.parent)} for flt in e.filters],
         "sortable": repr(tuple(e.sort_fields)), "default_sort": e.default_sort, "page_size": e.page_size,
-        "operations": e.operations, "query_params": query_params,
+        "operations": e.operations, "query_params": query_params, "roles": repr(tuple(e.roles)),
     }
 
 
@@ -141,4 +142,5 @@ def _workflow(w: WorkflowSpec, spec: Spec) -> dict[str, Any]:
         "params_class": naming.class_name(w.name) + "Params", "params": params,
         "preconditions": w.preconditions, "effects": w.effects, "success": w.success,
         "refs": repr({p.name: p.ref for p in w.params if p.ref}), "ref_params": [p for p in params if p["ref"]],
+        "roles": repr(tuple(w.roles)),
     }

@@ -200,9 +200,69 @@ def _filters_view(entity: EntitySpec) -> list[dict[str, Any]]:
     return [{"group": name, "filters": items} for name, items in groups.items()]
 
 
+# Columns a list shows at first beside its label column; the others come with "All columns" (a
+# table of 24 columns fits no screen: the first that do are those a person sorts, filters and
+# compares by).
+FIRST_COLUMNS = 7
+
+
+def first_columns(entity: EntitySpec) -> list[FieldSpec]:
+    """The columns a list shows before "All columns" is pressed, in field order: up to
+    `FIRST_COLUMNS` of `list_columns`, those the list sorts or filters by first, then amounts,
+    dates, choices and counts, then references, then text."""
+    _lead, shown = list_columns(entity)
+    if len(shown) <= FIRST_COLUMNS:
+        return shown
+    keys = set(entity.sort_fields) | {flt.field for flt in entity.filters}
+
+    def rank(f: FieldSpec) -> int:
+        if f.name in keys or f.column in keys:
+            return 0
+        if f.type in ("money", "date", "datetime", "enum", "bool", "int"):
+            return 1
+        return 2 if f.type == "reference" else 3
+
+    kept = {f.name for f in sorted(shown, key=rank)[:FIRST_COLUMNS]}  # sorted() is stable: field order breaks ties
+    return [f for f in shown if f.name in kept]
+
+
+def list_columns(entity: EntitySpec) -> tuple[FieldSpec | None, list[FieldSpec]]:
+    """What a list page shows: the field heading its label column (its one display field, else
+    none: the column is then named after the entity) and the other columns, in field order.
+
+    Two columns never share a header: a text named like a shown reference ("Payee name" or
+    "Neighbourhood" beside the "Payee" or "Neighbourhood" link), or like the label column it is
+    part of, is left to the row's page. In a
+    table wider than `FIRST_COLUMNS`, so are columns that say again what another says: a field of
+    a label made of several fields ("{description} {posted_on}") unless the list sorts by it, and
+    a copy of a shown reference's row ("City", copied from the neighbourhood a listing links to)."""
+    fields = {f.name: f for f in entity.fields}
+    sortable = set(entity.sort_fields)
+    lead = fields.get(entity.display_fields[0]) if len(entity.display_fields) == 1 else None
+    shown = [f for f in entity.fields if f.in_list and f is not lead]
+    in_label = set(entity.display_fields) if lead is None else set()
+    refs = {f.name: f.label.lower() for f in shown if f.type == "reference"}
+
+    header = (lead.label if lead is not None else entity.label).lower()
+
+    def named_like_a_link(f: FieldSpec) -> bool:
+        if f.name in in_label and f.label.lower() == header:  # "Neighbourhood" beside a label column of that name
+            return True
+        return f.type in ("string", "text") and any(f.label.lower() in (r, f"{r} name") for r in refs.values())
+
+    def repeats(f: FieldSpec) -> bool:
+        if f.name in in_label and f.column not in sortable and f.name not in sortable:
+            return True
+        return f.copy_of is not None and f.copy_of.split(".")[0] in refs
+
+    shown = [f for f in shown if not named_like_a_link(f)]
+    if len(shown) > FIRST_COLUMNS:
+        shown = [f for f in shown if not repeats(f)]
+    return lead, shown
+
+
 def _columns_view(entity: EntitySpec) -> dict[str, Any]:
     """The label column (links to the row) plus the other list columns, each with its sort key."""
-    fields = {f.name: f for f in entity.fields}
     sortable = set(entity.sort_fields)
 
     def sort_key(field: FieldSpec) -> str | None:
@@ -210,15 +270,15 @@ def _columns_view(entity: EntitySpec) -> dict[str, Any]:
             return field.column
         return field.name if field.name in sortable else None
 
-    shown = [f for f in entity.fields if f.in_list]
-    lead = fields.get(entity.display_fields[0]) if len(entity.display_fields) == 1 else None
+    lead, shown = list_columns(entity)
+    first = {f.name for f in first_columns(entity)}
     if lead is not None:
         label_column = {"header": lead.label, "sortKey": sort_key(lead)}
-        shown = [f for f in shown if f.name != lead.name]
     else:
         label_column = {"header": entity.label, "sortKey": None}
     return {"label": label_column,
-            "columns": [{"name": f.name, "sortKey": sort_key(f)} for f in shown]}
+            "columns": [{"name": f.name, "sortKey": sort_key(f), **({} if f.name in first else {"more": True})}
+                        for f in shown]}
 
 
 def offered_url(workflow: WorkflowSpec) -> str | None:
@@ -262,7 +322,7 @@ def children_view(entity: EntitySpec, spec: Spec) -> list[dict[str, Any]]:
             title = child.plural if len(pointing) == 1 else f"{child.plural} ({fields[flt.field].label.lower()})"
             path = child.path.strip("/")
             out.append({"entity": child.name, "title": title, "api": f"/api/{path}", "listHref": f"/{path}",
-                        "param": flt.param, "canRead": "read" in child.operations})
+                        "param": flt.param, "canRead": "read" in child.operations, **_roles(child.roles)})
     return out
 
 
@@ -270,7 +330,7 @@ def _entity_view(entity: EntitySpec, spec: Spec, refs: dict[str, dict[str, str |
     path = entity.path.strip("/")
     actions = [
         {"workflow": w.name, "label": w.label, "href": form_href(w), "subjectParam": w.subject,
-         "offeredUrl": offered_url(w), "holder": holder_column(w, entity)}
+         "offeredUrl": offered_url(w), "holder": holder_column(w, entity), **_roles(w.roles)}
         for w in spec.workflows
         if w.subject_entity == entity.name and form_href(w) is not None
     ]
@@ -294,7 +354,14 @@ def _entity_view(entity: EntitySpec, spec: Spec, refs: dict[str, dict[str, str |
         "filterGroups": _filters_view(entity),
         "actions": actions,
         "children": children_view(entity, spec),
+        **_roles(entity.roles),
     }
+
+
+def _roles(roles: list[str]) -> dict[str, list[str]]:
+    """`{"roles": [...]}` for an item only some roles see (`runtime/roles.js`), else nothing: a world
+    without roles gets the same frontend bytes as before roles existed."""
+    return {"roles": list(roles)} if roles else {}
 
 
 def _description(workflow: WorkflowSpec) -> str:
@@ -323,6 +390,7 @@ def _workflow_view(workflow: WorkflowSpec, refs: dict[str, dict[str, str | None]
         "subjectEntity": workflow.subject_entity,
         "params": params,
         "blame": blamed_fields(workflow),
+        **_roles(workflow.roles),
     }
 
 
@@ -354,8 +422,10 @@ def _routes_view(spec: Spec) -> list[dict[str, Any]]:
     for page in spec.pages:
         if page.kind == "login":
             continue  # the login page is shown by the auth gate, never routed to while signed in
+        owner = (spec.entity(page.entity).roles if page.entity else
+                 next((w.roles for w in spec.workflows if w.name == page.workflow), []) if page.workflow else [])
         routes.append({"pattern": _route_pattern(page.path), "kind": page.kind, "title": page.title,
-                       "entity": page.entity, "workflow": page.workflow})
+                       "entity": page.entity, "workflow": page.workflow, **_roles(owner)})
     return routes
 
 
@@ -368,9 +438,10 @@ def view_model(spec: Spec) -> dict[str, Any]:
         "world": spec.world,
         "title": spec.title,
         "routes": _routes_view(spec),
-        "nav": [{"entity": e["name"], "label": e["plural"], "href": e["listHref"]} for e in entities if e["nav"]],
-        "actions": [{"workflow": w.name, "label": w.label, "href": form_href(w), "hint": _action_hint(w, spec)}
-                    for w in visible],
+        "nav": [{"entity": e["name"], "label": e["plural"], "href": e["listHref"], **_roles(e.get("roles", []))}
+                for e in entities if e["nav"]],
+        "actions": [{"workflow": w.name, "label": w.label, "href": form_href(w), "hint": _action_hint(w, spec),
+                     **_roles(w.roles)} for w in visible],
         "entities": {e["name"]: e for e in entities},
         "workflows": {w.name: _workflow_view(w, refs) for w in visible},
     }

@@ -16,7 +16,8 @@ from typing import Any, Literal
 
 from factory.errors import FactoryError
 from factory.predict.rows import UserView
-from factory.spec.model import EntitySpec
+from factory.spec.model import EntitySpec, Spec
+from factory.spec.roles import sees
 from factory.tasks.language.asks import Cond, Question
 from factory.tasks.language.phrasing import parse
 from factory.tasks.language.resolve import answer, extreme, field_value, resolve_ref
@@ -39,8 +40,11 @@ def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _visible(entity: EntitySpec, user_id: int) -> list[str]:
-    """The app's visibility rule as SQL: public, or one of the owner columns names the user."""
+def _visible(spec: Spec, entity: EntitySpec, user_id: int) -> list[str]:
+    """The app's visibility rule as SQL: public, or one of the owner columns names the user (none
+    at all for a role that does not see the entity)."""
+    if not sees(spec, entity, user_id):
+        return ["0"]
     if entity.visibility == "public" or not entity.owner_fields:
         return []
     owners = [f"{_ident(entity.field_named(o).column)} = {user_id}" for o in entity.owner_fields]
@@ -65,7 +69,7 @@ def question_sql(view: UserView, q: Question, user_id: int) -> str:
     """SQL over the database that computes what `q` asks, as the acting user sees the rows."""
     entity = view.entity(q.entity)
     table = _ident(entity.table)
-    where = _visible(entity, user_id) + [_condition(view, entity, c, user_id) for c in q.conds]
+    where = _visible(view.spec, entity, user_id) + [_condition(view, entity, c, user_id) for c in q.conds]
     if q.op == "lookup":
         assert q.target is not None and q.field is not None
         row = resolve_ref(  # the row named in the goal, by its label

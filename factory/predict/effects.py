@@ -51,6 +51,7 @@ from factory.spec.model import (
     Spec,
     WorkflowSpec,
 )
+from factory.spec.roles import may_run, refusal, role_of
 
 
 def _rule_problem(f: FieldSpec | ParamSpec, value: Any) -> str | None:
@@ -107,7 +108,7 @@ class _Step:
     """One workflow call: the parameters, the preconditions, the effects."""
 
     def __init__(self, spec: Spec, rows: Rows, user_id: int, workflow: WorkflowSpec) -> None:
-        self.rows, self.user_id, self.workflow = rows, user_id, workflow
+        self.rows, self.user_id, self.workflow, self.spec = rows, user_id, workflow, spec
         self.today = dt.date.fromisoformat(spec.today)
         schema = {e.name: {"id": INT, **{f.name: field_type(f.type, f.ref, f.values) for f in e.fields}}
                   for e in spec.entities}
@@ -132,6 +133,9 @@ class _Step:
             needs = {"set": (effect.target, effect.to), "delete": (effect.target,), "create": (effect.values,)}
             if any(part is None for part in needs[effect.kind]):  # a spec.json older than the sources
                 raise PredictionError(f"the spec keeps no expression sources for `{effect.source}`; rebuild the world")
+        if not may_run(self.spec, self.workflow, self.user_id):  # checked before any row is loaded
+            raise PredictionError(f"the app would refuse user #{self.user_id} ({role_of(self.spec, self.user_id)}): "
+                                  f"{refusal(self.workflow)} (403)")
         self.load_params(raw)
         messages: list[str] = []
         first: str | None = None

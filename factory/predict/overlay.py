@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 from factory.errors import PredictionError
 from factory.spec.model import Spec
+from factory.spec.roles import sees
 
 
 @dataclass
@@ -78,6 +79,7 @@ class Rows:
     """The database as predicted so far: read-only SQLite rows under an overlay of changes."""
 
     def __init__(self, spec: Spec, db: Path) -> None:
+        self.spec = spec
         self.entities = {e.name: e for e in spec.entities}
         self.path = str(db.resolve())
         stat = db.stat()
@@ -126,6 +128,8 @@ class Rows:
     def visible(self, entity: str, row: dict[str, Any], user_id: int) -> bool:
         """The app's `visible`: public entities to everyone, others to their owners."""
         e = self.entities[entity]
+        if not sees(self.spec, e, user_id):  # the role does not see the entity at all
+            return False
         if e.visibility == "public":
             return True
         return any(row.get(f"{owner}_id") == user_id for owner in e.owner_fields)

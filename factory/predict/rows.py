@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import quote
 
 from factory.spec.model import EntitySpec, FieldSpec, Spec
+from factory.spec.roles import sees
 
 _FIELD = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 
@@ -104,7 +105,9 @@ class UserView:
         if key not in self._visible:
             spec = self.entity(entity)
             rows = self.rows(entity)
-            if spec.visibility == "public":
+            if not sees(self.spec, spec, user_id):  # a role that does not see the entity sees none of it
+                self._visible[key] = []
+            elif spec.visibility == "public":
                 self._visible[key] = rows
             else:
                 owners = [self.field(entity, o).column for o in spec.owner_fields]

@@ -31,6 +31,7 @@ def check_structure(loaded: LoadedSeed) -> None:
     _unique(loaded, ("storyline",), [s.name for s in seed.storyline], "storyline event")
     _unique(loaded, ("invariants",), [i.name for i in seed.invariants], "invariant")
     entities = {e.name: e for e in seed.entities}
+    _check_roles(loaded)
     for ei, entity in enumerate(seed.entities):
         _check_entity(loaded, ei, entity, entities)
     _check_cycles(loaded, entities)
@@ -98,6 +99,24 @@ def label_warnings(loaded: LoadedSeed, tables: dict[str, list[dict[str, Any]]]) 
             f"are all {shown!r}; instructions cannot tell them apart: add a field that differs (a date, a status) to "
             "`display` or make the generated values distinct")))
     return warnings
+
+
+def _check_roles(loaded: LoadedSeed) -> None:
+    """Roles are names; every role a user, an entity or a workflow gives is one `users.roles` lists."""
+    seed = loaded.seed
+    roles = seed.users.roles
+    _unique(loaded, ("users", "roles"), roles, "role")
+    for ri, role in enumerate(roles):
+        _check_name(loaded, ("users", "roles", ri), role)
+    known = f"the roles are {', '.join(roles)}" if roles else "`users.roles` lists none"
+    given: list[tuple[tuple[str | int, ...], list[str]]] = [
+        (("users", "accounts", ui, "role"), [u.role]) for ui, u in enumerate(seed.users.accounts) if u.role]
+    given += [(("entities", ei, "roles"), e.roles) for ei, e in enumerate(seed.entities) if e.roles]
+    given += [(("workflows", wi, "roles"), w.roles) for wi, w in enumerate(seed.workflows) if w.roles]
+    for path, names in given:
+        for role in names:
+            if role not in roles:
+                raise loaded.error(path, f"unknown role {role!r} ({known})")
 
 
 def _unique(loaded: LoadedSeed, path: tuple, names: Iterable[str], what: str) -> None:

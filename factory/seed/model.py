@@ -96,6 +96,7 @@ class EntityDef(Strict):
     sort: str | None = Field(None, description="default sort, e.g. '-posted_on'")
     page_size: int = Field(10, ge=1, le=100)
     nav: bool = True
+    roles: list[str] = Field(default_factory=list, description="the user roles that see it (nav, list, pages); empty: every role")
     seed: SeedRule = Field(default_factory=SeedRule)
 
 
@@ -146,6 +147,7 @@ class WorkflowDef(Strict):
     confirm: str | None = Field(None, description="ask for confirmation in a modal with this text")
     success: str = "Done"
     system: bool = Field(False, description="storyline-only: no endpoint, no form")
+    roles: list[str] = Field(default_factory=list, description="the user roles that may run it; empty: every role")
 
 
 class UserDef(Strict):
@@ -156,11 +158,13 @@ class UserDef(Strict):
     email: str | None = None
     password: str | None = None
     persona: str | None = None
+    role: str | None = Field(None, description="one of `users.roles` (default: the first)")
 
 
 class UsersDef(Strict):
     """Hand-written personas plus generated users."""
 
+    roles: list[str] = Field(default_factory=list, description="the roles users hold, the first the default")
     accounts: list[UserDef] = Field(default_factory=list)
     generate: int = Field(0, ge=0, le=500)
 

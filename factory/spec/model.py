@@ -42,6 +42,7 @@ class FieldSpec(Strict):
     widget: Widget
     editable: bool
     in_list: bool
+    copy_of: str | None = Field(None, description="seed data copied from '<reference field>.<its field>' (`gen.copy_from`)")
 
 
 class FilterSpec(Strict):
@@ -77,6 +78,7 @@ class EntitySpec(Strict):
     page_size: int
     nav: bool
     builtin: bool = False
+    roles: list[str] = Field(default_factory=list, description="the roles that see it; empty: every role")
 
     def field_named(self, name: str) -> FieldSpec:
         """The field called `name`; KeyError (naming the entity) when there is none."""
@@ -159,6 +161,7 @@ class WorkflowSpec(Strict):
     path: str
     operation_id: str
     form_path: str | None
+    roles: list[str] = Field(default_factory=list, description="the roles that may run it; empty: every role")
 
 
 class PageSpec(Strict):
@@ -194,6 +197,7 @@ class UserSpec(Strict):
     email: str
     password: str
     persona: str
+    role: str = Field("", description="one of the spec's roles; empty when the world has none")
 
 
 class StorySpec(Strict):
@@ -257,6 +261,7 @@ class Spec(Strict):
     today: str
     random_seed: int
     users: list[UserSpec]
+    roles: list[str] = Field(default_factory=list, description="the roles users hold (`users.roles`), the first the default")
     entities: list[EntitySpec]
     workflows: list[WorkflowSpec]
     pages: list[PageSpec]

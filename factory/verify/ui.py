@@ -70,6 +70,7 @@ class PageArgs(ScriptArgs):
     path: str
     buttons: list[str] = Field(default_factory=list)  # test ids of actions the page must offer
     hidden: list[str] = Field(default_factory=list)  # test ids of actions it must not (the row is not one they take)
+    forbidden: bool = False  # the page is for other roles: it must say so, and show nothing of its own
     labels: list[str] | None = None  # a form page's field labels, in order
     columns: list[str] | None = None  # a list page's column headers, in order
 
@@ -97,6 +98,12 @@ def script_page(session: Session, raw: dict[str, Any]) -> str:
             lambda: expect(heading.or_(not_found).first).to_be_visible(timeout=session.timeout_ms))
     if not_found.count() and not_found.first.is_visible():
         raise UiCheckFailed(f"page {args.path} shows the not-found page ({not_found.first.inner_text().strip()!r})")
+    refusal = main.get_by_test_id("forbidden")
+    if args.forbidden:
+        checked(f"page {args.path}, opened by a role it is not for, does not say so", session,
+                visible(refusal, session.timeout_ms))
+    elif refusal.count() and refusal.first.is_visible():
+        raise UiCheckFailed(f"page {args.path} says it is for other roles ({refusal.first.inner_text().strip()!r})")
     for test_id in args.buttons:
         checked(f"page {args.path} lacks its {test_id} button", session,
                 visible(session.page.get_by_test_id(test_id), session.timeout_ms))

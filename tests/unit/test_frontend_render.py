@@ -171,3 +171,36 @@ def test_an_action_is_offered_to_whom_its_rules_name() -> None:
     assert holder_column(by_name["cancel_booking"], booking) == booking.field_named("guest").column
     assert holder_column(by_name["host_cancel_booking"], booking) == booking.field_named("host").column
     assert holder_column(by_name["book_stay"], listing) is None  # anyone may book a listing
+
+
+def test_wide_lists_show_their_first_columns_and_never_repeat_a_header() -> None:
+    from factory.builder.build import build_spec
+    from factory.compiler.frontend import FIRST_COLUMNS, first_columns, list_columns
+    from factory.seed.loader import load_seed
+
+    seeds = Path(__file__).resolve().parents[2] / "seeds"
+    stay = build_spec(load_seed(seeds / "echostay.yaml"))
+    listing = stay.entity("listing")
+    lead, shown = list_columns(listing)
+    names = [f.name for f in shown]
+    # copies of the neighbourhood the listing links to say again what its link says
+    assert "area" in names and not {"country", "city", "neighbourhood"} & set(names)
+    first = first_columns(listing)
+    assert len(first) == FIRST_COLUMNS and [f.name for f in first] == [n for n in names if n in {f.name for f in first}]
+    keys = set(listing.sort_fields) | {flt.field for flt in listing.filters}
+    assert all(f.name in keys or f.column in keys for f in first)  # sorted and filtered by come first
+    table = view_model(stay)["entities"]["listing"]["table"]
+    assert [c["name"] for c in table["columns"] if not c.get("more")] == [f.name for f in first]
+    bank = build_spec(load_seed(seeds / "echobank.yaml"))
+    for spec in (stay, bank):
+        for e in spec.entities:
+            lead, shown = list_columns(e)
+            headers = [(lead.label if lead else e.label).lower()] + [f.label.lower() for f in shown]
+            assert len(set(headers)) == len(headers), (e.name, headers)
+    bills = [f.name for f in list_columns(bank.entity("bill"))[1]]
+    assert "payee" in bills and "payee_name" not in bills  # "Payee name" beside the "Payee" link
+    # a narrow table keeps every column, a copy included
+    mail = build_spec(load_seed(seeds / "echomail.yaml"))
+    contact = mail.entity("contact")
+    assert [f.name for f in list_columns(contact)[1]] == [f.name for f in contact.fields
+                                                          if f.in_list and f.name != contact.display_fields[0]]

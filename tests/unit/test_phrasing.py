@@ -427,3 +427,17 @@ def test_words_that_name_an_enum_value_fix_it(bank: Spec) -> None:
     assert _form(bank, "lock_card", "I can't find my card ending {last4}; lock it for now.").fixed == {}
     text = render_intent(travelling, {"last4": "4599"}, [])
     assert parse(bank, text).steps[0].args == {"card": RefText("4599", "last4"), "reason": "travel"}
+
+
+def test_a_field_said_with_its_preposition_follows_the_noun_without_with() -> None:
+    """"my scheduled payments from account "X"", never "with from account"; read back exactly."""
+    bank = build_spec(load_seed(SEEDS / "echobank.yaml"))
+    ref = Cond("from_account", '"Main Checking ··8488"')
+    cases = [(Question("sum", "scheduled_payment", "amount", conds=(ref,)), 'scheduled payments from account "Main'),
+             (Question("count", "scheduled_payment", conds=(ref,)), 'scheduled payments from account "Main'),
+             (Question("max", "scheduled_payment", "amount", conds=(ref,)), 'scheduled payments from account "Main')]
+    for q, said in cases:
+        for variant in range(2):
+            text = render(bank, Ask("read", question=q), variant)
+            assert said in text and "with from" not in text and "have from" not in text, text
+            assert parse(bank, text).question == q

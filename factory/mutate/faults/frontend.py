@@ -249,7 +249,8 @@ def _headers(entity: dict[str, Any]) -> list[tuple[str | None, str]]:
     """(column field or None for the label column, header text) in table order."""
     fields = {f["name"]: f for f in entity.get("fields", [])}
     table = entity["table"]
-    return [(None, table["label"]["header"])] + [(c["name"], fields[c["name"]]["label"]) for c in table["columns"]]
+    return [(None, table["label"]["header"])] + [(c["name"], fields[c["name"]]["label"]) for c in table["columns"]
+                                                 if not c.get("more")]  # shown before "All columns"
 
 
 def _header_changed(view: WorldView, target: Target, _rng: random.Random) -> Applied:

@@ -15,7 +15,7 @@ from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language.asks import ONLY, AskStep, Cond, ParseError, Question, RefText
 from factory.tasks.language.frames import IT, parse_frame, read_name
 from factory.tasks.language.registers import drop_context
-from factory.tasks.language.render import pick_verb
+from factory.tasks.language.render import LEADING_PREPOSITIONS, pick_verb
 from factory.tasks.language.spoken import bool_feature, field_noun, noun, read_adjective, verb_phrase
 from factory.tasks.language.values import scan_value
 from factory.tasks.language.words import my_only, possessed_head, scope_word, subject_entity
@@ -32,6 +32,7 @@ _Q_PATTERNS = [
     ("lookup", re.compile(r'^Look up the (?P<field>.+?) of (?:my|the) (?P<entity>.+?) "(?P<ref>[^"]+)"\.$')),
     ("only", re.compile(r'^What is the (?P<field>.+?) of (?P<only>my [^"]+?)\?$')),  # "… of my contact details?"
     ("only", re.compile(r'^Look up the (?P<field>.+?) of (?P<only>my [^"]+?)\.$')),
+    ("count", re.compile(r"^How many of (?:my|the) (?P<plural>.+?) are there\?$")),  # "…from account "X" are there?"
     ("count", re.compile(r"^How many of (?:my|the) (?P<plural>.+?) have (?P<conds>.+)\?$")),
     ("count", re.compile(r"^Count (?:my|the) (?P<plural>.+?) with (?P<conds>.+)\.$")),
     ("count", re.compile(r"^Count (?:my|the) (?P<plural>[a-z]+ .+?)\.$")),  # "Count my active cards."
@@ -76,6 +77,24 @@ def _entity_said(spec: Spec, text: str, plural: bool) -> tuple[EntitySpec, tuple
             if cond is not None:
                 return ent, (cond,)
         raise
+
+
+def entity_and_conds(spec: Spec, text: str, plural: bool) -> tuple[EntitySpec, tuple[Cond, ...]]:
+    """An entity as said before its conditions, with the conditions that follow it without "with"
+    (`render.with_conds`: "scheduled payments from account "X""), and its status said before it."""
+    try:
+        return _entity_said(spec, text, plural)
+    except ParseError as exc:
+        problem = exc
+    for m in re.finditer(r" (?=(\w+) )", text):
+        if m.group(1) not in LEADING_PREPOSITIONS:
+            continue
+        try:
+            ent, said = _entity_said(spec, text[: m.start()], plural)
+            return ent, said + parse_conds(ent, text[m.end():])
+        except ParseError:
+            continue
+    raise problem
 
 
 def _field_by(ent: EntitySpec, text: str) -> str:
@@ -249,13 +268,13 @@ def parse_step(spec: Spec, text: str) -> AskStep:
         return framed
     m = _PICK_THEN.match(text)
     if m:
-        ent = _entity_by(spec, m["entity"], plural=False)
+        ent, said = entity_and_conds(spec, m["entity"], plural=False)
         workflow = next((w for w in spec.workflows if not w.system
                          and pick_verb(spec, w, ent.name).lower() == f"{m['verb']} it".lower()), None)
         if workflow is None:
             raise ParseError(f"no workflow is done by {m['verb']!r}")
         q = Question(DIRECTIONS[m["dir"]], ent.name, _field_by(ent, m["field"]),
-                     conds=parse_conds(ent, m["conds"]))
+                     conds=said + parse_conds(ent, m["conds"]))
         param = next((p.name for p in workflow.params if p.ref == ent.name
                       and p.name == (workflow.subject or p.name)), None)
         if param is None:
@@ -297,7 +316,7 @@ def _pick_framed(spec: Spec, text: str) -> AskStep | None:
     if m is None:
         return None
     try:
-        ent, said = _entity_said(spec, m["entity"], plural=False)
+        ent, said = entity_and_conds(spec, m["entity"], plural=False)
         found = parse_frame(spec, m["act"][:1].upper() + m["act"][1:], my_phrases(spec), LIST_SEPARATORS, parse_args,
                             it=ent.name)
         if found is None:
@@ -448,7 +467,7 @@ def _question(spec: Spec, op: str, m: re.Match[str]) -> Question:
     if op == "lookup":
         ent = _entity_by(spec, m["entity"], plural=False)
         return Question("lookup", ent.name, _field_by(ent, m["field"]), RefText(m["ref"]))
-    ent, said = _entity_said(spec, m["plural"], plural=True)
+    ent, said = entity_and_conds(spec, m["plural"], plural=True)
     conds = said + parse_conds(ent, m.groupdict().get("conds"))
     if op == "count":
         return Question("count", ent.name, conds=conds)

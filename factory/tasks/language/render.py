@@ -43,6 +43,19 @@ def render_conds(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
     return " and ".join(parts)
 
 
+# Words a field label may start with that tie it to a row by themselves ("From account"): such a
+# condition follows the noun without "with" ("scheduled payments from account "X"").
+LEADING_PREPOSITIONS = frozenset(["from", "to", "in", "on", "at", "for", "by", "of", "into", "via"])
+
+
+def with_conds(conds: str) -> str:
+    """The conditions after a noun: " with <conds>", or " <conds>" when the first is a field said
+    with its own preposition; "" for none. `parse.entity_and_conds` reads both back."""
+    if not conds:
+        return ""
+    return f" {conds}" if conds.split(" ", 1)[0] in LEADING_PREPOSITIONS else f" with {conds}"
+
+
 def render_args(workflow: WorkflowSpec, args: dict[str, Any]) -> str:
     """`"<subject>"; <label> <value>; …`: the row acted on needs no label, it comes first."""
     params = {p.name: p for p in workflow.params}
@@ -150,16 +163,18 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
                 return f"Count {scope} {adj}{plural}."
             return f"How many {adj}{plural} {'do I have' if scope == 'my' else 'are there'}?"
         if variant % 2:
-            return f"Count {scope} {plural} with {conds}."
+            return f"Count {scope} {plural}{with_conds(conds)}."
+        if with_conds(conds) == f" {conds}":  # "…payments from account "X" are there?", not "have from"
+            return f"How many of {scope} {plural} {conds} are there?"
         return f"How many of {scope} {plural} have {conds}?"
     if q.op == "sum":
         assert q.field is not None
         f = field_noun(ent.field_named(q.field))
         total = f if f.startswith("total ") else f"total {f}"  # never "the total total price"
-        return f"What is the {total} of {scope} {plural}" + (f" with {conds}?" if conds else "?")
+        return f"What is the {total} of {scope} {plural}{with_conds(conds)}?"
     assert q.field is not None
     f = field_noun(ent.field_named(q.field))
-    which = f" with {conds}" if conds else ""
+    which = with_conds(conds)
     tie = TIE_BREAK if q.tie else ""
     return f"Which of {scope} {plural}{which} has the {_word(spec, q.entity, q.field, q.op)} {f}?{tie}"
 
@@ -195,7 +210,7 @@ def render_step(spec: Spec, step: AskStep, variant: int) -> str:
         conds = render_conds(spec, q.entity, rest_conds)
         assert q.field is not None
         f = field_noun(ent.field_named(q.field))
-        which = f" with {conds}" if conds else ""
+        which = with_conds(conds)
         rest = {k: v for k, v in step.args.items() if k != param}
         found = frame(spec, workflow)
         act = ""
@@ -207,7 +222,7 @@ def render_step(spec: Spec, step: AskStep, variant: int) -> str:
         if act:
             return (f"Find {scope_word(ent)} {adj}{noun(ent.label)}{which} that has the "
                     f"{_word(spec, q.entity, q.field, q.op)} {f}, then {lower_first(act)}.")
-        which = f" with {render_conds(spec, q.entity, q.conds)}" if q.conds else ""
+        which = with_conds(render_conds(spec, q.entity, q.conds))
         tail = f" with {render_list(workflow, rest)}" if rest else ""
         return (f"Find {scope_word(ent)} {noun(ent.label)}{which} that has the "
                 f"{_word(spec, q.entity, q.field, q.op)} {f}, then {pick_verb(spec, workflow, q.entity)}{tail}.")

@@ -60,8 +60,14 @@ def detail_text(run: Run, entity: EntitySpec, f: FieldSpec) -> str:
 
 
 def _column(run: Run, entity: EntitySpec, f: FieldSpec) -> int | None:
-    """The index of the list column headed with the field's label; None when the list has none."""
+    """The index of the list column headed with the field's label, after pressing "All columns"
+    when the list shows only its first ones; None when the list has no such column."""
     header = run.page.get_by_test_id(f"list-{entity.name}").get_by_role("columnheader", name=f.label, exact=True)
+    toggle = run.page.get_by_test_id("columns-toggle")
+    if not header.count() and toggle.count() and toggle.first.get_attribute("aria-pressed") != "true":
+        with run.act("click", "All columns"):
+            toggle.first.click()
+            expect(toggle.first).to_have_attribute("aria-pressed", "true", timeout=run.timeout_ms)
     if not header.count():
         return None
     return int(header.first.evaluate("th => th.cellIndex"))

@@ -1,4 +1,7 @@
-/** The list table: a label column linking to each row, sortable headers, clickable rows. */
+/** The list table: a label column linking to each row, sortable headers, clickable rows. A wide
+ * entity shows its first columns (those people sort, filter and compare by) and the rest on
+ * "All columns", so the table fits the screen. */
+import { useState } from "react";
 import { Link, fillPath, navigate } from "./router.jsx";
 import { Value } from "./Value.jsx";
 
@@ -24,9 +27,20 @@ function SortHeader({ header, sortKey, sort, onSort }) {
 /** `busy`: a newer page is loading, so the rows shown are the previous answer's. */
 export function DataTable({ entity, rows, busy = false, sort, onSort }) {
   const fields = Object.fromEntries(entity.fields.map((field) => [field.name, field]));
-  const { label, columns } = entity.table;
+  const [all, setAll] = useState(false);
+  const { label } = entity.table;
+  const more = entity.table.columns.filter((column) => column.more).length;
+  const columns = all ? entity.table.columns : entity.table.columns.filter((column) => !column.more);
   return (
     <div className="table-wrap">
+      {more > 0 && (
+        <div className="table-tools">
+          <button type="button" className="btn btn-sm" data-testid="columns-toggle" aria-pressed={all}
+            onClick={() => setAll((was) => !was)}>
+            {all ? "Fewer columns" : `All columns (${more} more)`}
+          </button>
+        </div>
+      )}
       <table className="table" data-testid={`list-${entity.name}`} aria-busy={busy}>
         <thead>
           <tr>

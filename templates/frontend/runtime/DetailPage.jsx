@@ -3,6 +3,7 @@ import { useEffect, useState } from "react";
 import { api, withQuery } from "./api.js";
 import { EntityForm } from "./EntityForm.jsx";
 import { ConfirmDialog } from "./Modal.jsx";
+import { allowed } from "./roles.js";
 import { Link, navigate } from "./router.jsx";
 import { useToast } from "./Toast.jsx";
 import { Value } from "./Value.jsx";
@@ -77,7 +78,7 @@ export function DetailPage({ entity, id, user }) {
   useEffect(() => {
     let live = true;
     for (const action of entity.actions) {
-      if (!action.offeredUrl) continue;
+      if (!action.offeredUrl || !allowed(action, user)) continue;
       api.get(action.offeredUrl)
         .then((data) => live && setOffered((was) => ({
           ...was, [action.workflow]: new Set((data.items ?? []).map((item) => String(item.id))),
@@ -87,10 +88,10 @@ export function DetailPage({ entity, id, user }) {
     return () => {
       live = false;
     };
-  }, [entity.actions, id, reloads]);
+  }, [entity.actions, id, reloads, user]);
   // A rule that names who may act on the row (`listing.host == me`) hides the action from others.
   const holds = (action) => !action.holder || !row || !user || String(row[action.holder]) === String(user.id);
-  const shows = (action) => holds(action) && (!action.offeredUrl || offered[action.workflow] === null
+  const shows = (action) => allowed(action, user) && holds(action) && (!action.offeredUrl || offered[action.workflow] === null
     || Boolean(offered[action.workflow]?.has(String(id))));
 
   if (error) return error.status === 404 ? <NotFound entity={entity} /> : (
@@ -150,7 +151,7 @@ export function DetailPage({ entity, id, user }) {
           ))}
         </dl>
       </section>
-      {(entity.children ?? []).map((child) => <ChildRows key={`${child.entity}-${child.param}`} child={child} id={row.id} />)}
+      {(entity.children ?? []).filter((child) => allowed(child, user)).map((child) => <ChildRows key={`${child.entity}-${child.param}`} child={child} id={row.id} />)}
       {deleting && (
         <ConfirmDialog title={`Delete ${entity.label.toLowerCase()}`} danger
           message={`Delete "${row.label}"? This cannot be undone.`} onConfirm={remove} onCancel={() => setDeleting(false)} />

@@ -2,6 +2,7 @@
 import { useEffect, useState } from "react";
 import { api, withQuery } from "./api.js";
 import { Link } from "./router.jsx";
+import { allowed } from "./roles.js";
 import { SPEC } from "../spec.gen.js";
 
 function CountCard({ entity }) {
@@ -25,7 +26,8 @@ function CountCard({ entity }) {
 }
 
 export function HomePage({ user }) {
-  const entities = SPEC.nav.map((item) => SPEC.entities[item.entity]);
+  const entities = SPEC.nav.filter((item) => allowed(item, user)).map((item) => SPEC.entities[item.entity]);
+  const actions = SPEC.actions.filter((action) => allowed(action, user));
   return (
     <div className="page">
       <div className="page-header">
@@ -37,11 +39,11 @@ export function HomePage({ user }) {
       <div className="stat-grid">
         {entities.map((entity) => <CountCard key={entity.name} entity={entity} />)}
       </div>
-      {SPEC.actions.length > 0 && (
+      {actions.length > 0 && (
         <section className="card">
           <h2 className="card-title">Quick actions</h2>
           <div className="quick-actions">
-            {SPEC.actions.map((action) => (
+            {actions.map((action) => (
               <Link key={action.workflow} className="quick-action" to={action.href}>
                 <span className="quick-action-label">{action.label}</span>
                 <span className="muted">{action.hint}</span>

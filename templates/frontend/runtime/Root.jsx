@@ -7,6 +7,7 @@ import { Layout } from "./Layout.jsx";
 import { ListPage } from "./ListPage.jsx";
 import { LoginPage } from "./LoginPage.jsx";
 import { Link, matchPath, navigate, useLocation } from "./router.jsx";
+import { allowed, rolesText } from "./roles.js";
 import { ToastProvider } from "./Toast.jsx";
 import { SPEC } from "../spec.gen.js";
 
@@ -29,9 +30,22 @@ function NotFoundPage() {
   );
 }
 
+function ForbiddenPage({ roles }) {
+  return (
+    <div className="page">
+      <div className="card empty" role="alert" data-testid="forbidden">
+        <h1 className="empty-title">Not available to you</h1>
+        <p className="muted">This page is for the {rolesText(roles)} role only.</p>
+        <Link className="btn" to="/">Go home</Link>
+      </div>
+    </div>
+  );
+}
+
 function Page({ match, href, user, forms }) {
   if (!match) return <NotFoundPage />;
   const { route, params } = match;
+  if (!allowed(route, user)) return <ForbiddenPage roles={route.roles} />;
   switch (route.kind) {
     case "home":
       return <HomePage user={user} />;
