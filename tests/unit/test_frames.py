@@ -106,3 +106,15 @@ def test_questions_say_a_kind_before_the_noun_and_the_only_row_as_mine(bank: Spe
     only = Question("lookup", "profile", "city", RefText("my contact details", ONLY))
     assert render(bank, Ask("read", question=only), 0) == "What is the city of my contact details?"
     assert parse(bank, "What is the city of my contact details?").question == only
+
+
+def test_a_persona_is_said_before_a_goal_only_when_it_speaks_of_it() -> None:
+    from factory.tasks.language.registers import fits
+
+    assert fits("Travels for work, locks her credit card when she is away.", 'Lock my visa card ··1684, reason "travel".')
+    assert fits("Careful saver who pays bills the day they arrive.", 'Pay my bill "Bay Electric due June 26".')
+    assert fits("Schedules rent and transfers ahead.", "Could you transfer $75 from my Main Checking account (··4471)?")
+    assert not fits("Freelance designer with irregular cash flow; often short before payday.",
+                    'Pay my bill "StreamBox Premium due June 16" from my Main Checking account (··6764).')
+    # a word inside a quoted name is not what is asked: "Budget review" is a message's subject
+    assert not fits("Student on a tight budget who splits costs.", 'Could you star my message "Re: Budget review"?')

@@ -44,6 +44,35 @@ def persona_context(persona: str) -> str | None:
     return f"I'm {article} {clause[:1].lower()}{clause[1:]}"
 
 
+# Words that say nothing about what a person does in an app, stemmed as `_stems` stems them.
+_EMPTY = frozenset({"the", "and", "for", "with", "from", "who", "that", "they", "she", "her", "his", "him", "every",
+                    "everyth", "ahead", "new", "day", "often", "before", "own", "many", "lot", "long", "lik", "keep",
+                    "need", "rarely", "quick", "some", "sometim", "only", "very", "each", "into", "out", "then", "when",
+                    "could", "you", "ple", "please", "my", "it", "what", "which", "your", "thi", "them", "after"})
+
+
+def _stems(text: str) -> set[str]:
+    """Rough stems of a text's words: suffixes -s, -es, -ing, -ed, -er cut, then four letters at most
+    ("transfers" → "tran", "saver" and "savings" → "sav", "pays" and "pay" → "pay")."""
+    out: set[str] = set()
+    for word in re.findall(r"[a-z]+", text.lower()):
+        for suffix in ("s", "ing", "ed", "er", "e"):
+            if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+                word = word[: -len(suffix)]
+        stem = word[:4]
+        if len(stem) >= 3 and stem not in _EMPTY and word not in _EMPTY:
+            out.add(stem)
+    return out
+
+
+def fits(persona: str, goal: str) -> bool:
+    """Whether the persona speaks of what the goal asks (a word outside quoted names in common,
+    roughly stemmed): "Travels for work, locks her credit card" fits locking a card; "Freelance
+    designer with irregular cash flow" does not fit paying a streaming bill, so it is not said
+    before it."""
+    return bool(_stems(persona) & _stems(re.sub(r'"[^"]*"', " ", goal)))  # names quoted are not what is asked
+
+
 def with_context(context: str, goal: str) -> str:
     """The goal-first register: "<context>, so <goal, lower case first>"."""
     return f"{context}, so {goal[:1].lower()}{goal[1:]}"

@@ -26,7 +26,7 @@ from factory.tasks.language.intents import (
 )
 from factory.tasks.language.lint import DATE_ISO, Change, lint_goal
 from factory.tasks.language.phrasing import render
-from factory.tasks.language.registers import persona_context, with_context
+from factory.tasks.language.registers import fits, persona_context, with_context
 from factory.tasks.language.resolve import find_rows, qualified_name
 from factory.tasks.language.spoken import money_words, spoken_label
 from factory.tasks.language.words import my_only
@@ -132,7 +132,8 @@ class WritesMixin(ProposerBase):
                 return None
             goal = render(self.spec, Ask("write", steps=(ask_step,)), variant)
             context = persona_context(user.persona) if variant % 3 != 2 else None  # not before a question
-            if context is not None and self.rng.random() < 0.8:  # goal-first: who is asking, from the seed
+            # goal-first: who is asking, from the seed, when the persona speaks of what is asked
+            if context is not None and self.rng.random() < 0.8 and fits(user.persona, goal):
                 goal = with_context(context, goal)
         if not self._reads_back(goal, Ask("write", steps=(ask_step,))):
             return None
