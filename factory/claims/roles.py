@@ -8,7 +8,8 @@ For each workflow that names roles, as the first user of every role outside them
 - each reference parameter's option list answers 403: the form's choices are not shown either.
 
 For each entity that names roles, as the first user of every role outside them: its list and each
-filter's option list answer 403, and a real row id answers 404 (the row is not theirs to see). As
+filter's option list answer 403, a create with a body valid for the roles inside answers 403 and
+changes nothing, and a real row id answers 404 (the row is not theirs to see). As
 the first user of each role inside them, the list answers 200: the lock does not shut everyone out.
 
 What a role's user may do is claimed elsewhere: the witnesses of behaviour claims are searched
@@ -92,6 +93,15 @@ def _entity_claims(ctx: ClaimContext, e: EntitySpec) -> list[Claim]:
                                     f"{e.plural.lower()} (403)",
                                     [HttpStep(method="GET", path=f"{api}/options/{flt.field}", user=u.username)],
                                     StatusIs(status=403)))
+        create = next((r for r in ctx.spec.routes if r.kind == "create" and r.entity == e.name), None)
+        if create is not None and some is not None:  # a body the app would take from a role that sees it
+            row = ctx.rows.row(e.name, some[0])
+            owners = {f"{o}_id" for o in e.owner_fields} | set(e.owner_fields)
+            body = {f.column: row.get(f.column) for f in e.fields if f.editable and f.column not in owners}
+            out.append(ctx.http(f"roles:create:{e.name}@{u.role}", "role_create", where,
+                                f"{u.username} ({u.role}) cannot add a {e.label.lower()} (403) and nothing changes",
+                                [HttpStep(method="POST", path=create.path, user=u.username, body=body)],
+                                RejectedUnchanged(status=403), fresh=True))
         if "read" in e.operations and some is not None:
             out.append(ctx.http(f"roles:detail:{e.name}@{u.role}", "role_detail", where,
                                 f"{u.username} ({u.role}) cannot open {e.label.lower()} #{some[0]} (404)",

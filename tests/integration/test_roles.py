@@ -93,3 +93,22 @@ def test_role_claims_pass_and_fail_when_a_role_check_is_taken_out(approvals: Pat
     failed = {r.id for r in verify_world(shown, ui=True).failures()}
     expected = {i for i in ids if i.startswith("ui:role:")}
     assert expected and failed == expected, sorted(failed ^ expected)
+
+
+def test_another_role_cannot_add_a_row_to_an_entity_it_does_not_see(tmp_path: Path) -> None:
+    """An entity for some roles that users may add to (payouts with `create`): another role's POST
+    with a body valid for finance is refused (403), and the claim fails when the check is gone."""
+    text = SEED.read_text()
+    old = "    roles: [finance]\n    operations: [list, read]\n"
+    assert text.count(old) == 1
+    seed = tmp_path / "approvals.yaml"
+    seed.write_text(text.replace(old, "    roles: [finance]\n    operations: [list, read, create]\n"))
+    world = build_world(seed, tmp_path / "built", frontend=False).path
+    clean = tmp_path / "clean"
+    ids = [i for i in _role_claims_only(world, clean) if i.startswith("roles:create:")]
+    assert sorted(ids) == ["roles:create:payout@employee", "roles:create:payout@manager"]
+    report = verify_world(clean, ui=False)
+    assert not report.failures(), [(r.id, r.message) for r in report.failures()]
+    gate = "    require_role(meta, actor)  # a role that does not see the entity cannot add to it either\n"
+    failed = _failed_with(world, tmp_path / "open_create", "app/backend/runtime.py", gate, "")
+    assert set(ids) <= failed and all(i.startswith(("roles:create:", "ui:role:")) for i in failed), sorted(failed)
