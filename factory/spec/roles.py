@@ -30,7 +30,3 @@ def refusal(workflow: WorkflowSpec) -> str:
     """The app's 403 message for a role outside the workflow's (`workflows.require_workflow_role`)."""
     return f"{workflow.label} is for the {' or '.join(workflow.roles)} role only"
 
-
-def outsiders(spec: Spec, roles: list[str]) -> list[int]:
-    """Ids of the users whose role is none of `roles` (none when `roles` is empty: all may)."""
-    return [u.id for u in spec.users if roles and u.role not in roles]
