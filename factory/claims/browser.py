@@ -21,7 +21,8 @@ from factory.claims.behaviour import footprint
 from factory.claims.context import ClaimContext
 from factory.claims.model import Claim, UiGetter, UiPasses
 from factory.claims.roles import first_of_each_role
-from factory.compiler.frontend import first_columns, holder_column, list_columns
+from factory.compiler.frontend import holder_column
+from factory.compiler.lists import first_columns, list_columns
 from factory.predict.rows import UserView
 from factory.spec.model import (
     EntitySpec,
@@ -167,7 +168,7 @@ def form_labels(wf: WorkflowSpec) -> list[str]:
 def column_headers(e: EntitySpec) -> list[str]:
     """A list page's column headers: the row's label column (named after its one display field, else
     after the entity), then the label of every column it shows before "All columns" is pressed
-    (`frontend.first_columns`)."""
+    (`lists.first_columns`)."""
     lead, _shown = list_columns(e)
     return [lead.label if lead else e.label] + [f.label for f in first_columns(e)]
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from factory.compiler.frontend import FIRST_COLUMNS, first_columns, list_columns
+from factory.compiler.lists import FIRST_COLUMNS, first_columns, list_columns
 from factory.runtime.browser import login
 from factory.runtime.server import AppServer, fresh_db
 from factory.spec.model import Spec

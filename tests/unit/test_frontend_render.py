@@ -175,7 +175,7 @@ def test_an_action_is_offered_to_whom_its_rules_name() -> None:
 
 def test_wide_lists_show_their_first_columns_and_never_repeat_a_header() -> None:
     from factory.builder.build import build_spec
-    from factory.compiler.frontend import FIRST_COLUMNS, first_columns, list_columns
+    from factory.compiler.lists import FIRST_COLUMNS, first_columns, list_columns
     from factory.seed.loader import load_seed
 
     seeds = Path(__file__).resolve().parents[2] / "seeds"
