@@ -75,3 +75,13 @@ def test_a_label_ending_in_an_adverb_keeps_it_after_the_row() -> None:
         assert re.search(r'(?i)delete my message "Invoice #4051 \(Diego Alvarez\), trash" forever[.?]$', goal), goal
         assert lint_goal(mail, goal) == []
         assert parse(mail, goal).steps == ask.steps
+
+
+@pytest.mark.parametrize(("seed", "goal"), [
+    ("echomail", 'What is the read of my message "Hi"?'),  # a yes/no state asked about as a thing
+    ("echostay", 'What is the guests of the listing "Loft"?'),  # a count said as a quantity
+    ("echostay", "Which of the listings has the highest guests?"),
+])
+def test_fields_asked_about_as_they_are_not_spoken_are_caught(seed: str, goal: str) -> None:
+    spec = build_spec(load_seed(SEEDS / f"{seed}.yaml"))
+    assert "raw_field_label" in {h.rule for h in lint_goal(spec, goal)}

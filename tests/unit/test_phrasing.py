@@ -27,6 +27,7 @@ from factory.tasks.language.phrasing import (
     parse,
     render,
 )
+from factory.tasks.language.spoken import field_noun
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 
@@ -441,3 +442,33 @@ def test_a_field_said_with_its_preposition_follows_the_noun_without_with() -> No
             text = render(bank, Ask("read", question=q), variant)
             assert said in text and "with from" not in text and "have from" not in text, text
             assert parse(bank, text).question == q
+
+
+def test_fields_are_asked_about_as_people_speak_of_them() -> None:
+    """A yes/no state is asked "Is … read?", a thing a row has "Does … have wifi?", a count "How
+    many guests does … have?" and ranked "the most guests"; a condition names its field with an
+    article ("with the country "Spain"", "a start date between …"); a total over a field of more
+    than one word is "across" the rows. Each reads back to the same question."""
+    mail = build_spec(load_seed(SEEDS / "echomail.yaml"))
+    stay = build_spec(load_seed(SEEDS / "echostay.yaml"))
+    read = next(f for f in mail.entity("message").fields if f.type == "bool" and f.label.lower() == "read")
+    guests = next(f for f in stay.entity("listing").fields if f.label.lower() == "guests")
+    cases = [
+        (mail, Question("lookup", "message", read.name, target=RefText("Hi there")), 'Is my message "Hi there" read?'),
+        (stay, Question("lookup", "listing", "wifi", target=RefText("Loft")), "have wifi?"),
+        (stay, Question("lookup", "listing", guests.name, target=RefText("Loft")), "How many guests does"),
+        (stay, Question("max", "listing", guests.name, conds=(Cond("country", '"Spain"'),)),
+         'Which of the listings with the country "Spain" has the most guests?'),
+        (stay, Question("min", "listing", guests.name), "has the fewest guests?"),
+    ]
+    for spec, q, said in cases:
+        for variant in range(2):
+            text = render(spec, Ask("read", question=q), variant)
+            assert said in text, text
+            assert parse(spec, text).question == q, text
+    trip = stay.entity("trip")
+    start = next(f for f in trip.fields if f.type == "date")
+    q = Question("count", "trip", conds=(Cond(start.name, "June 1, 2026", "June 30, 2026"),))
+    text = render(stay, Ask("read", question=q), 0)
+    assert f" a {field_noun(start)} between June 1, 2026 and June 30, 2026" in text, text
+    assert parse(stay, text).question == q

@@ -17,7 +17,7 @@ from faker.providers.company.en_US import Provider as CompanyWords
 from faker.providers.lorem.en_US import Provider as LoremWords
 
 from factory.spec.model import Spec
-from factory.tasks.language.spoken import field_noun, noun, verb_phrase
+from factory.tasks.language.spoken import count_noun, field_noun, noun, verb_phrase
 
 RULES = ("label_as_verb", "raw_field_label", "iso_date", "filler", "comparative", "possessive", "repeated_word")
 
@@ -79,6 +79,11 @@ def lint_goal(spec: Spec, goal: str, changes: tuple[Change, ...] = (), owns: boo
             if spoken.lower() != raw and re.search(rf"\bthe (?:highest |lowest |latest |earliest |total )?{re.escape(raw)}\b",
                                                    lowered):
                 hit("raw_field_label", f"{f.label!r} is a label, people say {spoken!r}")
+            if f.type == "bool" and re.search(rf"\bthe {re.escape(raw)} of\b", unquoted):
+                hit("raw_field_label", f"{f.label!r} is a yes/no field asked about as a thing ('the {raw} of')")
+            counted = count_noun(f)
+            if counted is not None and re.search(rf"\bthe (?:highest |lowest |total )?{re.escape(counted)}\b", unquoted):
+                hit("raw_field_label", f"{f.label!r} counts things: people say 'how many {counted}' or 'the most {counted}'")
             if "(" in f.label and raw in lowered:
                 hit("raw_field_label", f"{f.label!r} carries a storage scale")
     if re.search(r"\b(?:highest|lowest) last four digits\b", lowered):

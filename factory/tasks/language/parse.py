@@ -16,11 +16,20 @@ from factory.tasks.language.asks import ONLY, AskStep, Cond, ParseError, Questio
 from factory.tasks.language.frames import IT, parse_frame, read_name
 from factory.tasks.language.registers import drop_context
 from factory.tasks.language.render import LEADING_PREPOSITIONS, pick_verb
-from factory.tasks.language.spoken import bool_feature, field_noun, noun, read_adjective, verb_phrase
+from factory.tasks.language.spoken import (
+    bool_adjective,
+    bool_feature,
+    count_noun,
+    field_noun,
+    noun,
+    read_adjective,
+    verb_phrase,
+)
 from factory.tasks.language.values import scan_value
 from factory.tasks.language.words import my_only, possessed_head, scope_word, subject_entity
 
-DIRECTIONS = {"highest": "max", "lowest": "min", "latest": "max", "earliest": "min"}
+DIRECTIONS = {"highest": "max", "lowest": "min", "latest": "max", "earliest": "min", "most": "max", "fewest": "min"}
+_DIRS = "highest|lowest|latest|earliest|most|fewest"
 
 
 class _NoForm(ParseError):
@@ -37,19 +46,19 @@ _Q_PATTERNS = [
     ("count", re.compile(r"^Count (?:my|the) (?P<plural>.+?) with (?P<conds>.+)\.$")),
     ("count", re.compile(r"^Count (?:my|the) (?P<plural>[a-z]+ .+?)\.$")),  # "Count my active cards."
     ("count", re.compile(r"^How many (?P<plural>[a-z]+ .+?) (?:do I have|are there)\?$")),
-    ("sum", re.compile(r"^What is the total (?P<field>.+?) of (?:my|the) (?P<plural>.+?)(?: with (?P<conds>.+))?\?$")),
+    ("sum", re.compile(r"^What is the total (?P<field>.+?) (?:of|across) (?:my|the) (?P<plural>.+?)(?: with (?P<conds>.+))?\?$")),
     ("named", re.compile(r'^What is the (?P<field>.+?) of (?P<named>(?:my|the) [^"]+)\?$')),  # frames.name_of
     ("named", re.compile(r'^Look up the (?P<field>.+?) of (?P<named>(?:my|the) [^"]+)\.$')),
     ("arg", re.compile(r"^Which of (?:my|the) (?P<plural>.+?)(?: with (?P<conds>.+?))? has the "
-                       r"(?P<dir>highest|lowest|latest|earliest) (?P<field>.+?)\?"
+                       rf"(?P<dir>{_DIRS}) (?P<field>.+?)\?"
                        r"(?P<tie> If several tie, name the one that comes first alphabetically\.)?$")),
 ]
 _PICK = re.compile(r'^Find (?:my|the) (?P<entity>.+?)(?: with (?P<conds>.+?))? that has the '
-                   r'(?P<dir>highest|lowest|latest|earliest) (?P<field>.+?), and use "(?P<wf>[^"]+)" '
+                   rf'(?P<dir>{_DIRS}) (?P<field>.+?), and use "(?P<wf>[^"]+)" '
                    r"on it(?: with (?P<args>.+))?\.$")
 # Find-then-act as written now: "…, then pay it with …" (the verb: `render.pick_verb`).
 _PICK_THEN = re.compile(r'^Find (?:my|the) (?P<entity>.+?)(?: with (?P<conds>.+?))? that has the '
-                        r'(?P<dir>highest|lowest|latest|earliest) (?P<field>.+?), then (?P<verb>.+?) it'
+                        rf'(?P<dir>{_DIRS}) (?P<field>.+?), then (?P<verb>.+?) it'
                         r"(?: with (?P<args>.+))?\.$")
 _STEP_PREFIXES = ("Please ", "I need to ", "")
 _STEP_SEPARATORS = (": ", " with ", " ")
@@ -99,7 +108,8 @@ def entity_and_conds(spec: Spec, text: str, plural: bool) -> tuple[EntitySpec, t
 
 def _field_by(ent: EntitySpec, text: str) -> str:
     for f in ent.fields:
-        if _same(f.label, text) or _same(field_noun(f), text):
+        counted = count_noun(f)
+        if _same(f.label, text) or _same(field_noun(f), text) or (counted is not None and _same(f"number of {counted}", text)):
             return f.name
     raise ParseError(f"{ent.label} has no field labelled {text!r}")
 
@@ -124,7 +134,14 @@ def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
                 raise ParseError(f"expected 'and' between conditions at {text[pos:pos + 30]!r}")
             pos += len(" and ")
             continue
-        hit = next(((n, name) for n, name in names if text.lower().startswith(n + " ", pos)), None)
+        # "the folder "inbox"", "a due date between …" (`render.render_conds`); a field said with
+        # its own preposition has no article.
+        article = next((w for w in ("the ", "an ", "a ") if text.lower().startswith(w, pos)), "")
+        hit = next(((n, name) for n, name in names if text.lower().startswith(n + " ", pos + len(article))), None)
+        if hit is None and article:
+            article = ""
+            hit = next(((n, name) for n, name in names if text.lower().startswith(n + " ", pos)), None)
+        pos += len(article)
         if hit is None:
             raise ParseError(f"unknown condition at {text[pos:pos + 40]!r} ({ent.label})")
         f = ent.field_named(hit[1])
@@ -307,7 +324,7 @@ def parse_step(spec: Spec, text: str) -> AskStep:
 
 
 _PICK_ACT = re.compile(r'^Find (?:my|the) (?P<entity>.+?)(?: with (?P<conds>.+?))? that has the '
-                       r'(?P<dir>highest|lowest|latest|earliest) (?P<field>.+?), then (?P<act>.+)\.$')
+                       rf'(?P<dir>{_DIRS}) (?P<field>.+?), then (?P<act>.+)\.$')
 
 
 def _pick_framed(spec: Spec, text: str) -> AskStep | None:
@@ -432,10 +449,35 @@ def _sentence_rest(spec: Spec, workflow: WorkflowSpec, body: str, pos: int, poss
     return AskStep(workflow.name, {**args, **more})
 
 
+# Lookups asked the way the field is spoken of (`render._lookup`): "Is <row> read?", "Does <row>
+# have wifi?", "How many travellers does <row> have?"; each is read as "What is the <field> of
+# <row>?" and kept only when the field is one said that way.
+_SAID_LOOKUPS = [
+    (re.compile(r"^Is (?P<named>.+) (?P<field>[a-z]+)\?$"), lambda f, w: bool_adjective(f, "yes") == w),
+    (re.compile(r"^Does (?P<named>.+) have (?P<field>[a-z][a-z ]*)\?$"), lambda f, w: bool_feature(f) == w),
+    (re.compile(r"^How many (?P<field>[a-z]+) does (?P<named>.+) have\?$"), lambda f, w: count_noun(f) == w),
+]
+
+
+def _said_lookup(spec: Spec, text: str) -> Question | None:
+    for pattern, said in _SAID_LOOKUPS:
+        m = pattern.match(text)
+        if m is None:
+            continue
+        q = parse_question(spec, f"What is the {m['field']} of {m['named']}?")
+        if q is None or q.field is None or not said(spec.entity(q.entity).field_named(q.field), m["field"]):
+            raise ParseError(f"{m['field']!r} is not how {m['named']!r} is asked about")
+        return q
+    return None
+
+
 def parse_question(spec: Spec, text: str) -> Question | None:
     """The question a READ asks, or None when the text is no question form. A form whose words
     match but whose names do not (e.g. a lookup pattern over "total … of my accounts with …")
     gives way to the next form; the last such problem is raised when no form fits."""
+    said = _said_lookup(spec, text)
+    if said is not None:
+        return said
     problem: ParseError | None = None
     for op, pattern in _Q_PATTERNS:
         m = pattern.match(text)

@@ -17,12 +17,16 @@ Generic write forms (the seed's task intents add their own phrasings on top, `in
   `Please transfer between accounts with from account "A", to account "B" and amount $250.00.`,
   `Could you star my message "Q2 planning" for me?`, `Could you <label> for me? <Args>.`
 - read: `What is the <field> of my <entity> "<ref>"?`, `How many of my <plural> have <conds>?`,
-  `What is the total <field> of my <plural> with <conds>?`,
-  `Which of my <plural> with <conds> has the highest <field>?`
+  `What is the total <field> of my <plural> with <conds>?` (`across` for a field of two words or
+  more: "the total amount spent across the budgets"),
+  `Which of my <plural> with <conds> has the highest <field>?`; a yes/no state is asked
+  `Is my message "Hi" read?`, a thing a row has `Does the listing "Loft" have wifi?`, a count
+  `How many guests does the listing "Loft" have?` and ranked "the most / fewest guests"
 - read_write: `Find my <entity> with <conds> that has the highest <field>, and use "<workflow>"
   on it with <args>.`
 
-Conditions: `<field> "<value>"`, `<field> $5.00`, or `<field> between <a> and <b>`, joined by
+Conditions: `the <field> "<value>"`, `the <field> $5.00`, or `a <field> between <a> and <b>`
+(no article for a field led by its own preposition: `from account "A"`), joined by
 ` and `; arguments are joined by `; ` (the colon forms) or listed `a, b and c` (the sentences).
 
 The language is split by direction, around the data it carries:

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from factory.spec.model import Spec, WorkflowSpec
+from factory.spec.model import FieldSpec, Spec, WorkflowSpec
 from factory.tasks.language.asks import ONLY, AskStep, Cond, ParseError, Question, RefText
 from factory.tasks.language.frames import IT, arg_phrase, bool_flag, frame, name_of, render_frame
-from factory.tasks.language.spoken import adjective, bool_feature, field_noun, noun, verb_phrase
+from factory.tasks.language.spoken import a, adjective, bool_adjective, bool_feature, count_noun, field_noun, noun, verb_phrase
 from factory.tasks.language.values import param_text
 from factory.tasks.language.words import possessed_head, scope_word, subject_entity
 
@@ -32,14 +32,16 @@ def render_conds(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
     for c in conds:
         f = ent.field_named(c.field)
         name = field_noun(f)
-        if c.upper is not None:
-            parts.append(f"{name} between {c.value} and {c.upper}")
+        # A field said with its own preposition ("from account") takes no article.
+        tied = name.split(" ", 1)[0] in LEADING_PREPOSITIONS
+        if c.upper is not None:  # "have a due date between …", "with an amount between …"
+            parts.append(f"{name if tied else a(name)} between {c.value} and {c.upper}")
         elif f.type == "bool" and bool_feature(f) is not None:  # "with wifi", "with no pool"
             parts.append(("no " if c.value == "no" else "") + str(bool_feature(f)))
         elif f.type == "bool":
             parts.append(f"{name} {bool_flag(f.type)}{c.value}")
-        else:
-            parts.append(f"{name} {c.value}")
+        else:  # "with the folder "inbox"", "have the account "Main Checking ··3808""
+            parts.append(f"{name if tied else 'the ' + name} {c.value}")
     return " and ".join(parts)
 
 
@@ -134,10 +136,29 @@ def render_sentence(spec: Spec, workflow: WorkflowSpec, args: dict[str, Any], st
 
 
 def _word(spec: Spec, entity: str, field: str, op: str) -> str:
-    kind = spec.entity(entity).field_named(field).type
-    if kind in ("date", "datetime"):
+    f = spec.entity(entity).field_named(field)
+    if f.type in ("date", "datetime"):
         return "latest" if op == "max" else "earliest"
+    if count_noun(f) is not None:  # "the most travellers", not "the highest travellers"
+        return "most" if op == "max" else "fewest"
     return "highest" if op == "max" else "lowest"
+
+
+def _lookup(field: FieldSpec, named: str, variant: int) -> str:
+    """A question about one field of one row: "What is the balance of my …?", "Is my message "Hi"
+    read?" (a yes/no state), "Does the listing "Loft" have wifi?" (a thing a row has), "How many
+    travellers does my trip "Rome" have?" (a count); `parse.parse_question` reads each back."""
+    state = bool_adjective(field, "yes") if field.type == "bool" else None
+    if state is not None:
+        return f"Is {named} {state}?"
+    feature = bool_feature(field) if field.type == "bool" else None
+    if feature is not None:
+        return f"Does {named} have {feature}?"
+    counted = count_noun(field)
+    if counted is not None:
+        return f"How many {counted} does {named} have?"
+    f = field_noun(field)
+    return f"Look up the {f} of {named}." if variant % 2 else f"What is the {f} of {named}?"
 
 
 def render_question(spec: Spec, q: Question, variant: int) -> str:
@@ -149,14 +170,14 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
     conds = render_conds(spec, q.entity, q.conds)
     if q.op == "lookup":
         assert q.target is not None and q.field is not None
-        f = field_noun(ent.field_named(q.field))
+        field = ent.field_named(q.field)
         if q.target.by == ONLY:  # the user's only one: "What is the city of my contact details?"
-            return f"Look up the {f} of {q.target.text}." if variant % 2 else f"What is the {f} of {q.target.text}?"
+            return _lookup(field, q.target.text, variant)
         try:  # the row as people name it: "my Main Checking account (··3808)", "my visa card ··9591"
             named = name_of(spec, q.entity, q.target, "subject")
         except ParseError:  # named by its fields
             named = f'{scope} {label} "{q.target.text}"'
-        return f"Look up the {f} of {named}." if variant % 2 else f"What is the {f} of {named}?"
+        return _lookup(field, named, variant)
     if q.op == "count":
         if adj and not rest:  # only the status: "How many active cards do I have?"
             if variant % 2:
@@ -169,9 +190,13 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
         return f"How many of {scope} {plural} have {conds}?"
     if q.op == "sum":
         assert q.field is not None
-        f = field_noun(ent.field_named(q.field))
+        field = ent.field_named(q.field)
+        counted = count_noun(field)
+        f = f"number of {counted}" if counted is not None else field_noun(field)
         total = f if f.startswith("total ") else f"total {f}"  # never "the total total price"
-        return f"What is the {total} of {scope} {plural}{with_conds(conds)}?"
+        # "the total amount spent across the budgets": "of" would join the budgets to "spent"
+        over = "of" if len(f.split()) == 1 else "across"
+        return f"What is the {total} {over} {scope} {plural}{with_conds(conds)}?"
     assert q.field is not None
     f = field_noun(ent.field_named(q.field))
     which = with_conds(conds)

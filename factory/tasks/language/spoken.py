@@ -68,6 +68,16 @@ def field_noun(field: FieldSpec) -> str:
     return text
 
 
+def count_noun(field: FieldSpec) -> str | None:
+    """A whole-number field labelled by one plural noun ("Travellers", "Renewals") is a count of
+    things: people ask "how many travellers", "the most travellers", never "the travellers of";
+    None for any other field."""
+    word = noun(field.label)
+    if field.type != "int" or not re.fullmatch(r"[a-z]{3,}s", word) or word.endswith(("ss", "us", "is")):
+        return None
+    return word
+
+
 def verb_phrase(workflow: WorkflowSpec) -> str:
     """The workflow as something a person asks for, lower case: "lock card", "create a new expense
     report" (label "New expense report"), "update the notification settings" (label "Notification
@@ -82,6 +92,11 @@ def verb_phrase(workflow: WorkflowSpec) -> str:
     if kinds == {"delete"}:
         return f"delete the {text}"
     return f"update the {text}"
+
+
+def a(text: str) -> str:
+    """`text` after "a" or "an" ("an amount", "a day")."""
+    return _a(text)
 
 
 def _a(text: str) -> str:
