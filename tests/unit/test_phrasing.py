@@ -247,12 +247,12 @@ def test_sentence_forms_round_trip(spec: Spec, step: AskStep, expected: dict[str
 
 def test_sentences_read_like_a_person_wrote_them(spec: Spec, bank: Spec) -> None:
     lock = AskStep("lock_card", {"card": RefText("Visa card ··2286"), "reason": "other"})
-    assert render(bank, Ask("write", steps=(lock,)), 3) == 'Lock my Visa card ··2286, reason "other".'
-    assert render(bank, Ask("write", steps=(lock,)), 4) == 'Please lock my Visa card ··2286, reason "other".'
+    assert render(bank, Ask("write", steps=(lock,)), 3) == 'Lock my Visa card ··2286 with the reason "other".'
+    assert render(bank, Ask("write", steps=(lock,)), 4) == 'Please lock my Visa card ··2286 with the reason "other".'
     move = AskStep("transfer_funds", {"from_account": RefText("A ··1"), "to_account": RefText("B ··2"),
                                       "amount": 12000, "memo": "x"})
     assert render(bank, Ask("write", steps=(move,)), 4) == (
-        'Please transfer $120 from my A account (··1) to my B account (··2) with memo "x".')
+        'Please transfer $120 from my A account (··1) to my B account (··2) with the memo "x".')
     note = AskStep("write_note", {"notebook": RefText("Work"), "title": "Plan"})
     assert render(spec, Ask("write", steps=(note,)), 5) == (
         'Could you write a note "Plan" in my notebook "Work"?')
@@ -472,3 +472,33 @@ def test_fields_are_asked_about_as_people_speak_of_them() -> None:
     text = render(stay, Ask("read", question=q), 0)
     assert f" a {field_noun(start)} between June 1, 2026 and June 30, 2026" in text, text
     assert parse(stay, text).question == q
+
+
+def test_a_frames_other_arguments_read_as_a_person_lists_them() -> None:
+    """After the row acted on or the thing made: "with the reason …", a count as "4 travellers" (one
+    "guest"), a range's end with its start; a one-verb label that makes a row names it ("Compose a
+    message to …"). Each reads back to the same run."""
+    stay = build_spec(load_seed(SEEDS / "echostay.yaml"))
+    mail = build_spec(load_seed(SEEDS / "echomail.yaml"))
+    trip = AskStep("plan_trip", {"name": "Lisbon week", "destination": "Lisbon", "starts_on": "2026-07-20",
+                                 "ends_on": "2026-07-26", "travellers": "4"})
+    text = render(stay, Ask("write", steps=(trip,)), 3)
+    assert "starts on July 20, 2026 to July 26, 2026" in text and "4 travellers" in text and "the travellers" not in text, text
+    back = parse(stay, text).steps[0].args
+    assert back["travellers"] == "4" and back["ends_on"].startswith("July 26") and back["destination"] == "Lisbon", back
+    one = AskStep("plan_trip", {**trip.args, "travellers": "1"})
+    text = render(stay, Ask("write", steps=(one,)), 3)
+    assert "1 traveller" in text and "1 travellers" not in text, text
+    assert parse(stay, text).steps[0].args["travellers"] == "1"
+    send = AskStep("send_message", {"recipient": RefText("Kofi Mensah"), "subject": "Hi", "body": "See you"})
+    text = render(mail, Ask("write", steps=(send,)), 3)
+    assert text.startswith('Compose a message to the user "Kofi Mensah" with the subject "Hi"'), text
+    assert parse(mail, text).steps[0].workflow == "send_message"
+
+
+def test_a_drawn_text_is_cut_after_a_whole_word() -> None:
+    from factory.tasks.propose.values import _fit
+    assert _fit("Please keep this email for your records", 30) == "Please keep this email for"
+    assert _fit("Short", 30) == "Short"
+    assert _fit("Unbrokenwordwithoutspaces", 10) == "Unbrokenwo"
+    assert _fit("Ends exactly here now", 21) == "Ends exactly here now"

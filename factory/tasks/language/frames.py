@@ -19,7 +19,7 @@ from typing import Any
 
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language.asks import ONLY, ParseError, RefText
-from factory.tasks.language.spoken import VERBS, noun
+from factory.tasks.language.spoken import VERBS, count_noun, counted, noun
 from factory.tasks.language.values import MONEY, param_text, scan_value
 from factory.tasks.language.words import my_only
 
@@ -53,7 +53,7 @@ class Frame:
     pieces: tuple[Piece, ...]
     settings: tuple[str, ...]
     setting_lead: str  # " to " (one value: "Rename … to X") or ": set the " (several)
-    rest_lead: str  # ", " after a row acted on, " with " after a thing made
+    rest_lead: str  # " with " before the arguments the pieces do not place
     one_kind: str = ""  # "amount" or "date" when the one setting is one: its value's pattern
 
     def params(self) -> set[str]:
@@ -102,6 +102,9 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
                  and not p.range_of and (source or obj) and p.name not in set_fields(workflow)), None)
     taken = {q.name for q in (source, dest, obj, amount, date) if q is not None} | {subject}
     settings = tuple(n for n in set_fields(workflow) if n not in taken) if verb in SETTING_VERBS else ()
+    made = next((e.entity for e in workflow.effects if e.kind == "create"), None)
+    if not after and not subject and obj is None and amount is None and made is not None:
+        after = noun(spec.entity(made).label).split()  # "Compose": "Compose a message to …", not "Compose to …"
     pieces: list[Piece] = [Piece(verb[:1].upper() + verb[1:])]
     lead = " "
     if subject:
@@ -145,7 +148,7 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
             pieces += [Piece(" the " + " ".join(after)), Piece(" on ", subject, "subject")]
         else:
             pieces += [Piece(" " + " ".join(["the", *after]) if after else ""), Piece(" for ", subject, "subject")]
-        rest_lead = ", "
+        rest_lead = " with "
     else:
         said = rf"\b{re.escape(' '.join(after))}\b"
         names_obj = obj is not None and bool(after) and bool(re.search(said, noun(obj.label))
@@ -277,10 +280,16 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
     elif settings:
         items = [f"{noun(params[n].label)} to {param_text(params[n], args[n])}" for n in settings]
         out.append(": set the " + _listed([items[0], *(f"the {i}" for i in items[1:])]))
-    rest = [n for n in args if n not in f.params()]
-    if rest:
-        out.append(f.rest_lead + _listed([arg_phrase(params[n], args[n]) for n in rest]))
+    rest = [n for n in args if n not in f.params() and params[n].range_of not in args]
+    if rest:  # "… with the note "Back at 10" and the reason "travel""; a range's end goes with its start
+        out.append(f.rest_lead + _listed([
+            arg_phrase(params[n], args[n], article=REST_ARTICLE)
+            + (f" to {param_text(params[end], args[end])}" if (end := params[n].range_end) in args else "")
+            for n in rest]))
     return "".join(out)
+
+
+REST_ARTICLE = "the "  # before each argument a frame's pieces do not place
 
 
 def _listed(parts: list[str]) -> str:
@@ -325,9 +334,20 @@ def bool_flag(kind: str) -> str:
     return "set to " if kind == "bool" else ""
 
 
-def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ") -> str:
-    """One argument: `<label> <value>`, or `<label> to <value>` (joiner " to ") after "Set the"."""
+def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "") -> str:
+    """One argument: `<label> <value>`, or `<label> to <value>` (joiner " to ") after "Set the";
+    `article` goes before the label. A count is said as one: "4 guests", never "the guests 4"."""
+    word = count_noun(param)
+    if word is not None and joiner == " " and re.fullmatch(r"\d+", str(value)):
+        return counted(word, value)
     flag = bool_flag(param.type) if joiner == " " else ""
+    words = noun(param.label).split()
+    if words and (words[0] in _PREPOSITIONS or words[-1] in _PREPOSITIONS):
+        article = ""  # a label that is a predicate reads bare: "starts on July 20", "check in June 4"
+    return article + _arg_label(param, value, joiner, flag)
+
+
+def _arg_label(param: ParamSpec, value: Any, joiner: str, flag: str) -> str:
     return f"{noun(param.label)}{joiner}{flag}{param_text(param, value)}"
 
 
@@ -401,7 +421,7 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
     if it is not None and sum(1 for v in args.values() if v == RefText(IT, ONLY)) != 1:
         raise ParseError(f"nothing in {m.string[:60]!r} is the row found")
     if m["_rest"]:
-        more = parse_args(workflow, m["_rest"], refs, separators=separators, subject_first=False)
+        more = parse_args(workflow, m["_rest"], refs, separators=separators, lead=REST_ARTICLE, subject_first=False)
         if set(more) & set(args):
             raise ParseError(f"an argument is given twice in {m.string[:60]!r}")
         args.update(more)

@@ -20,6 +20,7 @@ from factory.tasks.language.spoken import (
     bool_adjective,
     bool_feature,
     count_noun,
+    counted,
     field_noun,
     noun,
     read_adjective,
@@ -232,6 +233,16 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
     while True:
         if lead and lowered.startswith(lead, pos):
             pos += len(lead)
+        count = _count_at(workflow, lowered, pos) if joiner == " " else None
+        if count is not None:  # "4 guests" (`frames.arg_phrase`)
+            p, value, pos = count
+            if p.name in args:
+                raise ParseError(f"argument {p.label!r} is given twice")
+            args[p.name] = value
+            if pos == len(text):
+                return args
+            pos = _separator(text, pos, separators)
+            continue
         hit = next(((p, n) for n, p in names if lowered.startswith(n + joiner, pos)), None)
         if hit is None:
             raise ParseError(f"unknown argument at {text[pos:pos + 40]!r} ({workflow.label})")
@@ -257,6 +268,18 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
         if pos == len(text):
             return args
         pos = _separator(text, pos, separators)
+
+
+def _count_at(workflow: WorkflowSpec, lowered: str, pos: int) -> tuple[ParamSpec, str, int] | None:
+    """A count said at `pos` ("4 guests", "1 guest"): the parameter, the number and the end."""
+    m = re.compile(r"(\d+) ([a-z]+)\b").match(lowered, pos)
+    if m is None:
+        return None
+    for p in workflow.params:
+        word = count_noun(p)
+        if word is not None and m[2] == counted(word, m[1]).split(" ", 1)[1]:
+            return p, m[1], m.end()
+    return None
 
 
 def my_phrases(spec: Spec) -> dict[str, str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from factory.spec.model import EntitySpec, FieldSpec, Spec, WorkflowSpec
+from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language.asks import Cond
 
 # Words a workflow label may start with that are verbs a person says to an app. A label starting
@@ -18,15 +18,16 @@ from factory.tasks.language.asks import Cond
 # comes from what the workflow does (its effects).
 VERBS = frozenset([
     "accept", "add", "apply", "approve", "archive", "ask", "assign", "block", "book", "borrow", "buy",
-    "cancel", "change", "check", "close", "confirm", "create", "decline", "delete", "deposit", "disable",
-    "dispute", "edit", "enable", "file", "flag", "follow", "forget", "forward", "freeze", "hide", "invite",
-    "join", "leave", "link", "lock", "log", "mark", "message", "move", "mute", "open", "order", "pay", "pin",
-    "plan", "post", "put", "rate", "reactivate", "respond", "resume", "record", "redeem", "refund", "reject", "release", "remove",
-    "rename", "renew", "reopen", "reply", "report", "request", "reschedule", "reserve", "restore", "return",
-    "review", "save", "schedule", "send", "set", "share", "sign", "snooze", "star", "start", "stop",
-    "submit", "subscribe", "suspend", "switch", "tag", "transfer", "unarchive", "unblock", "unfreeze",
-    "unlink", "unlock", "unmute", "unpin", "unstar", "unsubscribe", "update", "upload", "verify", "void",
-    "waive", "withdraw", "write",
+    "cancel", "change", "check", "claim", "close", "compose", "confirm", "copy", "create", "decline",
+    "delete", "deposit", "disable", "dispute", "downgrade", "draft", "duplicate", "edit", "enable", "enroll",
+    "file", "flag", "follow", "forget", "forward", "freeze", "hide", "hire", "invite", "join", "leave",
+    "link", "lock", "log", "mark", "message", "move", "mute", "open", "order", "pause", "pay", "pin", "plan",
+    "post", "publish", "put", "rate", "reactivate", "record", "redeem", "refund", "register", "reject",
+    "release", "remove", "rename", "renew", "rent", "reopen", "reply", "report", "request", "reschedule",
+    "reserve", "respond", "restore", "resume", "return", "review", "save", "schedule", "send", "set", "share",
+    "sign", "snooze", "star", "start", "stop", "submit", "subscribe", "suspend", "switch", "tag", "transfer",
+    "unarchive", "unblock", "unfreeze", "unlink", "unlock", "unmute", "unpin", "unpublish", "unstar",
+    "unsubscribe", "update", "upgrade", "upload", "verify", "void", "waive", "withdraw", "write",
 ])
 
 # Date fields labelled "<participle> on" are spoken of as a kind of date ("opened on" → "opening
@@ -38,7 +39,12 @@ _DATE_NOUNS = {
     "started": "start date", "starts": "start date", "ends": "end date", "ended": "end date",
     "renewed": "renewal date", "returned": "return date", "sent": "date sent", "received": "date received",
     "last paid": "date of the last payment", "status changed": "date of the last status change",
-    "pay": "payment date", "serviced": "service date",
+    "pay": "payment date", "serviced": "service date", "decided": "decision date", "submitted": "submission date",
+    "approved": "approval date", "rejected": "rejection date", "booked": "booking date", "delivered": "delivery date",
+    "shipped": "shipping date", "registered": "registration date", "published": "publication date",
+    "completed": "completion date", "signed": "signing date", "hired": "hire date", "born": "date of birth",
+    "modified": "date of the last change", "borrowed": "borrowing date", "archived": "archiving date",
+    "resolved": "resolution date", "released": "release date", "enrolled": "enrolment date",
 }
 # Amounts labelled by a participle that does not end in -ed ("Spent", "Paid"): "the amount spent".
 _PARTICIPLES = frozenset(["spent", "paid", "owed", "left", "due", "lent", "won", "lost", "sold", "held", "kept"])
@@ -49,6 +55,8 @@ _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::\d{2})?)?
 def noun(label: str) -> str:
     """A label inside a sentence: lower case except acronyms ("USD per unit"), scales dropped."""
     words = _SCALE.sub("", label).split()
+    if len(words) > 1 and words[0].lower() == "your":  # "Your note": the app's voice, not the user's
+        words = words[1:]
     return " ".join(w if (w.isupper() and len(w) > 1) else w.lower() for w in words)
 
 
@@ -68,7 +76,7 @@ def field_noun(field: FieldSpec) -> str:
     return text
 
 
-def count_noun(field: FieldSpec) -> str | None:
+def count_noun(field: FieldSpec | ParamSpec) -> str | None:
     """A whole-number field labelled by one plural noun ("Travellers", "Renewals") is a count of
     things: people ask "how many travellers", "the most travellers", never "the travellers of";
     None for any other field."""
@@ -76,6 +84,11 @@ def count_noun(field: FieldSpec) -> str | None:
     if field.type != "int" or not re.fullmatch(r"[a-z]{3,}s", word) or word.endswith(("ss", "us", "is")):
         return None
     return word
+
+
+def counted(word: str, n: int | str) -> str:
+    """`n` things: "4 guests", "1 guest" (the count noun's singular when there is one)."""
+    return f"{n} {word[:-1] if str(n) == '1' else word}"
 
 
 def verb_phrase(workflow: WorkflowSpec) -> str:
@@ -194,6 +207,8 @@ def adjective(entity: EntitySpec, conds: tuple[Cond, ...]) -> tuple[str, tuple[C
         if state is None or state in noun(entity.label).split() or len(_owners(entity, state)) != 1:
             return "", conds
         return state + " ", conds[1:]
+    if f.name == "role":  # a role is a noun ("employee"): "the staff with the role "employee"", never "employee staff"
+        return "", conds
     word = first.value[1:-1] if first.value.startswith('"') and first.value.endswith('"') else ""
     # A plural value ("bills", "groceries") reads badly before a noun; "savings" does not.
     plural = word.endswith("s") and not word.endswith(("ss", "ngs"))

@@ -171,9 +171,12 @@ class ValuesMixin(ProposerBase):
         # A new name for a row is not another row's name ("rename my checking account to Cashback
         # Rewards Card"): a field the run sets on its row draws from the pools, never the world.
         sets = any(p.name in set_fields(w) for w in self.spec.workflows if w.name == workflow)
-        existing = [] if contact or sets else self._existing(p)
+        limit = p.max_length or 60
+        # Only values that fit whole: a body cut at its limit ("…keep this email for your re") is no
+        # text a person types.
+        existing = [] if contact or sets else [v for v in self._existing(p) if len(v) <= limit]
         kind = kind_of(workflow, name)
-        written = [] if contact else self._written(workflow, p.name)
+        written = [] if contact else [v for v in self._written(workflow, p.name) if len(v) <= limit]
         # Three or more of the world's own values say what this field holds better than a pool
         # shared by every domain ("The book drop was closed" as a reason to reject an expense).
         if written and self.rng.random() < (0.95 if len(written) >= 3 else 0.6):
@@ -194,8 +197,7 @@ class ValuesMixin(ProposerBase):
             value = fake.numerify("##-####")
         else:
             value = pick("title" if p.type == "string" else "note", self.rng, None, p.max_length or 60)
-        limit = p.max_length or 60
-        return value.replace('"', "").replace(";", ",")[:limit].strip()
+        return _fit(value.replace('"', "").replace(";", ","), limit)
 
     def _written(self, workflow: str, param: str) -> list[str]:
         """The values the world's rows hold in the fields a run of `workflow` writes `param` into
@@ -244,3 +246,12 @@ class ValuesMixin(ProposerBase):
                 {str(r[f.column]) for ent in self.spec.entities for f in ent.fields
                  if f.name == name for r in self.world.rows(ent.name) if r.get(f.column)})
         return self._existing_cache[key]
+
+
+def _fit(text: str, limit: int) -> str:
+    """`text` within `limit` characters, cut after a whole word (never "for your re")."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    cut = text[: limit + 1].rsplit(" ", 1)[0] if " " in text[:limit] else text[:limit]
+    return cut.rstrip(" ,.;:-")
