@@ -17,6 +17,7 @@ from factory.builder.pools import FILLER_PROVIDERS, TOPICS, kind_of, pick
 from factory.errors import BuildError
 from factory.seed.loaded import LoadedSeed
 from factory.seed.model import EntityDef, FieldDef, Seed
+from factory.spec.labels import value_label
 from factory.spec.model import PlanTable, SeedPlan
 
 _NAME_HINTS = [  # (pattern over the field name, faker provider) for strings without a gen rule
@@ -216,7 +217,8 @@ class _Planner:
                 raise self.loaded.error(path, f"no {field.to} has id {value} (the seed makes {len(rows)} "
                                               f"{field.to} row(s) before this one; ids start at 1)")
             return value
-        found = [r["id"] for r in rows if value in labels(r)]
+        want = value.casefold()  # "visa card ··4599" names the row the app labels "Visa card ··4599"
+        found = [r["id"] for r in rows if want in {text.casefold() for text in labels(r)}]
         if len(found) != 1:
             what = (f"no {field.to} row is" if not found
                     else f"{len(found)} {field.to} rows (ids {', '.join(map(str, found[:5]))}) are")
@@ -228,11 +230,12 @@ class _Planner:
         """A planned row's display label: its display field, or its display template filled with
         its values (a reference by its row's label, a user by name)."""
         if "{" not in entity.display:
-            return str(row.get(entity.display, ""))
+            shown = next((f for f in entity.fields if f.name == entity.display), None)
+            return value_label(shown.type if shown is not None else None, row.get(entity.display, ""))
         values: dict[str, Any] = {}
         for f in entity.fields:
             if f.type != "reference":
-                values[f.name] = row.get(f.name)
+                values[f.name] = value_label(f.type, row.get(f.name))  # as the app writes it ($12.50, not 1250)
                 continue
             ref = row.get(f"{f.name}_id")
             if ref is None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from factory.compiler.render import render
 from factory.spec import naming
+from factory.spec.labels import KINDS
 from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, Spec, WorkflowSpec
 
 _STATIC = ["runtime.py", "deps.py"]
@@ -108,6 +109,7 @@ def _entity(e: EntitySpec) -> dict[str, Any]:
                                                              "parent": _parent_column(e, flt.parent)} for flt in e.filters],
         "sortable": repr(tuple(e.sort_fields)), "default_sort": e.default_sort, "page_size": e.page_size,
         "operations": e.operations, "query_params": query_params, "roles": repr(tuple(e.roles)),
+        "label_kinds": repr({f.name: f.type for f in e.fields if f.type in KINDS and "{" + f.name + "}" in e.display}),
     }
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from factory.spec.labels import value_label
 from factory.spec.model import EntitySpec, FieldSpec, Spec
 from factory.spec.roles import sees
 
@@ -42,21 +43,6 @@ def date_text(iso: str) -> str:
     """A date as a person writes it: June 5, 2026."""
     day = dt.date.fromisoformat(iso[:10])
     return f"{day:%B} {day.day}, {day.year}"
-
-
-def app_text(kind: str, raw: object) -> str:
-    """A stored value as the app's labels print it (`_text`: isoformat for dates and datetimes,
-    Python's True/False for booleans)."""
-    if raw is None:
-        return ""
-    if kind == "datetime":
-        try:
-            return dt.datetime.fromisoformat(str(raw)).isoformat()
-        except ValueError:
-            return str(raw)
-    if kind == "bool":
-        return str(bool(raw))
-    return str(raw)
 
 
 def enum_text(value: str) -> str:
@@ -131,9 +117,7 @@ class UserView:
             if f.type == "reference" and f.ref:
                 target = self.row(f.ref, raw) if raw is not None and depth < 2 else None
                 return self.label(f.ref, target, depth + 1) if target else ("" if raw is None else str(raw))
-            if f.type == "money":
-                return money_text(raw)
-            return app_text(f.type, raw)
+            return value_label(f.type, raw)
 
         return _FIELD.sub(value, spec.display)
 

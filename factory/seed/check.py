@@ -15,6 +15,7 @@ from faker import Faker
 
 from factory.seed.loaded import LoadedSeed
 from factory.seed.model import EntityDef, FieldDef
+from factory.spec.labels import value_label
 
 USER_FIELDS = ("username", "name", "email")
 RESERVED = {"id", "label", "me", "user", "metadata", "model_config", "today", "ctx", "session"}
@@ -91,7 +92,8 @@ def label_warnings(loaded: LoadedSeed, tables: dict[str, list[dict[str, Any]]]) 
         if not clashes:
             continue
         (scope, *first), ids = next(iter(sorted(clashes.items(), key=lambda kv: kv[1])))
-        shown = entity.display.format(**dict(zip(names, first, strict=True))) if "{" in entity.display else str(first[0])
+        said = [value_label(fields[n].type, v) for n, v in zip(names, first, strict=True)]  # as the app shows it
+        shown = entity.display.format(**dict(zip(names, said, strict=True))) if "{" in entity.display else said[0]
         whose = f" of one owner (user {scope})" if scope is not None else ""
         warnings.append(str(loaded.error(
             ("entities", ei, "display"),

@@ -49,6 +49,8 @@ _DATE_NOUNS = {
 # Amounts labelled by a participle that does not end in -ed ("Spent", "Paid"): "the amount spent".
 _PARTICIPLES = frozenset(["spent", "paid", "owed", "left", "due", "lent", "won", "lost", "sold", "held", "kept"])
 _SCALE = re.compile(r"\s*\([^)]*\)")  # "USD per unit (x10000)": a storage scale, never spoken
+_SHOWN = re.compile(r"\b(?P<mon>Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (?P<day>\d{1,2}), (?P<year>\d{4})"
+                    r"(?:, (?P<time>\d{1,2}:\d{2} [AP]M))?\b")
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::\d{2})?)?\b")
 
 
@@ -133,7 +135,12 @@ def spoken_label(label: str, year: str | None = None) -> str:
             text = text[: -len(f", {year}")]
         return f"{text} at {m[4]}:{m[5]}" if m[4] else text
 
-    return _ISO.sub(words, label)
+    def shown(m: re.Match[str]) -> str:  # the app's "Jun 18, 2026" (`spec.labels.date_label`)
+        month = dt.datetime.strptime(m["mon"], "%b").strftime("%B")
+        text = f"{month} {m['day']}" + ("" if year is not None and m["year"] == year else f", {m['year']}")
+        return f"{text} at {m['time']}" if m["time"] else text
+
+    return _SHOWN.sub(shown, _ISO.sub(words, label))
 
 
 def money_words(cents: int) -> str:

@@ -1,0 +1,84 @@
+"""A row's display label as the app shows it, one rule for every reader.
+
+The generated app fills an entity's `display` template in `runtime._label`; the factory fills it
+again wherever it must know what a user sees (the claims' row oracle, the proposer's user view,
+the effect interpreter, the seed planner and the seed checker). Each value is written the way the
+app's pages write it (`templates/frontend/runtime/format.js`): money as `$1,234.56`, an enum value
+in words with a capital (`Visa`, `Suspicious activity`), a date as `Jun 5, 2026`, a time as
+`Jun 5, 2026, 2:30 PM`, yes/no as `Yes`/`No`. The app's template carries the same rule in its own
+words (it imports nothing from the factory); `tests/unit/test_labels.py` holds the two together.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable
+from typing import Any
+
+FIELD = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
+KINDS = ("money", "enum", "date", "datetime", "bool")  # the kinds a label writes otherwise than str()
+
+
+def money_label(cents: Any) -> str:
+    """123456 → "$1,234.56"."""
+    if cents is None or cents == "":
+        return ""
+    value = int(cents)
+    return f"{'-' if value < 0 else ''}${abs(value) / 100:,.2f}"
+
+
+def enum_label(value: Any) -> str:
+    """"suspicious_activity" → "Suspicious activity"."""
+    text = str(value).replace("_", " ")
+    return text[:1].upper() + text[1:]
+
+
+def _day(value: Any) -> dt.date | None:
+    if isinstance(value, dt.date):
+        return value
+    try:
+        return dt.date.fromisoformat(str(value)[:10])
+    except ValueError:
+        return None
+
+
+def date_label(value: Any) -> str:
+    """"2026-06-05" → "Jun 5, 2026"."""
+    day = _day(value)
+    return f"{day:%b} {day.day}, {day.year}" if day is not None else str(value)
+
+
+def datetime_label(value: Any) -> str:
+    """"2026-06-05T14:30:00" → "Jun 5, 2026, 2:30 PM"."""
+    try:
+        moment = value if isinstance(value, dt.datetime) else dt.datetime.fromisoformat(str(value))
+    except ValueError:
+        return str(value)
+    hour = moment.hour % 12 or 12
+    return f"{date_label(moment.date())}, {hour}:{moment.minute:02d} {'PM' if moment.hour >= 12 else 'AM'}"
+
+
+def value_label(kind: str | None, raw: Any) -> str:
+    """One stored value as a label writes it."""
+    if raw is None:
+        return ""
+    if kind == "money":
+        return money_label(raw)
+    if kind == "enum":
+        return enum_label(raw)
+    if kind == "date":
+        return date_label(raw)
+    if kind == "datetime":
+        return datetime_label(raw)
+    if kind == "bool":
+        return "Yes" if raw and raw not in ("0", "false", "False") else "No"
+    return str(raw)
+
+
+def fill(display: str, value_of: Callable[[str], str]) -> str:
+    """`display` with each `{field}` replaced by `value_of(field)` (already a label's text)."""
+    return FIELD.sub(lambda m: value_of(m.group(1)), display)
+
+
+__all__ = ["FIELD", "KINDS", "date_label", "datetime_label", "enum_label", "fill", "money_label", "value_label"]
