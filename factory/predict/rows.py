@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from factory.spec.labels import value_label
+from factory.spec.labels import money_label, value_label
 from factory.spec.model import EntitySpec, FieldSpec, Spec
 from factory.spec.roles import sees
 
@@ -32,11 +32,8 @@ def connect_ro(db: Path) -> sqlite3.Connection:
 
 
 def money_text(cents: int | None) -> str:
-    """Money as the app shows it: $1,234.56 (cents in, display units out)."""
-    if cents is None:
-        return ""
-    sign = "-" if cents < 0 else ""
-    return f"{sign}${abs(cents) / 100:,.2f}"
+    """Money as the app shows it: $1,234.56 (cents in, display units out; `spec.labels`)."""
+    return money_label(cents)
 
 
 def date_text(iso: str) -> str:

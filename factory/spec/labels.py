@@ -12,11 +12,8 @@ words (it imports nothing from the factory); `tests/unit/test_labels.py` holds t
 from __future__ import annotations
 
 import datetime as dt
-import re
-from collections.abc import Callable
 from typing import Any
 
-FIELD = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 KINDS = ("money", "enum", "date", "datetime", "bool")  # the kinds a label writes otherwise than str()
 
 
@@ -76,9 +73,4 @@ def value_label(kind: str | None, raw: Any) -> str:
     return str(raw)
 
 
-def fill(display: str, value_of: Callable[[str], str]) -> str:
-    """`display` with each `{field}` replaced by `value_of(field)` (already a label's text)."""
-    return FIELD.sub(lambda m: value_of(m.group(1)), display)
-
-
-__all__ = ["FIELD", "KINDS", "date_label", "datetime_label", "enum_label", "fill", "money_label", "value_label"]
+__all__ = ["KINDS", "date_label", "datetime_label", "enum_label", "money_label", "value_label"]

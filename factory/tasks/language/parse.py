@@ -12,18 +12,17 @@ import re
 from typing import Any
 
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
-from factory.tasks.language.asks import ONLY, AskStep, Cond, ParseError, Question, RefText
+from factory.tasks.language.asks import ONLY, AskStep, ParseError, Question, RefText
 from factory.tasks.language.frames import IT, parse_frame, read_name
+from factory.tasks.language.parse_conds import entity_and_conds, entity_by, field_by, parse_conds, same
 from factory.tasks.language.registers import drop_context
-from factory.tasks.language.render import LEADING_PREPOSITIONS, pick_verb
+from factory.tasks.language.render import pick_verb
 from factory.tasks.language.spoken import (
     bool_adjective,
     bool_feature,
     count_noun,
     counted,
-    field_noun,
     noun,
-    read_adjective,
     verb_phrase,
 )
 from factory.tasks.language.values import scan_value
@@ -63,126 +62,6 @@ _PICK_THEN = re.compile(r'^Find (?:my|the) (?P<entity>.+?)(?: with (?P<conds>.+?
                         r"(?: with (?P<args>.+))?\.$")
 _STEP_PREFIXES = ("Please ", "I need to ", "")
 _STEP_SEPARATORS = (": ", " with ", " ")
-
-
-def _same(a: str, b: str) -> bool:
-    return a.strip().lower() == b.strip().lower()
-
-
-def _entity_by(spec: Spec, text: str, plural: bool) -> EntitySpec:
-    for ent in spec.entities:
-        if _same(ent.plural if plural else ent.label, text):
-            return ent
-    raise ParseError(f"no entity is called {text!r}")
-
-
-def _entity_said(spec: Spec, text: str, plural: bool) -> tuple[EntitySpec, tuple[Cond, ...]]:
-    """An entity as a question or a find names it, with its status said before it ("active
-    payees", `spoken.adjective`): the entity and that first condition."""
-    try:
-        return _entity_by(spec, text, plural), ()
-    except ParseError:
-        for ent in spec.entities:
-            cond = read_adjective(ent, text, plural)
-            if cond is not None:
-                return ent, (cond,)
-        raise
-
-
-def entity_and_conds(spec: Spec, text: str, plural: bool) -> tuple[EntitySpec, tuple[Cond, ...]]:
-    """An entity as said before its conditions, with the conditions that follow it without "with"
-    (`render.with_conds`: "scheduled payments from account "X""), and its status said before it."""
-    try:
-        return _entity_said(spec, text, plural)
-    except ParseError as exc:
-        problem = exc
-    for m in re.finditer(r" (?=(\w+) )", text):
-        if m.group(1) not in LEADING_PREPOSITIONS:
-            continue
-        try:
-            ent, said = _entity_said(spec, text[: m.start()], plural)
-            return ent, said + parse_conds(ent, text[m.end():])
-        except ParseError:
-            continue
-    raise problem
-
-
-def _field_by(ent: EntitySpec, text: str) -> str:
-    for f in ent.fields:
-        counted = count_noun(f)
-        if _same(f.label, text) or _same(field_noun(f), text) or (counted is not None and _same(f"number of {counted}", text)):
-            return f.name
-    raise ParseError(f"{ent.label} has no field labelled {text!r}")
-
-
-def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
-    """Conditions `<label> <value> [and <label> between <a> and <b>] …` (labels longest first)."""
-    if not text:
-        return ()
-    # Fields as spoken ("opening date") and as labelled ("opened on"), longest first.
-    names = sorted({(n.lower(), f.name) for f in ent.fields for n in (f.label, field_noun(f))},
-                   key=lambda pair: -len(pair[0]))
-    conds: list[Cond] = []
-    pos = 0
-    while True:
-        feature = _feature_at(ent, text, pos)
-        if feature is not None:  # "wifi", "no pool" (`spoken.bool_feature`)
-            cond, pos = feature
-            conds.append(cond)
-            if pos == len(text):
-                return tuple(conds)
-            if not text.startswith(" and ", pos):
-                raise ParseError(f"expected 'and' between conditions at {text[pos:pos + 30]!r}")
-            pos += len(" and ")
-            continue
-        # "the folder "inbox"", "a due date between …" (`render.render_conds`); a field said with
-        # its own preposition has no article.
-        article = next((w for w in ("the ", "an ", "a ") if text.lower().startswith(w, pos)), "")
-        hit = next(((n, name) for n, name in names if text.lower().startswith(n + " ", pos + len(article))), None)
-        if hit is None and article:
-            article = ""
-            hit = next(((n, name) for n, name in names if text.lower().startswith(n + " ", pos)), None)
-        pos += len(article)
-        if hit is None:
-            raise ParseError(f"unknown condition at {text[pos:pos + 40]!r} ({ent.label})")
-        f = ent.field_named(hit[1])
-        pos += len(hit[0]) + 1
-        kind = "int" if f.type == "reference" else f.type
-        if f.type == "bool":
-            if not text.startswith("set to ", pos):
-                raise ParseError(f"expected 'set to yes/no' at {text[pos:pos + 30]!r}")
-            pos += len("set to ")
-        if text.startswith("between ", pos):
-            low, pos = scan_value(kind, text, pos + len("between "))
-            if not text.startswith(" and ", pos):
-                raise ParseError(f"expected 'and' in a range at {text[pos:pos + 30]!r}")
-            high, pos = scan_value(kind, text, pos + len(" and "))
-            conds.append(Cond(f.name, low, high))
-        else:
-            value, pos = scan_value(kind, text, pos)
-            conds.append(Cond(f.name, f'"{value}"' if text[pos - 1] == '"' else value))
-        if pos == len(text):
-            return tuple(conds)
-        if not text.startswith(" and ", pos):
-            raise ParseError(f"expected 'and' between conditions at {text[pos:pos + 30]!r}")
-        pos += len(" and ")
-
-
-def _feature_at(ent: EntitySpec, text: str, pos: int) -> tuple[Cond, int] | None:
-    """A yes/no thing a row has, said alone at `pos` ("wifi", "no pool"): its condition and the
-    position after it; None when none is said there (longest first)."""
-    said = sorted(((feature, f.name) for f in ent.fields if (feature := bool_feature(f)) is not None),
-                  key=lambda pair: -len(pair[0]))
-    low = text.lower()
-    for negated in (True, False):
-        start = pos + (len("no ") if negated else 0)
-        if negated and not low.startswith("no ", pos):
-            continue
-        for feature, name in said:
-            end = start + len(feature)
-            if low.startswith(feature, start) and (end == len(text) or text.startswith(" and ", end)):
-                return Cond(name, "no" if negated else "yes"), end
-    return None
 
 
 def _mine(labels: dict[str, str], p: ParamSpec | None, text: str, pos: int) -> str | None:
@@ -289,7 +168,7 @@ def my_phrases(spec: Spec) -> dict[str, str]:
 
 def _workflow_by(spec: Spec, label: str) -> WorkflowSpec:
     for w in spec.workflows:
-        if not w.system and _same(w.label, label):
+        if not w.system and same(w.label, label):
             return w
     raise ParseError(f"no workflow is called {label!r}")
 
@@ -313,7 +192,7 @@ def parse_step(spec: Spec, text: str) -> AskStep:
                          and pick_verb(spec, w, ent.name).lower() == f"{m['verb']} it".lower()), None)
         if workflow is None:
             raise ParseError(f"no workflow is done by {m['verb']!r}")
-        q = Question(DIRECTIONS[m["dir"]], ent.name, _field_by(ent, m["field"]),
+        q = Question(DIRECTIONS[m["dir"]], ent.name, field_by(ent, m["field"]),
                      conds=said + parse_conds(ent, m["conds"]))
         param = next((p.name for p in workflow.params if p.ref == ent.name
                       and p.name == (workflow.subject or p.name)), None)
@@ -323,9 +202,9 @@ def parse_step(spec: Spec, text: str) -> AskStep:
         return AskStep(workflow.name, args, (param, q))
     m = _PICK.match(text)
     if m:
-        ent = _entity_by(spec, m["entity"], plural=False)
+        ent = entity_by(spec, m["entity"], plural=False)
         workflow = _workflow_by(spec, m["wf"])
-        q = Question(DIRECTIONS[m["dir"]], ent.name, _field_by(ent, m["field"]),
+        q = Question(DIRECTIONS[m["dir"]], ent.name, field_by(ent, m["field"]),
                      conds=parse_conds(ent, m["conds"]))
         param = next((p.name for p in workflow.params if p.ref == ent.name
                       and p.name == (workflow.subject or p.name)), None)
@@ -361,7 +240,7 @@ def _pick_framed(spec: Spec, text: str) -> AskStep | None:
                             it=ent.name)
         if found is None:
             return None
-        q = Question(DIRECTIONS[m["dir"]], ent.name, _field_by(ent, m["field"]),
+        q = Question(DIRECTIONS[m["dir"]], ent.name, field_by(ent, m["field"]),
                      conds=said + parse_conds(ent, m["conds"]))
     except ParseError:  # an older find-then-act form may fit
         return None
@@ -521,26 +400,26 @@ def _question(spec: Spec, op: str, m: re.Match[str]) -> Question:
                     if phrase == m["only"].lower()), None)
         if ent is None:
             raise ParseError(f"{m['only']!r} is no row the user has only one of")
-        return Question("lookup", ent.name, _field_by(ent, m["field"]), RefText(my_only(ent), ONLY))
+        return Question("lookup", ent.name, field_by(ent, m["field"]), RefText(my_only(ent), ONLY))
     if op == "named":  # "the balance of my Main Checking account (··3808)": the entity its noun names
         fits = [(e, read_name(spec, e.name, m["named"])) for e in spec.entities
                 if re.search(rf"\b{re.escape(noun(e.label))}\b", m["named"], re.IGNORECASE)]
         if len(fits) != 1:
             raise ParseError(f"{m['named']!r} names {'no' if not fits else 'more than one'} kind of row")
         ent, ref = fits[0]
-        return Question("lookup", ent.name, _field_by(ent, m["field"]), RefText(ref.text))
+        return Question("lookup", ent.name, field_by(ent, m["field"]), RefText(ref.text))
     if op == "lookup":
-        ent = _entity_by(spec, m["entity"], plural=False)
-        return Question("lookup", ent.name, _field_by(ent, m["field"]), RefText(m["ref"]))
+        ent = entity_by(spec, m["entity"], plural=False)
+        return Question("lookup", ent.name, field_by(ent, m["field"]), RefText(m["ref"]))
     ent, said = entity_and_conds(spec, m["plural"], plural=True)
     conds = said + parse_conds(ent, m.groupdict().get("conds"))
     if op == "count":
         return Question("count", ent.name, conds=conds)
     if op == "sum":
         try:
-            field = _field_by(ent, m["field"])
+            field = field_by(ent, m["field"])
         except ParseError:  # "the total price": a field labelled "Total price", said once
-            field = _field_by(ent, f"total {m['field']}")
+            field = field_by(ent, f"total {m['field']}")
         return Question("sum", ent.name, field, conds=conds)
-    return Question(DIRECTIONS[m["dir"]], ent.name, _field_by(ent, m["field"]), conds=conds,
+    return Question(DIRECTIONS[m["dir"]], ent.name, field_by(ent, m["field"]), conds=conds,
                     tie=bool(m["tie"]))

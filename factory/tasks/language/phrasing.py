@@ -65,10 +65,10 @@ from factory.tasks.language.parse import (
     LIST_SEPARATORS,
     my_phrases,
     parse_args,
-    parse_conds,
     parse_question,
     parse_step,
 )
+from factory.tasks.language.parse_conds import parse_conds
 from factory.tasks.language.parse_errands import parse_compound
 from factory.tasks.language.render import (
     TIE_BREAK,

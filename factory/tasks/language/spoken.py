@@ -103,7 +103,7 @@ def verb_phrase(workflow: WorkflowSpec) -> str:
         return text
     kinds = {e.kind for e in workflow.effects}
     if first == "new" or kinds == {"create"}:
-        return f"create {_a(text)}" if first != "new" else f"create a {text}"
+        return f"create {a(text)}" if first != "new" else f"create a {text}"
     if kinds == {"delete"}:
         return f"delete the {text}"
     return f"update the {text}"
@@ -111,10 +111,6 @@ def verb_phrase(workflow: WorkflowSpec) -> str:
 
 def a(text: str) -> str:
     """`text` after "a" or "an" ("an amount", "a day")."""
-    return _a(text)
-
-
-def _a(text: str) -> str:
     return f"{'an' if text[:1] in 'aeiou' else 'a'} {text}"
 
 

@@ -1,0 +1,134 @@
+"""Reading back what an instruction says about rows: an entity as named (with its status said
+before it, "active payees"), its fields as labelled or spoken, and the conditions after it
+(`render.render_conds`: `the folder "inbox"`, `a due date between … and …`, `wifi`, `no pool`).
+Split from `parse.py`, which reads whole instructions with these."""
+
+from __future__ import annotations
+
+import re
+
+from factory.spec.model import EntitySpec, Spec
+from factory.tasks.language.asks import Cond, ParseError
+from factory.tasks.language.render import LEADING_PREPOSITIONS
+from factory.tasks.language.spoken import bool_feature, count_noun, field_noun, read_adjective
+from factory.tasks.language.values import scan_value
+
+
+def same(a: str, b: str) -> bool:
+    return a.strip().lower() == b.strip().lower()
+
+
+def entity_by(spec: Spec, text: str, plural: bool) -> EntitySpec:
+    for ent in spec.entities:
+        if same(ent.plural if plural else ent.label, text):
+            return ent
+    raise ParseError(f"no entity is called {text!r}")
+
+
+def _entity_said(spec: Spec, text: str, plural: bool) -> tuple[EntitySpec, tuple[Cond, ...]]:
+    """An entity as a question or a find names it, with its status said before it ("active
+    payees", `spoken.adjective`): the entity and that first condition."""
+    try:
+        return entity_by(spec, text, plural), ()
+    except ParseError:
+        for ent in spec.entities:
+            cond = read_adjective(ent, text, plural)
+            if cond is not None:
+                return ent, (cond,)
+        raise
+
+
+def entity_and_conds(spec: Spec, text: str, plural: bool) -> tuple[EntitySpec, tuple[Cond, ...]]:
+    """An entity as said before its conditions, with the conditions that follow it without "with"
+    (`render.with_conds`: "scheduled payments from account "X""), and its status said before it."""
+    try:
+        return _entity_said(spec, text, plural)
+    except ParseError as exc:
+        problem = exc
+    for m in re.finditer(r" (?=(\w+) )", text):
+        if m.group(1) not in LEADING_PREPOSITIONS:
+            continue
+        try:
+            ent, said = _entity_said(spec, text[: m.start()], plural)
+            return ent, said + parse_conds(ent, text[m.end():])
+        except ParseError:
+            continue
+    raise problem
+
+
+def field_by(ent: EntitySpec, text: str) -> str:
+    for f in ent.fields:
+        counted = count_noun(f)
+        if same(f.label, text) or same(field_noun(f), text) or (counted is not None and same(f"number of {counted}", text)):
+            return f.name
+    raise ParseError(f"{ent.label} has no field labelled {text!r}")
+
+
+def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
+    """Conditions `<label> <value> [and <label> between <a> and <b>] …` (labels longest first)."""
+    if not text:
+        return ()
+    # Fields as spoken ("opening date") and as labelled ("opened on"), longest first.
+    names = sorted({(n.lower(), f.name) for f in ent.fields for n in (f.label, field_noun(f))},
+                   key=lambda pair: -len(pair[0]))
+    conds: list[Cond] = []
+    pos = 0
+    while True:
+        feature = _feature_at(ent, text, pos)
+        if feature is not None:  # "wifi", "no pool" (`spoken.bool_feature`)
+            cond, pos = feature
+            conds.append(cond)
+            if pos == len(text):
+                return tuple(conds)
+            if not text.startswith(" and ", pos):
+                raise ParseError(f"expected 'and' between conditions at {text[pos:pos + 30]!r}")
+            pos += len(" and ")
+            continue
+        # "the folder "inbox"", "a due date between …" (`render.render_conds`); a field said with
+        # its own preposition has no article.
+        article = next((w for w in ("the ", "an ", "a ") if text.lower().startswith(w, pos)), "")
+        hit = next(((n, name) for n, name in names if text.lower().startswith(n + " ", pos + len(article))), None)
+        if hit is None and article:
+            article = ""
+            hit = next(((n, name) for n, name in names if text.lower().startswith(n + " ", pos)), None)
+        pos += len(article)
+        if hit is None:
+            raise ParseError(f"unknown condition at {text[pos:pos + 40]!r} ({ent.label})")
+        f = ent.field_named(hit[1])
+        pos += len(hit[0]) + 1
+        kind = "int" if f.type == "reference" else f.type
+        if f.type == "bool":
+            if not text.startswith("set to ", pos):
+                raise ParseError(f"expected 'set to yes/no' at {text[pos:pos + 30]!r}")
+            pos += len("set to ")
+        if text.startswith("between ", pos):
+            low, pos = scan_value(kind, text, pos + len("between "))
+            if not text.startswith(" and ", pos):
+                raise ParseError(f"expected 'and' in a range at {text[pos:pos + 30]!r}")
+            high, pos = scan_value(kind, text, pos + len(" and "))
+            conds.append(Cond(f.name, low, high))
+        else:
+            value, pos = scan_value(kind, text, pos)
+            conds.append(Cond(f.name, f'"{value}"' if text[pos - 1] == '"' else value))
+        if pos == len(text):
+            return tuple(conds)
+        if not text.startswith(" and ", pos):
+            raise ParseError(f"expected 'and' between conditions at {text[pos:pos + 30]!r}")
+        pos += len(" and ")
+
+
+def _feature_at(ent: EntitySpec, text: str, pos: int) -> tuple[Cond, int] | None:
+    """A yes/no thing a row has, said alone at `pos` ("wifi", "no pool"): its condition and the
+    position after it; None when none is said there (longest first)."""
+    said = sorted(((feature, f.name) for f in ent.fields if (feature := bool_feature(f)) is not None),
+                  key=lambda pair: -len(pair[0]))
+    low = text.lower()
+    for negated in (True, False):
+        start = pos + (len("no ") if negated else 0)
+        if negated and not low.startswith("no ", pos):
+            continue
+        for feature, name in said:
+            end = start + len(feature)
+            if low.startswith(feature, start) and (end == len(text) or text.startswith(" and ", end)):
+                return Cond(name, "no" if negated else "yes"), end
+    return None
