@@ -309,6 +309,38 @@ def _routes_view(spec: Spec) -> list[dict[str, Any]]:
     return routes
 
 
+def look_view(spec: Spec) -> dict[str, Any]:
+    """The layout family and theme (`builder/look.py`) and what an inbox or a calendar needs: the
+    focus entity, the calendar's date keys and the filter that fetches one month, the inbox's
+    lead action (a workflow that writes a new focus row without choosing one: Compose)."""
+    look = spec.look
+    view: dict[str, Any] = {"layout": look.layout, "theme": look.theme}
+    if look.focus is None:
+        return view
+    entity = spec.entity(look.focus)
+    view["focus"] = entity.name
+    if look.layout == "inbox":
+        lead = next((w.name for w in spec.workflows if form_href(w) is not None and w.subject is None
+                     and any(e.kind == "create" and e.entity == entity.name for e in w.effects)), None)
+        view["lead"] = lead
+        # The rail's folders: the values of the focus list's first choice filter on a stored enum
+        # (Inbox, Sent, Drafts), each the list filtered to it.
+        fields = {f.name: f for f in entity.fields}
+        folder = next((f for f in entity.filters if f.kind == "select" and not f.parent
+                       and f.field in fields and fields[f.field].values), None)
+        if folder is not None:
+            path = entity.path.strip("/")
+            view["folders"] = [{"value": v, "href": f"/{path}?{folder.param}={v}"}
+                               for v in fields[folder.field].values or []]
+    if look.start is not None:
+        view["start"] = entity.field_named(look.start).column
+        view["end"] = entity.field_named(look.end).column if look.end else None
+        month = next((f for f in entity.filters if f.field == look.start and f.kind == "date_range"), None)
+        view["monthKeys"] = [f"{month.param}_min", f"{month.param}_max"] if month else None
+        view["sort"] = f"-{look.start}" if look.start in entity.sort_fields else None
+    return view
+
+
 def view_model(spec: Spec) -> dict[str, Any]:
     """Everything the generated frontend knows about the world, as JSON-ready data."""
     refs = _entity_refs(spec)
@@ -317,6 +349,8 @@ def view_model(spec: Spec) -> dict[str, Any]:
     return {
         "world": spec.world,
         "title": spec.title,
+        "today": spec.today,
+        "look": look_view(spec),
         "routes": _routes_view(spec),
         "nav": [{"entity": e["name"], "label": e["plural"], "href": e["listHref"], **_roles(e.get("roles", []))}
                 for e in entities if e["nav"]],
@@ -372,7 +406,7 @@ def render_frontend(spec: Spec, app_dir: Path, spec_hash: str) -> list[Path]:
         _write(target, header(relative, spec_hash) + "\n" + body, written)
 
     model = view_model(spec)
-    render("index.html.j2", frontend / "index.html", title=spec.title)
+    render("index.html.j2", frontend / "index.html", title=spec.title, look=model["look"])
     render("spec.gen.js.j2", src / "spec.gen.js", spec_json=json.dumps(model, sort_keys=True, indent=2,
                                                                        ensure_ascii=False).replace("</", "<\\/"))
     forms = [form_view(w) for w in spec.workflows if form_href(w) is not None]

@@ -202,6 +202,21 @@ class InvariantDef(Strict):
     message: str
 
 
+Layout = Literal["sidebar", "topnav", "inbox", "calendar"]
+Theme = Literal["harbor", "meadow", "ember", "graphite", "orchid", "paper"]
+
+
+class LookDef(Strict):
+    """How the app looks: a layout family and a theme. Either left out is drawn from `random_seed`
+    among those that fit the world (an inbox needs message-like rows, a calendar dated ones)."""
+
+    layout: Layout | None = Field(None, description="sidebar app, top-navigation site, three-pane inbox or calendar")
+    theme: Theme | None = Field(None, description="palette, typography, density and corner radius")
+    focus: str | None = Field(None, description="inbox and calendar: the entity they show (default: the best fit)")
+    dates: list[str] | None = Field(None, min_length=1, max_length=2,
+                                    description="calendar: the focus entity's date field, or its start and end fields")
+
+
 class Seed(Strict):
     """A whole seed file."""
 
@@ -217,3 +232,4 @@ class Seed(Strict):
     capabilities: list[Capability] = Field(default_factory=list)
     storyline: list[StoryEvent] = Field(default_factory=list)
     invariants: list[InvariantDef] = Field(default_factory=list)
+    look: LookDef | None = None

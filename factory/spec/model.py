@@ -249,6 +249,17 @@ class SeedPlan(Strict):
         return sum(len(t.rows) for t in self.tables)
 
 
+class LookSpec(Strict):
+    """The app's look (`factory/builder/look.py`): a layout family, a theme and, for an inbox or a
+    calendar, the entity it shows and that entity's date fields."""
+
+    layout: Literal["sidebar", "topnav", "inbox", "calendar"] = "sidebar"
+    theme: str = "harbor"
+    focus: str | None = None
+    start: str | None = Field(None, description="calendar: the date field a row sits on (or starts on)")
+    end: str | None = Field(None, description="calendar: the date field a row ends on, for rows spanning days")
+
+
 class Spec(Strict):
     """The whole spec."""
 
@@ -271,6 +282,7 @@ class Spec(Strict):
     capabilities: list[str]
     task_intents: list[dict[str, Any]]
     seed_plan: SeedPlan
+    look: LookSpec = Field(default_factory=LookSpec)
 
     def entity(self, name: str) -> EntitySpec:
         return next(e for e in self.entities if e.name == name)

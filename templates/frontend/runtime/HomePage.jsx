@@ -1,6 +1,8 @@
-/** The dashboard: a count card per navigable entity and quick links to every workflow form. */
+/** The dashboard: a count card per navigable entity and quick links to every workflow form; in the
+ * calendar family, the month's calendar of the focus rows first. */
 import { useEffect, useState } from "react";
 import { api, withQuery } from "./api.js";
+import { CalendarView } from "./CalendarView.jsx";
 import { Link } from "./router.jsx";
 import { allowed } from "./roles.js";
 import { SPEC } from "../spec.gen.js";
@@ -28,6 +30,8 @@ function CountCard({ entity }) {
 export function HomePage({ user }) {
   const entities = SPEC.nav.filter((item) => allowed(item, user)).map((item) => SPEC.entities[item.entity]);
   const actions = SPEC.actions.filter((action) => allowed(action, user));
+  const focus = SPEC.entities[SPEC.look.focus];
+  const calendar = SPEC.look.layout === "calendar" && focus && allowed(focus, user);
   return (
     <div className="page">
       <div className="page-header">
@@ -36,6 +40,7 @@ export function HomePage({ user }) {
           <p className="page-subtitle">Here is what is in {SPEC.title} for you today.</p>
         </div>
       </div>
+      {calendar && <CalendarView entity={focus} />}
       <div className="stat-grid">
         {entities.map((entity) => <CountCard key={entity.name} entity={entity} />)}
       </div>

@@ -1,11 +1,14 @@
 /** An entity's list page: search, filters, sortable table and pagination, all kept in the URL. */
 import { useEffect, useState } from "react";
 import { api, withQuery } from "./api.js";
+import { CalendarView } from "./CalendarView.jsx";
 import { DataTable } from "./DataTable.jsx";
 import { EntityForm } from "./EntityForm.jsx";
 import { FilterPanel, useDebounced } from "./FilterPanel.jsx";
 import { Pagination } from "./Pagination.jsx";
+import { rememberListQuery } from "./InboxPane.jsx";
 import { fillPath, navigate, useLocation } from "./router.jsx";
+import { SPEC } from "../spec.gen.js";
 
 /** Query keys the list API understands; everything else in the page URL is ignored. */
 function listKeys(entity) {
@@ -32,7 +35,12 @@ function SearchBox({ entity, value, onSearch }) {
 }
 
 export function ListPage({ entity }) {
-  const { pathname, query } = useLocation();
+  const { pathname, search, query } = useLocation();
+  const focus = entity.name === SPEC.look.focus;
+  const [calendar, setCalendar] = useState(false);
+  useEffect(() => {
+    if (focus) rememberListQuery(search); // the inbox pane lists what this page lists
+  }, [focus, search]);
   const [data, setData] = useState(null);
   const [error, setError] = useState(null);
   const [creating, setCreating] = useState(false);
@@ -96,11 +104,19 @@ export function ListPage({ entity }) {
           <h1 className="page-title">{entity.plural}</h1>
           <p className="page-subtitle">{data ? `${data.total} ${data.total === 1 ? entity.label.toLowerCase() : entity.plural.toLowerCase()}` : "Loading…"}</p>
         </div>
-        {entity.canCreate && !creating && (
-          <button type="button" className="btn btn-primary" data-testid={`new-${entity.name}`} onClick={() => setCreating(true)}>
-            + New {entity.label.toLowerCase()}
-          </button>
-        )}
+        <div className="actions">
+          {focus && SPEC.look.layout === "calendar" && (
+            <button type="button" className="btn" data-testid="calendar-toggle" aria-pressed={calendar}
+              onClick={() => setCalendar((shown) => !shown)}>
+              {calendar ? "Hide calendar" : "Show calendar"}
+            </button>
+          )}
+          {entity.canCreate && !creating && (
+            <button type="button" className="btn btn-primary" data-testid={`new-${entity.name}`} onClick={() => setCreating(true)}>
+              + New {entity.label.toLowerCase()}
+            </button>
+          )}
+        </div>
       </div>
       {/* The create form replaces the list, so its labels never compete with the filters'. */}
       {creating && (
@@ -111,6 +127,7 @@ export function ListPage({ entity }) {
             else setReloads((n) => n + 1);
           }} />
       )}
+      {calendar && !creating && <CalendarView entity={entity} />}
       {!creating && <div className="card list-card" aria-busy={busy}>
         <div className="list-toolbar">
           {entity.search && <SearchBox entity={entity} value={params.q} onSearch={(q) => update({ q })} />}
