@@ -13,6 +13,7 @@ import re
 from typing import Any, Protocol
 
 from factory import __version__
+from factory.builder.home import plan_home
 from factory.builder.look import choose_look
 from factory.builder.seeddata import plan_seed_data, plan_users
 from factory.errors import ExpressionError
@@ -106,6 +107,7 @@ class _Builder:
             task_intents=[t.model_dump(mode="json") for t in self.seed.tasks],
             seed_plan=plan_seed_data(self.seed, users, self.loaded),
             look=choose_look(self.loaded),
+            home=plan_home(self.loaded, entities),
         )
 
     # ---- entities ---------------------------------------------------------------------

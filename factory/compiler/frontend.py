@@ -351,6 +351,7 @@ def view_model(spec: Spec) -> dict[str, Any]:
         "title": spec.title,
         "today": spec.today,
         "look": look_view(spec),
+        "home": [panel.model_dump() for panel in spec.home],
         "routes": _routes_view(spec),
         "nav": [{"entity": e["name"], "label": e["plural"], "href": e["listHref"], **_roles(e.get("roles", []))}
                 for e in entities if e["nav"]],

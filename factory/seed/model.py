@@ -202,6 +202,20 @@ class InvariantDef(Strict):
     message: str
 
 
+class HomePanel(Strict):
+    """A panel of the home page: a few of the user's rows of one entity, each with one value, as the
+    product's dashboard shows them (balances, bills due, recent activity)."""
+
+    title: str
+    entity: str
+    show: str | None = Field(None, description="the field shown beside each row's label (an amount, a date)")
+    where: dict[str, Any] = Field(default_factory=dict, description="list filters by field: a value, or for a "
+                                  "date or number range {min, max}; 'today' is the world's today")
+    sort: str | None = Field(None, description="a field the list sorts by, '-' first for descending")
+    limit: int = Field(5, ge=1, le=20)
+    total: bool = Field(False, description="a money `show`: add up the rows under the panel")
+
+
 Layout = Literal["sidebar", "topnav", "inbox", "calendar"]
 Theme = Literal["harbor", "meadow", "ember", "graphite", "orchid", "paper"]
 
@@ -233,3 +247,4 @@ class Seed(Strict):
     storyline: list[StoryEvent] = Field(default_factory=list)
     invariants: list[InvariantDef] = Field(default_factory=list)
     look: LookDef | None = None
+    home: list[HomePanel] | None = Field(None, description="the home page's panels (default: drawn from the entities)")

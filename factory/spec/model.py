@@ -260,6 +260,18 @@ class LookSpec(Strict):
     end: str | None = Field(None, description="calendar: the date field a row ends on, for rows spanning days")
 
 
+class HomePanelSpec(Strict):
+    """A home-page panel, resolved (`factory/builder/home.py`): the list query that fetches its rows."""
+
+    title: str
+    entity: str
+    show: str | None = Field(None, description="the API key of the value shown beside each row")
+    query: dict[str, str] = Field(default_factory=dict, description="list query parameters; 'today' is the world's today")
+    sort: str | None = None
+    limit: int = 5
+    total: bool = False
+
+
 class Spec(Strict):
     """The whole spec."""
 
@@ -283,6 +295,7 @@ class Spec(Strict):
     task_intents: list[dict[str, Any]]
     seed_plan: SeedPlan
     look: LookSpec = Field(default_factory=LookSpec)
+    home: list[HomePanelSpec] = Field(default_factory=list)
 
     def entity(self, name: str) -> EntitySpec:
         return next(e for e in self.entities if e.name == name)

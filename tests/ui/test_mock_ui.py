@@ -113,3 +113,21 @@ def test_a_notebook_page_lists_its_notes_and_links_to_all_of_them(page: Page, mo
     notes.get_by_role("link", name=f"View all {count}").click()
     expect(page.get_by_test_id("list-total")).to_have_attribute("data-total", str(count))
     assert "notebook" in page.url
+
+
+def test_a_form_left_open_keeps_a_receipt_of_what_it_made(page: Page, mock_server: AppServer, mock_world: Path) -> None:
+    spec, db = _spec(mock_world), mock_server.db
+    login(page, mock_server.url, "alice", "alice-pass")
+    notebook = _row(db, "SELECT id FROM notebook WHERE owner_id = 1 ORDER BY id")[0]
+    done = run_workflow(page, mock_server.url, spec, "write_note",
+                        {"notebook": notebook, "title": "Receipt check", "body": "kept", "priority": 2})
+    assert done.ok, done.message
+    new_id = _row(db, "SELECT id FROM note WHERE title = 'Receipt check'")[0]
+    receipt = page.get_by_test_id("receipt")
+    expect(receipt).to_contain_text("Note saved.")
+    link = receipt.get_by_role("link")
+    expect(link).to_have_count(1)  # the one row the workflow made
+    expect(link).to_have_attribute("href", f"/{spec.entity('note').path.strip('/')}/{new_id}")
+    link.click()
+    expect(page.get_by_test_id("detail-note")).to_be_visible()
+    expect(page.get_by_test_id("receipt")).to_have_count(0)  # it belongs to the form page

@@ -1,7 +1,9 @@
-/** A workflow's form page: state, validation, optional confirm dialog, submission and toasts. */
+/** A workflow's form page: state, validation, optional confirm dialog, submission, toasts and a
+ * receipt of what was done. */
 import { useCallback, useMemo, useState } from "react";
 import { api } from "./api.js";
 import { ConfirmDialog } from "./Modal.jsx";
+import { Receipt } from "./Receipt.jsx";
 import { Link, fillPath, navigate, useLocation } from "./router.jsx";
 import { useToast } from "./Toast.jsx";
 import { initialValue, toPayload, useFormState, validate } from "./formCore.js";
@@ -29,18 +31,24 @@ export function useWorkflowForm(name) {
   const state = useFormState(initial);
   const [busy, setBusy] = useState(false);
   const [confirming, setConfirming] = useState(false);
+  const [receipt, setReceipt] = useState(null);
   const toast = useToast();
   const back = subjectLink(workflow, query);
 
   const send = useCallback(async () => {
     setConfirming(false);
     setBusy(true);
+    setReceipt(null);
     try {
       const result = await api.post(workflow.api, toPayload(metas, state.values));
       toast.success(result?.message || "Done.");
-      // Opened from a row: go back to it so the change is visible; otherwise start a fresh form.
+      // Opened from a row: go back to it so the change is visible; otherwise start a fresh form,
+      // with a receipt of what was done under it.
       if (back) navigate(back.href);
-      else state.setValues(initial);
+      else {
+        state.setValues(initial);
+        setReceipt({ message: result?.message || "Done.", created: result?.created ?? {} });
+      }
     } catch (err) {
       toast.error(err.detail || "Something went wrong.");
       // A refusal about one field also shows under that field, where the person will fix it.
@@ -66,7 +74,7 @@ export function useWorkflowForm(name) {
   const cancel = useCallback(() => setConfirming(false), []);
 
   return {
-    workflow, params, back, busy, confirming, submit, send, cancel,
+    workflow, params, back, busy, confirming, submit, send, cancel, receipt, dismiss: () => setReceipt(null),
     values: state.values, errors: state.errors, set: state.set,
     idPrefix: `wf-${name}`, testPrefix: name,
   };
@@ -95,6 +103,7 @@ export function WorkflowForm({ form, children }) {
           </button>
         </div>
       </form>
+      {form.receipt && <Receipt receipt={form.receipt} onDismiss={form.dismiss} />}
       {form.confirming && (
         <ConfirmDialog title={workflow.label} message={workflow.confirm} onConfirm={form.send} onCancel={form.cancel} />
       )}
