@@ -17,7 +17,7 @@ from factory.builder.home import plan_home
 from factory.builder.look import choose_look
 from factory.builder.seeddata import plan_seed_data, plan_users
 from factory.errors import ExpressionError
-from factory.expr.pycode import PyGen
+from factory.expr.pycode import PyGen, py_str
 from factory.expr.syntax import Attr, Binary, Call, Node, Query, Unary, parse, parse_rows
 from factory.expr.typecheck import BOOL, Schema, Scope, Type, check, field_type
 from factory.seed.check import USER_FIELDS
@@ -75,6 +75,9 @@ class _Builder:
         self.seed = loaded.seed
         self.entities = {e.name: e for e in self.seed.entities}
         self.models = {"user": "User", **{e.name: naming.class_name(e.name) for e in self.seed.entities}}
+        # fields that may be empty: the generated code passes their values through present()/required()
+        # where None would fail, so it says so and type-checks
+        self.optional_fields = {(e.name, f.name) for e in self.seed.entities for f in e.fields if not f.required}
         self.schema: Schema = {"user": {"id": Type("int"), **{f: Type("str") for f in USER_FIELDS}}}
         if self.seed.users.roles:  # `me.role` in rules and option filters
             self.schema["user"]["role"] = Type("str", values=tuple(self.seed.users.roles))
@@ -195,8 +198,8 @@ class _Builder:
             raise self.loaded.error(path, str(exc)) from exc
         return query
 
-    def _gen(self, names: dict[str, str]) -> PyGen:
-        return PyGen(names=names, models=self.models)
+    def _gen(self, names: dict[str, str], optional_names: set[str] | None = None) -> PyGen:
+        return PyGen(names=names, models=self.models, optional=self.optional_fields, optional_names=optional_names or set())
 
     # ---- workflows --------------------------------------------------------------------
     def _param(self, wf: WorkflowDef, p: ParamDef, ends: dict[str, str], path: tuple) -> ParamSpec:
@@ -228,11 +231,13 @@ class _Builder:
         params = [self._param(wf, p, ends, base + ("params", i)) for i, p in enumerate(wf.params)]
         names = {p.name: field_type(p.type, p.to, p.values) for p in wf.params}
         scope = Scope(self.schema, {"me": Type("ref", entity="user"), **names})
-        gen = self._gen({"me": "ctx.actor", **{p.name: p.var for p in params}})
+        gen = self._gen({"me": "ctx.actor", **{p.name: p.var for p in params}},
+                        {p.name for p in params if not p.required})
         checks = []
         for ci, pre in enumerate(wf.preconditions):
             node = self._compile(pre.check, base + ("preconditions", ci, "check"), scope, BOOL)
-            checks.append(CheckSpec(id=f"{wf.name}.pre{ci + 1}", source=pre.check, message=pre.message, python=gen.expr(node)))
+            checks.append(CheckSpec(id=f"{wf.name}.pre{ci + 1}", source=pre.check, message=pre.message,
+                                    python=gen.expr(node), refusal=gen.refusal(node)))
         effects = [self._effect(wf, base + ("effects", i), eff, scope, gen) for i, eff in enumerate(wf.effects)]
         subject_entity = next((p.to for p in wf.params if p.name == wf.subject), None)
         return WorkflowSpec(
@@ -261,8 +266,8 @@ class _Builder:
             node = self._compile(eff.to, path + ("to",), scope, field_type(field.type, field.to, field.values),
                                  not field.required)
             var = naming.py_var(target)
-            value = gen.expr(node, field_type(field.type, field.to, field.values))
-            line = f"{var}.{field.name}_id = _id({value})" if field.type == "reference" else f"{var}.{field.name} = {value}"
+            value = _written(gen, node, field, field_type(field.type, field.to, field.values))
+            line = f"{var}.{field.name}_id = {value}" if field.type == "reference" else f"{var}.{field.name} = {value}"
             return EffectSpec(kind="set", source=f"{eff.set} = {eff.to}", entity=param.to or "", field=field.name, python=[line],
                               target=target, to=eff.to)
         if eff.create is not None:
@@ -285,11 +290,11 @@ class _Builder:
                 raise self.loaded.error(path + ("values", name), f"effect on missing field {name!r} of {entity_name}")
             want = field_type(field.type, field.to, field.values)
             node = self._compile(str(source), path + ("values", name), scope, want, not field.required)
-            value = gen.expr(node, want)
-            args.append(f"{name}_id=_id({value})" if field.type == "reference" else f"{name}={value}")
+            args.append(f"{name}_id={_written(gen, node, field, want)}" if field.type == "reference"
+                        else f"{name}={_written(gen, node, field, want)}")
         for owner in entity.owner:
             if owner not in values:
-                args.append(f"{owner}_id=ctx.actor.id")
+                args.append(f"{owner}_id=row_id(ctx.actor)")
         for f in entity.fields:
             if f.required and f.name not in values and f.name not in entity.owner and f.default is None:
                 raise self.loaded.error(path + ("values",), f"create {entity_name} must set required field {f.name!r}")
@@ -297,9 +302,14 @@ class _Builder:
         # sorted: spec.json stores keys sorted anyway, and a spec reloaded from it must compare equal
         # (the values are independent expressions, so their order never changes a result)
         sources = {name: str(source) for name, source in sorted(values.items())}
+        # the new row's variable is named after its entity (one workflow may create rows of several), never
+        # after a parameter, which later effects may still read
+        row, taken = f"new_{entity_name}", set(gen.names.values())
+        while row in taken:
+            row += "_row"
         return EffectSpec(kind="create", source=f"create {entity_name}", entity=entity_name,
-                          python=[f"row = {model}({', '.join(args)})", "session.add(row)", "session.flush()",
-                                  f"created.setdefault({entity_name!r}, []).append(row.id)"], values=sources)
+                          python=[f"{row} = {model}({', '.join(args)})", f"session.add({row})", "session.flush()",
+                                  f"created.setdefault({py_str(entity_name)}, []).append(row_id({row}))"], values=sources)
 
     # ---- storyline --------------------------------------------------------------------
     def _story(self, si: int, ev: StoryEvent) -> StorySpec:
@@ -325,14 +335,14 @@ class _Builder:
             want = field_type(p.type, p.to, p.values)
             node = self._compile(str(source), base + ("params", name), scope, want, not p.required)
             code = gen.expr(node, want)
-            params_py[name] = f"_id({code})" if p.type == "reference" else code
+            params_py[name] = f"row_id({code})" if p.type == "reference" else code
         missing = [p.name for p in wf.params if p.required and p.name not in ev.params and p.default is None]
         if missing:
             raise self.loaded.error(base + ("params",), f"missing parameter(s) of {wf.name}: {', '.join(missing)}")
         # sorted: the seeder draws random values in this order, and spec.json stores keys sorted, so
         # a seeder re-rendered from spec.json must see the same order to rebuild the same database
         return StorySpec(name=ev.name, workflow=ev.workflow, dates=_dates(ev, self.seed.today), rows_py=rows_py,
-                         row_var=row_var, actor_py=gen.expr(actor), params_py=dict(sorted(params_py.items())),
+                         row_var=row_var, actor_py=gen.row(actor), params_py=dict(sorted(params_py.items())),
                          chance=ev.chance)
 
     def _invariant(self, index: int, inv: Any) -> InvariantSpec:
@@ -341,9 +351,10 @@ class _Builder:
         var = naming.py_var(query.var)
         scope = Scope(self.schema, {query.var: Type("ref", entity=query.entity)})
         node = self._compile(inv.check, base + ("check",), scope, BOOL)
+        gen = self._gen({query.var: var})
         return InvariantSpec(name=inv.name, source=inv.check, message=inv.message, entity=query.entity,
-                             rows_py=self._gen({}).expr(query), row_var=var, check_py=self._gen({query.var: var}).expr(node),
-                             for_each=inv.for_each)
+                             rows_py=self._gen({}).expr(query), row_var=var, check_py=gen.expr(node),
+                             violation_py=gen.refusal(node), for_each=inv.for_each)
 
     # ---- pages and routes -------------------------------------------------------------
     def _pages(self, entities: list[EntitySpec], workflows: list[WorkflowSpec]) -> list[PageSpec]:
@@ -393,6 +404,17 @@ class _Builder:
                                             operation_id=f"options_{w.name}_{p.name}",
                                             auth=True, kind="param_options", workflow=w.name))
         return routes
+
+
+def _written(gen: PyGen, node: Node, field: FieldDef, want: Type) -> str:
+    """The code of a value an effect writes to `field`: a reference as its id; a value that may be None
+    written to a required column through `required()`, which refuses it as the row check would."""
+    value = gen.expr(node, want)
+    if field.type == "reference":
+        value = f"row_id({value})"
+    if field.required and gen.maybe_none(node):
+        value = f"required({value}, {py_str(field.label or naming.title(field.name))})"
+    return value
 
 
 def _dates(ev: StoryEvent, today: dt.date) -> list[str]:

@@ -6,10 +6,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from factory.compiler.pystyle import tidy
 from factory.compiler.render import render
 from factory.spec import naming
 from factory.spec.labels import KINDS
-from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, Spec, WorkflowSpec
+from factory.spec.model import EntitySpec, FieldSpec, InvariantSpec, ParamSpec, Spec, WorkflowSpec
 
 _STATIC = ["runtime.py", "deps.py"]
 
@@ -18,7 +19,7 @@ def render_backend(spec: Spec, app_dir: Path, spec_hash: str) -> list[Path]:
     """Write every backend file for `spec` under `app_dir/backend`; return the paths written."""
     out = app_dir / "backend"
     entities = [e for e in spec.entities if not e.builtin]
-    models = ", ".join(["User"] + [e.model for e in entities])
+    models = ", ".join(sorted(["User"] + [e.model for e in entities]))
     base = {"title": spec.title, "world": spec.world, "today": spec.today, "spec_hash": spec_hash,
             "model_imports": models, "random_seed": spec.random_seed, "secret": f"{spec.world}:{spec_hash[:16]}",
             "roles": list(spec.roles)}
@@ -34,7 +35,8 @@ def render_backend(spec: Spec, app_dir: Path, spec_hash: str) -> list[Path]:
         render("backend/router_workflows.py.j2", {**base, "workflows": [w for w in workflow_ctx if not w["system"]]},
                spec_hash, out / "routers" / "workflows.py"),
         render("backend/app.py.j2", base, spec_hash, out / "app.py"),
-        render("backend/invariants.py.j2", {**base, "invariants": spec.invariants}, spec_hash, out / "invariants.py"),
+        render("backend/invariants.py.j2", {**base, "invariants": [_invariant(i) for i in spec.invariants]}, spec_hash,
+               out / "invariants.py"),
     ]
     for e in entity_ctx:
         written.append(render("backend/router_entity.py.j2", {**base, "e": e}, spec_hash, out / "routers" / f"{e['name']}.py"))
@@ -53,6 +55,7 @@ def render_backend(spec: Spec, app_dir: Path, spec_hash: str) -> list[Path]:
     plan_path = out / "seed_plan.json"
     plan_path.write_text(json.dumps(plan, indent=1, sort_keys=True) + "\n")
     written.append(plan_path)
+    tidy(written)
     return written
 
 
@@ -60,6 +63,15 @@ def _annotation(f: FieldSpec | ParamSpec) -> str:
     # NaiveDatetime: the world's clock has no time zone, and SQLModel refuses naive `datetime` columns
     py = {"date": "_dt.date", "datetime": "NaiveDatetime"}.get(f.py_type, f.py_type)
     return py if f.required else f"{py} | None"
+
+
+def _row_annotation(p: ParamSpec, models: dict[str, str]) -> str:
+    """A workflow function's parameter type: the model of a reference, else the value's type."""
+    if p.ref is None:
+        py = {"date": "_dt.date", "datetime": "_dt.datetime"}.get(p.py_type, p.py_type)
+    else:
+        py = models[p.ref]
+    return py if p.required else f"{py} | None"
 
 
 def _rule(f: FieldSpec | ParamSpec) -> str:
@@ -92,6 +104,9 @@ def _entity(e: EntitySpec) -> dict[str, Any]:
                         "optional_annotation": _annotation(f).removesuffix(" | None") + " | None",
                         "required": f.required, "field_args": ", ".join(args), "rule": _rule(f), "editable": f.editable})
     editable = [c for c in columns if c["editable"] and c["column"] not in {f"{o}_id" for o in e.owner_fields}]
+    # the public model adds `<reference>_label`, unless a stored field already has that name (its type stands)
+    names = {c["column"] for c in columns}
+    ref_labels = [f"{c['name']}_label" for c in columns if c["ref"] and f"{c['name']}_label" not in names]
     query_params: list[str] = []
     for flt in e.filters:
         if flt.kind in ("range", "date_range"):
@@ -100,7 +115,7 @@ def _entity(e: EntitySpec) -> dict[str, Any]:
             query_params.append(flt.param)
     return {
         "name": e.name, "label": e.label, "plural": e.plural, "plural_name": naming.plural(e.name), "path": e.path,
-        "model": e.model, "table": e.table, "columns": columns, "editable": editable,
+        "model": e.model, "table": e.table, "columns": columns, "editable": editable, "ref_labels": ref_labels,
         "editable_columns": repr(tuple(c["column"] for c in editable)),
         "owners": repr(tuple(f"{o}_id" for o in e.owner_fields)), "public": e.visibility == "public",
         "display": e.display, "refs": repr({f.column: f.ref for f in e.fields if f.ref}),
@@ -111,6 +126,11 @@ def _entity(e: EntitySpec) -> dict[str, Any]:
         "operations": e.operations, "query_params": query_params, "roles": repr(tuple(e.roles)),
         "label_kinds": repr({f.name: f.type for f in e.fields if f.type in KINDS and "{" + f.name + "}" in e.display}),
     }
+
+
+def _invariant(inv: InvariantSpec) -> dict[str, str]:
+    return {"name": inv.name, "source": inv.source, "row_var": inv.row_var, "rows_py": inv.rows_py,
+            "violation": inv.violation_py or f"not ({inv.check_py})"}
 
 
 def _parent_column(e: EntitySpec, parent: str | None) -> str | None:
@@ -139,10 +159,13 @@ def _workflow(w: WorkflowSpec, spec: Spec) -> dict[str, Any]:
             default = "None"
         params.append({"name": p.name, "var": p.var, "annotation": annotation, "default_code": default, "rule": _rule(p),
                        "ref": p.ref, "model": models.get(p.ref or ""), "where_py": p.where_py})
+    # the function's parameters are typed as it sees them: a reference parameter arrives as its loaded row
+    signature = ["session: Session", "ctx: Ctx", *(f"{p.var}: {_row_annotation(p, models)}" for p in w.params)]
+    checks = [{"id": c.id, "message": c.message, "refusal": c.refusal or f"not ({c.python})"} for c in w.preconditions]
     return {
         "name": w.name, "label": w.label, "description": w.description.replace('"""', "'''"), "system": w.system,
-        "params_class": naming.class_name(w.name) + "Params", "params": params,
-        "preconditions": w.preconditions, "effects": w.effects, "success": w.success,
+        "params_class": naming.class_name(w.name) + "Params", "params": params, "signature": ", ".join(signature),
+        "preconditions": checks, "effects": w.effects, "success": w.success,
         "refs": repr({p.name: p.ref for p in w.params if p.ref}), "ref_params": [p for p in params if p["ref"]],
         "roles": repr(tuple(w.roles)),
     }

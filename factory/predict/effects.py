@@ -11,7 +11,7 @@ overlay lives in `factory.predict.overlay`, the interpreter in `factory.predict.
 The interpreter walks the type-checked AST of `factory.expr` with the semantics `pycode` documents:
 money in integer cents (a number written next to money is an amount for + - and comparisons, a
 factor for * / %), integer division rounding down, `x.f` on a reference following its `<f>_id`
-column, `text()` as the app's `_money_text`/`_label`/`_text`, `now()` as today at 09:00, and
+column, `text()` as the app's `money_text`/`label_of`/`value_text`, `now()` as today at 09:00, and
 queries over every row of the entity (visibility does not apply) with SQL's NULL logic inside
 `where` and `sum`. It is an independent oracle on purpose: where the generated code strays from
 those semantics, the golden gate fails instead of the reward repeating the bug. Two such places

@@ -1,6 +1,6 @@
 """A row's display label as the app shows it, one rule for every reader.
 
-The generated app fills an entity's `display` template in `runtime._label`; the factory fills it
+The generated app fills an entity's `display` template in `runtime.label_of`; the factory fills it
 again wherever it must know what a user sees (the claims' row oracle, the proposer's user view,
 the effect interpreter, the seed planner and the seed checker). Each value is written the way the
 app's pages write it (`templates/frontend/runtime/format.js`): money as `$1,234.56`, an enum value

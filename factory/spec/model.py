@@ -126,6 +126,9 @@ class CheckSpec(Strict):
     source: str
     message: str
     python: str
+    # The generated `if` tests this, the condition simplified and negated (`amount <= 0` for `amount > 0`).
+    # Optional: spec.json files written before it still load, and render `not (python)`.
+    refusal: str | None = Field(None, description="compiled condition under which the precondition fails")
 
 
 class EffectSpec(Strict):
@@ -223,6 +226,8 @@ class InvariantSpec(Strict):
     rows_py: str
     row_var: str
     check_py: str
+    violation_py: str | None = Field(None, description="compiled condition under which a row breaks the invariant "
+                                     "(the check negated and simplified; older spec.json files lack it)")
     # The row selector as written in the seed (`source` keeps the check), so the verifier evaluates
     # the invariant itself instead of running the app's generated checker, which a repair may edit.
     # Optional: spec.json files written before it still load.

@@ -9,7 +9,10 @@ import re
 from typing import Protocol
 
 # Names the generated code uses itself; a parameter with one of these names gets a trailing _.
-_TAKEN = {"session", "ctx", "select", "func", "and_", "or_", "not_", "timedelta", "created", "row", "params"}
+_TAKEN = {"session", "ctx", "select", "func", "and_", "or_", "not_", "timedelta", "created", "row", "params", "col",
+          "true", "false", "row_id", "same_row", "load_row", "get_row", "query_value", "money_text", "value_text",
+          "label_of",
+          "l", "O", "I"}  # and the names pycodestyle finds ambiguous (E741), which the generated code must not use
 
 
 def plural(name: str) -> str:

@@ -1,5 +1,5 @@
 """A row's label is written by one rule (`factory.spec.labels`) and by the generated app's own copy
-of it (`runtime._label_text`): the two must agree on every kind of value, or a task names a row
+of it (`runtime.label_text`): the two must agree on every kind of value, or a task names a row
 by a label the page never shows."""
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ RUNTIME = Path(__file__).resolve().parents[2] / "templates" / "backend" / "runti
 
 
 def _app_function() -> Any:
-    """`_label_text` and `_money_text` as the generated runtime defines them."""
+    """`label_text` and `money_text` as the generated runtime defines them."""
     source = RUNTIME.read_text()
-    blocks = [re.search(rf"^def {name}\(.*?(?=^\S)", source, re.S | re.M) for name in ("_money_text", "_label_text")]
-    assert all(blocks), "the runtime template lost _money_text or _label_text"
+    blocks = [re.search(rf"^def {name}\(.*?(?=^\S)", source, re.S | re.M) for name in ("money_text", "label_text")]
+    assert all(blocks), "the runtime template lost money_text or label_text"
     namespace: dict[str, Any] = {"dt": dt, "Any": Any}
     for block in blocks:
         exec(block[0], namespace)  # the template's own code, read to compare it
-    return namespace["_label_text"]
+    return namespace["label_text"]
 
 
 CASES = [
