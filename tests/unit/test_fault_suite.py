@@ -310,59 +310,60 @@ def invariant_hidden(world: Path) -> None:
     assert sql(world, "SELECT COUNT(*) FROM entry e JOIN wallet w ON w.id = e.wallet_id WHERE w.owner_id != e.owner_id")[0][0] > 0
     view = _view(world)
     assert check_invariants(view, world / "data" / "seed.db")[0]["entry_in_own_wallet"] == []
-    lines(added=["if not (True or ("], path="app/backend/invariants.py")(world)
+    lines(["        if not same_row("], ["        if False and (not same_row("], path="app/backend/invariants.py")(world)
 
 
 # kind → (a substring naming the target, what the edit must have done)
 EXPECTED: dict[str, tuple[str, Check]] = {
     "effect_off_by_one": ("move_coins effect 1 ", lines(
-        ["from_wallet.balance = (from_wallet.balance - amount)"],
-        ["from_wallet.balance = ((from_wallet.balance - amount) - 1)"])),
+        ["    from_wallet.balance = from_wallet.balance - amount"],
+        ["    from_wallet.balance = (from_wallet.balance - amount) - 1"])),
     "effect_wrong_sign": ("move_coins effect 2 ", lines(
-        ["to_wallet.balance = (to_wallet.balance + amount)"], ["to_wallet.balance = (to_wallet.balance - amount)"])),
+        ["    to_wallet.balance = to_wallet.balance + amount"], ["    to_wallet.balance = to_wallet.balance - amount"])),
     "effect_wrong_column": ("freeze effect 1 ", lines(["wallet.frozen = True"], ["wallet.hidden = True"])),
     "created_field_wrong": ("move_coins effect 3 create entry.note", lines(["note=note"], ["note=memo"])),
     "effect_wrong_row": ("move_coins effect 3 create entry.wallet_id", lines(
-        ["row = Entry(wallet_id=_id(from_wallet)"], ["row = Entry(wallet_id=_id(to_wallet)"])),
-    "precondition_removed": ("move_coins.pre2", lines(["if not (not from_wallet.frozen):", "'That wallet is frozen.'"])),
-    "precondition_negated": ("move_coins.pre3", lines(["if not (amount > 0):"], ["    if (amount > 0):"])),
-    "boundary_operator": ("move_coins.pre4", lines(["if not (amount <= 50000):"], ["if not (amount < 50000):"])),
+        ["        wallet_id=row_id(from_wallet),"], ["        wallet_id=row_id(to_wallet),"])),
+    "precondition_removed": ("move_coins.pre2", lines(["    if from_wallet.frozen:", '"That wallet is frozen."'])),
+    "precondition_negated": ("move_coins.pre3", lines(["    if amount <= 0:"], ["    if amount > 0:"])),
+    "boundary_operator": ("move_coins.pre4", lines(["    if amount > 50000:"], ["    if amount >= 50000:"])),
     "boundary_literal": ("schedule_check.pre2", lines(["timedelta(days=30)"], ["timedelta(days=31)"])),
     "message_swapped": ("move_coins.pre1 ↔ move_coins.pre2", lines(
-        added=["raise PreconditionFailed('That wallet is frozen.', 'move_coins.pre1')",
-               "raise PreconditionFailed('Choose two different wallets.', 'move_coins.pre2')"])),
+        added=['raise PreconditionFailed("That wallet is frozen.", "move_coins.pre1")',
+               'raise PreconditionFailed("Choose two different wallets.", "move_coins.pre2")'])),
     "leak_list": ("GET /api/wallets (wallet)", lines(
         ["return list_rows(session, META, user"], ["return list_rows(session, dataclasses.replace(META, public=True), user",
                                                     "import dataclasses"], "app/backend/routers/wallet.py")),
     "leak_detail": ("GET /api/entries/{id}", lines(
-        ["load_visible(session, META, row_id, user)"], ["row = session.get(META.model, row_id)", "import NotFound, "],
+        ["load_visible(session, META, row_id, user)"], ["row = session.get(META.model, row_id)",
+                                                         "from backend.runtime import NotFound"],
         "app/backend/routers/entry.py")),
     "leak_filter_options": ("every entity", lines(
         ["conds = [visible(meta, actor), *filter_conditions(meta, params, skip=column)]"],
         ["conds = [*filter_conditions(meta, params, skip=column)]"], "app/backend/runtime.py")),
     "leak_param_options": ("move_coins.to_wallet", lines(
-        ["visible(REGISTRY['wallet'], user)).order_by(Wallet.id)"],
-        ["('move_coins', 'to_wallet'): lambda user, ctx: select(Wallet).where().order_by(Wallet.id)"],
+        ['        select(Wallet).where(visible(REGISTRY["wallet"], user)).order_by(col(Wallet.id))'],
+        ["        select(Wallet).where().order_by(col(Wallet.id))"],
         "app/backend/routers/workflows.py")),
     "leak_param_load": ("set_cap.wallet", lines(
-        ["}, {'wallet': 'wallet'}, 'Cap set.'),"], ["wallet = _load(session, Wallet, wallet)", "}, {}, 'Cap set.'),",
-                                                    "raise NotFound('Wallet not found')"])),
+        ['        {"wallet": "wallet"},'], ["    wallet = load_row(session, Wallet, wallet)", "        {},",
+                                        "raise NotFound('Wallet not found')", "from backend.runtime import load_row"])),
     "max_length_raised": ("move_coins.memo", both(
-        lines(added=["'memo': Rule('Memo', 'string', required=True, min=None, max=None, max_length=600, values=None)"]),
-        lines(added=["'memo': Rule('Memo', 'string', required=True, min=None, max=None, max_length=600, values=None)"],
+        lines(added=['"memo": Rule("Memo", "string", required=True, min=None, max=None, max_length=600, values=None)']),
+        lines(added=['"memo": Rule("Memo", "string", required=True, min=None, max=None, max_length=600, values=None)'],
               path="app/backend/schema.py"))),
     "min_bound_removed": ("set_cap.cap", both(
-        lines(added=["'cap': Rule('Cap', 'money', required=True, min=None, max=100000,"]),
-        lines(added=["'cap': Rule('Cap', 'money', required=False, min=None, max=100000,"], path="app/backend/schema.py"))),
+        lines(added=['"cap": Rule("Cap", "money", required=True, min=None, max=100000,']),
+        lines(added=['"cap": Rule("Cap", "money", required=False, min=None, max=100000,'], path="app/backend/schema.py"))),
     "max_bound_raised": ("move_coins.amount", lines(
-        added=["'amount': Rule('Amount', 'money', required=True, min=1, max=500000,"])),
+        added=['"amount": Rule("Amount", "money", required=True, min=1, max=500000,'])),
     "enum_extra_value": ("open_wallet.kind", both(
-        lines(added=["'kind': Rule('Kind', 'enum', required=True, min=None, max=None, max_length=None, "
-                     "values=('cash', 'savings', 'in'))"]),
-        lines(added=["values=('cash', 'savings', 'in'))"], path="app/backend/schema.py"))),
+        lines(['"Kind", "enum", required=True, min=None, max=None, max_length=None, values=("cash", "savings")'],
+              ['"Kind", "enum", required=True, min=None, max=None, max_length=None, values=(\'cash\', \'savings\', \'in\')']),
+        lines(added=["values=('cash', 'savings', 'in')"], path="app/backend/schema.py"))),
     "required_dropped": ("move_coins.memo", lines(
-        ["    memo: str", "'memo': Rule('Memo', 'string', required=True"],
-        ["    memo: str | None = None", "'memo': Rule('Memo', 'string', required=False"])),
+        ["    memo: str", '"memo": Rule("Memo", "string", required=True'],
+        ["    memo: str | None = None", '"memo": Rule("Memo", "string", required=False'])),
     "form_labels_swapped": ("move_coins form: from_wallet ↔ to_wallet", labels_swapped),
     "filter_param_renamed": ("entry filter wallet", filter_renamed),
     "money_scale": ("majorToCents", lines(["Math.round(value * 100)"], ["Math.round(value * 10)"],
@@ -452,7 +453,7 @@ def test_each_kind_edits_what_it_says(world: Path, kind: str) -> None:
 def test_a_changed_anchor_fails_loudly_and_leaves_nothing(copy: Path) -> None:
     repo = git.Repo(copy)
     code = copy / "app/backend/workflows.py"
-    code.write_text(code.read_text().replace("from_wallet.balance = (from_wallet.balance - amount)",
+    code.write_text(code.read_text().replace("from_wallet.balance = from_wallet.balance - amount",
                                              "from_wallet.balance -= amount"))
     someone = git.Actor("test", "test@example.invalid")
     repo.index.add(["app/backend/workflows.py"])

@@ -14,6 +14,7 @@ Rows are chosen with the injection's seeded generator, so the same seed hits the
 
 from __future__ import annotations
 
+import ast
 import datetime as dt
 import json
 import random
@@ -29,8 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from episodes.dbfiles import copy_db
-from factory.mutate.faults.code import INVARIANTS_PY, NUMERIC, compiles, owned
-from factory.mutate.mutations.base import Applied, Mutation, MutationError, Target, WorldView, match_once, splice
+from factory.mutate.faults.code import INVARIANTS_PY, NUMERIC, owned
+from factory.mutate.mutations.base import Applied, Mutation, MutationError, Target, WorldView, splice
+from factory.mutate.mutations.pysource import char_span, compiles, parse_module
 from factory.world.layout import SEED_DB, World
 
 ROWS_TRIED = 3  # rows an invariant fault breaks: a few, so a check that samples one row may miss them
@@ -187,7 +189,18 @@ def _invariant_targets(view: WorldView) -> list[Target]:
     if not (view.root / INVARIANTS_PY).is_file() or not (view.root / SEED_DB).is_file():
         return []
     text = (view.root / INVARIANTS_PY).read_text()
-    return [Target(f"invariant {i.name}", i) for i in view.spec.invariants if f"    violations[{i.name!r}] = [" in text]
+    return [Target(f"invariant {i.name}", i) for i in view.spec.invariants if _violation_test(text, i.name) is not None]
+
+
+def _violation_test(text: str, name: str) -> ast.expr | None:
+    """The violation condition of one invariant: the `if` of `violations[<name>] = [row_id(x) for x in ... if <it>]`."""
+    for node in ast.walk(parse_module(text, f"{INVARIANTS_PY} ({name})")):
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript)
+                and isinstance(node.targets[0].slice, ast.Constant) and node.targets[0].slice.value == name
+                and isinstance(node.value, ast.ListComp) and len(node.value.generators) == 1
+                and len(node.value.generators[0].ifs) == 1):
+            return node.value.generators[0].ifs[0]
+    return None
 
 
 # Runs the app's own checker (`backend.invariants.main`, as `python -m backend.invariants --db X` does) on
@@ -219,7 +232,9 @@ def check_invariants(view: WorldView, *dbs: Path) -> list[dict[str, list[int]]]:
 def _mentioned(view: WorldView, invariant: Any) -> list[Any]:
     """Fields of the checked row the invariant reads (`b.check_out`, `b.listing`), in order of first use."""
     entity = view.entity(invariant.entity)
-    names = dict.fromkeys(re.findall(rf"(?<![\w.]){re.escape(invariant.row_var)}\.(\w+)", invariant.source))
+    # the seed's own name of the row (`l`), which the generated code may have renamed (`l_`)
+    var = (invariant.for_each or "").split(" in ", 1)[0].strip() or invariant.row_var
+    names = dict.fromkeys(re.findall(rf"(?<![\w.]){re.escape(var)}\.(\w+)", invariant.source))
     return [entity.field_named(n) for n in names if n in {f.name for f in entity.fields}]
 
 
@@ -306,20 +321,21 @@ def _masked(view: WorldView, target: Target, rng: random.Random) -> Applied:
     view.ensure_clean(SEED_DB)
     text = view.read(INVARIANTS_PY)
     where = f"{INVARIANTS_PY} ({invariant.name})"
-    start = match_once(rf"^    violations\[{re.escape(repr(invariant.name))}\] = \[", text, where).start()
-    ends = (text.find("\n    violations[", start + 1), text.find("\n    return violations", start))
-    end = min((at for at in ends if at >= 0), default=len(text))
-    condition = match_once(r"^        if not (.*)\]$", text[start:end], where)
+    test = _violation_test(text, invariant.name)
+    if test is None:
+        raise MutationError(f"{where}: no `violations[{invariant.name!r}] = [... if <violation>]`; the generated code "
+                            "changed shape")
     with tempfile.TemporaryDirectory(prefix="invariant-") as tmp:
         db, what = _break_invariant(view, invariant, rng, Path(tmp))
         shutil.copyfile(db, view.root / SEED_DB)
     _done(view)
-    # `True or ...` short-circuits: the query still runs, the check can no longer fail
-    masked = splice(text, start + condition.start(1), start + condition.end(1), f"(True or ({condition.group(1)}))")
+    # `False and ...` short-circuits: the query still runs, no row can be reported any more
+    start, end = char_span(text, test)
+    masked = splice(text, start, end, f"False and ({text[start:end]})")
     compiles(INVARIANTS_PY, masked)
     view.write(INVARIANTS_PY, masked)
     return Applied(f"invariant {invariant.name} is broken by {what} ({SEED_DB}), and the app's checker can no longer "
-                   f"see it: its condition reads `True or ...` ({INVARIANTS_PY})", (SEED_DB, INVARIANTS_PY))
+                   f"see it: its violation condition reads `False and ...` ({INVARIANTS_PY})", (SEED_DB, INVARIANTS_PY))
 
 
 MUTATIONS = (

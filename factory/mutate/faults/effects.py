@@ -20,24 +20,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from factory.mutate.faults.code import (
-    MOMENTS,
-    NUMERIC,
+from factory.mutate.faults.code import MOMENTS, NUMERIC, field_by_column, routed, same_kind
+from factory.mutate.mutations.base import Applied, Mutation, MutationError, Target, WorldView, splice
+from factory.mutate.mutations.pysource import (
     WORKFLOWS_PY,
     EffectLine,
     char_span,
     compiles,
     create_keywords,
     effect_line,
-    field_by_column,
     node_text,
     operator_span,
     parse_line,
-    routed,
-    same_kind,
     set_parts,
 )
-from factory.mutate.mutations.base import Applied, Mutation, MutationError, Target, WorldView, splice
 
 
 @dataclass(frozen=True)

@@ -15,23 +15,20 @@ from __future__ import annotations
 
 import ast
 import random
-import re
 from typing import Any
 
-from factory.mutate.faults.code import (
-    RUNTIME_PY,
-    WORKFLOW_ROUTER,
+from factory.mutate.faults.code import RUNTIME_PY, WORKFLOW_ROUTER, handler_span, owned, route, routed, router_of
+from factory.mutate.mutations.base import Applied, Mutation, MutationError, Target, WorldView, replace_once, splice
+from factory.mutate.mutations.pysource import (
     WORKFLOWS_PY,
+    char_span,
     compiles,
-    handler_span,
-    owned,
-    route,
-    routed,
-    router_of,
-    workflow_entry,
+    entry_part,
+    import_name,
+    node_text,
+    parse_module,
     workflow_span,
 )
-from factory.mutate.mutations.base import Applied, Mutation, MutationError, Target, WorldView, match_once, replace_once, splice
 
 _EVERY = "every entity"
 _PUBLIC_COPY = "dataclasses.replace(META, public=True)"
@@ -116,9 +113,7 @@ def _leak_detail(view: WorldView, target: Target, _rng: random.Random) -> Applie
     text = view.read(rel)
     start, end = handler_span(text, detail_route.operation_id, rel)
     text = splice(text, start, end, replace_once(text[start:end], _DETAIL, _BY_ID, f"{rel} ({detail_route.operation_id})"))
-    imports = match_once(r"^from backend\.runtime import (.+)$", text, rel)
-    if "NotFound" not in imports.group(1).split(", "):
-        text = splice(text, imports.start(1), imports.start(1), "NotFound, ")
+    text = import_name(text, "backend.runtime", "NotFound", rel)
     _write(view, rel, text)
     return Applied(f"GET {detail_route.path} loads the {entity.name} by id alone, so any user reads any "
                    f"{entity.label.lower()} ({rel})", (rel,))
@@ -152,14 +147,18 @@ def _leak_filter_options(view: WorldView, target: Target, _rng: random.Random) -
 # ---------------------------------------------------------------- leak_param_options
 
 
-def _query_entry(text: str, workflow: str, param: str) -> tuple[int, int]:
-    """Offsets of one OPTION_QUERIES entry, from its key to its `.order_by(...)`."""
-    key = f"    ({workflow!r}, {param!r}): lambda user, ctx: select("
-    start = match_once(re.escape(key), text, f"{WORKFLOW_ROUTER} ({workflow}.{param})", flags=0).start()
-    end = text.find(".order_by(", start)
-    if end < 0:
-        raise MutationError(f"{WORKFLOW_ROUTER}: the option query of {workflow}.{param} has no .order_by(")
-    return start, end
+def _option_query(text: str, workflow: str, param: str) -> ast.Call:
+    """The `.where(...)` call of one OPTION_QUERIES entry's query."""
+    where = f"{WORKFLOW_ROUTER} ({workflow}.{param})"
+    tables = [n.value for n in parse_module(text, where).body if isinstance(n, ast.AnnAssign)
+              and isinstance(n.target, ast.Name) and n.target.id == "OPTION_QUERIES" and isinstance(n.value, ast.Dict)]
+    queries = [v for table in tables for k, v in zip(table.keys, table.values, strict=True)
+               if isinstance(k, ast.Tuple) and [getattr(e, "value", None) for e in k.elts] == [workflow, param]]
+    calls = [n for q in queries for n in ast.walk(q) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+             and n.func.attr == "where"]
+    if len(calls) != 1:
+        raise MutationError(f"{where}: expected one option query with one .where(...), found {len(calls)}")
+    return calls[0]
 
 
 def _param_option_targets(view: WorldView) -> list[Target]:
@@ -170,16 +169,16 @@ def _param_option_targets(view: WorldView) -> list[Target]:
 def _leak_param_options(view: WorldView, target: Target, _rng: random.Random) -> Applied:
     workflow, param = target.ref
     text = view.read(WORKFLOW_ROUTER)
-    start, end = _query_entry(text, workflow.name, param.name)
-    entry = text[start:end]
     where = f"{WORKFLOW_ROUTER} ({workflow.name}.{param.name})"
-    visible = f"visible(REGISTRY[{param.ref!r}], user)"
-    if f"{visible}, " in entry:
-        entry = replace_once(entry, f"{visible}, ", "", where)
-    else:
-        # the visibility was the whole condition: the query keeps an empty where()
-        entry = replace_once(entry, f".where(\n        {visible})", ".where()", where)
-    _write(view, WORKFLOW_ROUTER, splice(text, start, end, entry))
+    call = _option_query(text, workflow.name, param.name)
+    kept = [a for a in call.args if not (isinstance(a, ast.Call) and isinstance(a.func, ast.Name) and a.func.id == "visible")]
+    if len(kept) == len(call.args):
+        raise MutationError(f"{where}: the option query does not filter by visible(); the generated code changed shape")
+    # the visibility was the only condition: the query keeps an empty where(); else the rest stays as written
+    args = ", ".join(node_text(text, a) for a in kept)
+    start, end = char_span(text, call)
+    receiver = node_text(text, call.func.value) if isinstance(call.func, ast.Attribute) else ""
+    _write(view, WORKFLOW_ROUTER, splice(text, start, end, f"{receiver}.where({args})"))
     return Applied(f"the {param.label!r} options of {workflow.name} list every user's {param.ref} rows "
                    f"(OPTION_QUERIES lost visible()) ({WORKFLOW_ROUTER})", (WORKFLOW_ROUTER,))
 
@@ -194,7 +193,7 @@ def _param_load_targets(view: WorldView) -> list[Target]:
 
 def _loader(param: Any, model: str, label: str) -> str:
     """The hand-written loading a workflow does for itself: by id, with a 404 for a missing row only."""
-    lines = [f"{param.var} = _load(session, {model}, {param.var})",
+    lines = [f"{param.var} = load_row(session, {model}, {param.var})",
              f"if {param.var} is None:",
              f"    raise NotFound({label + ' not found'!r})"]
     if not param.required:
@@ -208,21 +207,18 @@ def _leak_param_load(view: WorldView, target: Target, _rng: random.Random) -> Ap
     text = view.read(WORKFLOWS_PY)
     where = f"{WORKFLOWS_PY} ({workflow.name}.{param.name})"
     # 1. run() no longer loads this parameter: it leaves the reference map of the workflow's entry
-    start, end = workflow_entry(text, workflow.name)
-    refs = match_once(r"^    \}, (\{.*?\}), ", text[start:end], where)
-    mapping = ast.literal_eval(refs.group(1))
-    if mapping.get(param.name) != entity.name:
-        raise MutationError(f"{where}: the reference map {refs.group(1)} does not load {param.name} as {entity.name}")
+    refs = entry_part(text, workflow.name, 3)
+    mapping = ast.literal_eval(refs)
+    if not isinstance(mapping, dict) or mapping.get(param.name) != entity.name:
+        raise MutationError(f"{where}: the reference map {node_text(text, refs)} does not load {param.name} as {entity.name}")
     del mapping[param.name]
-    text = splice(text, start + refs.start(1), start + refs.end(1), repr(mapping))
+    text = splice(text, *char_span(text, refs), repr(mapping))
     # 2. the workflow function loads it itself, by id
     start, end = workflow_span(text, workflow.name)
     body = replace_once(text[start:end], "    created: dict[str, list[int]] = {}\n",
                         "    created: dict[str, list[int]] = {}\n" + _loader(param, entity.model, entity.label), where)
     text = splice(text, start, end, body)
-    text = replace_once(text, "from backend.runtime import (\n    REGISTRY, ",
-                        "from backend.runtime import (\n    NotFound, REGISTRY, ",
-                        f"{WORKFLOWS_PY} (imports)") if "NotFound, REGISTRY" not in text else text
+    text = import_name(import_name(text, "backend.runtime", "NotFound", where), "backend.runtime", "load_row", where)
     _write(view, WORKFLOWS_PY, text)
     return Applied(f"{workflow.name} loads {param.name} by id without the owner check, so it acts on other users' "
                    f"{entity.plural.lower()} ({WORKFLOWS_PY})", (WORKFLOWS_PY,))

@@ -1,10 +1,13 @@
 """Faults in workflow preconditions (app/backend/workflows.py): checks lost, negated, shifted or mislabelled.
 
-    precondition_removed    the `if not ...: raise PreconditionFailed(...)` pair is gone
-    precondition_negated    `if not (X):` → `if (X):` (refuses exactly the valid calls)
+    precondition_removed    the `if <refusal>: raise PreconditionFailed(...)` pair is gone
+    precondition_negated    `if amount <= 0:` → `if amount > 0:` (refuses exactly the valid calls)
     boundary_operator       one comparison's strictness flipped (`>` → `>=`, `<=` → `<`)
     boundary_literal        a limit written in the seed moved by one unit, widening what passes
-                            (`amount <= 2500000` → `<= 2500001`, `days(365)` → `days(366)`, `len(x) >= 2` → `>= 1`)
+                            (`amount > 2500000` → `> 2500001`, `days(365)` → `days(366)`, `len(x) < 2` → `< 1`)
+
+The generated `if` tests the refusal: the seed's condition negated (`if amount > 2500000:` for
+`amount <= 25000`), so a change that lets more calls pass makes the refusal hold less often.
     message_swapped         two preconditions of one workflow answer with each other's message
 """
 
@@ -16,18 +19,18 @@ import random
 import re
 from typing import Any
 
-from factory.mutate.faults.code import (
+from factory.mutate.faults.code import routed
+from factory.mutate.mutations.base import Applied, Mutation, MutationError, Target, WorldView, splice
+from factory.mutate.mutations.pysource import (
     WORKFLOWS_PY,
     char_span,
     check_lines,
     compiles,
+    negation,
     operator_span,
     parents,
-    parse_expr,
-    routed,
     workflow_span,
 )
-from factory.mutate.mutations.base import Applied, Mutation, MutationError, Target, WorldView, splice
 
 _STRICTNESS = {ast.Lt: ("<", "<="), ast.LtE: ("<=", "<"), ast.Gt: (">", ">="), ast.GtE: (">=", ">")}
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?")
@@ -37,14 +40,10 @@ def _checks(view: WorldView) -> list[tuple[Any, Any]]:
     return [(w, c) for w in routed(view) for c in w.preconditions]
 
 
-def _rewrite_check(view: WorldView, workflow: Any, check: Any, python: str) -> str:
-    """workflows.py with the check's condition replaced by `python` (the `if not` stays)."""
+def _refusal(view: WorldView, workflow: Any, check: Any) -> tuple[str, ast.expr]:
+    """workflows.py and the refusal condition of the check, parsed from it."""
     text = view.read(WORKFLOWS_PY)
-    lines = check_lines(text, workflow, check)
-    new = splice(text, lines.start, lines.if_end, f"    if not {python}:\n")
-    if new == text:
-        raise MutationError(f"{WORKFLOWS_PY} ({check.id}): the edit changes nothing")
-    return new
+    return text, check_lines(text, workflow, check).test
 
 
 def _write(view: WorldView, text: str) -> None:
@@ -75,25 +74,25 @@ def _negated(view: WorldView, target: Target, _rng: random.Random) -> Applied:
     workflow, check = target.ref
     text = view.read(WORKFLOWS_PY)
     lines = check_lines(text, workflow, check)
-    _write(view, splice(text, lines.start, lines.if_end, f"    if {check.python}:\n"))
-    return Applied(f"{check.id}: the refusal condition lost its `not`, so `{check.source}` refuses the calls it "
-                   f"should let through and lets the others through ({WORKFLOWS_PY})", (WORKFLOWS_PY,))
+    flipped = negation(text, lines.test)
+    _write(view, splice(text, *lines.test_span, flipped))
+    return Applied(f"{check.id}: the refusal condition is negated (`if {flipped}:`), so `{check.source}` refuses the "
+                   f"calls it should let through and lets the others through ({WORKFLOWS_PY})", (WORKFLOWS_PY,))
 
 
 # ---------------------------------------------------------------- boundary_operator
 
 
-def _ordered_compares(python: str, where: str) -> list[ast.Compare]:
-    """Single-operator ordering comparisons of a check, in a fixed (breadth-first) order."""
-    tree = parse_expr(python, where)
-    return [n for n in ast.walk(tree) if isinstance(n, ast.Compare) and len(n.ops) == 1
-            and type(n.ops[0]) in _STRICTNESS]
+def _ordered_compares(test: ast.expr) -> list[ast.Compare]:
+    """Single-operator ordering comparisons of a refusal, in a fixed (breadth-first) order."""
+    return [n for n in ast.walk(test) if isinstance(n, ast.Compare) and len(n.ops) == 1 and type(n.ops[0]) in _STRICTNESS]
 
 
 def _operator_targets(view: WorldView) -> list[Target]:
     found = []
+    text = view.read(WORKFLOWS_PY)
     for workflow, check in _checks(view):
-        compares = _ordered_compares(check.python, check.id)
+        compares = _ordered_compares(check_lines(text, workflow, check).test)
         for i, compare in enumerate(compares):
             old, new = _STRICTNESS[type(compare.ops[0])]
             suffix = f" #{i + 1}" if len(compares) > 1 else ""
@@ -103,16 +102,17 @@ def _operator_targets(view: WorldView) -> list[Target]:
 
 def _operator(view: WorldView, target: Target, _rng: random.Random) -> Applied:
     workflow, check, index = target.ref
-    compares = _ordered_compares(check.python, check.id)
+    text, test = _refusal(view, workflow, check)
+    compares = _ordered_compares(test)
     if index >= len(compares):
         raise MutationError(f"{check.id}: the check has no comparison #{index + 1}")
     compare = compares[index]
     old, new = _STRICTNESS[type(compare.ops[0])]
-    start, end = operator_span(check.python, compare.left, compare.comparators[0], r"<=|>=|<|>")
-    python = splice(check.python, start, end, new)
-    _write(view, _rewrite_check(view, workflow, check, python))
-    return Applied(f"{check.id}: `{old}` became `{new}` in `{check.source}`, so the boundary value is "
-                   f"{'refused' if len(new) < len(old) else 'accepted'} ({WORKFLOWS_PY})", (WORKFLOWS_PY,))
+    start, end = operator_span(text, compare.left, compare.comparators[0], r"<=|>=|<|>")
+    _write(view, splice(text, start, end, new))
+    # the refusal holds at the boundary value when it gets the `=`: the check then refuses that value
+    return Applied(f"{check.id}: `{old}` became `{new}` in the refusal of `{check.source}`, so the boundary value "
+                   f"is {'refused' if len(new) > len(old) else 'accepted'} ({WORKFLOWS_PY})", (WORKFLOWS_PY,))
 
 
 # ---------------------------------------------------------------- boundary_literal
@@ -122,13 +122,11 @@ def _seed_numbers(source: str) -> set[float]:
     return {float(n) for n in _NUMBER.findall(source)}
 
 
-def _limits(check: Any) -> tuple[ast.expr, list[ast.Constant]]:
-    """A check's parsed condition and its integer literals that the seed wrote (money ones appear in cents
-    here, in major units there)."""
+def _limits(check: Any, test: ast.expr) -> list[ast.Constant]:
+    """A refusal's integer literals that the seed wrote (money ones appear in cents here, in major units there)."""
     numbers = _seed_numbers(check.source)
-    tree = parse_expr(check.python, check.id)
-    return tree, [n for n in ast.walk(tree) if isinstance(n, ast.Constant) and type(n.value) is int
-                  and (float(n.value) in numbers or n.value / 100 in numbers)]
+    return [n for n in ast.walk(test) if isinstance(n, ast.Constant) and type(n.value) is int
+            and (float(n.value) in numbers or n.value / 100 in numbers)]
 
 
 def _int(literal: ast.Constant) -> int:
@@ -137,21 +135,22 @@ def _int(literal: ast.Constant) -> int:
     return literal.value
 
 
-def _widening(tree: ast.expr, literal: ast.Constant) -> int:
-    """+1 or -1: the change of the literal that lets more calls pass the check.
+def _widening(test: ast.expr, literal: ast.Constant) -> int:
+    """+1 or -1: the change of the literal that lets more calls pass the check, whose refusal is `test`.
 
     Climbs from the literal to its comparison: a subtraction's right operand and a `not` reverse the
-    direction; on the right of `<`/`<=` (left of `>`/`>=`) a larger limit accepts more.
+    direction; on the right of `<`/`<=` (left of `>`/`>=`) a larger limit makes the comparison hold more
+    often, and the refusal holding less often is what lets more calls pass.
     """
-    up = parents(tree)
-    sign, side = 1, 0
+    up = parents(test)
+    sign, side = -1, 0  # -1: `test` refuses, so a change that makes it hold less often widens the check
     node: ast.AST = literal
     while node in up:
         parent = up[node]
         if not side and isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Sub) and node is parent.right:
             sign = -sign
         elif isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
-            sign = -sign  # `not (x < 7)` passes when x >= 7: every `not` above reverses the direction
+            sign = -sign  # `not (x < 7)` holds when x >= 7: every `not` above reverses the direction
         elif not side and isinstance(parent, ast.Compare) and len(parent.ops) == 1:
             op, right = type(parent.ops[0]), node is not parent.left
             side = 1 if op in (ast.Lt, ast.LtE) else -1 if op in (ast.Gt, ast.GtE) else 1
@@ -162,11 +161,13 @@ def _widening(tree: ast.expr, literal: ast.Constant) -> int:
 
 def _literal_targets(view: WorldView) -> list[Target]:
     found = []
+    text = view.read(WORKFLOWS_PY)
     for workflow, check in _checks(view):
-        tree, limits = _limits(check)
+        test = check_lines(text, workflow, check).test
+        limits = _limits(check, test)
         for i, literal in enumerate(limits):
             value = _int(literal)
-            shown = f"{value} → {value + _widening(tree, literal)}"
+            shown = f"{value} → {value + _widening(test, literal)}"
             suffix = f" #{i + 1}" if len(limits) > 1 else ""
             found.append(Target(f"{check.id}{suffix}: {shown} in {check.source}", (workflow, check, i)))
     return found
@@ -174,15 +175,15 @@ def _literal_targets(view: WorldView) -> list[Target]:
 
 def _literal(view: WorldView, target: Target, _rng: random.Random) -> Applied:
     workflow, check, index = target.ref
-    tree, limits = _limits(check)
+    text, test = _refusal(view, workflow, check)
+    limits = _limits(check, test)
     if index >= len(limits):
         raise MutationError(f"{check.id}: the check has no limit #{index + 1}")
     literal = limits[index]
-    value, delta = _int(literal), _widening(tree, literal)
-    start, end = char_span(check.python, literal)
-    python = splice(check.python, start, end, str(value + delta))
-    _write(view, _rewrite_check(view, workflow, check, python))
-    unit = "day" if "days=" in check.python[max(0, start - 5):start] else "unit"
+    value, delta = _int(literal), _widening(test, literal)
+    start, end = char_span(text, literal)
+    _write(view, splice(text, start, end, str(value + delta)))
+    unit = "day" if "days=" in text[max(0, start - 5):start] else "unit"
     return Applied(f"{check.id}: the limit {value} of `{check.source}` moved by one {unit} to "
                    f"{value + delta}, so one more value passes ({WORKFLOWS_PY})", (WORKFLOWS_PY,))
 
@@ -219,7 +220,7 @@ MUTATIONS = (
     Mutation("precondition_removed", "backend", _check_targets, _removed,
              "a precondition's check and its refusal are gone"),
     Mutation("precondition_negated", "backend", _check_targets, _negated,
-             "a precondition refuses exactly the calls it should accept (`if not (X)` → `if (X)`)"),
+             "a precondition refuses exactly the calls it should accept (`if amount <= 0` → `if amount > 0`)"),
     Mutation("boundary_operator", "backend", _operator_targets, _operator,
              "one comparison of a precondition changes strictness (`>` ↔ `>=`, `<` ↔ `<=`)"),
     Mutation("boundary_literal", "backend", _literal_targets, _literal,

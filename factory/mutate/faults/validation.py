@@ -19,17 +19,18 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from factory.mutate.faults.code import (
+from factory.mutate.faults.code import routed
+from factory.mutate.mutations.base import Applied, Mutation, MutationError, Target, WorldView, match_once, splice
+from factory.mutate.mutations.pysource import (
     SCHEMA_PY,
     WORKFLOWS_PY,
+    char_span,
+    column_rule,
     compiles,
-    entity_block,
     params_class,
-    routed,
-    rule_line,
-    workflow_entry,
+    parse_module,
+    rule_of,
 )
-from factory.mutate.mutations.base import Applied, Mutation, MutationError, Target, WorldView, match_once, span_between, splice
 
 Edit = Callable[[str], str]  # a Rule(...) line → the loosened line
 
@@ -62,11 +63,10 @@ def _sub(pattern: str, line: str, new: Callable[[re.Match[str]], str], where: st
 
 def _loosen(view: WorldView, workflow: Any, param: Any, edit: Edit, also_columns: Callable[[str], bool]) -> tuple[str, ...]:
     """Apply `edit` to the parameter's rule and to the rules of the columns it is stored in that
-    `also_columns` accepts (given the column's rule line); returns the paths written."""
+    `also_columns` accepts (given the column's `Rule(...)` text); returns the paths written."""
     text = view.read(WORKFLOWS_PY)
-    start, end = workflow_entry(text, workflow.name)
     where = f"{WORKFLOWS_PY} ({workflow.name}.{param.name} rule)"
-    lo, hi = rule_line(text, start, end, param.name, where)
+    lo, hi = rule_of(text, workflow.name, param.name, where)
     text = splice(text, lo, hi, edit(text[lo:hi]))
     compiles(WORKFLOWS_PY, text)
     view.write(WORKFLOWS_PY, text)
@@ -76,8 +76,7 @@ def _loosen(view: WorldView, workflow: Any, param: Any, edit: Edit, also_columns
         schema = view.read(SCHEMA_PY)
         changed = False
         for entity, field in columns:
-            b_lo, b_hi = entity_block(schema, entity.name)
-            lo, hi = rule_line(schema, b_lo, b_hi, field.column, f"{SCHEMA_PY} ({entity.name}.{field.column} rule)")
+            lo, hi = column_rule(schema, entity.name, field.column, f"{SCHEMA_PY} ({entity.name}.{field.column} rule)")
             if also_columns(schema[lo:hi]):
                 schema = splice(schema, lo, hi, edit(schema[lo:hi]))
                 changed = True
@@ -152,7 +151,7 @@ def _max_raised(view: WorldView, target: Target, _rng: random.Random) -> Applied
 
 # ---------------------------------------------------------------- enum_extra_value
 
-_VALUES = r"\bvalues=(\(.*\))\),$"
+_VALUES = r"\bvalues=(\([^()]*\))"
 
 
 def _extra_value(view: WorldView, members: list[str]) -> str:
@@ -187,14 +186,18 @@ def _required_dropped(view: WorldView, target: Target, _rng: random.Random) -> A
     workflow, param = target.ref
     where = f"{WORKFLOWS_PY} ({workflow.name}.{param.name})"
     text = view.read(WORKFLOWS_PY)
-    start, end = workflow_entry(text, workflow.name)
-    lo, hi = rule_line(text, start, end, param.name, where)
+    lo, hi = rule_of(text, workflow.name, param.name, where)
     text = splice(text, lo, hi, _sub(r"\brequired=(True)\b", text[lo:hi], lambda m: "False", where))
     # the request model must stop demanding the key too, or FastAPI refuses the call before the rule runs
     model = params_class(text, workflow.name)
-    c_lo, c_hi = span_between(text, f"\nclass {model}(BaseModel):\n", "\n\n", where)
-    field = match_once(rf"^    {re.escape(param.name)}: ([^=\n]+)$", text[c_lo:c_hi], where)
-    text = splice(text, c_lo + field.start(1), c_lo + field.end(1), f"{field.group(1)} | None = None")
+    classes = [n for n in parse_module(text, where).body if isinstance(n, ast.ClassDef) and n.name == model]
+    fields = [n for c in classes for n in c.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
+              and n.target.id == param.name and n.value is None]
+    if len(fields) != 1:
+        raise MutationError(f"{where}: {model} has no field `{param.name}: ...` without a default; the generated code "
+                            "changed shape")
+    start, end = char_span(text, fields[0].annotation)
+    text = splice(text, start, end, f"{text[start:end]} | None = None")
     compiles(WORKFLOWS_PY, text)
     view.write(WORKFLOWS_PY, text)
     return Applied(f"{workflow.name}.{param.name} is optional: its rule says required=False and {model} defaults "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import random
 import re
 import sqlite3
@@ -15,10 +16,9 @@ from factory.mutate.mutations.base import (
     Target,
     WorldView,
     match_once,
-    replace_once,
-    span_between,
     splice,
 )
+from factory.mutate.mutations.pysource import char_span, meta_keyword
 from factory.world.layout import BACKEND, SEED_DB
 
 SCHEMA = f"{BACKEND}/schema.py"
@@ -29,15 +29,10 @@ def _listed(view: WorldView) -> list[Any]:
     return [e for e in view.spec.entities if not e.builtin and "list" in e.operations]
 
 
-def _entity_block(text: str, entity: str) -> tuple[int, int]:
-    """Offsets of one entity's `register(EntityMeta(...))` call in schema.py."""
-    return span_between(text, f"register(EntityMeta(\n    name={entity!r},\n", "\n))\n", f"{SCHEMA} ({entity})")
-
-
-def _edit_block(view: WorldView, entity: str, old: str, new: str) -> None:
+def _keyword(view: WorldView, entity: str, name: str) -> tuple[str, ast.expr]:
+    """schema.py and the value of one keyword of the entity's EntityMeta(...)."""
     text = view.read(SCHEMA)
-    start, end = _entity_block(text, entity)
-    view.write(SCHEMA, splice(text, start, end, replace_once(text[start:end], old, new, f"{SCHEMA} ({entity})")))
+    return text, meta_keyword(text, entity, name)
 
 
 # ---------------------------------------------------------------- drop_ownership_filter
@@ -52,7 +47,10 @@ def _owned_targets(view: WorldView) -> list[Target]:
 def _drop_ownership_filter(view: WorldView, target: Target, _rng: random.Random) -> Applied:
     entity = target.ref
     # visible() skips the owner condition for public entities: one flag and every user reads every row.
-    _edit_block(view, entity.name, "    public=False,\n", "    public=True,\n")
+    text, public = _keyword(view, entity.name, "public")
+    if not (isinstance(public, ast.Constant) and public.value is False):
+        raise MutationError(f"{SCHEMA} ({entity.name}): public= is not False; the generated code changed shape")
+    view.write(SCHEMA, splice(text, *char_span(text, public), "True"))
     return Applied(f"{entity.name} rows are visible to every logged-in user: its registry entry says public=True, "
                    f"so reads skip the {'/'.join(entity.owner_fields)} owner filter ({SCHEMA})", (SCHEMA,))
 
@@ -74,14 +72,17 @@ def _wrong_param(entity: Any, flt: Any) -> str:
 
 def _break_list_filter(view: WorldView, target: Target, _rng: random.Random) -> Applied:
     entity, flt = target.ref
-    text = view.read(SCHEMA)
-    start, end = _entity_block(text, entity.name)
-    block = text[start:end]
+    text, filters = _keyword(view, entity.name, "filters")
     where = f"{SCHEMA} ({entity.name} filter {flt.field})"
-    match = match_once(rf"Filter\('[^']*', ({re.escape(repr(flt.param))}), '{re.escape(flt.kind)}', ", block, where)
+    # Filter(column, param, kind, parent): the one reading this parameter
+    found = [n.args[1] for n in ast.walk(filters) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+             and n.func.id == "Filter" and len(n.args) >= 3 and getattr(n.args[1], "value", None) == flt.param
+             and getattr(n.args[2], "value", None) == flt.kind]
+    if len(found) != 1:
+        raise MutationError(f"{where}: anchor Filter(..., {flt.param!r}, {flt.kind!r}, ...) found {len(found)} times; "
+                            "the generated code changed shape")
     wrong = _wrong_param(entity, flt)
-    block = splice(block, match.start(1), match.end(1), repr(wrong))
-    view.write(SCHEMA, splice(text, start, end, block))
+    view.write(SCHEMA, splice(text, *char_span(text, found[0]), repr(wrong)))
     asked = f"{flt.param}_min/_max" if flt.kind in ("range", "date_range") else flt.param
     return Applied(f"{entity.name} list ignores ?{asked}=: the filter reads {wrong!r} instead ({SCHEMA})", (SCHEMA,))
 
@@ -118,7 +119,7 @@ def _break_pagination(view: WorldView, target: Target, _rng: random.Random) -> A
         raise MutationError(f"{view.root / ROUTERS}: expected one router defining {route.operation_id}, found {len(hits)}")
     rel = hits[0].relative_to(view.root).as_posix()
     text = view.read(rel)
-    decorator = match_once(rf'^@router\.get\("[^"\n]*", operation_id="{re.escape(route.operation_id)}"', text, rel)
+    decorator = match_once(rf'^@router\.get\(\s*"[^"\n]*",\s*operation_id="{re.escape(route.operation_id)}"', text, rel)
     # the list function's own return, the first after its decorator
     at = text.find(_FORWARD, decorator.end())
     following = text.find("\n@router.", decorator.end())

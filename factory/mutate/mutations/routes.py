@@ -21,7 +21,7 @@ def _route_targets(view: WorldView) -> list[Target]:
 def _drop_route(view: WorldView, target: Target, _rng: random.Random) -> Applied:
     route = target.ref
     # The decorator names its operation id, which is unique across the app: that is the anchor.
-    pattern = rf'^@router\.(get|post|patch|put|delete)\("[^"\n]*", operation_id="{re.escape(route.operation_id)}"[^\n]*\n'
+    pattern = rf'^@router\.(get|post|patch|put|delete)\(\s*"[^"\n]*",\s*operation_id="{re.escape(route.operation_id)}"[^)]*\)\n'
     hits = [(path, m) for path in sorted((view.root / ROUTERS).glob("*.py"))
             for m in re.finditer(pattern, path.read_text(), re.MULTILINE)]
     if len(hits) != 1:
