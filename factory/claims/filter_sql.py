@@ -20,7 +20,8 @@ _ARITH = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}
 
 def compiled_filter_sql(where_py: str, model: str, columns: set[str], user: int, today: str) -> str | None:
     """An SQLite condition equal to a compiled option filter (`(Account.kind != 'credit')`,
-    `and_(...)`, `Message.read`, `X.is_(None)`, `_id(ctx.actor)`), or None when it uses anything
+    `and_(...)`, `Message.read`, `X.is_(None)`, `_id(ctx.actor)`, and the same written by today's compiler:
+    `col(Account.kind) != "credit"`, `row_id(ctx.actor)`, `false()`), or None when it uses anything
     else. Only a spec that kept no seed source for the filter needs this."""
 
     def sql(node: ast.expr) -> str:
@@ -30,8 +31,10 @@ def compiled_filter_sql(where_py: str, model: str, columns: set[str], user: int,
                 return "(" + f" {fn.id[:-1].upper()} ".join(sql(a) for a in args) + ")"
             if isinstance(fn, ast.Name) and fn.id == "not_" and len(args) == 1:
                 return f"(NOT {sql(args[0])})"
-            if isinstance(fn, ast.Name) and fn.id == "_id" and len(args) == 1:
-                return sql(args[0])
+            if isinstance(fn, ast.Name) and fn.id in ("_id", "row_id", "col") and len(args) == 1:
+                return sql(args[0])  # an id as is; sqlmodel's col() types a column and changes nothing
+            if isinstance(fn, ast.Name) and fn.id in ("true", "false") and not args:
+                return "1" if fn.id == "true" else "0"
             if (isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name) and fn.value.id == "func"
                     and fn.attr in ("lower", "length") and len(args) == 1):
                 return f"{fn.attr}({sql(args[0])})"

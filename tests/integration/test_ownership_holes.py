@@ -10,10 +10,10 @@ from factory.claims.compile import compile_claims, write_claims
 from factory.verify.run import verify_world
 
 # `move_note`'s destination list without its visibility condition: every user's notebooks
-HOLE = ("    ('move_note', 'target'): lambda user, ctx: select(Notebook).where(\n"
-        "        visible(REGISTRY['notebook'], user)).order_by(Notebook.id),",
-        "    ('move_note', 'target'): lambda user, ctx: select(Notebook).where(\n"
-        "        Notebook.id > 0).order_by(Notebook.id),")
+HOLE = ('    ("move_note", "target"): lambda user, ctx: (\n'
+        '        select(Notebook).where(visible(REGISTRY["notebook"], user)).order_by(col(Notebook.id))\n',
+        '    ("move_note", "target"): lambda user, ctx: (\n'
+        "        select(Notebook).where(col(Notebook.id) > 0).order_by(col(Notebook.id))\n")
 
 
 def _copy_with_ownership_claims(world: Path, dest: Path) -> list[str]:

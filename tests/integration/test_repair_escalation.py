@@ -26,7 +26,7 @@ from factory.world.layout import TRIAGE, VERIFICATION
 from factory.world.manifest import read_manifest
 
 REPO = Path(__file__).resolve().parents[2]
-MASKED_CHECK = "        if False and not _same("  # the invariant checker passes every row
+MASKED_CHECK = "        if False and not same_row("  # the invariant checker passes every row
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +48,8 @@ def _mask_invariant_and_misplace_a_note(world: Path) -> None:
     moved into a notebook of another owner (which breaks the invariant, and a notebook filter)."""
     checker = world / "app" / "backend" / "invariants.py"
     text = checker.read_text()
-    assert "        if not _same(" in text
-    checker.write_text(text.replace("        if not _same(", MASKED_CHECK, 1))
+    assert "        if not same_row(" in text
+    checker.write_text(text.replace("        if not same_row(", MASKED_CHECK, 1))
     with sqlite3.connect(world / "data" / "seed.db") as conn:
         other = conn.execute("SELECT id FROM notebook WHERE owner_id != (SELECT owner_id FROM note WHERE id = 1)").fetchone()[0]
         conn.execute("UPDATE note SET notebook_id = ? WHERE id = 1", (other,))
@@ -111,10 +111,10 @@ def test_loop_keeps_a_backend_fix_that_exposes_a_data_fault(world: Path) -> None
     repairer goes on to the data fixer instead of reverting, and the loop ends with all claims
     passing, both repairs kept and the reports in the history."""
     workflows = world / "app" / "backend" / "workflows.py"
-    active = ("    if not (note.status == 'active'):\n"
-              "        raise PreconditionFailed('Only active notes can be archived.', 'archive_note.pre1')\n")
-    pinned = ("    if not (not note.pinned):\n"
-              "        raise PreconditionFailed('Unpin the note before archiving it.', 'archive_note.pre2')\n")
+    active = ('    if note.status != "active":\n'
+              '        raise PreconditionFailed("Only active notes can be archived.", "archive_note.pre1")\n')
+    pinned = ("    if note.pinned:\n"
+              '        raise PreconditionFailed("Unpin the note before archiving it.", "archive_note.pre2")\n')
     text = workflows.read_text()
     assert active + pinned in text
     workflows.write_text(text.replace(active + pinned, pinned + active))

@@ -218,7 +218,7 @@ def test_stage_one_repairs_the_world(repaired: Repaired) -> None:
     assert "regenerate_backend" in job["kept"], job
     assert job["history"][-1]["passed"] == job["history"][-1]["total"]
     workflows = (repaired.world / "app" / "backend" / "workflows.py").read_text()
-    assert "note.status = 'archived'" in workflows
+    assert 'note.status = "archived"' in workflows
     messages = [str(c.message) for c in git.Repo(repaired.world).iter_commits()]
     assert any(m.startswith("repair(regenerate_backend)") for m in messages)
     regated = {j["task_id"]: j for j in repaired.report.task_jobs if j["cause"] == "world defect"}

@@ -59,7 +59,7 @@ def test_claims_cover_every_workflow(proven_mock: Path) -> None:
 
 def test_loop_repairs_injected_faults(world: Path) -> None:
     backend = world / "app" / "backend"
-    _edit(backend / "workflows.py", "raise PreconditionFailed('Only active notes can be archived.', 'archive_note.pre1')", "pass")
+    _edit(backend / "workflows.py", 'raise PreconditionFailed("Only active notes can be archived.", "archive_note.pre1")', "pass")
     # ownership dropped
     _edit(backend / "runtime.py", "    if meta.public:\n        return true()", "    if True:\n        return true()")
     with __import__("sqlite3").connect(world / "data" / "seed.db") as conn:
@@ -169,7 +169,7 @@ def test_kill_9_mid_loop_then_rerun_gives_the_same_result(world: Path, tmp_path:
     shutil.copytree(world, twin)
     for target in (world, twin):
         _edit(target / "app" / "backend" / "workflows.py",
-              "raise PreconditionFailed('Unpin the note before archiving it.', 'archive_note.pre2')", "pass")
+              'raise PreconditionFailed("Unpin the note before archiving it.", "archive_note.pre2")', "pass")
     command = [sys.executable, "-m", "factory", "prove", str(world), "--no-ui"]
     # The first run is held at the start of its repair node (triage's checkpoint is on disk by then)
     # and killed there: killing on a log line instead raced a busy machine, where the run could

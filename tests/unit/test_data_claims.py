@@ -260,8 +260,8 @@ def test_a_planted_search_value_is_found_and_a_dropped_search_field_fails(mock_w
     broken = copy_world(mock_world, tmp_path / "broken")
     schema = broken / "app" / "backend" / "schema.py"
     text = schema.read_text()
-    start = text.index("search=('title',)", text.index("name='notebook'"))  # the notebook's search, not the note's
-    schema.write_text(text[:start] + "search=()" + text[start + len("search=('title',)"):])
+    start = text.index('search=("title",)', text.index('name="notebook"'))  # the notebook's search, not the note's
+    schema.write_text(text[:start] + "search=()" + text[start + len('search=("title",)'):])
     results = verify(broken, searches)
     assert not results["data:search:notebook.title"].passed
     assert "expected 1" in results["data:search:notebook.title"].message

@@ -41,18 +41,20 @@ def _break_effect(view: WorldView, target: Target, _rng: random.Random) -> Appli
     text = view.read(WORKFLOWS)
     statements = effect_statements(text, workflow, index)
     if effect.kind == "create":
-        # The row is built but never added to the session: the workflow answers 200 and nothing is stored.
-        added = [s for s in statements if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
-                 and isinstance(s.value.func, ast.Attribute) and s.value.func.attr == "add"]
-        if len(added) != 1:
-            raise MutationError(f"{WORKFLOWS} ({workflow.name}): effect `{effect.source}` has no single session.add(...)")
-        start, end = line_span(text, added[0])
+        # The row is built but never added to the session, nor reported as created (an unsaved row has no
+        # id to report): the workflow answers 200 and nothing is stored.
+        gone = [s for s in statements if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
+                and isinstance(s.value.func, ast.Attribute) and s.value.func.attr in ("add", "append")]
+        if len(gone) != 2:
+            raise MutationError(f"{WORKFLOWS} ({workflow.name}): effect `{effect.source}` lacks its session.add(...) "
+                                "and created...append(...)")
         what = "builds its row but never adds it to the session"
     else:
-        # the statements are gone, their comment stays, as in a half-done edit
-        start, end = line_span(text, statements[0])[0], line_span(text, statements[-1])[1]
+        gone = statements  # the statements are gone, their comment stays, as in a half-done edit
         what = "is no longer applied"
-    view.write(WORKFLOWS, splice(text, start, end, ""))
+    for statement in reversed(gone):  # from the last, so the earlier offsets stay valid
+        text = splice(text, *line_span(text, statement), "")
+    view.write(WORKFLOWS, text)
     return Applied(f"{workflow.name}: effect `{effect.source}` {what} ({WORKFLOWS})", (WORKFLOWS,))
 
 
