@@ -43,7 +43,7 @@ def _break_effect(view: WorldView, target: Target, _rng: random.Random) -> Appli
     if effect.kind == "create":
         # The row is built but never added to the session, nor reported as created (an unsaved row has no
         # id to report): the workflow answers 200 and nothing is stored.
-        gone = [s for s in statements if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
+        gone: list[ast.stmt] = [s for s in statements if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
                 and isinstance(s.value.func, ast.Attribute) and s.value.func.attr in ("add", "append")]
         if len(gone) != 2:
             raise MutationError(f"{WORKFLOWS} ({workflow.name}): effect `{effect.source}` lacks its session.add(...) "
