@@ -274,7 +274,7 @@ def test_an_invariant_broken_in_the_data_fails_even_when_the_apps_checker_is_edi
     world = copy_world(mock_world, tmp_path)
     checker = world / "app" / "backend" / "invariants.py"
     text = checker.read_text()
-    masked = re.sub(r"(    violations\['note_in_own_notebook'\] = ).*?\n(?=    return violations)", r"\1[]\n", text,
+    masked = re.sub(r'(    violations\["note_in_own_notebook"\] = ).*?\n(?=    return violations)', r"\1[]\n", text,
                     flags=re.DOTALL)
     assert masked != text
     checker.write_text(masked)
