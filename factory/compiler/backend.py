@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ from factory.compiler.pystyle import tidy
 from factory.compiler.render import render
 from factory.spec import naming
 from factory.spec.labels import KINDS
-from factory.spec.model import EntitySpec, FieldSpec, InvariantSpec, ParamSpec, Spec, WorkflowSpec
+from factory.spec.model import EntitySpec, FieldSpec, InvariantSpec, ParamSpec, Spec, StorySpec, WorkflowSpec
 
 _STATIC = ["runtime.py", "deps.py"]
 
@@ -46,7 +47,7 @@ def render_backend(spec: Spec, app_dir: Path, spec_hash: str) -> list[Path]:
     written.append(render("backend/package_init.py.j2", base, spec_hash, out / "__init__.py"))
     timeline = sorted(((d, i, s.name, s.workflow) for i, s in enumerate(spec.storyline) for d in s.dates))
     written.append(render("backend/seed.py.j2", {
-        **base, "storyline": spec.storyline, "timeline": repr([(d, n, w) for d, _, n, w in timeline]),
+        **base, "storyline": [_story(s) for s in spec.storyline], "timeline": repr([(d, n, w) for d, _, n, w in timeline]),
         "chances": repr({s.name: s.chance for s in spec.storyline}),
         "models_map": "{" + ", ".join(f"{e.name!r}: {e.model}" for e in entities) + "}",
     }, spec_hash, out / "seed.py"))
@@ -128,9 +129,26 @@ def _entity(e: EntitySpec) -> dict[str, Any]:
     }
 
 
+# helpers of the runtime's private API before it had a public one: a spec.json written then still renders
+# (a world built by an older factory stays repairable), with the names of today's runtime
+_LEGACY = re.compile(r"(?<![\w.])(_id|_same|_load|_scalar|_money_text|_label|_text)\(")
+_PUBLIC = {"_id": "row_id", "_same": "same_row", "_load": "load_row", "_scalar": "query_value",
+           "_money_text": "money_text", "_label": "label_of", "_text": "value_text"}
+
+
+def _legacy(code: str) -> str:
+    """Compiled code from a spec, with the runtime's old private helper names replaced by their public ones."""
+    return _LEGACY.sub(lambda m: _PUBLIC[m.group(1)] + "(", code)
+
+
 def _invariant(inv: InvariantSpec) -> dict[str, str]:
-    return {"name": inv.name, "source": inv.source, "row_var": inv.row_var, "rows_py": inv.rows_py,
-            "violation": inv.violation_py or f"not ({inv.check_py})"}
+    return {"name": inv.name, "source": inv.source, "row_var": inv.row_var, "rows_py": _legacy(inv.rows_py),
+            "violation": _legacy(inv.violation_py or f"not ({inv.check_py})")}
+
+
+def _story(s: StorySpec) -> dict[str, Any]:
+    return {"name": s.name, "row_var": s.row_var, "rows_py": None if s.rows_py is None else _legacy(s.rows_py),
+            "actor_py": _legacy(s.actor_py), "params_py": {k: _legacy(v) for k, v in s.params_py.items()}}
 
 
 def _parent_column(e: EntitySpec, parent: str | None) -> str | None:
@@ -158,14 +176,17 @@ def _workflow(w: WorkflowSpec, spec: Spec) -> dict[str, Any]:
         elif not p.required:
             default = "None"
         params.append({"name": p.name, "var": p.var, "annotation": annotation, "default_code": default, "rule": _rule(p),
-                       "ref": p.ref, "model": models.get(p.ref or ""), "where_py": p.where_py})
+                       "ref": p.ref, "model": models.get(p.ref or ""),
+                       "where_py": None if p.where_py is None else _legacy(p.where_py)})
     # the function's parameters are typed as it sees them: a reference parameter arrives as its loaded row
     signature = ["session: Session", "ctx: Ctx", *(f"{p.var}: {_row_annotation(p, models)}" for p in w.params)]
-    checks = [{"id": c.id, "message": c.message, "refusal": c.refusal or f"not ({c.python})"} for c in w.preconditions]
+    checks = [{"id": c.id, "message": c.message, "refusal": _legacy(c.refusal or f"not ({c.python})")}
+              for c in w.preconditions]
+    effects = [{"source": e.source, "python": [_legacy(line) for line in e.python]} for e in w.effects]
     return {
         "name": w.name, "label": w.label, "description": w.description.replace('"""', "'''"), "system": w.system,
         "params_class": naming.class_name(w.name) + "Params", "params": params, "signature": ", ".join(signature),
-        "preconditions": checks, "effects": w.effects, "success": w.success,
+        "preconditions": checks, "effects": effects, "success": w.success,
         "refs": repr({p.name: p.ref for p in w.params if p.ref}), "ref_params": [p for p in params if p["ref"]],
         "roles": repr(tuple(w.roles)),
     }

@@ -81,3 +81,23 @@ def test_the_same_seed_gives_the_same_bytes(tmp_path: Path) -> None:
     names = sorted(p.relative_to(first).as_posix() for p in first.rglob("*") if p.is_file())
     assert names == sorted(p.relative_to(second).as_posix() for p in second.rglob("*") if p.is_file())
     assert all((first / n).read_bytes() == (second / n).read_bytes() for n in names)
+
+
+def test_a_spec_written_before_the_public_runtime_still_renders(tmp_path: Path) -> None:
+    """spec.json of an older world holds `if not` conditions and the runtime's old private helpers: the
+    backend rendered from it calls the public ones, so a repair of such a world still runs."""
+    spec = build_spec(load_seed(ROOT / "seeds" / "mock.yaml"))
+    workflow = next(w for w in spec.workflows if w.effects and w.preconditions)
+    check = workflow.preconditions[0]
+    old = check.model_copy(update={"refusal": None, "python": "(not _same(ctx.actor, ctx.actor))"})
+    first = workflow.effects[0]
+    effect = first.model_copy(update={"python": ["x = _id(_load(session, User, 1))", *first.python[1:]]})
+    workflow = workflow.model_copy(update={"preconditions": [old, *workflow.preconditions[1:]],
+                                           "effects": [effect, *workflow.effects[1:]]})
+    spec = spec.model_copy(update={"workflows": [workflow if w.name == workflow.name else w for w in spec.workflows]})
+    render_backend(spec, tmp_path / "app", "0" * 64)
+    text = (tmp_path / "app" / "backend" / "workflows.py").read_text()
+    assert "    if not (not same_row(ctx.actor, ctx.actor)):\n" in text
+    assert "    x = row_id(load_row(session, User, 1))\n" in text
+    assert "_same(" not in text and "_id(" not in text.replace("row_id(", "")
+    compile(text, "workflows.py", "exec")
