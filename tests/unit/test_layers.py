@@ -41,6 +41,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("seed",),
     ("predict",),
     ("runtime",),
+    ("llm",),  # the one seam to an OpenAI-compatible endpoint (the agents' model policies use it)
     ("world.history", "checkpoint"),
     ("world.layout",),
     ("world.manifest", "progress"),
