@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
@@ -20,10 +21,20 @@ from factory.errors import FactoryError
 from factory.publish_commands import add_publish_commands
 from factory.world.layout import SEED_DB, SPEC, World
 
+if TYPE_CHECKING:  # the model's modules load only for a free-form seed
+    from factory.author.draft import DraftedSeed
+    from factory.llm.accounting import Ledger
+
 console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _world(args: argparse.Namespace) -> int:
+    from factory.author.source import is_freeform
+
+    ledger = None
+    if is_freeform(args.seed):  # a paragraph: a model drafts the YAML seed first, kept beside the world
+        drafted, ledger = _draft(args.seed)
+        args.seed = str(_keep(drafted, args.seed, args.out))
     # The seed is checked before the heavy imports and before anything is written: a typo fails
     # in a second, with the checker's `file:line: key: message`, and leaves no world behind.
     from factory.builder.build import build_spec
@@ -41,10 +52,34 @@ def _world(args: argparse.Namespace) -> int:
             state = run_stage_one(args.seed, args.out, ui=not args.no_ui, target=args.target, max_rounds=args.rounds,
                                   fresh=args.fresh)
             path = Path(state["world"])
-            if not args.no_tasks:
-                _stage_two(path, args, display.say)
+        if ledger is not None:
+            from factory.author.keep import record_usage
+            record_usage(path, ledger.report())
+        if not args.build_only and not args.no_tasks:
+            _stage_two(path, args, display.say)
     _summary(path)
+    if ledger is not None:
+        console.print(f"  {ledger.summary()} (→ {World(path).llm_usage})")
     return 0
+
+
+def _draft(seed: str) -> tuple[DraftedSeed, Ledger]:
+    """A free-form seed's YAML seed, drafted by the configured model (refused without one), and what it cost."""
+    from factory.author.draft import draft_file
+
+    with Display(console, f"drafting a seed from {seed} ...") as display:
+        drafted, ledger = draft_file(seed, say=display.say)
+    console.print(f"  {ledger.summary()}")
+    return drafted, ledger
+
+
+def _keep(drafted: DraftedSeed, source: str, worlds: str) -> Path:
+    """Write a drafted seed beside the worlds, where a person can edit it and build it again."""
+    from factory.author.keep import write_seed
+
+    path = write_seed(drafted, worlds)
+    console.print(f"[green]seed:[/green] {path}, drafted from {source}; edit it and build again: make world SEED={path}")
+    return path
 
 
 def _stage_two(path: Path, args: argparse.Namespace, say: Callable[[str], None]) -> None:
@@ -105,11 +140,21 @@ def _prove(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from factory.author.source import is_freeform
     from factory.builder.build import build_spec
     from factory.seed.check import label_warnings
     from factory.seed.loader import load_seed
 
-    loaded = load_seed(args.seed)
+    if is_freeform(args.seed):  # the model drafts it (the reply cache makes `factory world` ask nothing again)
+        from factory.author.keep import seed_path
+        from factory.seed.loader import load_seed_text
+
+        drafted, _ = _draft(args.seed)
+        loaded = load_seed_text(drafted.text, drafted.file)
+        console.print(f"[green]drafted[/green] {drafted.file} from {args.seed} (not written: `factory world {args.seed}` "
+                      f"writes {seed_path('worlds', drafted.world)})")
+    else:
+        loaded = load_seed(args.seed)
     spec = build_spec(loaded)
     for warning in label_warnings(loaded, {t.entity: t.rows for t in spec.seed_plan.tables}):
         console.print(f"[yellow]warning[/yellow] {warning}", highlight=False)
@@ -334,7 +379,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("-v", "--verbose", action="store_true", help="log what every stage does (INFO level)")
     sub = p.add_subparsers(dest="command", required=True)
     w = sub.add_parser("world", help="build a world from a seed")
-    w.add_argument("seed", help="the seed file, e.g. seeds/echobank.yaml (checked first: a bad seed writes nothing)")
+    w.add_argument("seed", help="the seed file, e.g. seeds/echobank.yaml (checked first: a bad seed writes nothing); a "
+                                "markdown file (seeds/freeform/*.md) is drafted into a YAML seed by the configured model")
     w.add_argument("--out", default="worlds", help="directory holding worlds (default: worlds)")
     w.add_argument("--no-frontend", action="store_true", help="with --build-only: skip the React build")
     w.add_argument("--build-only", action="store_true", help="build the app and database, skip claims and repair")
@@ -355,7 +401,8 @@ def parser() -> argparse.ArgumentParser:
     _task_options(t)
     t.set_defaults(run=_tasks)
     c = sub.add_parser("check", help="validate a seed and type-check its expressions, writing nothing")
-    c.add_argument("seed", help="the seed file to check, e.g. seeds/echobank.yaml")
+    c.add_argument("seed", help="the seed file to check, e.g. seeds/echobank.yaml (a markdown file: drafted by the model, "
+                                "checked, not written)")
     c.set_defaults(run=_check)
     s = sub.add_parser("serve", help="serve a built world on localhost")
     s.add_argument("world", help="a built world, e.g. worlds/echobank")

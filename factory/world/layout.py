@@ -5,6 +5,7 @@
     data/seed.db                                                   the seed database
     reports/{verification.json,verification.md,triage.json,        what stage one and the fault
              task_triage.json,mutation.json,screenshots/}          suite found
+    reports/llm_usage.json                                         a model's tokens and cost (free-form seeds)
     tasks/{tasks.jsonl,report.json,trajectories/}                  stage two's corpus
     run/{verify,tasks,serve}/                                      scratch (ignored by git)
 
@@ -38,6 +39,7 @@ TRIAGE = "reports/triage.json"
 TASK_TRIAGE = "reports/task_triage.json"
 MUTATION = "reports/mutation.json"
 REPAIRS = "reports/repairs.jsonl"
+LLM_USAGE = "reports/llm_usage.json"
 TASKS = "tasks/tasks.jsonl"
 TASKS_REPORT = "tasks/report.json"
 
@@ -97,6 +99,10 @@ class World:
     @property
     def triage_report(self) -> Path:
         return self.root / TRIAGE
+
+    @property
+    def llm_usage(self) -> Path:
+        return self.root / LLM_USAGE
 
     @property
     def screenshots_dir(self) -> Path:
@@ -167,6 +173,7 @@ __all__ = [
     "BACKEND",
     "CLAIMS",
     "FRONTEND",
+    "LLM_USAGE",
     "MANIFEST",
     "MUTATION",
     "REPAIRS",
