@@ -30,7 +30,7 @@ setup: $(VENV)/.installed ## create the venv, install npm packages and Chromium 
 
 # A bad seed fails in a second, before any install or build: first the file must exist (even before
 # the venv is made), then the checker reads it (`file:line: key: message`), then setup, then the build.
-world: seed-file $(VENV)/.installed ## build a world (the seed is checked first): make world SEED=seeds/echobank.yaml
+world: seed-file $(VENV)/.installed ## build a world (the seed is checked first): make world SEED=seeds/echobank.yaml (a seeds/freeform/*.md paragraph needs FACTORY_LLM_MODEL)
 	$(PY) -m factory check $(SEED)
 	$(PY) -m factory setup
 	$(PY) -m factory world $(SEED)

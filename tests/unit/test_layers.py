@@ -36,6 +36,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("verify",),
     ("claims",),
     ("world",),  # assembly: seed → a built world directory
+    ("author",),  # a free-form seed → a YAML seed, drafted by a model (the only room before the seed file)
     ("compiler",),
     ("builder",),
     ("seed",),
