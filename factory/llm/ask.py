@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 from factory.llm.accounting import Ledger
 from factory.llm.cache import ReplyCache, request_key
 from factory.llm.client import Endpoint
-from factory.llm.config import LLMConfig
+from factory.llm.config import LLMConfig, load_config
 from factory.llm.errors import LLMReplyError
 from factory.llm.prompts import render_prompt
 
@@ -98,6 +98,12 @@ class LLM:
         return body
 
 
+def open_llm(env: dict[str, str] | None = None) -> LLM | None:
+    """The configured model, or None: an agent with a model policy falls back to its deterministic one."""
+    config = load_config(env)
+    return LLM(config) if config is not None else None
+
+
 def describe(exc: ValidationError) -> str:
     """A validation error in one line: `where: what` for each problem, the first few only."""
     problems = []
@@ -114,4 +120,4 @@ def _unfenced(content: str) -> str:
     return match.group(1) if match else content
 
 
-__all__ = ["LLM", "Answer", "Message", "describe"]
+__all__ = ["LLM", "Answer", "Message", "describe", "open_llm"]

@@ -11,7 +11,7 @@ from fakes.openai_server import FakeOpenAI, Scripted
 from pydantic import BaseModel, ConfigDict
 
 from factory.errors import FactoryError
-from factory.llm.ask import LLM
+from factory.llm.ask import LLM, open_llm
 from factory.llm.client import Endpoint
 from factory.llm.config import LLMConfig, load_config
 from factory.llm.errors import LLMConfigError, LLMReplyError, LLMRequestError
@@ -130,6 +130,8 @@ def test_cost_accounting_adds_up(tmp_path: Path) -> None:
 
 def test_no_model_means_offline_whatever_else_is_set(tmp_path: Path) -> None:
     assert load_config({}) is None
+    assert open_llm({"OPENAI_API_KEY": "sk-x"}) is None  # an agent then runs its deterministic policy
+    assert isinstance(open_llm({"FACTORY_LLM_MODEL": "m", "FACTORY_LLM_BASE_URL": "http://127.0.0.1:1/v1"}), LLM)
     assert load_config({"OPENAI_API_KEY": "sk-x", "OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}) is None
     config = load_config({"FACTORY_LLM_MODEL": "m", "OPENAI_BASE_URL": "http://127.0.0.1:1/v1"})
     assert config is not None and config.base_url == "http://127.0.0.1:1/v1" and config.api_key.get_secret_value() == "unused"
