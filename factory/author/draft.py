@@ -68,7 +68,7 @@ def draft_seed(source: Freeform, llm: LLM, rounds: int = DEFAULT_ROUNDS,
     file = _file_name(data)
     text = render(data, source, llm.config.model)
     problem = check_text(text, file)
-    if problem is not None:  # only reachable when the partial seed itself is wrong: the model drafted nothing to fix
+    if problem is not None:  # sections the partial seed gives, after the last drafted one, do not fit: theirs to fix
         raise SeedError(source.file, None, "", f"the seed it gives does not pass `factory check`: {problem}")
     return DraftedSeed(world=str(data["world"]), text=text, file=file)
 
