@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from factory.builder.build import build_spec
-from factory.seed.loader import load_seed
+from factory.seed.loader import load_seed, load_seed_text
 from factory.spec.model import Spec
 from factory.tasks.language.intents import (
     IntentForm,
@@ -483,9 +483,17 @@ def test_a_frames_other_arguments_read_as_a_person_lists_them() -> None:
     trip = AskStep("plan_trip", {"name": "Lisbon week", "destination": "Lisbon", "starts_on": "2026-07-20",
                                  "ends_on": "2026-07-26", "travellers": "4"})
     text = render(stay, Ask("write", steps=(trip,)), 3)
-    assert "starts on July 20, 2026 to July 26, 2026" in text and "4 travellers" in text and "the travellers" not in text, text
+    # The one range of days is said as a span, one year for both ends.
+    assert ' "Lisbon week" from July 20 to July 26, 2026 with the destination' in text, text
+    assert "4 travellers" in text and "the travellers" not in text and "starts on" not in text, text
     back = parse(stay, text).steps[0].args
-    assert back["travellers"] == "4" and back["ends_on"].startswith("July 26") and back["destination"] == "Lisbon", back
+    assert back["travellers"] == "4" and back["destination"] == "Lisbon", back
+    assert back["starts_on"] == "July 20, 2026" and back["ends_on"] == "July 26, 2026", back
+    new_year = AskStep("plan_trip", {**trip.args, "starts_on": "2026-12-30", "ends_on": "2027-01-02"})
+    text = render(stay, Ask("write", steps=(new_year,)), 3)
+    assert "from December 30, 2026 to January 2, 2027" in text, text  # two years: each said
+    back = parse(stay, text).steps[0].args
+    assert (back["starts_on"], back["ends_on"]) == ("December 30, 2026", "January 2, 2027"), back
     one = AskStep("plan_trip", {**trip.args, "travellers": "1"})
     text = render(stay, Ask("write", steps=(one,)), 3)
     assert "1 traveller" in text and "1 travellers" not in text, text
@@ -502,3 +510,17 @@ def test_a_drawn_text_is_cut_after_a_whole_word() -> None:
     assert _fit("Short", 30) == "Short"
     assert _fit("Unbrokenwordwithoutspaces", 10) == "Unbrokenwo"
     assert _fit("Ends exactly here now", 21) == "Ends exactly here now"
+
+
+def test_a_shared_row_acted_on_is_named_the_way_it_is_read_back() -> None:
+    """A one-verb workflow whose thing acted on is a shared (public) row says "Borrow the tool
+    "Ladder" …" and reads it back (it was refused as "not how this sentence names its tool"); its
+    one range of days is said "from July 1 to July 3, 2026"."""
+    text = (Path(__file__).resolve().parents[1] / "fixtures" / "kitchen_sink.yaml").read_text()
+    text = text.replace("    label: Borrow a tool\n    subject: tool\n", "    label: Borrow a tool\n")  # the tool as object
+    spec = build_spec(load_seed_text(text, "kitchen_sink.yaml"))
+    step = AskStep("borrow", {"tool": RefText("Ladder"), "starts_on": "2026-07-01", "ends_on": "2026-07-03"})
+    said = render(spec, Ask("write", steps=(step,)), 0)
+    assert said == 'Borrow the tool "Ladder" from July 1 to July 3, 2026.', said
+    back = parse(spec, said).steps[0].args
+    assert back["tool"].text == "Ladder" and (back["starts_on"], back["ends_on"]) == ("July 1, 2026", "July 3, 2026")

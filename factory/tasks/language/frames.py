@@ -55,6 +55,7 @@ class Frame:
     setting_lead: str  # " to " (one value: "Rename … to X") or ": set the " (several)
     rest_lead: str  # " with " before the arguments the pieces do not place
     one_kind: str = ""  # "amount" or "date" when the one setting is one: its value's pattern
+    span: tuple[str, str] | None = None  # a date range said "from June 24 to June 26, 2026"
 
     def params(self) -> set[str]:
         return {p.param for p in self.pieces if p.param} | set(self.settings)
@@ -193,7 +194,13 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
     settings = tuple(n for n in settings if n not in placed)
     kinds = {"money": "amount", "date": "date"}
     one = kinds.get(params[settings[0]].type, "") if len(settings) == 1 else ""
-    return Frame(workflow.name, tuple(pieces), settings, " to " if len(settings) == 1 else ": set the ", rest_lead, one)
+    # The workflow's one range of days (a stay, a leave) is said as people say one, without its
+    # label: "from June 24 to June 26, 2026".
+    ranges = [(p.name, p.range_end) for p in workflow.params if p.range_end and p.type == "date"]
+    placed_or_set: set[str | None] = {*placed, *settings}
+    span = ranges[0] if len(ranges) == 1 and not set(ranges[0]) & placed_or_set else None
+    return Frame(workflow.name, tuple(pieces), settings, " to " if len(settings) == 1 else ": set the ", rest_lead, one,
+                 span)
 
 
 def _template_split(ent: EntitySpec, label: str) -> tuple[str, str] | None:
@@ -281,10 +288,16 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
         items = [f"{noun(params[n].label)} to {param_text(params[n], args[n])}" for n in settings]
         out.append(": set the " + _listed([items[0], *(f"the {i}" for i in items[1:])]))
     rest = [n for n in args if n not in f.params() and params[n].range_of not in args]
+    if f.span is not None and f.span[0] in args and f.span[1] in args:
+        start, end = param_text(params[f.span[0]], args[f.span[0]]), param_text(params[f.span[1]], args[f.span[1]])
+        if start[-6:] == end[-6:] and re.search(r", \d{4}$", start):
+            start = start[:-6]  # "from June 24 to June 26, 2026": one year for both
+        out.append(f" from {start} to {end}")
+        rest = [n for n in rest if n not in f.span]
     if rest:  # "… with the note "Back at 10" and the reason "travel""; a range's end goes with its start
         out.append(f.rest_lead + _listed([
             arg_phrase(params[n], args[n], article=REST_ARTICLE)
-            + (f" to {param_text(params[end], args[end])}" if (end := params[n].range_end) in args else "")
+            + (f" to {param_text(params[end], args[end])}" if (end := params[n].range_end or "") in args else "")
             for n in rest]))
     return "".join(out)
 
@@ -314,6 +327,8 @@ def frame_pattern(f: Frame) -> re.Pattern[str]:
         parts.append(f"(?:{re.escape(f.setting_lead)}(?P<_one>{_SLOTS.get(f.one_kind, _TEXT)}))?")
     elif f.settings:
         parts.append(r"(?:: set the (?P<_many>.+))?")  # a list of its own: "…, the city to … and …"
+    if f.span is not None:
+        parts.append(f"(?: from (?P<_from>{_SLOTS['date']}) to (?P<_to>{_SLOTS['date']}))?")
     parts.append(f"(?:{re.escape(f.rest_lead)}(?P<_rest>.+?))?")
     return re.compile("".join(parts) + "$", re.IGNORECASE)
 
@@ -402,7 +417,10 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
             args[p.name] = RefText(IT, ONLY)
             continue
         owned = m[p.name].lower().startswith(("my ", "the "))
-        if p.ref and owned != (piece.role != "object"):  # rows are "my …" / "the …", except one paid by name
+        # Rows are "my …" / "the …", except one paid by name; a shared row stays "the tool "X"" even
+        # as the thing acted on (`name_of`).
+        named = piece.role != "object" or (p.ref is not None and spec.entity(p.ref).visibility == "public")
+        if p.ref and owned != named:
             raise ParseError(f"{m[p.name]!r} is not how this sentence names its {p.label.lower()}")
         args[p.name] = read_name(spec, p.ref, m[p.name]) if p.ref else whole_value(p, _with_year(spec, p, m[p.name]))
     subject = workflow.subject
@@ -420,6 +438,12 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
                                subject_first=False))
     if it is not None and sum(1 for v in args.values() if v == RefText(IT, ONLY)) != 1:
         raise ParseError(f"nothing in {m.string[:60]!r} is the row found")
+    if f.span is not None and m["_from"]:
+        end_text = _with_year(spec, params[f.span[1]], m["_to"])
+        year = re.search(r", \d{4}$", end_text)
+        start_text = m["_from"] if re.search(r", \d{4}$", m["_from"]) else m["_from"] + (year[0] if year else "")
+        args[f.span[0]] = whole_value(params[f.span[0]], _with_year(spec, params[f.span[0]], start_text))
+        args[f.span[1]] = whole_value(params[f.span[1]], end_text)
     if m["_rest"]:
         more = parse_args(workflow, m["_rest"], refs, separators=separators, lead=REST_ARTICLE, subject_first=False)
         if set(more) & set(args):

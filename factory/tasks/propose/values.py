@@ -154,10 +154,13 @@ class ValuesMixin(ProposerBase):
 
     def _existing(self, p: ParamSpec) -> list[str]:
         """Values the world already holds in fields named like the parameter (a wishlist's name,
-        a category): what a user of this world would type."""
+        a category): what a user of this world would type. People's names are not among them: a
+        trip called "Mary Zhang" is another user's name, not a trip's."""
         if p.name not in self._existing_cache:
             values: set[str] = set()
             for ent in self.spec.entities:
+                if ent.builtin:
+                    continue
                 for f in ent.fields:
                     if f.name == p.name and f.type in ("string", "text"):
                         values |= {str(r[f.column]) for r in self.world.rows(ent.name) if r.get(f.column)}
