@@ -225,8 +225,24 @@ SCRIPT = """
       put(box, spots[i]);
       if (!covers(box, rects)) { box.noiseSpot = i; return; }
     }
-    if (box.noiseSpot === undefined) { box.noiseSpot = 0; }
+    // A busy page (a home page of panels and quick actions) may leave none of the usual spots free:
+    // scan the viewport for a free place, right to left and bottom to top, as a chat bubble would sit.
+    var free = freeSpot(box, rects);
+    if (free) { put(box, free); box.noiseSpot = -1; return; }
+    if (box.noiseSpot === undefined || box.noiseSpot < 0) { box.noiseSpot = 0; }
     put(box, spots[box.noiseSpot]);
+  }
+  function freeSpot(box, rects) {
+    var b = box.getBoundingClientRect(), w = window.innerWidth, h = window.innerHeight, step = 16;
+    for (var top = h - b.height - 8; top >= 8; top -= step) {
+      for (var left = w - b.width - 8; left >= 8; left -= step) {
+        var hit = rects.some(function (r) {
+          return r.left < left + b.width && left < r.right && r.top < top + b.height && top < r.bottom;
+        });
+        if (!hit) return {left: left + "px", top: top + "px"};
+      }
+    }
+    return null;
   }
   var replacing = null;
   new MutationObserver(function () {
