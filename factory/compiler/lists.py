@@ -82,8 +82,8 @@ def list_columns(entity: EntitySpec) -> tuple[FieldSpec | None, list[FieldSpec]]
     """What a list page shows: the field heading its label column (its one display field, else
     none: the column is then named after the entity) and the other columns, in field order.
 
-    Two columns never share a header: a text named like a shown reference ("Payee name" or
-    "Neighbourhood" beside the "Payee" or "Neighbourhood" link), or like the label column it is
+    Two columns never share a header: a text named like a shown reference ("Payee name", "Listing
+    title" or "Neighbourhood" beside the "Payee", "Listing" or "Neighbourhood" link), or like the label column it is
     part of, is left to the row's page. In a
     table wider than `FIRST_COLUMNS`, so are columns that say again what another says: a field of
     a label made of several fields ("{description} {posted_on}") unless the list sorts by it, and
@@ -100,7 +100,8 @@ def list_columns(entity: EntitySpec) -> tuple[FieldSpec | None, list[FieldSpec]]
     def named_like_a_link(f: FieldSpec) -> bool:
         if f.name in in_label and f.label.lower() == header:  # "Neighbourhood" beside a label column of that name
             return True
-        return f.type in ("string", "text") and any(f.label.lower() in (r, f"{r} name") for r in refs.values())
+        return f.type in ("string", "text") and any(f.label.lower() in (r, f"{r} name", f"{r} title", f"{r} label")
+                                                    for r in refs.values())
 
     def repeats(f: FieldSpec) -> bool:
         if f.name in in_label and f.column not in sortable and f.name not in sortable:

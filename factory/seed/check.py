@@ -160,6 +160,10 @@ def _check_entity(loaded: LoadedSeed, ei: int, entity: EntityDef, entities: dict
     for fi, field in enumerate(entity.fields):
         where = base + ("fields", fi)
         _check_name(loaded, where + ("name",), field.name)
+        if field.name.endswith("_label") and fields.get(field.name[: -len("_label")], field).type == "reference":
+            # the API sends each reference's label under `<reference>_label`; a field of that name would hide it
+            raise loaded.error(where + ("name",), f"{field.name!r} collides with the label the app sends for "
+                                                  f"reference {field.name[: -len('_label')]!r}; choose another name")
         _check_typed(loaded, where, field.type, field.to, field.values, entities)
         _check_bounds(loaded, where, field.min, field.max, field.default, field.values)
         if field.filter_parent is not None:

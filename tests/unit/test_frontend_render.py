@@ -199,6 +199,8 @@ def test_wide_lists_show_their_first_columns_and_never_repeat_a_header() -> None
             assert len(set(headers)) == len(headers), (e.name, headers)
     bills = [f.name for f in list_columns(bank.entity("bill"))[1]]
     assert "payee" in bills and "payee_name" not in bills  # "Payee name" beside the "Payee" link
+    bookings = [f.name for f in list_columns(stay.entity("booking"))[1]]
+    assert "listing" in bookings and "listing_title" not in bookings  # "Listing title" beside the "Listing" link
     # a narrow table keeps every column, a copy included
     mail = build_spec(load_seed(seeds / "echomail.yaml"))
     contact = mail.entity("contact")

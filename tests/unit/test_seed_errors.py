@@ -64,6 +64,10 @@ CASES = [
      "start: 2026-07-04", ["starts after the world's today"]),
     ("min_above_max", _mutate("{name: priority, type: int, min: 1, max: 5,", "{name: priority, type: int, min: 6, max: 5,"),
      "min: 6, max: 5", ["min 6 is above max 5"]),
+    ("reference_label_collision", _mutate("{name: notebook, type: reference, to: notebook, filter: true}",
+                                          "{name: notebook, type: reference, to: notebook, filter: true}\n"
+                                          "      - {name: notebook_label, type: string}"),
+     "name: notebook_label", ["collides with the label", "reference 'notebook'"]),
     ("bad_enum_literal", _mutate("note.status == 'active'", "note.status == 'actve'"),
      "note.status == 'actve'", ["'actve' is not one of"]),
 ]
