@@ -13,6 +13,7 @@ import pytest
 
 from factory.claims.compile import compile_claims, write_claims
 from factory.compiler.frontend import build_frontend
+from factory.mutate.run import inject, targets
 from factory.verify.run import verify_world
 from factory.world.assemble import build_world
 from factory.world.layout import World
@@ -112,3 +113,21 @@ def test_another_role_cannot_add_a_row_to_an_entity_it_does_not_see(tmp_path: Pa
     gate = "    require_role(meta, actor)  # a role that does not see the entity cannot add to it either\n"
     failed = _failed_with(world, tmp_path / "open_create", "app/backend/runtime.py", gate, "")
     assert set(ids) <= failed and all(i.startswith(("roles:create:", "ui:role:")) for i in failed), sorted(failed)
+
+
+@pytest.mark.parametrize("kind", ["workflow_role_dropped", "entity_role_opened", "role_link_shown"])
+def test_each_role_fault_kind_is_killed_at_every_site(approvals: Path, tmp_path: Path, kind: str) -> None:
+    """The independent suite's role kinds, injected as `factory mutate` injects them: the role claims
+    that pass on the clean world fail at every site (the frontend kind at two: one link, one action)."""
+    sites = targets(approvals, kind)
+    if kind == "role_link_shown":
+        sites = [next(s for s in sites if s.startswith("nav[")), next(s for s in sites if s.startswith("actions["))]
+    assert sites, kind
+    for index, site in enumerate(sites):
+        copy = tmp_path / f"site{index}"
+        _role_claims_only(approvals, copy)
+        fault = inject(copy, kind, 0, target=site, suite="independent")
+        failed = {r.id for r in verify_world(copy, ui=kind == "role_link_shown").failures()}
+        prefix = {"workflow_role_dropped": "roles:workflow:", "entity_role_opened": "roles:list:",
+                  "role_link_shown": "ui:role:home@"}[kind]
+        assert any(i.startswith(prefix) for i in failed), (site, fault.description, sorted(failed))

@@ -1,4 +1,4 @@
-"""The independent fault suite: 30 kinds of defects a code generator or a careless edit makes, beside the
+"""The independent fault suite: 33 kinds of defects a code generator or a careless edit makes, beside the
 classic suite of `factory.mutate.mutations`, to measure how much of a world its claims really pin down.
 
 The kinds are written as real defects look (a number one cent off, a check's `>` become `>=`, a route
@@ -10,7 +10,7 @@ looked up by name alone.
 
 from __future__ import annotations
 
-from factory.mutate.faults import data, effects, frontend, ownership, rules, validation
+from factory.mutate.faults import data, effects, frontend, ownership, roles, rules, validation
 from factory.mutate.mutations.base import Mutation
 
 # Grouped by the part of the world they hit; the order fixes plan() and the rows of report tables.
@@ -21,6 +21,8 @@ ORDER: tuple[str, ...] = (
     "precondition_removed", "precondition_negated", "boundary_operator", "boundary_literal", "message_swapped",
     # ownership
     "leak_list", "leak_detail", "leak_filter_options", "leak_param_options", "leak_param_load",
+    # roles (only a world whose seed names roles has targets)
+    "workflow_role_dropped", "entity_role_opened", "role_link_shown",
     # validation
     "max_length_raised", "min_bound_removed", "max_bound_raised", "enum_extra_value", "required_dropped",
     # frontend
@@ -29,9 +31,9 @@ ORDER: tuple[str, ...] = (
     # data
     "row_deleted", "total_off_by_cent", "reference_repointed", "invariant_masked",
 )
-GROUPS: dict[str, str] = {m.kind: module.__name__.rsplit(".", 1)[-1]
-                          for module in (effects, rules, ownership, validation, frontend, data) for m in module.MUTATIONS}
-_BY_KIND = {m.kind: m for module in (effects, rules, ownership, validation, frontend, data) for m in module.MUTATIONS}
+_MODULES = (effects, rules, ownership, roles, validation, frontend, data)
+GROUPS: dict[str, str] = {m.kind: module.__name__.rsplit(".", 1)[-1] for module in _MODULES for m in module.MUTATIONS}
+_BY_KIND = {m.kind: m for module in _MODULES for m in module.MUTATIONS}
 SUITE: dict[str, Mutation] = {kind: _BY_KIND[kind] for kind in ORDER}
 
 __all__ = ["GROUPS", "ORDER", "SUITE"]

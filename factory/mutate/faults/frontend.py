@@ -32,12 +32,12 @@ _PREFIX = "export const SPEC = "
 # ---------------------------------------------------------------- spec.gen.js
 
 
-def _render(model: dict[str, Any]) -> str:
+def render_spec(model: dict[str, Any]) -> str:
     """The SPEC literal as the frontend compiler writes it: sorted, indented JSON, `</` escaped."""
     return _PREFIX + json.dumps(model, sort_keys=True, indent=2, ensure_ascii=False).replace("</", "<\\/") + ";\n"
 
 
-def _read_spec(view: WorldView) -> tuple[str, dict[str, Any]]:
+def read_spec(view: WorldView) -> tuple[str, dict[str, Any]]:
     """(text before the literal, the SPEC object) of spec.gen.js; refuses a file it could not write back as is."""
     text = view.read(SPEC_JS)
     at = text.find(_PREFIX)
@@ -47,20 +47,20 @@ def _read_spec(view: WorldView) -> tuple[str, dict[str, Any]]:
         model = json.loads(text[at + len(_PREFIX):-2])
     except json.JSONDecodeError as exc:
         raise MutationError(f"{SPEC_JS}: the SPEC literal is not JSON ({exc})") from exc
-    if not isinstance(model, dict) or _render(model) != text[at:]:
+    if not isinstance(model, dict) or render_spec(model) != text[at:]:
         raise MutationError(f"{SPEC_JS}: rewriting the SPEC literal would change more than the fault")
     return text[:at], model
 
 
-def _spec_or_none(view: WorldView) -> dict[str, Any] | None:
+def spec_or_none(view: WorldView) -> dict[str, Any] | None:
     """The SPEC object, or None for a world built without its frontend (no frontend targets then)."""
     if not (view.root / SPEC_JS).is_file():
         return None
-    return _read_spec(view)[1]
+    return read_spec(view)[1]
 
 
 def _write_spec(view: WorldView, head: str, model: dict[str, Any]) -> None:
-    text = head + _render(model)
+    text = head + render_spec(model)
     if text == view.read(SPEC_JS):
         raise MutationError(f"{SPEC_JS}: the edit changes nothing")
     view.write(SPEC_JS, text)
@@ -74,7 +74,7 @@ def _edit_runtime(view: WorldView, rel: str, old: str, new: str) -> None:
 
 
 def _label_targets(view: WorldView) -> list[Target]:
-    model = _spec_or_none(view)
+    model = spec_or_none(view)
     if model is None:
         return []
     with_form = {w.name for w in view.spec.workflows if not w.system and w.form_path}
@@ -91,7 +91,7 @@ def _label_targets(view: WorldView) -> list[Target]:
 
 def _labels_swapped(view: WorldView, target: Target, _rng: random.Random) -> Applied:
     workflow, first, second = target.ref
-    head, model = _read_spec(view)
+    head, model = read_spec(view)
     params = {p["name"]: p for p in model["workflows"][workflow]["params"]}
     if first not in params or second not in params:
         raise MutationError(f"{SPEC_JS}: the {workflow} form has no {first} or no {second}")
@@ -111,7 +111,7 @@ def _filters(model: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 
 
 def _filter_targets(view: WorldView) -> list[Target]:
-    model = _spec_or_none(view)
+    model = spec_or_none(view)
     if model is None:
         return []
     return [Target(f"{entity} filter {f['field']} (?{'/'.join(f['keys'])})", (entity, f["field"]))
@@ -128,7 +128,7 @@ def _renamed(keys: list[str], flt: dict[str, Any]) -> dict[str, str]:
 
 def _filter_renamed(view: WorldView, target: Target, _rng: random.Random) -> Applied:
     entity, field = target.ref
-    head, model = _read_spec(view)
+    head, model = read_spec(view)
     node = model["entities"][entity]
     flt = next((f for group in node["filterGroups"] for f in group["filters"] if f["field"] == field), None)
     if flt is None:
@@ -199,7 +199,7 @@ _SELECT_SITES = {
 
 
 def _select_targets(view: WorldView) -> list[Target]:
-    model = _spec_or_none(view)
+    model = spec_or_none(view)
     if model is None:
         return []
     filters = [f for _, f in _filters(model)]
@@ -225,7 +225,7 @@ def _select_misaligned(view: WorldView, target: Target, _rng: random.Random) -> 
 
 
 def _header_targets(view: WorldView) -> list[Target]:
-    model = _spec_or_none(view)
+    model = spec_or_none(view)
     if model is None:
         return []
     # a table no page renders (the built-in user entity's, in a world without a user list) has headers
@@ -255,7 +255,7 @@ def _headers(entity: dict[str, Any]) -> list[tuple[str | None, str]]:
 
 def _header_changed(view: WorldView, target: Target, _rng: random.Random) -> Applied:
     entity, column = target.ref
-    head, model = _read_spec(view)
+    head, model = read_spec(view)
     node = model["entities"][entity]
     headers = _headers(node)
     at = next((i for i, (c, _) in enumerate(headers) if c == column), None)
@@ -286,7 +286,7 @@ _SEARCH_SITES = {
 
 
 def _search_targets(view: WorldView) -> list[Target]:
-    model = _spec_or_none(view)
+    model = spec_or_none(view)
     if model is None or not any(e.get("search") for e in model.get("entities", {}).values()):
         return []
     return [Target(f"{site} (runtime/ListPage.jsx)", site) for site in _SEARCH_SITES]
