@@ -64,6 +64,21 @@ def test_purposes_come_from_a_closed_pool(bank: Spec) -> None:
     assert parse(bank, 'Lock my card "Visa card ··2286", reason "travel".').steps[0].workflow == "lock_card"
 
 
+def test_a_purpose_names_only_what_its_world_speaks_of(bank: Spec) -> None:
+    """Archiving a note is not clearing an inbox; locking a bank card may follow a lost wallet."""
+    notes = build_spec(load_seed(SEEDS / "mock.yaml"))
+    archive = purposes_for(notes, Ask("write", steps=(AskStep("archive_note", {"note": RefText("Trip")}),)))
+    assert archive and not any("inbox" in p for p in archive), archive
+    mail = build_spec(load_seed(SEEDS / "echomail.yaml"))
+    archived = [w.name for w in mail.workflows if w.name.startswith("archive")]
+    assert archived and any("inbox" in p for w in archived
+                            for p in purposes_for(mail, Ask("write", steps=(AskStep(w, {}),))))
+    lock = purposes_for(bank, Ask("write", steps=(LOCK,)))
+    assert "I can't find my wallet, so to be safe:" in lock
+    redo = purposes_for(notes, Ask("write", steps=(AskStep("archive_note", {}),)), redo=True)
+    assert redo and not any("dates" in p for p in redo), redo
+
+
 def _draft(key: str, reason: str, card: int = 3) -> Draft:
     ask = Ask("write", steps=(AskStep("lock_card", {"card": RefText("c"), "reason": reason}),))
     return Draft(key, "write", "lock_card", "u", 1, ask, f"Lock {reason}", [Step("lock_card", {"card": card, "reason": reason})])

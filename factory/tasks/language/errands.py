@@ -16,6 +16,8 @@ reads "It's the end of the month"; undoing and redoing a row has its own ("Plans
 
 from __future__ import annotations
 
+import re
+
 from factory.spec.model import Spec
 from factory.tasks.language.asks import Ask, AskStep
 from factory.tasks.language.render import lower_first, render_question, render_step
@@ -70,19 +72,63 @@ REPORT = " Afterwards, "  # act, then report: the question about the result foll
 OPENERS = ("", "Please ", "Could you ")
 
 
+# A purpose that names a thing of some domain ("my inbox", "my wallet", "a trip") fits a world only
+# when that world speaks of it: archiving a note is not clearing an inbox. Each such word, with the
+# words (as word starts) of which one must occur in the world's title, scenario or the first action's
+# workflow and entity.
+TOPICS: dict[str, tuple[str, ...]] = {
+    "inbox": ("inbox", "mail", "message", "email", "conversation", "thread"),
+    "wallet": ("card", "wallet"),
+    "bag": ("card", "wallet"),
+    "trip": ("trip", "travel", "stay", "booking", "flight", "hotel", "vacation"),
+    "rent": ("rent", "bank", "account", "balance"),
+    "owe": ("bill", "loan", "fine", "fee", "invoice", "debt", "owe", "payment"),
+    "month": ("bill", "rent", "invoice", "statement", "salary", "payment", "budget"),
+    "money": ("money", "account", "balance", "bank", "payment", "transfer"),
+    "hosting": ("host", "listing"),
+    "listing": ("listing",),
+    "stay": ("stay", "booking", "reservation"),
+    "place": ("listing", "stay", "home", "room", "property", "place"),
+    "circle": ("contact", "friend", "member", "team", "group", "circle"),
+    "calendar": ("calendar", "availability", "booking", "reservation", "schedule", "block"),
+    "dates": ("booking", "reservation", "stay", "trip"),
+}
+
+
+def _world_words(spec: Spec, ask: Ask) -> set[str]:
+    """The words a world uses of itself and of what `ask` does first (lower case)."""
+    workflow = next(w for w in spec.workflows if w.name == ask.steps[0].workflow)
+    texts = [spec.title, spec.scenario, workflow.label, workflow.description or ""]
+    entity = next((e for e in spec.entities if e.name == workflow.subject_entity), None)
+    if entity is not None:
+        texts += [entity.label, entity.plural]
+    return set(re.findall(r"[a-z]+", " ".join(texts).lower()))
+
+
+def fits_world(purpose: str, words: set[str]) -> bool:
+    """Whether each domain word of `purpose` is one the world speaks of (`TOPICS`)."""
+    for topic in re.findall(r"[a-z]+", purpose.lower()):
+        wanted = TOPICS.get(topic)
+        if wanted is not None and not any(w.startswith(stem) for w in words for stem in wanted):
+            return False
+    return True
+
+
 def purposes_for(spec: Spec, ask: Ask, redo: bool = False, undo: bool = False) -> tuple[str, ...]:
-    """The purpose sentences that fit what `ask` does first (the generic ones when none does);
-    `redo` (undo a row, make it again) and `undo` (make a row, take it back) have their own."""
+    """The purpose sentences that fit what `ask` does first and the world it is in (the generic ones
+    when none does); `redo` (undo a row, make it again) and `undo` (make a row, take it back) have
+    their own."""
+    words = _world_words(spec, ask)
     if undo:
-        return UNDO
+        return tuple(p for p in UNDO if fits_world(p, words)) or UNDO
     if redo:
-        return REDO
+        return tuple(p for p in REDO if fits_world(p, words)) or REDO[:2]
     workflow = next(w for w in spec.workflows if w.name == ask.steps[0].workflow)
     verb = "find" if ask.steps[0].pick is not None else verb_phrase(workflow).split()[0]
     if ask.steps[0].pick is not None and len(ask.steps) > 1:
         second = next(w for w in spec.workflows if w.name == ask.steps[1].workflow)
         verb = verb_phrase(second).split()[0]
-    return PURPOSES.get(verb, ()) + GENERIC
+    return tuple(p for p in PURPOSES.get(verb, ()) + GENERIC if fits_world(p, words))
 
 
 def _part(spec: Spec, step: AskStep) -> str:
