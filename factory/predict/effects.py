@@ -25,12 +25,13 @@ import datetime as dt
 import re
 import sqlite3
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from factory.errors import ExpressionError, PredictionError
-from factory.expr.syntax import Node, parse
+from factory.expr.syntax import Node, parse, parse_rows
 from factory.expr.typecheck import (
     BOOL,
     INT,
@@ -87,18 +88,22 @@ def predict(spec: Spec, db: Path, user_id: int, steps: list[Step]) -> Prediction
             raise PredictionError(f"acting user #{user_id} does not exist in {db}")
         failed: list[str] = []
         refusals: list[tuple[int, str]] = []
+        trace: list[tuple[int, int, str]] = []
         for index, step in enumerate(steps, 1):
             workflow = next((w for w in spec.workflows if w.name == step.workflow and not w.system), None)
             if workflow is None:
                 raise PredictionError(f"step {index}: no workflow {step.workflow!r} with an endpoint in {spec.world}")
+            runner = _Step(spec, rows, user_id, workflow)
             try:
-                code = _Step(spec, rows, user_id, workflow).run(step.params, failed)
+                code = runner.run(step.params, failed)
             except PredictionError as exc:
                 raise PredictionError(f"step {index} ({workflow.name}): {exc}") from exc
             if code is not None:
                 refusals.append((index - 1, code))
+            trace += [(index - 1, effect, what) for effect, what in runner.trace]
         prediction = rows.prediction(failed)
         prediction.refusals = refusals
+        prediction.trace = trace
         return prediction
     finally:
         rows.close()
@@ -115,6 +120,7 @@ class _Step:
         self.scope = Scope(schema, {"me": Type("ref", entity="user"),
                                     **{p.name: field_type(p.type, p.ref, p.values) for p in workflow.params}})
         self.env: dict[str, Any] = {"me": Ref("user", user_id)}
+        self.trace: list[tuple[int, str]] = []  # (effect index, "when:true" | "when:false" | "rows:N")
 
     def compiled(self, source: str, expect: Type | None = None, nullable: bool = False) -> Node:
         try:
@@ -155,15 +161,45 @@ class _Step:
             return first
         touched: dict[tuple[str, int], None] = {}
         removed: list[tuple[str, int]] = []
-        for effect in self.workflow.effects:
-            if effect.kind == "set":
-                touched[self.set(effect)] = None
-            elif effect.kind == "create":
-                touched[self.create(effect)] = None
-            else:
-                removed.append(self.delete(effect))
+        for index, effect in enumerate(self.workflow.effects):
+            if effect.when is not None:
+                holds = self.evaluate(effect.when, self.compiled(effect.when, BOOL)) is True
+                self.trace.append((index, f"when:{str(holds).lower()}"))
+                if not holds:
+                    continue
+            for _ in self.each(index, effect):
+                if effect.kind == "set":
+                    touched[self.set(effect)] = None
+                elif effect.kind == "create":
+                    touched[self.create(effect)] = None
+                else:
+                    removed.append(self.delete(effect))
         self.check_rows([t for t in touched if t not in removed], removed)
         return None
+
+    def each(self, index: int, effect: EffectSpec) -> Iterator[None]:
+        """Once for a plain effect; once per selected row for a `for_each` one, the row bound to its name.
+
+        The rows are selected once, before any is changed (as the app's loop over `.all()`), in id order."""
+        if effect.for_each is None:
+            yield None
+            return
+        try:
+            query = parse_rows(effect.for_each)
+            check(effect.for_each, query, self.scope)
+        except ExpressionError as exc:
+            raise PredictionError(f"cannot interpret `{effect.for_each}`: {exc}") from exc
+        found = Interpreter(self.rows, self.env, self.today, effect.for_each).select(query)
+        self.trace.append((index, f"rows:{len(found)}"))
+        outer = self.scope
+        self.scope = outer.child(query.var, Type("ref", entity=query.entity))
+        try:
+            for ref in found:
+                self.env[query.var] = ref
+                yield None
+        finally:
+            self.scope = outer
+            self.env.pop(query.var, None)
 
     # ---- parameters, as `workflows.run` validates and loads them --------------------------
     def load_params(self, raw: dict[str, Any]) -> None:
@@ -197,7 +233,12 @@ class _Step:
 
     # ---- effects -------------------------------------------------------------------------
     def target(self, effect: EffectSpec) -> Ref:
-        ref = self.env.get(effect.target or "")
+        """The row a set or delete touches: a parameter, the for_each row, or a row a path leads to."""
+        path = effect.target or ""
+        if path in self.env:
+            ref = self.env[path]
+        else:  # `loan.copy`: followed as the app's get_row follows it (an empty reference fails)
+            ref = self.evaluate(path, self.compiled(path))
         if not isinstance(ref, Ref) or self.rows.get(ref.entity, ref.id) is None:
             raise PredictionError(f"`{effect.source}`: {effect.target} is null or already deleted "
                                   "(the app would answer with a server error)")

@@ -198,6 +198,15 @@ class Interpreter:
         finally:
             self._constants = outer
 
+    def select(self, node: Query) -> list[Ref]:
+        """The rows a bulk effect's `x in entity where …` selects, in id order (the app orders by id)."""
+        outer, self._constants = self._constants, {}
+        try:
+            return [Ref(node.entity, row_id) for row_id, row in sorted(self.rows.table(node.entity).items())
+                    if node.where is None or self.sql(node.where, node.var, row) is True]
+        finally:
+            self._constants = outer
+
     def _query(self, node: Query) -> Any:
         matched = [row for row in list(self.rows.table(node.entity).values())
                    if node.where is None or self.sql(node.where, node.var, row) is True]

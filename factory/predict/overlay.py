@@ -29,6 +29,10 @@ class Prediction:
     failed: list[str] = field(default_factory=list)
     # (step index from 0, id of the first failing precondition): the check the app answers 409 with
     refusals: list[tuple[int, str]] = field(default_factory=list)
+    # (step index from 0, effect index from 0, what happened): `when` held or not ("when:true",
+    # "when:false") and how many rows a `for_each` selected ("rows:3"), so claims can pick calls
+    # that take each branch and reach several rows
+    trace: list[tuple[int, int, str]] = field(default_factory=list)
 
 
 

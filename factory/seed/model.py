@@ -125,13 +125,20 @@ class Precondition(Strict):
 
 
 class Effect(Strict):
-    """One change a workflow makes: set a field, create a row, or delete a row."""
+    """One change a workflow makes: set a field, create a row, or delete a row; optionally only `when` a
+    condition holds, and optionally once for each row of a `for_each` row selector."""
 
-    set: str | None = Field(None, description="'param.field' to assign")
+    set: str | None = Field(None, description="'row.field' to assign: a reference parameter or the for_each "
+                            "row, followed through references ('loan.copy.status')")
     to: str | None = Field(None, description="with set: the new value (an expression)")
     create: str | None = Field(None, description="entity to create a row of")
     values: dict[str, str] | None = Field(None, description="with create: field → expression")
-    delete: str | None = Field(None, description="reference parameter whose row is deleted")
+    delete: str | None = Field(None, description="row to delete: a reference parameter, the for_each row, or a path "
+                               "through references ('loan.copy')")
+    when: str | None = Field(None, description="apply the effect only when this bool expression holds (evaluated "
+                             "where the effect runs, after the earlier effects)")
+    for_each: str | None = Field(None, description="'x in entity where cond': apply the effect once to each matching "
+                                 "row (selected once, before any is changed), `x` naming it")
 
 
 class WorkflowDef(Strict):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 SCHEMA_VERSION = 1
 
@@ -142,9 +142,22 @@ class EffectSpec(Strict):
     # The expression sources as written in the seed, so an independent interpreter (stage two's
     # reward generation) can predict an effect without running the generated Python. Optional:
     # spec.json files written before they existed still load.
-    target: str | None = Field(None, description="set/delete: the reference parameter whose row is touched")
+    target: str | None = Field(None, description="set/delete: the row touched: a reference parameter, the for_each "
+                               "row, or a path through references from one ('loan.copy')")
     to: str | None = Field(None, description="set: the expression source of the new value")
     values: dict[str, str] | None = Field(None, description="create: field name → expression source")
+    # Conditional and bulk effects. Left out of spec.json when unset, so a spec without them keeps
+    # its bytes (and its hash) and a spec.json written before they existed still loads.
+    when: str | None = Field(None, description="the condition the effect applies under (expression source)")
+    for_each: str | None = Field(None, description="row selector `x in entity where …`: the effect applies to each row")
+
+    @model_serializer(mode="wrap")
+    def _without_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        for key in ("when", "for_each"):
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
 
 
 class WorkflowSpec(Strict):
