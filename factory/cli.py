@@ -422,7 +422,7 @@ def parser() -> argparse.ArgumentParser:
     mu.add_argument("world", help="a proven world, e.g. worlds/echobank (only copies of it are changed)")
     mu.add_argument("--kind", action="append", help="fault kind (repeatable; default: every kind of the suite)")
     mu.add_argument("--suite", choices=("classic", "independent"), default=None,
-                    help="fault suite: classic (11 kinds) or independent (33 kinds); default: the suite of the "
+                    help="fault suite: classic (11 kinds) or independent (38 kinds); default: the suite of the "
                          "--kind given, else classic")
     mu.add_argument("--per-kind", type=int, default=1, help="faults per kind, at distinct sites while there are")
     mu.add_argument("--seed", type=int, default=0, help="seed of the fault sites chosen (default %(default)s)")

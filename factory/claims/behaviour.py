@@ -10,7 +10,7 @@ from __future__ import annotations
 from factory.claims.context import ClaimContext
 from factory.claims.model import Claim, EffectsExactly, Expected, Footprint, HttpStep, RejectedUnchanged
 from factory.claims.oracle import Call
-from factory.claims.search import Pair, Witness
+from factory.claims.search import Pair, Witness, WitnessSearch
 from factory.errors import FactoryError
 from factory.expr.syntax import Binary, Literal, Name, parse
 from factory.spec.model import WorkflowSpec
@@ -64,10 +64,12 @@ def footprint(ctx: ClaimContext, wf: WorkflowSpec, calls: list[Call] | None = No
                 fp.update.append(column)
         elif eff.kind == "create":
             fp.insert = True
-            must_insert.append(table)
+            if eff.when is None and eff.for_each is None:  # a conditional or bulk one may make none
+                must_insert.append(table)
         else:
             fp.delete = True
-            must_delete.append(table)
+            if eff.when is None and eff.for_each is None:
+                must_delete.append(table)
     expect = _expected(ctx, calls) if calls else (
         ctx.oracle.expected(witness.outcome.prediction) if witness and witness.outcome and witness.outcome.prediction else None)
     # a set effect must show, unless the call itself only re-writes values a row already holds
@@ -111,6 +113,7 @@ def behaviour_claims(ctx: ClaimContext) -> list[Claim]:
                                 f"{wf.label} without its required parameters is refused (422) and changes nothing",
                                 [HttpStep(method="POST", path=wf.path, user=ctx.runner(wf).username, body={})],
                                 RejectedUnchanged(status=422), fresh=True))
+        out += _branch_claims(ctx, wf, w)
         for check in wf.preconditions:
             pair = w.pairs.get(check.id)
             if pair is None:
@@ -124,6 +127,31 @@ def behaviour_claims(ctx: ClaimContext) -> list[Claim]:
             out.append(ctx.http(f"behaviour:{wf.name}:ownership", "wf_ownership", where + ".params",
                                 f"another user cannot {wf.label.lower()} on {ctx.usernames[w.user or 0]}'s rows",
                                 [ownership], RejectedUnchanged(status=404), fresh=True))
+    return out
+
+
+def _branch_claims(ctx: ClaimContext, wf: WorkflowSpec, w: Witness) -> list[Claim]:
+    """Each side of every conditional effect, and every bulk effect over several rows, with exact effects:
+    a dropped or negated `when` changes what one side stores, a loop cut short or a `where` lost
+    changes which rows change."""
+    out: list[Claim] = []
+    for key in WitnessSearch.branch_keys(wf):
+        number = int(key.split(":")[0].removeprefix("effect"))
+        effect = wf.effects[number - 1]
+        call = w.branches.get(key)
+        if call is None:
+            ctx.unwitnessed.append(f"{wf.name} {key}: {w.reasons.get(key, 'no call found')}")
+            continue
+        if key.endswith(":rows"):
+            what = f"`{effect.for_each}` reaches every row it selects and no other"
+        elif key.endswith(":true"):
+            what = f"when `{effect.when}` holds, effect {number} applies"
+        else:
+            what = f"when `{effect.when}` does not hold, effect {number} is skipped"
+        step = HttpStep(method="POST", path=wf.path, user=ctx.usernames[call.user], body=call.params)
+        out.append(ctx.http(f"behaviour:{wf.name}:{key.replace(':', '_', 1).replace(':', '_')}", "wf_effect_branch",
+                            f"workflows[{wf.name}].effects[{number - 1}]", f"{wf.label}: {what}, with exactly its effects",
+                            [step], footprint(ctx, wf, [call]), fresh=True))
     return out
 
 

@@ -75,6 +75,7 @@ def find_witnesses(spec: Spec, oracle: Oracle) -> dict[str, Witness]:
     witnesses = {wf.name: search.search(wf) for wf in workflows}
     for wf in workflows:
         search.boundaries(wf, witnesses[wf.name])
+        search.branches(wf, witnesses[wf.name])
     # setup calls start from each workflow's own witness (re-aimed at the rows a rule reads)
     examples = {name: Call(name, w.user, w.params) for name, w in witnesses.items()
                 if w.user is not None and w.params is not None}

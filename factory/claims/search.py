@@ -56,6 +56,9 @@ class Witness:
     dominated: dict[str, set[str]] = field(default_factory=dict)
     # rule → why setup calls that would break it were refused themselves (the app's own storage rules)
     setup_refusals: dict[str, list[str]] = field(default_factory=dict)
+    # "effect<N>:when:true" / "effect<N>:when:false" / "effect<N>:rows" → a successful call on which a
+    # conditional effect's `when` holds / does not hold, or a bulk effect selects two rows or more
+    branches: dict[str, Call] = field(default_factory=dict)
 
 
 def _distance(p: ParamSpec, a: Any, b: Any) -> float:
@@ -162,6 +165,49 @@ class WitnessSearch:
                 if complete and witness.user == user:
                     break
         return witness
+
+    # ---- conditional and bulk effects -----------------------------------------------------------
+    @staticmethod
+    def branch_keys(wf: WorkflowSpec) -> list[str]:
+        """What the claims want witnessed of a workflow's conditional and bulk effects, in effect order."""
+        keys: list[str] = []
+        for number, effect in enumerate(wf.effects, 1):
+            if effect.when is not None:
+                keys += [f"effect{number}:when:true", f"effect{number}:when:false"]
+            if effect.for_each is not None:
+                keys.append(f"effect{number}:rows")
+        return keys
+
+    def branches(self, wf: WorkflowSpec, witness: Witness) -> None:
+        """Successful calls that take each side of every `when`, and reach two rows or more of every
+        `for_each` (so a loop cut to its first row shows), read from the interpreter's trace."""
+        wanted = self.branch_keys(wf)
+        if not wanted:
+            return
+        tried = [Call(wf.name, witness.user, witness.params)] if witness.user is not None and witness.params else []
+        for user in [u.id for u in self.spec.users]:
+            if set(wanted) <= set(witness.branches):
+                break
+            domains = self._domains(wf, user)
+            if domains is None:
+                continue
+            rng = random.Random(f"{self.spec.random_seed}:{wf.name}:{user}:branches")
+            for call in tried + [Call(wf.name, user, params) for params in self._samples(wf, domains, rng)]:
+                outcome = self.oracle.outcome([call])
+                if outcome.ok and outcome.prediction is not None:
+                    for _, effect, what in outcome.prediction.trace:
+                        key = f"effect{effect + 1}:{what}"
+                        if what.startswith("rows:"):
+                            key = f"effect{effect + 1}:rows" if int(what[5:]) >= 2 else ""
+                        if key in wanted and key not in witness.branches:
+                            witness.branches[key] = call
+                if set(wanted) <= set(witness.branches):
+                    break
+            tried = []
+        for key in wanted:
+            if key not in witness.branches:
+                witness.reasons[key] = ("no successful call selects two rows or more" if key.endswith(":rows") else
+                                        f"no successful call on the seed data where the condition is {key.rsplit(':', 1)[1]}")
 
     # ---- boundaries -------------------------------------------------------------------------
     def _near(self, wf: WorkflowSpec, base: Call, p: ParamSpec) -> list[Any]:

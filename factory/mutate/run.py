@@ -8,7 +8,7 @@ Faults edit the world's generated artifacts as a real defect would (text edits o
 sites found in its parsed structure, anchored edits of the JSX, SQL updates of data/seed.db); frontend
 faults rebuild the bundle so the served app changes.
 Two suites hold the injectors, with distinct kind names: "classic" (`factory/mutate/mutations/`, 11 kinds) and
-"independent" (`factory/mutate/faults/`, 33 kinds written as real defects look, to measure the claims against).
+"independent" (`factory/mutate/faults/`, 38 kinds written as real defects look, to measure the claims against).
 """
 
 from __future__ import annotations

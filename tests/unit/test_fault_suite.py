@@ -160,6 +160,26 @@ workflows:
     effects:
       - {set: wallet.frozen, to: "true"}
     success: Wallet frozen.
+  - name: tidy_wallet
+    label: Tidy a wallet
+    subject: wallet
+    params:
+      - {name: wallet, type: reference, to: wallet}
+    effects:
+      - {set: wallet.checked_on, to: "today()", when: "wallet.balance > 0"}
+      - {set: wallet.hidden, to: "true", when: "wallet.balance == 0"}
+      - {for_each: "e in entry where e.wallet == wallet and e.note == null", set: e.note, to: "'tidied'"}
+      - {for_each: "g in goal where g.wallet == wallet", set: g.target, to: "g.target + 1"}
+    success: Wallet tidied.
+  - name: check_goal_wallet
+    label: Check a goal's wallet
+    subject: goal
+    params:
+      - {name: goal, type: reference, to: goal}
+    effects:
+      - {set: goal.wallet.checked_on, to: "today()"}
+      - {set: goal.wallet.cap, to: goal.target}
+    success: Goal wallet checked.
   - name: deposit
     label: Deposit
     system: true
@@ -324,6 +344,17 @@ EXPECTED: dict[str, tuple[str, Check]] = {
     "created_field_wrong": ("move_coins effect 3 create entry.note", lines(["note=note"], ["note=memo"])),
     "effect_wrong_row": ("move_coins effect 3 create entry.wallet_id", lines(
         ["        wallet_id=row_id(from_wallet),"], ["        wallet_id=row_id(to_wallet),"])),
+    "condition_dropped": ("tidy_wallet effect 1 ", lines(["    if wallet.balance > 0:"], ["    if True:"])),
+    "condition_negated": ("tidy_wallet effect 2 ", lines(["    if wallet.balance == 0:"], ["    if wallet.balance != 0:"])),
+    "bulk_first_row_only": ("tidy_wallet effect 4 ", lines(
+        ["    for g in session.exec(select(Goal).where(col(Goal.wallet_id) == row_id(wallet)).order_by(col(Goal.id))).all():"],
+        [".order_by(col(Goal.id))).all()[:1]:"])),
+    "bulk_where_ignored": ("tidy_wallet effect 4 ", lines(
+        ["    for g in session.exec(select(Goal).where(col(Goal.wallet_id) == row_id(wallet)).order_by(col(Goal.id))).all():"],
+        ["    for g in session.exec(select(Goal).order_by(col(Goal.id))).all():"])),
+    "related_row_wrong": ("check_goal_wallet effect 2 ", lines(
+        ["    get_row(session, Wallet, goal.wallet_id).cap = goal.target"],
+        ["    get_row(session, Wallet, goal.id).cap = goal.target"])),
     "precondition_removed": ("move_coins.pre2", lines(["    if from_wallet.frozen:", '"That wallet is frozen."'])),
     "precondition_negated": ("move_coins.pre3", lines(["    if amount <= 0:"], ["    if amount > 0:"])),
     "boundary_operator": ("move_coins.pre4", lines(["    if amount > 50000:"], ["    if amount >= 50000:"])),
@@ -398,7 +429,8 @@ def test_the_suite_has_at_least_25_kinds_spread_over_the_world() -> None:
         if faults.GROUPS[kind] != "roles":  # a role is kept on both sides: the server's kinds and the pages'
             assert injector.layer == {"frontend": "frontend", "data": "db"}.get(faults.GROUPS[kind], "backend"), kind
         per_group[faults.GROUPS[kind]] = per_group.get(faults.GROUPS[kind], 0) + 1
-    assert per_group == {"effects": 5, "rules": 5, "ownership": 5, "roles": 3, "validation": 5, "frontend": 6, "data": 4}
+    assert per_group == {"effects": 5, "effect_scope": 5, "rules": 5, "ownership": 5, "roles": 3, "validation": 5,
+                         "frontend": 6, "data": 4}
 
 
 def test_a_kind_of_one_suite_is_refused_in_the_other(lab: Path) -> None:

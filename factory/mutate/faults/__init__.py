@@ -1,4 +1,4 @@
-"""The independent fault suite: 33 kinds of defects a code generator or a careless edit makes, beside the
+"""The independent fault suite: 38 kinds of defects a code generator or a careless edit makes, beside the
 classic suite of `factory.mutate.mutations`, to measure how much of a world its claims really pin down.
 
 The kinds are written as real defects look (a number one cent off, a check's `>` become `>=`, a route
@@ -10,13 +10,15 @@ looked up by name alone.
 
 from __future__ import annotations
 
-from factory.mutate.faults import data, effects, frontend, ownership, roles, rules, validation
+from factory.mutate.faults import data, effect_scope, effects, frontend, ownership, roles, rules, validation
 from factory.mutate.mutations.base import Mutation
 
 # Grouped by the part of the world they hit; the order fixes plan() and the rows of report tables.
 ORDER: tuple[str, ...] = (
     # effects
     "effect_off_by_one", "effect_wrong_sign", "effect_wrong_column", "created_field_wrong", "effect_wrong_row",
+    # where an effect applies: its condition, its rows, its related row
+    "condition_dropped", "condition_negated", "bulk_first_row_only", "bulk_where_ignored", "related_row_wrong",
     # preconditions
     "precondition_removed", "precondition_negated", "boundary_operator", "boundary_literal", "message_swapped",
     # ownership
@@ -31,7 +33,7 @@ ORDER: tuple[str, ...] = (
     # data
     "row_deleted", "total_off_by_cent", "reference_repointed", "invariant_masked",
 )
-_MODULES = (effects, rules, ownership, roles, validation, frontend, data)
+_MODULES = (effects, effect_scope, rules, ownership, roles, validation, frontend, data)
 GROUPS: dict[str, str] = {m.kind: module.__name__.rsplit(".", 1)[-1] for module in _MODULES for m in module.MUTATIONS}
 _BY_KIND = {m.kind: m for module in _MODULES for m in module.MUTATIONS}
 SUITE: dict[str, Mutation] = {kind: _BY_KIND[kind] for kind in ORDER}

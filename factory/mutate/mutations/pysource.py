@@ -206,9 +206,38 @@ def effect_statements(text: str, workflow: Any, index: int) -> list[ast.stmt]:
 
 
 def effect_line(view: WorldView, workflow: Any, index: int) -> EffectLine:
+    """The effect's own first statement: inside the `if <when>:` and the `for <row> in …:` a conditional
+    or bulk effect is wrapped in (spec.json files written before those had neither)."""
     text = view.read(WORKFLOWS_PY)
-    start, end = char_span(text, effect_statements(text, workflow, index)[0])
+    statement = effect_statements(text, workflow, index)[0]
+    effect = workflow.effects[index]
+    for wrapped in (getattr(effect, "when", None), getattr(effect, "for_each", None)):
+        if wrapped is None:
+            continue
+        if not isinstance(statement, (ast.If, ast.For)) or not statement.body:
+            raise MutationError(f"{WORKFLOWS_PY} ({workflow.name} effect {index + 1}): expected the `if`/`for` "
+                                "the effect is wrapped in")
+        statement = statement.body[0]
+    start, end = char_span(text, statement)
     return EffectLine(workflow, index, text, start, end)
+
+
+def effect_condition(text: str, workflow: Any, index: int) -> ast.If:
+    """The `if <when>:` a conditional effect compiled to (outside its loop, if it has one)."""
+    statement = effect_statements(text, workflow, index)[0]
+    if not isinstance(statement, ast.If):
+        raise MutationError(f"{WORKFLOWS_PY} ({workflow.name} effect {index + 1}): the effect is not wrapped in an if")
+    return statement
+
+
+def effect_loop(text: str, workflow: Any, index: int) -> ast.For:
+    """The `for <row> in <rows>:` a bulk effect compiled to (inside its `if`, if it has a condition)."""
+    statement = effect_statements(text, workflow, index)[0]
+    if workflow.effects[index].when is not None and isinstance(statement, ast.If) and statement.body:
+        statement = statement.body[0]
+    if not isinstance(statement, ast.For):
+        raise MutationError(f"{WORKFLOWS_PY} ({workflow.name} effect {index + 1}): the effect is not wrapped in a loop")
+    return statement
 
 
 def set_parts(line: EffectLine) -> tuple[ast.Attribute, ast.expr]:
