@@ -466,6 +466,13 @@ def test_fields_are_asked_about_as_people_speak_of_them() -> None:
             text = render(spec, Ask("read", question=q), variant)
             assert said in text, text
             assert parse(spec, text).question == q, text
+    # a count named as one ("Transaction count") is asked as people count: "How many transactions"
+    bank = build_spec(load_seed(SEEDS / "echobank.yaml"))
+    q = Question("lookup", "statement", "transaction_count", target=RefText("Rainy Day Fund ··7276 statement ending May 31"))
+    for variant in range(2):
+        text = render(bank, Ask("read", question=q), variant)
+        assert text.startswith("How many transactions does ") and "transaction count" not in text, text
+        assert parse(bank, text).question == q, text
     trip = stay.entity("trip")
     start = next(f for f in trip.fields if f.type == "date")
     q = Question("count", "trip", conds=(Cond(start.name, "June 1, 2026", "June 30, 2026"),))

@@ -59,7 +59,8 @@ def entity_and_conds(spec: Spec, text: str, plural: bool) -> tuple[EntitySpec, t
 def field_by(ent: EntitySpec, text: str) -> str:
     for f in ent.fields:
         counted = count_noun(f)
-        if same(f.label, text) or same(field_noun(f), text) or (counted is not None and same(f"number of {counted}", text)):
+        if same(f.label, text) or same(field_noun(f), text) or (
+                counted is not None and (same(f"number of {counted}", text) or same(counted, text))):
             return f.name
     raise ParseError(f"{ent.label} has no field labelled {text!r}")
 

@@ -79,11 +79,19 @@ def field_noun(field: FieldSpec) -> str:
 
 
 def count_noun(field: FieldSpec | ParamSpec) -> str | None:
-    """A whole-number field labelled by one plural noun ("Travellers", "Renewals") is a count of
-    things: people ask "how many travellers", "the most travellers", never "the travellers of";
-    None for any other field."""
+    """A whole-number field labelled by one plural noun ("Travellers", "Renewals"), or as a count of
+    one ("Transaction count", "Number of nights"), is a count of things: people ask "how many
+    transactions", "the most travellers", never "the transaction count of"; None for any other field."""
     word = noun(field.label)
-    if field.type != "int" or not re.fullmatch(r"[a-z]{3,}s", word) or word.endswith(("ss", "us", "is")):
+    if field.type != "int":
+        return None
+    # "Transaction count" and "Number of transactions" count transactions too
+    named = re.fullmatch(r"(?:number of (?P<plural>[a-z]{3,}s)|(?P<one>[a-z]{3,}) count)", word)
+    if named is not None:
+        one = named["one"]
+        word = named["plural"] or (one[:-1] + "ies" if one.endswith("y") and one[-2:-1] not in "aeiou"
+                                   else one + "es" if one.endswith(("s", "x", "ch", "sh")) else one + "s")
+    if not re.fullmatch(r"[a-z]{3,}s", word) or word.endswith(("ss", "us", "is")):
         return None
     return word
 
