@@ -27,7 +27,7 @@ from factory.tasks.language.phrasing import (
     parse,
     render,
 )
-from factory.tasks.language.spoken import field_noun
+from factory.tasks.language.spoken import additive, field_noun
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 
@@ -531,3 +531,14 @@ def test_a_shared_row_acted_on_is_named_the_way_it_is_read_back() -> None:
     assert said == 'Borrow the tool "Ladder" from July 1 to July 3, 2026.', said
     back = parse(spec, said).steps[0].args
     assert back["tool"].text == "Ladder" and (back["starts_on"], back["ends_on"]) == ("July 1, 2026", "July 3, 2026")
+
+
+def test_only_flows_are_totalled() -> None:
+    """A total over rows is asked of amounts that add up (balances, amounts), never of levels, bounds
+    or rates ("balance after", "daily limit", "typical bill", "low-balance alert below")."""
+    bank = build_spec(load_seed(SEEDS / "echobank.yaml"))
+    said = {(e.name, f.name): additive(f) for e in bank.entities for f in e.fields if f.type == "money"}
+    assert said[("account", "balance")] and said[("transaction", "amount")] and said[("bill", "amount")]
+    assert not said[("transaction", "balance_after")] and not said[("payee", "typical_amount")]
+    assert not said[("account", "low_balance_alert")] and not any(
+        v for (e, f), v in said.items() if "limit" in f), said

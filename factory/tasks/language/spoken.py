@@ -96,6 +96,17 @@ def count_noun(field: FieldSpec | ParamSpec) -> str | None:
     return word
 
 
+# Words that make an amount a level, a bound or a rate rather than a flow: a total of "balance
+# after", "daily limit", "typical bill" or "fine per day" over several rows means nothing.
+_NOT_ADDITIVE = frozenset({"after", "before", "limit", "limits", "alert", "threshold", "rate", "per", "minimum",
+                           "maximum", "min", "max", "typical", "average", "cap", "below", "above"})
+
+
+def additive(field: FieldSpec) -> bool:
+    """Whether a total of the field over several rows is something a person would want to know."""
+    return not set(re.findall(r"[a-z]+", field.label.lower())) & _NOT_ADDITIVE
+
+
 def counted(word: str, n: int | str) -> str:
     """`n` things: "4 guests", "1 guest" (the count noun's singular when there is one)."""
     return f"{n} {word[:-1] if str(n) == '1' else word}"

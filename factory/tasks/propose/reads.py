@@ -26,7 +26,7 @@ from factory.tasks.language.phrasing import (
     render,
 )
 from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, answer, comparable, find_rows
-from factory.tasks.language.spoken import spoken_label
+from factory.tasks.language.spoken import additive, spoken_label
 from factory.tasks.language.words import my_only
 from factory.tasks.propose.base import ORDERED, ProposerBase
 
@@ -111,7 +111,7 @@ class ReadsMixin(ProposerBase):
                                   "date-range" if "date_range" in caps else "count", caps)
         if op == "sum":
             money = [f for f in ent.fields if f.type == "money" and row.get(f.column) is not None
-                     and self._nameable(ent, f.name)]
+                     and additive(f) and self._nameable(ent, f.name)]
             if not money:
                 return None
             f = self.rng.choice(money)
