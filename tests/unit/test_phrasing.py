@@ -27,7 +27,8 @@ from factory.tasks.language.phrasing import (
     parse,
     render,
 )
-from factory.tasks.language.spoken import additive, field_noun
+from factory.tasks.language.render import pick_verb
+from factory.tasks.language.spoken import additive, field_noun, verb_phrase
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 
@@ -542,3 +543,26 @@ def test_only_flows_are_totalled() -> None:
     assert not said[("transaction", "balance_after")] and not said[("payee", "typical_amount")]
     assert not said[("account", "low_balance_alert")] and not any(
         v for (e, f), v in said.items() if "limit" in f), said
+
+
+def test_a_row_found_is_acted_on_as_it() -> None:
+    """Find-then-act says what is done to the row found as a person would: the object is "it", put
+    where the verb wants it ("mark it as read", "reply to it", "remove the star from it", "report it
+    lost or stolen"), and a verb the list does not know still reads as one before an article ("place
+    a hold"); a noun that only modifies another keeps its place ("change budget limit for it")."""
+    root = SEEDS.parent
+    said: dict[str, str] = {}
+    for seed in (SEEDS / "echomail.yaml", SEEDS / "echobank.yaml", root / "tests/fixtures/approvals.yaml",
+                 root / "tests/fixtures/library.yaml"):
+        spec = build_spec(load_seed(seed))
+        for w in spec.workflows:
+            subject = next((p for p in w.params if p.name == w.subject and p.ref), None)
+            if subject is not None and not w.system:
+                said[w.name] = pick_verb(spec, w, subject.ref)
+            said[f"phrase:{w.name}"] = verb_phrase(w)
+    assert said["mark_read"] == "mark it as read" and said["reply"] == "reply to it"
+    assert said["unstar"] == "remove the star from it" and said["send_draft"] == "send it"
+    assert said["delete_forever"] == "delete it forever" and said["favourite_contact"] == "add it to favourites"
+    assert said["report_card_lost"] == "report it lost or stolen" and said["pay_bill"] == "pay it"
+    assert said["mark_paid"] == "mark it as paid" and said["set_budget_limit"] == "change budget limit for it"
+    assert said["phrase:place_hold"] == "place a hold" and said["phrase:finish_repair"] == "finish a repair"

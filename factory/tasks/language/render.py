@@ -204,6 +204,16 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
     return f"Which of {scope} {plural}{which} has the {_word(spec, q.entity, q.field, q.op)} {f}?{tie}"
 
 
+# Verbs whose object takes a preposition ("reply to it"), and words after a verb that put the
+# object before them ("mark it as read", "move it to inbox", "delete it forever").
+_INTRANSITIVE = {"reply": "to ", "respond": "to ", "comment": "on ", "vote": "on ", "subscribe": "to ",
+                 "object": "to ", "react": "to "}
+_PARTICLES = frozenset({"as", "to", "from", "forever", "into", "onto", "in", "out", "off", "back", "up", "down",
+                        "over", "away", "aside"})
+_STATES = frozenset({"lost", "stolen", "missing", "damaged", "done", "paid", "complete", "read", "unread", "closed",
+                     "open", "active", "inactive", "resolved"})
+
+
 def pick_verb(spec: Spec, workflow: WorkflowSpec, entity: str | None = None) -> str:
     """What a find-then-act instruction does to the row found: "pay it", "lock it", "update the
     notification settings for it" (the verb of the possessed head, else the verb phrase + "for")."""
@@ -213,13 +223,29 @@ def pick_verb(spec: Spec, workflow: WorkflowSpec, entity: str | None = None) -> 
         verb = head.split()[: -len(found[1].label.split()) - 1]
         return lower_first(" ".join(verb)) + " it"
     phrase = verb_phrase(workflow)
-    if entity is not None:  # "pay a payee" on the payee found: "pay it"
-        words, thing = phrase.split(), noun(spec.entity(entity).label).split()
-        if len(words) > len(thing) and words[-len(thing):] == thing:
-            words = words[:-len(thing)]
-            if len(words) > 1 and words[-1] in ("a", "an", "the", "my"):
-                words = words[:-1]
-            return " ".join(words) + " it"
+    if entity is None:
+        return f"{phrase} for it"
+    words = phrase.split()
+    verb, rest = words[0], words[1:]
+    # the row found named after the verb ("pay a payee", "send the draft", "report card lost or
+    # stolen") becomes "it": "pay it", "send it", "report it lost or stolen"
+    subject = next((p for p in workflow.params if p.name == workflow.subject and p.ref == entity), None)
+    for name in [noun(spec.entity(entity).label)] + ([noun(subject.label)] if subject is not None else []):
+        thing = name.split()
+        at = 1 + (1 if rest[:1] and rest[0] in ("a", "an", "the", "my") else 0)
+        after = words[at + len(thing):]
+        # only when the noun is the object, not a modifier ("change budget limit" keeps its noun)
+        if words[at:at + len(thing)] == thing and (not after or after[0] in _PARTICLES or after[0] in _STATES):
+            return " ".join([verb, "it", *after])
+    if not rest:  # one verb: "archive it"; a verb that takes its object with a preposition: "reply to it"
+        return f"{verb} {_INTRANSITIVE.get(verb, '')}it".replace("  ", " ")
+    if rest[0] in _PARTICLES:  # "mark as read" → "mark it as read", "delete forever" → "delete it forever"
+        return " ".join([verb, "it", *rest])
+    thing = " ".join(rest[1:] if rest[0] in ("a", "an", "the") else rest)
+    if verb in ("remove", "clear", "take"):  # "remove star" → "remove the star from it"
+        return f"{verb} the {thing} from it"
+    if verb in ("apply", "attach", "assign"):  # "apply label" → "apply a label to it"
+        return f"{verb} {a(thing)} to it"
     return f"{phrase} for it"
 
 

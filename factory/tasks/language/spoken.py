@@ -28,6 +28,9 @@ VERBS = frozenset([
     "sign", "snooze", "star", "start", "stop", "submit", "subscribe", "suspend", "switch", "tag", "transfer",
     "unarchive", "unblock", "unfreeze", "unlink", "unlock", "unmute", "unpin", "unpublish", "unstar",
     "unsubscribe", "update", "upgrade", "upload", "verify", "void", "waive", "withdraw", "write",
+    "place", "finish", "fill", "complete", "lend", "repair", "collect", "deliver", "ship", "grant", "revoke",
+    "settle", "hold", "issue", "dispatch", "extend", "shorten", "increase", "decrease", "raise", "lower", "reduce",
+    "make", "give", "take", "keep", "sell", "swap", "trade", "clear", "empty", "reset",
 ])
 
 # Date fields labelled "<participle> on" are spoken of as a kind of date ("opened on" → "opening
@@ -117,8 +120,10 @@ def verb_phrase(workflow: WorkflowSpec) -> str:
     report" (label "New expense report"), "update the notification settings" (label "Notification
     settings"). Never a noun phrase used as a verb."""
     text = noun(workflow.label)
-    first = text.split()[0] if text else ""
-    if first in VERBS:
+    words = text.split()
+    first = words[0] if words else ""
+    # a verb the list does not know still reads as one before an article ("Place a hold", "Finish a repair")
+    if first in VERBS or (len(words) > 2 and words[1] in ("a", "an", "the", "my", "all")):
         return text
     kinds = {e.kind for e in workflow.effects}
     if first == "new" or kinds == {"create"}:
