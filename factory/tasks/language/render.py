@@ -226,7 +226,7 @@ def pick_verb(spec: Spec, workflow: WorkflowSpec, entity: str | None = None) -> 
     if entity is None:
         return f"{phrase} for it"
     words = phrase.split()
-    verb, rest = words[0], words[1:]
+    act, rest = words[0], words[1:]
     # the row found named after the verb ("pay a payee", "send the draft", "report card lost or
     # stolen") becomes "it": "pay it", "send it", "report it lost or stolen"
     subject = next((p for p in workflow.params if p.name == workflow.subject and p.ref == entity), None)
@@ -236,16 +236,16 @@ def pick_verb(spec: Spec, workflow: WorkflowSpec, entity: str | None = None) -> 
         after = words[at + len(thing):]
         # only when the noun is the object, not a modifier ("change budget limit" keeps its noun)
         if words[at:at + len(thing)] == thing and (not after or after[0] in _PARTICLES or after[0] in _STATES):
-            return " ".join([verb, "it", *after])
+            return " ".join([act, "it", *after])
     if not rest:  # one verb: "archive it"; a verb that takes its object with a preposition: "reply to it"
-        return f"{verb} {_INTRANSITIVE.get(verb, '')}it".replace("  ", " ")
+        return f"{act} {_INTRANSITIVE.get(act, '')}it".replace("  ", " ")
     if rest[0] in _PARTICLES:  # "mark as read" → "mark it as read", "delete forever" → "delete it forever"
-        return " ".join([verb, "it", *rest])
-    thing = " ".join(rest[1:] if rest[0] in ("a", "an", "the") else rest)
-    if verb in ("remove", "clear", "take"):  # "remove star" → "remove the star from it"
-        return f"{verb} the {thing} from it"
-    if verb in ("apply", "attach", "assign"):  # "apply label" → "apply a label to it"
-        return f"{verb} {a(thing)} to it"
+        return " ".join([act, "it", *rest])
+    obj = " ".join(rest[1:] if rest[0] in ("a", "an", "the") else rest)
+    if act in ("remove", "clear", "take"):  # "remove star" → "remove the star from it"
+        return f"{act} the {obj} from it"
+    if act in ("apply", "attach", "assign"):  # "apply label" → "apply a label to it"
+        return f"{act} {a(obj)} to it"
     return f"{phrase} for it"
 
 
