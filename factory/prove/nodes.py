@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TypedDict
 
 from factory.claims.compile import compile_claims, write_claims
+from factory.llm.ask import open_llm
 from factory.progress import DEFAULT_TARGET, say
-from factory.prove.repair import KEPT_OUTCOMES, repair_round
+from factory.prove.patcher import patch_round, unresolved
+from factory.prove.repair import KEPT_OUTCOMES, record_json, repair_round
 from factory.prove.triage import Triage, triage, write_triage
 from factory.verify.model import VerifyReport
 from factory.verify.run import verify_world
@@ -123,7 +124,13 @@ def repair(state: LoopState) -> dict[str, Any]:
     world = Path(state["world"])
     result = Triage.model_validate_json(World(world).triage_report.read_text())
     round_no = state.get("round", 0) + 1
-    records, _ = repair_round(world, round_no, result, _report(state), lambda: _verify(state))
+    records, current = repair_round(world, round_no, result, _report(state), lambda: _verify(state))
+    llm = open_llm()
+    if llm is not None and unresolved(result, current):
+        # what the templates cannot fix: the model's patches, each kept only if it fixes and breaks nothing
+        patched, current = patch_round(world, round_no, result, current, lambda: _verify(state), llm, say=say)
+        records += patched
+        say(llm.ledger.summary())
     kept = [r for r in records if r.outcome in KEPT_OUTCOMES]
     for r in records:
         step = f" (after {r.escalated_from})" if r.escalated_from else ""
@@ -131,7 +138,7 @@ def repair(state: LoopState) -> dict[str, Any]:
     # The repairer commits only its fixes' own files; the reports (triage, verification, the repair
     # log) are committed here, after the round, so no revert ever touches them.
     commit_all(world, f"repair: round {round_no}: {len(kept)} kept of {len(records)}")
-    return {"round": round_no, "repairs": [*state.get("repairs", []), *map(asdict, records)], "progress_made": bool(kept)}
+    return {"round": round_no, "repairs": [*state.get("repairs", []), *map(record_json, records)], "progress_made": bool(kept)}
 
 
 def route_after_verify(state: LoopState) -> str:

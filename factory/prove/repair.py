@@ -23,6 +23,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import git
 
@@ -89,6 +90,28 @@ class RepairRecord:
     after: float | None
     note: str = ""
     escalated_from: str = ""  # the fixer whose fall in pass rate this step was tried after
+    # A model's patch (`factory.prove.patcher`): the unified diff it proposed and why. Empty for the
+    # deterministic fixers, and then left out of the log (`record_json`), which reads as before.
+    diff: str = ""
+    rationale: str = ""
+
+
+def record_json(record: RepairRecord) -> dict[str, Any]:
+    """A record as one line of the repair log: the model's diff and rationale only when it has them."""
+    data = asdict(record)
+    for key in ("diff", "rationale"):
+        if not data[key]:
+            del data[key]
+    return data
+
+
+def append_log(world: Path, records: list[RepairRecord]) -> None:
+    """Append records to the world's repair log (`reports/repairs.jsonl`)."""
+    log = world / REPAIRS
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("a") as handle:
+        for record in records:
+            handle.write(json.dumps(record_json(record)) + "\n")
 
 
 def _spec(world: Path) -> tuple[Spec, str]:
@@ -169,11 +192,11 @@ FIXERS: dict[str, Callable[[Path], list[str]]] = {
 }
 
 
-def _is_report(path: str) -> bool:
+def is_report(path: str) -> bool:
     return path == REPORTS or path.startswith(REPORTS + "/")
 
 
-def _dirty(world: Path) -> set[str]:
+def changed_paths(world: Path) -> set[str]:
     """World-relative paths that differ from HEAD (untracked included, ignored ones not)."""
     out = git.Repo(world).git.status("--porcelain", "--untracked-files=all", "-z")
     # -z entries are "XY path"; a rename adds its old path as the next entry, which we skip.
@@ -190,7 +213,7 @@ def _dirty(world: Path) -> set[str]:
     return paths
 
 
-def _restore(world: Path, base: str, files: list[str]) -> None:
+def restore_files(world: Path, base: str, files: list[str]) -> None:
     """Put `files` back as they were at commit `base`; a file `base` did not have is removed.
 
     Only these files move: everything else, reports included, stays as it is.
@@ -234,17 +257,17 @@ class _Round:
         """Run fixer `name` and commit what it changed; None (with its record written) when it
         changed nothing or was refused."""
         clusters = self.plan.get(name, [])
-        base, dirty = head(self.world), _dirty(self.world)
+        base, dirty = head(self.world), changed_paths(self.world)
         claims = self.world / CLAIMS
         claims_before = claims.read_bytes() if claims.is_file() else None
         reported = self.fixers[name](self.world)
         # A fixer must report what it changes; whatever else it changed is its change too.
-        files = [f for f in dict.fromkeys([*reported, *sorted(_dirty(self.world) - dirty)]) if not _is_report(f)]
+        files = [f for f in dict.fromkeys([*reported, *sorted(changed_paths(self.world) - dirty)]) if not is_report(f)]
         context = f"escalation after {escalated_from}: " if escalated_from else ""
         # The claims are the yardstick: a fix that moves them is undone before it reaches the history,
         # whether or not the fixer owned up to the change.
         if CLAIMS in files or (claims.read_bytes() if claims.is_file() else None) != claims_before:
-            _restore(self.world, base, [f for f in files if f != CLAIMS])
+            restore_files(self.world, base, [f for f in files if f != CLAIMS])
             if claims_before is None:
                 claims.unlink(missing_ok=True)
             else:
@@ -316,7 +339,7 @@ class _Round:
         names = [s.record.fixer for s in chain]
         end = chain[-1].report.rate
         base = chain[0].base
-        _restore(self.world, base, files)
+        restore_files(self.world, base, files)
         commit_paths(self.world, files, f"revert({'+'.join(names)}): round {self.round_no}, pass rate {start:.3f} → "
                                         f"{end:.3f}; {len(files)} file(s) restored from {base[:12]}")
         tried = ", ".join(escalation_after(chain[0].record.fixer, self.escalation)) or "nothing after it"
@@ -354,9 +377,5 @@ def repair_round(world: Path, round_no: int, triage: Triage, report: VerifyRepor
                 current, kept = state.run(name, current)
                 applied |= kept
             advance(1)
-    log = world / REPAIRS
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with log.open("a") as handle:
-        for record in state.records:
-            handle.write(json.dumps(asdict(record)) + "\n")
+    append_log(world, state.records)
     return state.records, current

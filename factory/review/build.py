@@ -18,7 +18,7 @@ from factory.review.collect import OUTCOMES, Files, filters, mutation_figure, ov
 from factory.review.corpus import read_tasks, sample
 from factory.review.erd import erd_svg
 from factory.review.errors import ReviewError
-from factory.review.history import read_history
+from factory.review.history import read_history, read_model_patches
 from factory.review.model import PageShot, Persona, Review, TaskView
 from factory.world.layout import World
 
@@ -135,7 +135,8 @@ def build_review(world_path: Path, out: Path | None = None, *, strips: int | Non
                     counts=counts, charts=charts, erd=erd_svg(world.spec), claims=claims,
                     claim_filters=filters(claim_rows, ["layer", "kind", "outcome"], {"outcome": OUTCOMES}), tasks=tasks,
                     task_filters=filters(task_rows, ["type", "workflow", "difficulty", "split"]), strips_note=strips_note,
-                    commits=commits, personas=chosen, shots=shots, shots_note=shots_note, figures=figures)
+                    commits=commits, personas=chosen, shots=shots, shots_note=shots_note, figures=figures,
+                    patches=read_model_patches(world.root))
     from factory.review.render import render_site
 
     progress.say(f"review: rendering {len(claims)} claims, {len(tasks)} tasks, {len(commits)} commits")

@@ -2,7 +2,9 @@
 before and after it (read from `reports/verification.json` as committed at the parent and at the commit).
 
 Repair commits (`repair(<fixer>): round N, ...`) are matched with their record in
-`reports/repairs.jsonl` (outcome, pass rate before and after the fixer, note). Diffs are cut at
+`reports/repairs.jsonl` (outcome, pass rate before and after the fixer, note). A model's patches
+are also listed from the log on their own (`read_model_patches`), the refused ones included, which
+never became commits. Diffs are cut at
 `MAX_DIFF_LINES` lines: the first commits hold the whole generated app.
 """
 
@@ -16,10 +18,11 @@ from typing import Any
 import git
 
 from factory.review.errors import ReviewError
-from factory.review.model import Bar, CommitView, FileChange
+from factory.review.model import Bar, CommitView, FileChange, ModelPatchView
 from factory.world.layout import REPAIRS, VERIFICATION
 
 MAX_DIFF_LINES = 400
+MODEL_PATCH = "model_patch"  # the repairer's model policy (`factory.prove.patcher.FIXER`)
 MAX_DIFF_CHARS = 60_000
 _REPAIR = re.compile(r"^repair\((?P<fixer>[^)]+)\): round (?P<round>\d+)")
 _VERIFY = re.compile(r"^verify: round (?P<round>\d+)")
@@ -51,16 +54,36 @@ def _repair_records(root: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+def _committed(record: dict[str, Any], fixer: str, round_no: str, subject: str) -> bool:
+    """Whether `record` is the one of the repair commit `subject`. A model patch is told apart by its
+    cluster (a round may hold several) and by having been committed (a refused one never is)."""
+    if record.get("fixer") != fixer or str(record.get("round")) != round_no or not record.get("files"):
+        return False
+    if fixer == MODEL_PATCH:
+        clusters = record.get("clusters") or [""]
+        return record.get("outcome") in ("kept", "reverted") and subject.endswith(f" for {clusters[0]}")
+    return True
+
+
 def _repair_note(subject: str, records: list[dict[str, Any]]) -> str:
     match = _REPAIR.match(subject)
     if not match:
         return ""
     for r in records:
-        if r.get("fixer") == match["fixer"] and str(r.get("round")) == match["round"] and r.get("files"):
+        if _committed(r, match["fixer"], match["round"], subject):
             after = "—" if r.get("after") is None else f"{100 * float(r['after']):.1f}%"
             note = f"; {r['note']}" if r.get("note") else ""
             return f"{r.get('outcome')}: pass rate {100 * float(r.get('before', 0)):.1f}% → {after}{note}"
     return ""
+
+
+def read_model_patches(root: Path) -> list[ModelPatchView]:
+    """Every diff a model proposed, in the order of the repair log, with its rationale and outcome."""
+    return [ModelPatchView(round=int(r["round"]), clusters=list(r.get("clusters", [])), outcome=str(r["outcome"]),
+                           files=list(r.get("files", [])), before=float(r.get("before", 0)),
+                           after=None if r.get("after") is None else float(r["after"]), note=str(r.get("note", "")),
+                           rationale=str(r.get("rationale", "")), diff=str(r.get("diff", "")))
+            for r in _repair_records(root) if r.get("fixer") == MODEL_PATCH]
 
 
 def _diff(repo: git.Repo, commit: git.Commit) -> tuple[str, bool]:
@@ -103,4 +126,4 @@ def read_history(root: Path) -> tuple[list[CommitView], list[Bar]]:
     return commits, rounds
 
 
-__all__ = ["MAX_DIFF_LINES", "read_history"]
+__all__ = ["MAX_DIFF_LINES", "read_history", "read_model_patches"]

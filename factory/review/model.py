@@ -147,6 +147,21 @@ class CommitView(Strict):
     repair_note: str = ""
 
 
+class ModelPatchView(Strict):
+    """One diff a model proposed for a cluster the templates could not fix (`factory.prove.patcher`),
+    whatever became of it: kept, reverted, refused (a forbidden path) or not applied."""
+
+    round: int
+    clusters: list[str]
+    outcome: str
+    files: list[str]
+    before: float
+    after: float | None
+    note: str
+    rationale: str
+    diff: str
+
+
 # ---- pages as personas see them -------------------------------------------------------------------
 class PageShot(Strict):
     page_id: str
@@ -200,4 +215,5 @@ class Review(Strict):
     shots: list[PageShot]
     shots_note: str
     figures: list[Figure]
+    patches: list[ModelPatchView] = Field(default_factory=list)
     extra: dict[str, Any] = Field(default_factory=dict)

@@ -74,7 +74,8 @@ def render_site(review: Review, out: Path) -> list[Path]:
         "tasks.html": {"page_title": "Tasks"},
         "history.html": {"page_title": "History", "max_diff_lines": MAX_DIFF_LINES,
                          "rates": {c.sha: (_rate(c.rate_before), _rate(c.rate_after)) for c in review.commits},
-                         "diff_lines": {c.sha: [_diff_line(line) for line in c.diff.splitlines()] for c in review.commits}},
+                         "diff_lines": {c.sha: [_diff_line(line) for line in c.diff.splitlines()] for c in review.commits},
+                         "patch_lines": [[_diff_line(line) for line in p.diff.splitlines()] for p in review.patches]},
     }
     written: list[Path] = []
     for name, context in pages.items():
