@@ -86,3 +86,22 @@ def test_a_model_patch_fixes_a_template_fault(faulty: tuple[Path, str, str], tmp
     assert shown.repair_note.startswith("kept: pass rate") and rationale in shown.body
     [view] = read_model_patches(world)
     assert (view.outcome, view.rationale, view.clusters) == ("kept", rationale, model[0]["clusters"])
+
+
+def test_with_no_model_the_repairer_is_as_before(faulty: tuple[Path, str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """No FACTORY_LLM_MODEL (a reachable endpoint and a key lying around change nothing): the
+    template fault is reported as the fixers' no-ops, nothing is asked, the log reads as it always did."""
+    world, _, good = faulty
+    with FakeOpenAI([]) as fake:
+        monkeypatch.delenv("FACTORY_LLM_MODEL", raising=False)
+        monkeypatch.delenv("FACTORY_LLM_CONFIG", raising=False)
+        monkeypatch.setenv("FACTORY_LLM_BASE_URL", fake.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-lying-around")
+        state = run_stage_one(world=str(world), ui=False, target=1.0, max_rounds=1)
+    assert fake.count == 0
+    assert state["history"][-1]["passed"] < state["history"][-1]["total"]
+    assert [(r["fixer"], r["outcome"]) for r in state["repairs"]] == [("regenerate_backend", "no-op"),
+                                                                      ("rederive_spec", "no-op")]
+    keys = {"round", "fixer", "clusters", "files", "outcome", "before", "after", "note", "escalated_from"}
+    assert all(set(json.loads(line)) == keys for line in (world / REPAIRS).read_text().splitlines())
+    assert (world / WORKFLOWS).read_text() != good
