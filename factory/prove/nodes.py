@@ -15,6 +15,7 @@ from factory.claims.compile import compile_claims, write_claims
 from factory.llm.ask import open_llm
 from factory.progress import DEFAULT_TARGET, say
 from factory.prove.patcher import patch_round, unresolved
+from factory.prove.placer import place_unplaced
 from factory.prove.repair import KEPT_OUTCOMES, record_json, repair_round
 from factory.prove.triage import Triage, triage, write_triage
 from factory.verify.model import VerifyReport
@@ -111,10 +112,15 @@ def verify(state: LoopState) -> dict[str, Any]:
 def triage_node(state: LoopState) -> dict[str, Any]:
     """Triager: clusters of failures (read-only)."""
     world = Path(state["world"])
-    result = triage(_report(state))
+    report = _report(state)
+    result = triage(report)
+    llm = open_llm() if any(c.needs_llm for c in result.clusters) else None
+    result = place_unplaced(result, report, llm)  # the table's leftovers, by the model when one is configured
     write_triage(world, result)
-    placed = sum(not c.needs_llm for c in result.clusters)
-    say(f"triage: {result.failed} failures in {len(result.clusters)} clusters ({placed} placed by the signature table)")
+    by_model = sum(c.model is not None and c.model.accepted for c in result.clusters)
+    placed = sum(not c.needs_llm for c in result.clusters) - by_model
+    say(f"triage: {result.failed} failures in {len(result.clusters)} clusters ({placed} placed by the signature table"
+        + (f", {by_model} by the model" if llm is not None else "") + ")")
     return {}
 
 

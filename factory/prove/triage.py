@@ -1,7 +1,8 @@
 """Triager: groups failed claims into clusters by layer and signature, and names suspected files.
 
 Read-only: it changes nothing. An ordered signature table comes first (the first matching row
-wins); a failure no row places is marked for the LLM policy of a later issue.
+wins); a failure no row places is marked `needs_llm`, for the model policy (`placer.py`) when a
+model is configured.
 """
 
 from __future__ import annotations
@@ -58,6 +59,16 @@ _LAYER_FIXERS = {"backend": "regenerate_backend", "frontend": "regenerate_fronte
 _FILE_IN_TRACE = re.compile(r'File "[^"]*/app/(backend/[\w/]+\.py)"')
 
 
+class Placement(BaseModel):
+    """What the model said of a cluster the table could not place (`factory.prove.placer`)."""
+
+    model_config = ConfigDict(extra="forbid")
+    cause: str = Field(description="the cause it named: a signature's name, `unknown`, or '' when it gave none")
+    rationale: str
+    accepted: bool = Field(description="whether the cluster now carries that cause (a known one, not `unknown`)")
+    note: str = ""
+
+
 class Cluster(BaseModel):
     """Failed claims that share a cause."""
 
@@ -70,6 +81,7 @@ class Cluster(BaseModel):
     claims: list[str]
     suspected_files: list[str]
     example: str
+    model: Placement | None = None  # only with a model configured, and only for clusters the table left unplaced
 
 
 class Triage(BaseModel):
@@ -80,13 +92,14 @@ class Triage(BaseModel):
     clusters: list[Cluster] = Field(default_factory=list)
 
 
-def _text(result: ClaimResult) -> str:
+def failure_text(result: ClaimResult) -> str:
+    """What the signature table matches: `<kind> | <message> | <error> | <console errors> | <server log>`."""
     ev = result.evidence
     return " | ".join([result.kind, result.message, ev.error or "", " ".join(ev.console_errors), "\n".join(ev.server_log)])
 
 
 def classify(result: ClaimResult) -> Signature | None:
-    text = _text(result)
+    text = failure_text(result)
     return next((s for s in SIGNATURES if re.search(s.pattern, text)), None)
 
 
@@ -155,5 +168,9 @@ def triage(report: VerifyReport) -> Triage:
 def write_triage(world: Path, result: Triage) -> None:
     path = world / TRIAGE
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(result.model_dump(mode="json"), indent=1) + "\n")
+    data = result.model_dump(mode="json")
+    for cluster in data["clusters"]:
+        if cluster["model"] is None:  # a world triaged without a model writes the report it always did
+            del cluster["model"]
+    path.write_text(json.dumps(data, indent=1) + "\n")
 
