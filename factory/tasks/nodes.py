@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from episodes.dbfiles import copy_db
 from factory.errors import SetupError, TaskError
+from factory.llm.ask import open_llm
 from factory.progress import say
 from factory.runtime.client import Backend
 from factory.runtime.patch import apply_patch
@@ -36,6 +37,7 @@ from factory.tasks.diversity import NearKey, near_key, split_near_duplicates, sp
 from factory.tasks.gates import GateRunner
 from factory.tasks.handover import WorldFailure, hand_over, kept_repairs, records_json
 from factory.tasks.propose.proposer import Draft, Plan, Proposer
+from factory.tasks.propose.rewording import reword_drafts
 from factory.tasks.record import task_record
 from factory.tasks.reward.gen import DEFAULT_POLICY, run_rewardgen
 from factory.tasks.setupgen import build_setup, run_golden
@@ -143,11 +145,19 @@ def propose_node(state: TaskState) -> dict[str, Any]:
     with Backend(world, spec, work) as backend:
         proposer = Proposer(spec, seed_db, _options(backend, seed_db, work))
         drafts, near = _distinct(spec, proposer, proposer.propose(Plan.for_total(state.total)))
-        (work / "proposer.json").write_text(json.dumps(
-            {"unusable_intent_phrasings": proposer.unusable_intents(), "near_duplicates": near,
-             "skipped": sorted(Counter(s.split(":")[0] for s in proposer.skipped).items())}, sort_keys=True))
+        llm = open_llm()
+        # with a model: the texts said again, each kept only if it passes the deterministic texts' gates
+        reworded = reword_drafts(proposer, drafts, llm)
+        found: dict[str, Any] = {"unusable_intent_phrasings": proposer.unusable_intents(), "near_duplicates": near,
+                                 "skipped": sorted(Counter(s.split(":")[0] for s in proposer.skipped).items())}
+        if llm is not None:
+            found["model_phrasings"] = reworded.to_json()
+        (work / "proposer.json").write_text(json.dumps(found, sort_keys=True))
         proposer.close()
     say(f"proposer: {len(drafts)} drafts ({_mix(drafts)})")
+    if llm is not None:
+        say(f"proposer: the model reworded {reworded.kept} of {reworded.asked} texts ({reworded.offered} offered, "
+            f"{len(reworded.dropped)} failed a gate); {llm.ledger.summary()}")
     attempts = [Attempt(d) for d in drafts]
     _save(state, attempts)
     return {"round": 0, "pending": [d.key for d in drafts], "failed": [], "started": time.time()}

@@ -24,15 +24,22 @@ class ReadBackMixin(ProposerBase):
         but the text, so the same question, or the same workflows with every row named the same
         way and every value the same (a seed phrasing may also fit a generic text, and the
         other way round)."""
+        problem = self.read_back_problem(goal, ask)
+        if problem:
+            self.skipped.append(problem)
+            return False
+        return True
+
+    def read_back_problem(self, goal: str, ask: Ask) -> str:
+        """Why `goal` does not read back as `ask` ('' when it does): the gate itself, for any text
+        (a model's rewording of a draft passes the same one, `rewording.py`)."""
         try:
             back = parse(self.spec, goal)
         except ParseError as exc:
-            self.skipped.append(f"phrasing: {exc}")
-            return False
+            return f"phrasing: {exc}"
         if not self._same_ask(back, ask):
-            self.skipped.append(f"phrasing: {goal!r} reads back as another task")
-            return False
-        return True
+            return f"phrasing: {goal!r} reads back as another task"
+        return ""
 
     def _same_ask(self, back: Ask, ask: Ask) -> bool:
         """`back` (texts, as parsed) asks what `ask` (API values, as proposed) asks."""
