@@ -66,15 +66,20 @@ class Decision:
     why: str
     evidence: dict[str, Any]
     seeded_cause: str | None = None
+    # a second opinion that asks a person to look (`judge.py`); it never changes the reward or the class
+    review: dict[str, Any] | None = None
 
     @property
     def failed(self) -> bool:
         return not self.passed
 
     def to_json(self) -> dict[str, Any]:
-        return {"line": self.line, "task_id": self.task_id, "episode_id": self.episode_id, "agent": self.agent,
-                "reward": self.reward, "passed": self.passed, "class": self.defect, "cause": self.cause,
-                "why": self.why, "seeded_cause": self.seeded_cause, "evidence": self.evidence}
+        out = {"line": self.line, "task_id": self.task_id, "episode_id": self.episode_id, "agent": self.agent,
+               "reward": self.reward, "passed": self.passed, "class": self.defect, "cause": self.cause,
+               "why": self.why, "seeded_cause": self.seeded_cause, "evidence": self.evidence}
+        if self.review is not None:  # only a judge adds it: without a model the record is as it always was
+            out["review"] = self.review
+        return out
 
 
 @dataclass

@@ -35,6 +35,7 @@ class TriageReport:
     after: list[Decision] = field(default_factory=list)  # the affected rollouts, classed again after repair
     after_how: dict[int, str] = field(default_factory=dict)  # line -> replayed | golden only
     seconds: dict[str, float] = field(default_factory=dict)
+    judge: dict[str, Any] | None = None  # the judge's second opinions (`judge.py`), when a model gave them
 
     # ---------------------------------------------------------------- figures ----------------
     def flagged(self, decisions: list[Decision] | None = None) -> list[Decision]:
@@ -95,6 +96,8 @@ class TriageReport:
             "repairs": {"world": self.world_job, "tasks": self.task_jobs},
             "after_repair": None, "open": self.open_defects(), "seconds": self.seconds,
         }
+        if self.judge is not None:
+            out["judge"] = self.judge
         if self.repair_tried:
             out["after_repair"] = {"counts": self.counts(self.after), "by_cause": self.by_cause(self.after),
                                    "calibration": self.calibration(self.after),
@@ -152,6 +155,12 @@ class TriageReport:
             for d in after["decisions"]:
                 lines.append(f"- line {d['line']}, `{d['task_id']}` ({d['how']}): reward {d['reward']}, "
                              f"{d['class']}:{d['cause']}")
+        if self.judge is not None:
+            flagged = [d for d in self.decisions if d.review is not None]
+            lines += ["", "## Flagged for review by the judge", "",
+                      f"The model {self.judge['model']} read {self.judge['asked']} READ answer(s) the rules scored 0 and "
+                      f"thinks {len(flagged)} say what the reference answer says. The rewards stand; a person decides."]
+            lines += [f"- line {d.line}, `{d.task_id}`: {(d.review or {}).get('rationale', '')}" for d in flagged]
         if data["open"]:
             lines += ["", "## Still open", ""]
             lines += [f"- line {o['line']}, `{o['task_id']}`: {o['class']} defect ({o['cause']})" for o in data["open"]]

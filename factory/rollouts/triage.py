@@ -30,9 +30,11 @@ from episodes.rollouts import Rollout, read_rollouts
 from factory.agents.flawed import Harness, read_tasks
 from factory.agents.oracle import AGENT as ORACLE_AGENT
 from factory.agents.oracle import play_again
+from factory.llm.ask import open_llm
 from factory.progress import say
 from factory.rollouts.classify import NONE, TASK, WORLD, Classifier, Decision, TaskContext
 from factory.rollouts.golden import replay, replayable, run_golden
+from factory.rollouts.judge import second_opinions
 from factory.rollouts.repair import TaskJob, regate, repair_world
 from factory.rollouts.report import TriageReport
 from factory.rollouts.served import serve_world
@@ -134,6 +136,11 @@ def triage_rollouts(world: Path, rollouts: Path, repair: bool = True, ui: bool =
         started = time.perf_counter()
         report.decisions = [classifier.classify(r, contexts[r.task_id], line) for line, r in known]
         report.seconds["classify"] = round(time.perf_counter() - started, 3)
+        # with a model: a second opinion on READ answers scored 0, which can only flag them for review
+        report.judge = second_opinions(report.decisions, {line: r.answer for line, r in known}, tasks, open_llm())
+        if report.judge is not None:
+            say(f"triage: the judge read {report.judge['asked']} READ answer(s) scored 0 and flagged "
+                f"{len(report.judge['flagged'])} for review (rewards unchanged)")
         counts = report.counts()
         say(f"triage: {len(known)} rollouts, {sum(d.failed for d in report.decisions)} failed: "
             + ", ".join(f"{c} {n}" for c, n in counts.items()))
