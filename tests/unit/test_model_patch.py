@@ -23,6 +23,9 @@ from factory.prove.diff_apply import allowed
 from factory.prove.patcher import patch_round
 from factory.prove.repair import RepairRecord, changed_paths, record_json
 from factory.prove.triage import Cluster, Triage
+from factory.review.history import read_history, read_model_patches
+from factory.review.model import Review
+from factory.review.render import render_site
 from factory.verify.model import ClaimResult, VerifyReport
 from factory.world.history import commit_all
 from factory.world.layout import REPAIRS
@@ -172,3 +175,29 @@ def test_a_deterministic_record_logs_the_keys_it_always_had() -> None:
     record = RepairRecord(1, "regenerate_backend", ["c"], [], "no-op", 0.5, None, "already as generated")
     assert set(record_json(record)) == {"round", "fixer", "clusters", "files", "outcome", "before", "after", "note",
                                         "escalated_from"}
+
+
+def test_the_review_site_shows_every_patch_with_its_rationale_and_outcome(tmp_path: Path) -> None:
+    world = _world(tmp_path)
+    sneaky = _diff(world, {"app/backend/invariants.py": "CHECK = False\n"})
+    fixed = _diff(world, {CODE: "LIMIT = 2\nOTHER = 1\n"})
+    _run(world, tmp_path, [Scripted({"rationale": "mask the <check>", "diff": sneaky}),
+                           Scripted({"rationale": "raise the limit", "diff": fixed})], tries=2)
+    commit_all(world, "repair: round 1")  # the node commits the log after the round
+    commits, _ = read_history(world)
+    patches = read_model_patches(world)
+    assert [(p.outcome, p.rationale) for p in patches] == [("refused", "mask the <check>"), ("kept", "raise the limit")]
+    [patched] = [c for c in commits if c.subject.startswith("repair(model_patch)")]
+    assert patched.repair_note.startswith("kept: pass rate 50.0% → 100.0%") and "raise the limit" in patched.body
+    review = Review(world="tiny", title="Tiny", scenario="", factory_version="0", spec_sha256="x", counts=[], charts={},
+                    erd="", claims=[], claim_filters={}, tasks=[], task_filters={}, strips_note="", commits=commits,
+                    personas=[], shots=[], shots_note="", figures=[], patches=patches)
+    (tmp_path / "site").mkdir()
+    render_site(review, tmp_path / "site")
+    page = (tmp_path / "site" / "history.html").read_text()
+    assert "Patches a model proposed" in page and "mask the &lt;check&gt;" in page and "raise the limit" in page
+    assert '<span class="add">+CHECK = False</span>' in page and "which a repair may not change" in page
+    plain = review.model_copy(update={"patches": []})
+    (tmp_path / "plain").mkdir()
+    render_site(plain, tmp_path / "plain")
+    assert "Patches a model proposed" not in (tmp_path / "plain" / "history.html").read_text()
