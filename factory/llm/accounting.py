@@ -78,9 +78,27 @@ class Ledger:
                 f"{r.prompt_tokens:,} prompt + {r.completion_tokens:,} completion tokens, {priced}")
 
 
+def merged(before: UsageReport, more: UsageReport) -> UsageReport:
+    """Two runs' usage summed, purpose by purpose (costs recomputed at `more`'s prices, the latest known)."""
+    purposes: dict[str, PurposeUsage] = {k: v.model_copy() for k, v in before.by_purpose.items()}
+    for name, usage in more.by_purpose.items():
+        total = purposes.setdefault(name, PurposeUsage())
+        total.calls += usage.calls
+        total.prompt_tokens += usage.prompt_tokens
+        total.completion_tokens += usage.completion_tokens
+    for usage in purposes.values():
+        usage.cost_usd = cost(more.prices, usage.prompt_tokens, usage.completion_tokens)
+    prompt = sum(u.prompt_tokens for u in purposes.values())
+    completion = sum(u.completion_tokens for u in purposes.values())
+    models = list(dict.fromkeys([*before.model.split(", "), more.model]))
+    return UsageReport(model=", ".join(models), prices=more.prices, calls=sum(u.calls for u in purposes.values()),
+                       prompt_tokens=prompt, completion_tokens=completion, cost_usd=cost(more.prices, prompt, completion),
+                       by_purpose={k: purposes[k] for k in sorted(purposes)})
+
+
 def cost(prices: Prices, prompt_tokens: int, completion_tokens: int) -> float:
     """USD for these tokens, rounded to a millionth of a dollar so sums are stable."""
     return round((prompt_tokens * prices.input_per_million + completion_tokens * prices.output_per_million) / 1e6, 6)
 
 
-__all__ = ["Ledger", "PurposeUsage", "UsageReport", "cost"]
+__all__ = ["Ledger", "PurposeUsage", "UsageReport", "cost", "merged"]

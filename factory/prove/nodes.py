@@ -13,6 +13,7 @@ from typing import Any, TypedDict
 
 from factory.claims.compile import compile_claims, write_claims
 from factory.llm.ask import open_llm
+from factory.llm.keep import add_usage
 from factory.progress import DEFAULT_TARGET, say
 from factory.prove.patcher import patch_round, unresolved
 from factory.prove.placer import place_unplaced
@@ -117,6 +118,8 @@ def triage_node(state: LoopState) -> dict[str, Any]:
     llm = open_llm() if any(c.needs_llm for c in result.clusters) else None
     result = place_unplaced(result, report, llm)  # the table's leftovers, by the model when one is configured
     write_triage(world, result)
+    if llm is not None:
+        add_usage(world, llm.ledger)
     by_model = sum(c.model is not None and c.model.accepted for c in result.clusters)
     placed = sum(not c.needs_llm for c in result.clusters) - by_model
     say(f"triage: {result.failed} failures in {len(result.clusters)} clusters ({placed} placed by the signature table"
@@ -136,6 +139,7 @@ def repair(state: LoopState) -> dict[str, Any]:
         # what the templates cannot fix: the model's patches, each kept only if it fixes and breaks nothing
         patched, current = patch_round(world, round_no, result, current, lambda: _verify(state), llm, say=say)
         records += patched
+        add_usage(world, llm.ledger)
         say(llm.ledger.summary())
     kept = [r for r in records if r.outcome in KEPT_OUTCOMES]
     for r in records:

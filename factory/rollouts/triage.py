@@ -31,6 +31,7 @@ from factory.agents.flawed import Harness, read_tasks
 from factory.agents.oracle import AGENT as ORACLE_AGENT
 from factory.agents.oracle import play_again
 from factory.llm.ask import open_llm
+from factory.llm.keep import add_usage
 from factory.progress import say
 from factory.rollouts.classify import NONE, TASK, WORLD, Classifier, Decision, TaskContext
 from factory.rollouts.golden import replay, replayable, run_golden
@@ -137,7 +138,10 @@ def triage_rollouts(world: Path, rollouts: Path, repair: bool = True, ui: bool =
         report.decisions = [classifier.classify(r, contexts[r.task_id], line) for line, r in known]
         report.seconds["classify"] = round(time.perf_counter() - started, 3)
         # with a model: a second opinion on READ answers scored 0, which can only flag them for review
-        report.judge = second_opinions(report.decisions, {line: r.answer for line, r in known}, tasks, open_llm())
+        llm = open_llm()
+        report.judge = second_opinions(report.decisions, {line: r.answer for line, r in known}, tasks, llm)
+        if llm is not None and write:
+            add_usage(world, llm.ledger)
         if report.judge is not None:
             say(f"triage: the judge read {report.judge['asked']} READ answer(s) scored 0 and flagged "
                 f"{len(report.judge['flagged'])} for review (rewards unchanged)")

@@ -77,8 +77,9 @@ class Metadata(_Strict):
     grounding_evidence: list[Evidence] = Field(description="Up to five of those rows, with their values.")
     capabilities: list[str] = Field(description="What the task exercises beyond its workflow, e.g. "
                                                 "`date_range`.")
-    phrasing: str = Field(description="Which phrasing wrote the goal: `generic`, or `intent:<name>` for the "
-                                      "seed's task intent of that name.")
+    phrasing: str = Field(description="Which phrasing wrote the goal: `generic`, `errand`, or `intent:<name>` "
+                                      "for the seed's task intent of that name; prefixed `model:` when a model "
+                                      "reworded that text and the rewording passed the same gates.")
 
 
 class SetupRecord(_Strict):

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from episodes.dbfiles import copy_db
 from factory.errors import SetupError, TaskError
 from factory.llm.ask import open_llm
+from factory.llm.keep import add_usage
 from factory.progress import say
 from factory.runtime.client import Backend
 from factory.runtime.patch import apply_patch
@@ -156,6 +157,7 @@ def propose_node(state: TaskState) -> dict[str, Any]:
         proposer.close()
     say(f"proposer: {len(drafts)} drafts ({_mix(drafts)})")
     if llm is not None:
+        add_usage(world, llm.ledger)
         say(f"proposer: the model reworded {reworded.kept} of {reworded.asked} texts ({reworded.offered} offered, "
             f"{len(reworded.dropped)} failed a gate); {llm.ledger.summary()}")
     attempts = [Attempt(d) for d in drafts]

@@ -5,7 +5,8 @@ git history and the review site's history.
 
 The template fault is made by injecting a fault of the independent suite into the world and having
 the backend renderer write the same faulty file (so `regenerate_backend` finds nothing to change,
-as it would with a defect in the template). The patch's corner cases (refusals, regressions,
+as it would with a defect in the template). The world is verified once (round 0); each test runs
+stage one's triage and repair nodes on a copy, as the graph runs them. The patch's corner cases (refusals, regressions,
 diffs that do not apply) are in tests/unit/test_model_patch.py on a tiny world.
 """
 
@@ -20,25 +21,46 @@ import git
 import pytest
 from fakes.openai_server import FakeOpenAI, Scripted
 
+from factory.claims.compile import compile_claims, write_claims
 from factory.mutate.run import inject
-from factory.prove import repair
-from factory.prove.graph import run_stage_one
+from factory.prove import nodes, repair
+from factory.prove.nodes import LoopState
 from factory.review.history import read_history, read_model_patches
-from factory.world.layout import REPAIRS
+from factory.verify.model import VerifyReport
+from factory.verify.run import verify_world
+from factory.world.history import commit_all
+from factory.world.layout import LLM_USAGE, REPAIRS, TRIAGE, VERIFICATION
 
 WORKFLOWS = "app/backend/workflows.py"
 
 
-@pytest.fixture()
-def faulty(mock_world: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, str, str]:
-    """A copy of the mock world with a negated precondition that the templates write too; and the
-    diff that undoes it (what a good model would answer), and the file as generated before the fault."""
-    world = tmp_path / "worlds" / "mock"
+@pytest.fixture(scope="module")
+def verified_fault(mock_world: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str, str]:
+    """A copy of the mock world with a negated precondition, its claims compiled and verified once
+    (round 0 of stage one); the diff that undoes the fault (what a good model would answer), the
+    file as generated before the fault, and the claims' digest."""
+    world = tmp_path_factory.mktemp("fault") / "mock"
     shutil.copytree(mock_world, world, ignore=shutil.ignore_patterns("run"))
     good = (world / WORKFLOWS).read_text()
     inject(world, "precondition_negated", 1, suite="independent")
+    assert (world / WORKFLOWS).read_text() != good
+    undo = git.Repo(world).git.diff("HEAD", "HEAD~1", "--", WORKFLOWS) + "\n"
+    digest = write_claims(world, compile_claims(world))
+    report = verify_world(world, ui=False, expected_sha256=digest)
+    assert 0 < report.passed < report.total
+    commit_all(world, "verify: round 0")
+    return world, undo, good, digest
+
+
+@pytest.fixture()
+def faulty(verified_fault: tuple[Path, str, str, str], tmp_path: Path,
+           monkeypatch: pytest.MonkeyPatch) -> tuple[Path, str, str, LoopState]:
+    """The verified faulty world, copied, with a backend template that writes the fault too (so
+    `regenerate_backend` finds nothing to change); and the stage-one state after its round 0."""
+    source, undo, good, digest = verified_fault
+    world = tmp_path / "worlds" / "mock"
+    shutil.copytree(source, world)
     bad = (world / WORKFLOWS).read_text()
-    assert bad != good
     render = repair.render_backend
 
     def template_with_the_fault(spec: Any, out: Path, digest: str) -> None:
@@ -46,21 +68,27 @@ def faulty(mock_world: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
         (out / WORKFLOWS.removeprefix("app/")).write_text(bad)
 
     monkeypatch.setattr(repair, "render_backend", template_with_the_fault)
-    undo = git.Repo(world).git.diff("HEAD", "HEAD~1", "--", WORKFLOWS)
-    return world, undo + "\n", good
+    state: LoopState = {"world": str(world), "ui": False, "claims_sha256": digest, "round": 0, "repairs": []}
+    return world, undo, good, state
 
 
-def test_a_model_patch_fixes_a_template_fault(faulty: tuple[Path, str, str], tmp_path: Path,
+def _round(state: LoopState) -> tuple[dict[str, Any], VerifyReport]:
+    """Stage one's triage and repair nodes, as the graph runs them after a failed verification."""
+    nodes.triage_node(state)
+    out = nodes.repair(state)
+    return out, VerifyReport.model_validate_json((Path(state["world"]) / VERIFICATION).read_text())
+
+
+def test_a_model_patch_fixes_a_template_fault(faulty: tuple[Path, str, str, LoopState], tmp_path: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    world, undo, good = faulty
+    world, undo, good, state = faulty
     rationale = "The refusal condition of archive_note.pre1 is negated; the template wrote `==` for `!=`."
     with FakeOpenAI([Scripted({"rationale": rationale, "diff": undo}, usage=(900, 80))]) as fake:
         for key, value in fake.env(FACTORY_LLM_CACHE=str(tmp_path / "cache")).items():
             monkeypatch.setenv(key, value)
-        state = run_stage_one(world=str(world), ui=False, target=1.0, max_rounds=2)
-    first, last = state["history"][0], state["history"][-1]
-    assert first["passed"] < first["total"] and last["passed"] == last["total"], state["history"]
-    outcomes = [(r["fixer"], r["outcome"]) for r in state["repairs"]]
+        out, after = _round(state)
+    assert after.passed == after.total and out["progress_made"]
+    outcomes = [(r["fixer"], r["outcome"]) for r in out["repairs"]]
     assert ("regenerate_backend", "no-op") in outcomes  # the templates cannot fix it
     assert outcomes[-1] == ("model_patch", "kept"), outcomes
     assert fake.count == 1  # one cluster asked; its patch fixed the others too
@@ -81,6 +109,10 @@ def test_a_model_patch_fixes_a_template_fault(faulty: tuple[Path, str, str], tmp
     assert model[0]["diff"] == undo and model[0]["files"] == [WORKFLOWS]
     assert all("diff" not in r and "rationale" not in r for r in log if r["fixer"] != "model_patch")
 
+    usage = json.loads((world / LLM_USAGE).read_text())  # what the world cost, committed with the round's reports
+    assert (usage["calls"], usage["prompt_tokens"], usage["completion_tokens"]) == (1, 900, 80)
+    assert list(usage["by_purpose"]) == ["repair.patch"]
+
     commits, _ = read_history(world)
     shown = next(c for c in commits if c.sha == patched.hexsha)
     assert shown.repair_note.startswith("kept: pass rate") and rationale in shown.body
@@ -88,20 +120,23 @@ def test_a_model_patch_fixes_a_template_fault(faulty: tuple[Path, str, str], tmp
     assert (view.outcome, view.rationale, view.clusters) == ("kept", rationale, model[0]["clusters"])
 
 
-def test_with_no_model_the_repairer_is_as_before(faulty: tuple[Path, str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_with_no_model_the_repairer_is_as_before(faulty: tuple[Path, str, str, LoopState],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """No FACTORY_LLM_MODEL (a reachable endpoint and a key lying around change nothing): the
     template fault is reported as the fixers' no-ops, nothing is asked, the log reads as it always did."""
-    world, _, good = faulty
+    world, _, good, state = faulty
     with FakeOpenAI([]) as fake:
         monkeypatch.delenv("FACTORY_LLM_MODEL", raising=False)
         monkeypatch.delenv("FACTORY_LLM_CONFIG", raising=False)
         monkeypatch.setenv("FACTORY_LLM_BASE_URL", fake.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-lying-around")
-        state = run_stage_one(world=str(world), ui=False, target=1.0, max_rounds=1)
+        out, after = _round(state)
     assert fake.count == 0
-    assert state["history"][-1]["passed"] < state["history"][-1]["total"]
-    assert [(r["fixer"], r["outcome"]) for r in state["repairs"]] == [("regenerate_backend", "no-op"),
-                                                                      ("rederive_spec", "no-op")]
+    assert after.passed < after.total and not out["progress_made"]
+    assert [(r["fixer"], r["outcome"]) for r in out["repairs"]] == [("regenerate_backend", "no-op"),
+                                                                    ("rederive_spec", "no-op")]
+    assert "model" not in json.loads((world / TRIAGE).read_text())["clusters"][0]
     keys = {"round", "fixer", "clusters", "files", "outcome", "before", "after", "note", "escalated_from"}
     assert all(set(json.loads(line)) == keys for line in (world / REPAIRS).read_text().splitlines())
     assert (world / WORKFLOWS).read_text() != good
+    assert not (world / LLM_USAGE).exists()

@@ -11,10 +11,13 @@ from fakes.openai_server import FakeOpenAI, Scripted
 from pydantic import BaseModel, ConfigDict
 
 from factory.errors import FactoryError
+from factory.llm.accounting import Ledger, UsageReport
 from factory.llm.ask import LLM, open_llm
 from factory.llm.client import Endpoint
 from factory.llm.config import LLMConfig, load_config
 from factory.llm.errors import LLMConfigError, LLMReplyError, LLMRequestError
+from factory.llm.keep import add_usage
+from factory.world.layout import LLM_USAGE
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -153,3 +156,21 @@ def test_only_the_seam_builds_an_openai_client() -> None:
     users = sorted(str(p.relative_to(REPO)) for top in ("factory", "verifiers", "episodes") for p in (REPO / top).rglob("*.py")
                    if re.search(r"^\s*(import openai|from openai)", p.read_text(), re.MULTILINE))
     assert users == ["factory/llm/client.py"]
+
+
+def test_a_worlds_usage_adds_up_across_the_agents_that_used_a_model(tmp_path: Path) -> None:
+    config = load_config({"FACTORY_LLM_MODEL": "m", "FACTORY_LLM_BASE_URL": "http://127.0.0.1:1/v1",
+                          "FACTORY_LLM_PRICE_INPUT": "1", "FACTORY_LLM_PRICE_OUTPUT": "4"})
+    assert config is not None
+    author, repairer, idle = Ledger(config), Ledger(config), Ledger(config)
+    author.add("seed.app", 1000, 200, from_cache=False)
+    repairer.add("repair.patch", 3000, 400, from_cache=False)
+    repairer.add("seed.app", 10, 1, from_cache=True)
+    assert add_usage(tmp_path, idle) is None and not (tmp_path / LLM_USAGE).exists()  # nothing used, nothing written
+    add_usage(tmp_path, author)
+    total = add_usage(tmp_path, repairer)
+    assert total is not None and UsageReport.model_validate_json((tmp_path / LLM_USAGE).read_text()) == total
+    assert (total.calls, total.prompt_tokens, total.completion_tokens) == (3, 4010, 601)
+    assert {k: (v.calls, v.prompt_tokens) for k, v in total.by_purpose.items()} == {"repair.patch": (1, 3000),
+                                                                                  "seed.app": (2, 1010)}
+    assert total.cost_usd == pytest.approx((4010 * 1 + 601 * 4) / 1e6)
