@@ -140,3 +140,29 @@ def test_with_no_model_the_repairer_is_as_before(faulty: tuple[Path, str, str, L
     assert all(set(json.loads(line)) == keys for line in (world / REPAIRS).read_text().splitlines())
     assert (world / WORKFLOWS).read_text() != good
     assert not (world / LLM_USAGE).exists()
+
+
+def test_a_patch_that_fixes_the_fault_but_breaks_another_claim_is_reverted(
+        faulty: tuple[Path, str, str, LoopState], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real verifier judges the patch: it fixes the negated check but rewords another refusal,
+    which a passing claim pins down; the whole patch is reverted, the fault stays for a person."""
+    world, _, good, state = faulty
+    bad = (world / WORKFLOWS).read_text()
+    repo = git.Repo(world)
+    (world / WORKFLOWS).write_text(good.replace('"The note is already in that notebook."', '"Already there."'))
+    greedy = repo.git.diff("--", WORKFLOWS) + "\n"
+    repo.git.checkout("HEAD", "--", WORKFLOWS)
+    with FakeOpenAI([Scripted({"rationale": "un-negate the check; shorter message", "diff": greedy})]) as fake:
+        for key, value in fake.env(FACTORY_LLM_CACHE=str(tmp_path / "cache")).items():
+            monkeypatch.setenv(key, value)
+        out, _ = _round(state)
+    model = [r for r in out["repairs"] if r["fixer"] == "model_patch"]
+    # the other clusters (the same fault seen by other claims) are asked in turn; the script has nothing more
+    assert [r["outcome"] for r in model] == ["reverted"] + ["no-reply"] * (fake.count - 1) and fake.count == 4
+    assert not out["progress_made"]
+    assert model[0]["note"].startswith("regression: 1 claim(s) that passed now fail (behaviour:move_note.pre1")
+    assert model[0]["after"] > model[0]["before"]  # more claims pass in all: a regression all the same
+    assert (world / WORKFLOWS).read_text() == bad
+    subjects = [str(c.message).splitlines()[0] for c in repo.iter_commits(max_count=3)]
+    assert subjects[0].startswith("repair: round 1") and subjects[1].startswith("revert(model_patch): round 1, regression")
+    assert not repo.is_dirty(untracked_files=True)
