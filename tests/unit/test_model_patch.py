@@ -17,8 +17,10 @@ import git
 import pytest
 from fakes.openai_server import FakeOpenAI, Scripted
 
+from factory.errors import BuildError
 from factory.llm.ask import LLM
 from factory.llm.config import load_config
+from factory.prove import patcher
 from factory.prove.diff_apply import allowed
 from factory.prove.patcher import patch_round
 from factory.prove.repair import RepairRecord, changed_paths, record_json
@@ -201,3 +203,32 @@ def test_the_review_site_shows_every_patch_with_its_rationale_and_outcome(tmp_pa
     (tmp_path / "plain").mkdir()
     render_site(plain, tmp_path / "plain")
     assert "Patches a model proposed" not in (tmp_path / "plain" / "history.html").read_text()
+
+
+def test_a_frontend_patch_rebuilds_the_bundle_and_commits_both(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A patch to the frontend's source is served only once bundled: the bundle is rebuilt after
+    applying, and its files are part of the patch's commit (and of its revert); a source that no
+    longer builds is put back and reported, with the build's error going back to the model."""
+    world = _world(tmp_path)
+    built: list[Path] = []
+
+    def bundle(app: Path) -> None:  # stands for esbuild: the bundle is the source, or the build fails
+        built.append(app)
+        source = (app / "frontend" / "src" / "App.jsx").read_text()
+        if "syntax error" in source:
+            raise BuildError("esbuild: App.jsx:1: Unexpected token")
+        (app / "frontend" / "dist" / "assets").mkdir(parents=True, exist_ok=True)
+        (app / "frontend" / "dist" / "assets" / "app.js").write_text(source)
+
+    monkeypatch.setattr(patcher, "build_frontend", bundle)
+    frontend = "app/frontend/src/App.jsx"
+    broken = _diff(world, {frontend: "syntax error\n"})
+    both = _diff(world, {CODE: "LIMIT = 2\nOTHER = 1\n", frontend: "export default 2;\n"})
+    records, fake = _run(world, tmp_path, [Scripted({"rationale": "try", "diff": broken}),
+                                           Scripted({"rationale": "both layers", "diff": both})], tries=2)
+    assert [r.outcome for r in records] == ["not-applied", "kept"] and built == [world / "app"] * 2
+    assert "the frontend no longer builds: esbuild: App.jsx:1: Unexpected token" in fake.requests[1]["messages"][-1]["content"]
+    assert records[1].files == [CODE, frontend, "app/frontend/dist/assets/app.js"]
+    assert (world / "app/frontend/dist/assets/app.js").read_text() == "export default 2;\n"
+    assert (world / frontend).read_text() == "export default 2;\n"
+    assert changed_paths(world) == {REPAIRS}
