@@ -8,7 +8,10 @@
     ask.py         `LLM.ask`: a structured answer validated by a pydantic model, with bounded retries
                    that show the model its own validation error
     errors.py      what can go wrong, under the factory's `FactoryError`
+    keep.py        a world's usage summed into `reports/llm_usage.json`
 
-With no model configured nothing here is imported by the deterministic commands; the agents that
-can use a model (today the free-form seed author) ask `load_config()` and refuse or fall back.
+With no model configured no request is made: the free-form seed author refuses (`require_config`),
+and the agents whose model policy is optional (the repairer's `prove/patcher.py`, the triager's
+`prove/placer.py`, the proposer's `tasks/propose/rewording.py`, the judge's `rollouts/judge.py`)
+get None from `open_llm()` and run their deterministic policies only.
 """
