@@ -14,6 +14,14 @@ import re
 from typing import Any, Protocol
 
 from factory import __version__
+from factory.builder.derived import (
+    add_computed_types,
+    computed_field,
+    lookup_param,
+    message_code,
+    reads_computed,
+    stored_seed,
+)
 from factory.builder.home import plan_home
 from factory.builder.look import choose_look
 from factory.builder.seeddata import plan_seed_data, plan_users
@@ -84,6 +92,11 @@ class _Builder:
             self.schema["user"]["role"] = Type("str", values=tuple(self.seed.users.roles))
         for entity in self.seed.entities:
             self.schema[entity.name] = {"id": Type("int"), **{f.name: field_type(f.type, f.to, f.values) for f in entity.fields}}
+        add_computed_types(self.schema, self.seed)
+        # a row lookup takes the first row in its entity's list order (then by id)
+        self.orders = {e.name: [_sort_column(e)] for e in self.seed.entities if e.sort}
+        # what the seed-data plan, the look and the home page see: stored fields only
+        self.stored = LoadedSeed(stored_seed(self.seed), loaded.file, loaded.text, loaded.lines)
 
     # ---- top level --------------------------------------------------------------------
     def build(self) -> Spec:
@@ -109,9 +122,9 @@ class _Builder:
             invariants=[self._invariant(i, inv) for i, inv in enumerate(self.seed.invariants)],
             capabilities=sorted(set(self.seed.capabilities)),
             task_intents=[t.model_dump(mode="json") for t in self.seed.tasks],
-            seed_plan=plan_seed_data(self.seed, users, self.loaded),
-            look=choose_look(self.loaded),
-            home=plan_home(self.loaded, entities),
+            seed_plan=plan_seed_data(self.stored.seed, users, self.stored),
+            look=choose_look(self.stored),
+            home=plan_home(self.stored, entities),
         )
 
     # ---- entities ---------------------------------------------------------------------
@@ -143,7 +156,12 @@ class _Builder:
         )
 
     def _entity(self, e: EntityDef) -> EntitySpec:
-        fields = [self._field(f) for f in e.fields]
+        fields = [self._field(f) for f in e.fields if f.compute is None]
+        computed = [computed_field(self.loaded, self.schema, self.models, e, f, self._field_path(e, f),
+                                   lambda names, maybe: self._gen(names, maybe), self._field(f))
+                    for f in e.fields if f.compute is not None]
+        # a computed value that may be None is passed through present() where read, like an optional field
+        self.optional_fields |= {(e.name, f.name) for f in computed if not f.required}
         if e.visibility == "owner" and len(e.owner) == 1:
             # the sole owner is always the viewer: a column repeating their own name says nothing
             for f in fields:
@@ -151,7 +169,7 @@ class _Builder:
                     f.in_list = False
         by_name = {f.name: f for f in fields}
         display_fields = _TEMPLATE_FIELD.findall(e.display) if "{" in e.display else [e.display]
-        filters = [self._filter(e, f, by_name) for f in e.fields if f.filter]
+        filters = [self._filter(e, f, by_name) for f in e.fields if f.filter and f.compute is None]
         sortable = [f.column for f in fields if f.type not in ("text",) and f.in_list]
         default_sort = e.sort or "id"
         if e.sort:
@@ -164,7 +182,7 @@ class _Builder:
             owner_fields=list(e.owner), visibility=e.visibility, operations=list(dict.fromkeys(e.operations)),
             fields=fields, search_fields=[f.name for f in e.fields if f.searchable],
             filters=filters, sort_fields=sortable, default_sort=default_sort, page_size=e.page_size, nav=e.nav,
-            roles=list(e.roles),
+            roles=list(e.roles), computed=computed,
         )
 
     def _filter(self, e: EntityDef, f: FieldDef, by_name: dict[str, FieldSpec]) -> FilterSpec:
@@ -200,7 +218,8 @@ class _Builder:
         return query
 
     def _gen(self, names: dict[str, str], optional_names: set[str] | None = None) -> PyGen:
-        return PyGen(names=names, models=self.models, optional=self.optional_fields, optional_names=optional_names or set())
+        return PyGen(names=names, models=self.models, optional=self.optional_fields, optional_names=optional_names or set(),
+                     orders=self.orders)
 
     # ---- workflows --------------------------------------------------------------------
     def _param(self, wf: WorkflowDef, p: ParamDef, ends: dict[str, str], path: tuple) -> ParamSpec:
@@ -217,10 +236,14 @@ class _Builder:
                 raise self.loaded.error(path + ("where",), "a parameter's `where` cannot hold a query (count, "
                                         "exists, sum): filter on the row's own fields here (`it.status == 'open'`) "
                                         "and state the rest as a precondition of the workflow")
+            computed = reads_computed(node, "it")
+            if computed is not None:
+                raise self.loaded.error(path + ("where",), f"it.{computed} is a computed field: an option list filters "
+                                        "on stored fields (state the rest as a precondition)")
             where_py = self._gen({"me": "ctx.actor"}).sql(node, "it", self.models[p.to or ""])
         return ParamSpec(
             name=p.name, var=naming.py_var(p.name), label=p.label or naming.title(p.name), type=p.type,
-            py_type=_PY_TYPES[p.type], required=p.required, ref=p.to, values=p.values, min=p.min, max=p.max,
+            py_type=_PY_TYPES[p.type], required=p.required and p.lookup is None, ref=p.to, values=p.values, min=p.min, max=p.max,
             max_length=p.max_length, default=p.default,
             widget=widget,  # type: ignore[arg-type]  # a widget name: date_range or one from _WIDGETS
             range_end=p.range_end, range_of=ends.get(p.name), where_py=where_py, where=p.where,
@@ -232,13 +255,20 @@ class _Builder:
         params = [self._param(wf, p, ends, base + ("params", i)) for i, p in enumerate(wf.params)]
         names = {p.name: field_type(p.type, p.to, p.values) for p in wf.params}
         scope = Scope(self.schema, {"me": Type("ref", entity="user"), **names})
+        # a parameter with a lookup is never None once the lookup ran (before any check)
         gen = self._gen({"me": "ctx.actor", **{p.name: p.var for p in params}},
-                        {p.name for p in params if not p.required})
+                        {p.name for p, d in zip(params, wf.params, strict=True) if not p.required and d.lookup is None})
+        for pi, (pdef, pspec) in enumerate(zip(wf.params, params, strict=True)):
+            if pdef.lookup is not None:
+                pspec.lookup, pspec.lookup_py = lookup_param(self.loaded, pdef, base + ("params", pi), scope, gen,
+                                                             self._compile)
         checks = []
         for ci, pre in enumerate(wf.preconditions):
             node = self._compile(pre.check, base + ("preconditions", ci, "check"), scope, BOOL)
             checks.append(CheckSpec(id=f"{wf.name}.pre{ci + 1}", source=pre.check, message=pre.message,
-                                    python=gen.expr(node), refusal=gen.refusal(node)))
+                                    python=gen.expr(node), refusal=gen.refusal(node),
+                                    message_py=message_code(self.loaded, pre.message, base + ("preconditions", ci, "message"),
+                                                            scope, gen)))
         effects = [self._effect(wf, base + ("effects", i), eff, scope, gen) for i, eff in enumerate(wf.effects)]
         subject_entity = next((p.to for p in wf.params if p.name == wf.subject), None)
         return WorkflowSpec(
@@ -340,6 +370,9 @@ class _Builder:
         field = next((f for f in entity.fields if f.name == written.name), None) if entity else None
         if field is None:
             raise self.loaded.error(path + ("set",), f"effect on missing field {written.name!r} of {owner.type.entity}")
+        if field.compute is not None:
+            raise self.loaded.error(path + ("set",), f"{owner.type.entity}.{written.name} is computed (read-only): set "
+                                    "the stored fields its expression reads instead")
         if eff.to is None:
             raise self.loaded.error(path, "set needs `to: <expression>`")
         want = field_type(field.type, field.to, field.values)
@@ -371,6 +404,9 @@ class _Builder:
             field = fields.get(name)
             if field is None:
                 raise self.loaded.error(path + ("values", name), f"effect on missing field {name!r} of {entity_name}")
+            if field.compute is not None:
+                raise self.loaded.error(path + ("values", name), f"{entity_name}.{name} is computed (read-only): "
+                                        "the app works it out, a create cannot give it")
             want = field_type(field.type, field.to, field.values)
             node = self._compile(str(source), path + ("values", name), scope, want, not field.required)
             args.append(f"{name}_id={_written(gen, node, field, want)}" if field.type == "reference"
@@ -379,7 +415,8 @@ class _Builder:
             if owner not in values:
                 args.append(f"{owner}_id=row_id(ctx.actor)")
         for f in entity.fields:
-            if f.required and f.name not in values and f.name not in entity.owner and f.default is None:
+            if (f.required and f.name not in values and f.name not in entity.owner and f.default is None
+                    and f.compute is None):
                 raise self.loaded.error(path + ("values",), f"create {entity_name} must set required field {f.name!r}")
         model = self.models[entity_name]
         # sorted: spec.json stores keys sorted anyway, and a spec reloaded from it must compare equal
@@ -419,7 +456,8 @@ class _Builder:
             node = self._compile(str(source), base + ("params", name), scope, want, not p.required)
             code = gen.expr(node, want)
             params_py[name] = f"row_id({code})" if p.type == "reference" else code
-        missing = [p.name for p in wf.params if p.required and p.name not in ev.params and p.default is None]
+        missing = [p.name for p in wf.params if p.required and p.name not in ev.params and p.default is None
+                   and p.lookup is None]
         if missing:
             raise self.loaded.error(base + ("params",), f"missing parameter(s) of {wf.name}: {', '.join(missing)}")
         # sorted: the seeder draws random values in this order, and spec.json stores keys sorted, so
@@ -487,6 +525,15 @@ class _Builder:
                                             operation_id=f"options_{w.name}_{p.name}",
                                             auth=True, kind="param_options", workflow=w.name))
         return routes
+
+
+def _sort_column(e: EntityDef) -> str:
+    """An entity's `sort` as a column with its direction (`-posted_on`, `account_id`)."""
+    assert e.sort is not None
+    name = e.sort.lstrip("-")
+    field = next((f for f in e.fields if f.name == name), None)
+    column = f"{name}_id" if field is not None and field.type == "reference" else name
+    return ("-" if e.sort.startswith("-") else "") + column
 
 
 def _written(gen: PyGen, node: Node, field: FieldDef, want: Type) -> str:

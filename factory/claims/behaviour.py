@@ -13,6 +13,7 @@ from factory.claims.oracle import Call
 from factory.claims.search import Pair, Witness, WitnessSearch
 from factory.errors import FactoryError
 from factory.expr.syntax import Binary, Literal, Name, parse
+from factory.predict.derived import LOOKUP_CODE
 from factory.spec.model import WorkflowSpec
 from factory.spec.roles import may_run
 
@@ -121,7 +122,14 @@ def behaviour_claims(ctx: ClaimContext) -> list[Claim]:
                 ctx.unwitnessed.append(f"{check.id}: " + (reason or f"no call found that breaks only `{check.source}`, "
                                                           "with or without a setup call of any workflow before it"))
                 continue
-            out += _pair_claims(ctx, wf, check.id, check.source, check.message, pair, paths)
+            message = _shown_message(ctx, pair) if check.message_py else check.message
+            out += _pair_claims(ctx, wf, check.id, check.source, message, pair, paths)
+        if w.lookup_refused is not None:
+            call, message = w.lookup_refused
+            out.append(ctx.http(f"behaviour:{wf.name}:lookup", "wf_lookup", where + ".params",
+                                f"when its lookup finds no row, {wf.label.lower()} is refused with “{message}” (409) "
+                                "and changes nothing", steps_of(ctx, paths, [call]),
+                                RejectedUnchanged(status=409, detail=message, precondition=LOOKUP_CODE), fresh=True))
         ownership = _ownership_call(ctx, wf, w)
         if ownership is not None:
             out.append(ctx.http(f"behaviour:{wf.name}:ownership", "wf_ownership", where + ".params",
@@ -155,7 +163,14 @@ def _branch_claims(ctx: ClaimContext, wf: WorkflowSpec, w: Witness) -> list[Clai
     return out
 
 
-def _pair_claims(ctx: ClaimContext, wf: WorkflowSpec, rule: str, source: str, message: str, pair: Pair,
+def _shown_message(ctx: ClaimContext, pair: Pair) -> str | None:
+    """The text a refused call's message with `{expression}` holes reads, as the oracle fills it in
+    (None, so no text is claimed, when the oracle cannot say)."""
+    outcome = ctx.oracle.outcome(pair.refused)
+    return outcome.message if outcome.status == 409 and outcome.message else None
+
+
+def _pair_claims(ctx: ClaimContext, wf: WorkflowSpec, rule: str, source: str, message: str | None, pair: Pair,
                  paths: dict[str, str]) -> list[Claim]:
     """The two sides of one rule's boundary: allowed with exact effects, refused with nothing changed."""
     where = f"workflows[{wf.name}].preconditions[{rule}]"

@@ -21,7 +21,8 @@ from pathlib import Path
 
 from factory.errors import ExpressionError, FactoryError, PredictionError, WorldError
 from factory.expr.syntax import Node, Query, parse, parse_rows
-from factory.expr.typecheck import BOOL, INT, Schema, Scope, Type, check, field_type
+from factory.expr.typecheck import BOOL, Schema, Scope, Type, check
+from factory.predict.derived import spec_schema
 from factory.predict.interpreter import Interpreter
 from factory.predict.overlay import Ref, Rows
 from factory.seed.loader import load_seed
@@ -36,7 +37,7 @@ class InvariantError(FactoryError):
 
 def _schema(spec: Spec) -> Schema:
     """The entities as the type checker sees them (as `effects._Step` builds its scope)."""
-    return {e.name: {"id": INT, **{f.name: field_type(f.type, f.ref, f.values) for f in e.fields}} for e in spec.entities}
+    return spec_schema(spec)
 
 
 def compiled(spec: Spec, invariant: InvariantSpec) -> tuple[Query, Node]:

@@ -24,7 +24,8 @@ from factory.claims.model import Expected, RowValues
 from factory.errors import ExpressionError, PredictionError
 from factory.expr.pycode import mentions
 from factory.expr.syntax import Query, parse
-from factory.expr.typecheck import BOOL, INT, Scope, Type, check, field_type
+from factory.expr.typecheck import BOOL, Scope, Type, check, field_type
+from factory.predict.derived import spec_schema
 from factory.predict.effects import predict
 from factory.predict.overlay import Prediction
 
@@ -56,6 +57,7 @@ class Outcome:
     setups_ok: bool = True  # every call before the last succeeded
     prediction: Prediction | None = None
     error: str = ""
+    message: str = ""  # a 409: the text the app answers with
 
     @property
     def ok(self) -> bool:
@@ -139,8 +141,7 @@ class Oracle:
         return held
 
     def _scope(self, wf: WorkflowSpec) -> Scope:
-        schema = {e.name: {"id": INT, **{f.name: field_type(f.type, f.ref, f.values) for f in e.fields}}
-                  for e in self.spec.entities}
+        schema = spec_schema(self.spec)
         return Scope(schema, {"me": Type("ref", entity="user"),
                               **{p.name: field_type(p.type, p.ref, p.values) for p in wf.params}})
 
@@ -188,7 +189,8 @@ class Oracle:
         setups_ok = all(index == len(calls) - 1 for index, _ in prediction.refusals)
         refused = next((code for index, code in prediction.refusals if index == len(calls) - 1), None)
         if refused is not None:
-            return Outcome(status=409, precondition=refused, setups_ok=setups_ok, prediction=prediction)
+            return Outcome(status=409, precondition=refused, setups_ok=setups_ok, prediction=prediction,
+                           message=prediction.messages[-1] if prediction.messages else "")
         return Outcome(status=200, setups_ok=setups_ok, prediction=prediction)
 
     def expected(self, prediction: Prediction) -> Expected:

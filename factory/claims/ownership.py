@@ -38,7 +38,8 @@ from factory.claims.model import Claim, EntriesAre, HttpGetter, HttpStep, IdsAmo
 from factory.claims.witness import range_candidates, scalar_candidates
 from factory.errors import ExpressionError, PredictionError
 from factory.expr.syntax import Node, parse
-from factory.expr.typecheck import BOOL, INT, Scope, Type, check, field_type
+from factory.expr.typecheck import BOOL, Scope, Type, check
+from factory.predict.derived import spec_schema
 from factory.predict.interpreter import Interpreter
 from factory.predict.overlay import Ref, Rows  # the interpreter's own row model
 from factory.spec.model import EntitySpec, FilterSpec, ParamSpec, UserSpec, WorkflowSpec
@@ -87,8 +88,7 @@ class _Ownership:
         # the interpreter reads the same seed database the claims are compiled over
         db = Path(ctx.rows.conn.execute("PRAGMA database_list").fetchone()[2])
         self.rows = Rows(ctx.spec, db)
-        self.schema = {e.name: {"id": INT, **{f.name: field_type(f.type, f.ref, f.values) for f in e.fields}}
-                       for e in ctx.spec.entities}
+        self.schema = spec_schema(ctx.spec)
         self._filters: dict[tuple[str, str], Callable[[int, list[int]], list[int]] | None] = {}
 
     def close(self) -> None:

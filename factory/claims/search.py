@@ -22,6 +22,7 @@ from typing import Any
 
 from factory.claims.oracle import Call, Oracle, Outcome
 from factory.claims.witness import range_candidates, scalar_candidates
+from factory.predict.derived import LOOKUP_CODE
 from factory.spec.model import ParamSpec, Spec, WorkflowSpec
 
 SAMPLES_PER_USER = 40
@@ -59,6 +60,8 @@ class Witness:
     # "effect<N>:when:true" / "effect<N>:when:false" / "effect<N>:rows" → a successful call on which a
     # conditional effect's `when` holds / does not hold, or a bulk effect selects two rows or more
     branches: dict[str, Call] = field(default_factory=dict)
+    # a call refused because a row lookup found nothing, with the message it answers (409)
+    lookup_refused: tuple[Call, str] | None = None
 
 
 def _distance(p: ParamSpec, a: Any, b: Any) -> float:
@@ -302,8 +305,11 @@ class WitnessSearch:
         for base in witness.bases:
             tried = [(p, params, self.oracle.outcome([Call(wf.name, base.user, params)]))
                      for p, params in self.variations(wf, base)]
-            for _, _, outcome in tried:
+            for _, params, outcome in tried:
                 self.note_dominated(wf, witness, outcome)
+                if (witness.lookup_refused is None and outcome.status == 409 and outcome.setups_ok
+                        and outcome.precondition == LOOKUP_CODE):
+                    witness.lookup_refused = (Call(wf.name, base.user, params), outcome.message)
             for p, allowed, refused in self._pairs(base, tried):
                 rule = refused[1].precondition or ""
                 d = _distance(p, allowed[p.name], refused[0][p.name])

@@ -108,10 +108,13 @@ def _claim(ctx: ClaimContext, wf: WorkflowSpec, p: ParamSpec, rule: str, text: s
         return ctx.http(cid, "wf_param_bound", where, f"{wf.label} with {text} is accepted with exactly its effects",
                         [step], footprint(ctx, wf, [call]), fresh=True)
     if outcome.status == 409 and outcome.precondition:
-        check = next(c for c in wf.preconditions if c.id == outcome.precondition)
+        check = next((c for c in wf.preconditions if c.id == outcome.precondition), None)
+        if check is None:  # a lookup that finds no row refuses first: claimed by its own claim
+            return None
         return ctx.http(cid, "wf_param_bound", where,
                         f"{wf.label} with {text} passes validation and meets `{check.source}` (409), changing nothing",
-                        [step], RejectedUnchanged(status=409, detail=check.message, precondition=check.id), fresh=True)
+                        [step], RejectedUnchanged(status=409, detail=outcome.message if check.message_py else check.message,
+                                                  precondition=check.id), fresh=True)
     return None  # at the limit something else refuses it first (a unique name, a reference): no claim to make
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from factory.compiler.pystyle import tidy
 from factory.compiler.render import render
+from factory.expr.pycode import computed_function
 from factory.spec import naming
 from factory.spec.labels import KINDS
 from factory.spec.model import EntitySpec, FieldSpec, InvariantSpec, ParamSpec, Spec, StorySpec, WorkflowSpec
@@ -23,7 +24,7 @@ def render_backend(spec: Spec, app_dir: Path, spec_hash: str) -> list[Path]:
     models = ", ".join(sorted(["User"] + [e.model for e in entities]))
     base = {"title": spec.title, "world": spec.world, "today": spec.today, "spec_hash": spec_hash,
             "model_imports": models, "random_seed": spec.random_seed, "secret": f"{spec.world}:{spec_hash[:16]}",
-            "roles": list(spec.roles)}
+            "roles": list(spec.roles), "derived_imports": ", ".join(derived_names(spec))}
     entity_ctx = [_entity(e) for e in entities]
     workflow_ctx = [_workflow(w, spec) for w in spec.workflows]
     written = [
@@ -39,6 +40,8 @@ def render_backend(spec: Spec, app_dir: Path, spec_hash: str) -> list[Path]:
         render("backend/invariants.py.j2", {**base, "invariants": [_invariant(i) for i in spec.invariants]}, spec_hash,
                out / "invariants.py"),
     ]
+    if base["derived_imports"]:  # only a world with computed fields or lookups has the module
+        written.append(render("backend/derived.py.j2", {**base, "entities": entity_ctx}, spec_hash, out / "derived.py"))
     for e in entity_ctx:
         written.append(render("backend/router_entity.py.j2", {**base, "e": e}, spec_hash, out / "routers" / f"{e['name']}.py"))
     modules = ["auth", *[e["name"] for e in entity_ctx], "workflows"]
@@ -126,7 +129,34 @@ def _entity(e: EntitySpec) -> dict[str, Any]:
         "sortable": repr(tuple(e.sort_fields)), "default_sort": e.default_sort, "page_size": e.page_size,
         "operations": e.operations, "query_params": query_params, "roles": repr(tuple(e.roles)),
         "label_kinds": repr({f.name: f.type for f in e.fields if f.type in KINDS and "{" + f.name + "}" in e.display}),
+        "computed": [_computed(e, f) for f in e.computed],
+        "public_fn": f"{e.name}_public" if e.computed else "public",
     }
+
+
+def derived_names(spec: Spec) -> list[str]:
+    """What `backend/derived.py` offers the modules holding compiled expressions: `find_row` and each
+    computed field's function (none: the world has no such module)."""
+    computed = [computed_function(e.name, f.name) for e in spec.entities for f in e.computed]
+    lookups = any(p.lookup_py for w in spec.workflows for p in w.params) or any(
+        "find_row(" in code for code in _compiled_code(spec))
+    return sorted(computed + (["find_row"] if computed or lookups else []))
+
+
+def _compiled_code(spec: Spec) -> list[str]:
+    out = [c.python for w in spec.workflows for c in w.preconditions]
+    out += [line for w in spec.workflows for e in w.effects for line in e.python]
+    out += [c.message_py for w in spec.workflows for c in w.preconditions if c.message_py]
+    out += [s.actor_py for s in spec.storyline] + [v for s in spec.storyline for v in s.params_py.values()]
+    out += [i.check_py for i in spec.invariants]
+    return out
+
+
+def _computed(e: EntitySpec, f: FieldSpec) -> dict[str, Any]:
+    py = {"date": "_dt.date", "datetime": "_dt.datetime"}.get(f.py_type, f.py_type)
+    return {"name": f.name, "label": f.label, "source": f.compute or "", "python": f.compute_py or "None",
+            "function": computed_function(e.name, f.name), "annotation": py if f.required else f"{py} | None",
+            "public_annotation": f"{py} | None"}
 
 
 # helpers of the runtime's private API before it had a public one: a spec.json written then still renders
@@ -180,8 +210,8 @@ def _workflow(w: WorkflowSpec, spec: Spec) -> dict[str, Any]:
                        "where_py": None if p.where_py is None else _legacy(p.where_py)})
     # the function's parameters are typed as it sees them: a reference parameter arrives as its loaded row
     signature = ["session: Session", "ctx: Ctx", *(f"{p.var}: {_row_annotation(p, models)}" for p in w.params)]
-    checks = [{"id": c.id, "message": c.message, "refusal": _legacy(c.refusal or f"not ({c.python})")}
-              for c in w.preconditions]
+    checks = [{"id": c.id, "message": c.message, "refusal": _legacy(c.refusal or f"not ({c.python})"),
+               "message_code": c.message_py or repr(c.message)} for c in w.preconditions]
     effects = [{"source": e.source, "python": [_legacy(line) for line in e.python]} for e in w.effects]
     return {
         "name": w.name, "label": w.label, "description": w.description.replace('"""', "'''"), "system": w.system,
@@ -189,4 +219,5 @@ def _workflow(w: WorkflowSpec, spec: Spec) -> dict[str, Any]:
         "preconditions": checks, "effects": effects, "success": w.success,
         "refs": repr({p.name: p.ref for p in w.params if p.ref}), "ref_params": [p for p in params if p["ref"]],
         "roles": repr(tuple(w.roles)),
+        "lookups": [{"var": p.var, "lookup_py": p.lookup_py} for p in w.params if p.lookup_py],
     }

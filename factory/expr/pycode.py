@@ -57,6 +57,16 @@ def cents(node: Node) -> int:
     return round(float(node.value) * 100)
 
 
+def computed_function(entity: str, name: str) -> str:
+    """The generated function working out a computed field (`backend/derived.py`): `queue_position_of_hold`."""
+    return f"{name}_of_{entity}"
+
+
+def lookup_message(node: Query) -> str:
+    """What a row lookup that finds nothing answers (409): the seed's message, or one naming the entity."""
+    return node.message or f"No matching {node.entity.replace('_', ' ')} was found."
+
+
 def _number(value: int) -> Code:
     return Code(str(value), NEG if value < 0 else ATOM)
 
@@ -112,6 +122,10 @@ class PyGen:
     optional_names: set[str] = field(default_factory=set)
     session: str = "session"
     ctx: str = "ctx"
+    # entity → its list order as columns (`-` for descending), the order a row lookup takes the first row in
+    orders: dict[str, list[str]] = field(default_factory=dict)
+    # names that stand for a reference whose id has code of its own (a computed field's `row.book_id`)
+    ref_ids: dict[str, str] = field(default_factory=dict)
 
     def maybe_none(self, node: Node) -> bool:
         """Whether the code of `node` may give None (typed `X | None`)."""
@@ -179,6 +193,8 @@ class PyGen:
 
     def _attr(self, node: Attr) -> Code:
         base = self.row(node.obj)
+        if node.type.computed:  # no column: worked out from the row, as the API's read does
+            return Code(f"{computed_function(node.obj.type.entity, node.name)}({self.session}, {base})")
         if node.type.kind == "ref":
             return Code(f"load_row({self.session}, {self.models[node.type.entity]}, {base}.{node.name}_id)")
         return Code(f"{base}.{node.name}")
@@ -268,6 +284,13 @@ class PyGen:
         where = self._where(node, model)
         if node.fn == "rows":
             return Code(f"{self.session}.exec(select({model}){where}.order_by(col({model}.id))).all()")
+        if node.fn == "first":
+            columns = self.orders.get(node.entity, [])
+            order = [f"col({model}.{c.lstrip('-')}).desc()" if c.startswith("-") else f"col({model}.{c})" for c in columns]
+            if not any(c.lstrip("-") == "id" for c in columns):  # ties go to the oldest row
+                order.append(f"col({model}.id)")
+            return Code(f"find_row({self.session}, select({model}){where}.order_by({', '.join(order)}), "
+                        f"{py_str(lookup_message(node))})")
         if node.fn == "sum":
             assert node.value is not None
             value = self.sql(node.value, node.var, model)
@@ -281,6 +304,8 @@ class PyGen:
         return self._sql(node, var, model).text
 
     def _sql(self, node: Node, var: str, model: str) -> Code:
+        if isinstance(node, Name) and node.id in self.ref_ids:
+            return Code(self.ref_ids[node.id])
         if not mentions(node, var):
             code = self.code(node)
             return Code(f"row_id({code.text})") if node.type.kind == "ref" else code

@@ -18,7 +18,7 @@ _TOKEN = re.compile(
     re.VERBOSE,
 )
 KEYWORDS = {"and", "or", "not", "in", "where", "for", "true", "false", "null"}
-QUERY_FUNCTIONS = {"count", "exists", "sum"}
+QUERY_FUNCTIONS = {"count", "exists", "sum", "first"}
 
 
 @dataclass
@@ -95,13 +95,15 @@ class Call(Node):
 
 @dataclass
 class Query(Node):
-    """`count(x in e where c)`, `exists(...)`, `sum(x.f for x in e where c)`, or a bare `x in e`."""
+    """`count(x in e where c)`, `exists(...)`, `sum(x.f for x in e where c)`, a row lookup
+    `first(x in e where c[, 'message when none'])`, or a bare `x in e`."""
 
-    fn: str  # count | exists | sum | rows
+    fn: str  # count | exists | sum | first | rows
     var: str
     entity: str
     where: Node | None
     value: Node | None = None  # sum only
+    message: str | None = None  # first only: the refusal when no row matches
 
 
 _BINARY_LEVELS: list[set[str]] = [
@@ -220,6 +222,11 @@ class Parser:
                 value = self.expr()
                 self.take("for")
             query = self.query_tail(name.text, name.pos, value)
+            if name.text == "first" and self.accept(","):
+                if self.tok.kind != "string":
+                    raise self.fail("expected the message a lookup that finds no row answers with, in quotes")
+                query.message = re.sub(r"\\(.)", r"\1", self.tok.text[1:-1])
+                self.i += 1
             self.take(")")
             return query
         args: list[Node] = []

@@ -15,6 +15,9 @@ class Type:
     kind: str  # str int money number date datetime duration bool ref null
     entity: str | None = None
     values: tuple[str, ...] | None = None  # enum members, when known
+    # a computed field's value (worked out per row on read, no column): not part of the type's
+    # identity, but a query's SQL cannot read it
+    computed: bool = field(default=False, compare=False)
 
     def __str__(self) -> str:
         if self.kind == "ref":
@@ -218,7 +221,7 @@ class Checker:
             return INT
         if node.fn == "exists":
             return BOOL
-        if node.fn == "rows":
+        if node.fn in ("rows", "first"):
             return Type("ref", entity=node.entity)
         assert node.value is not None
         value = self.check(node.value, inner)
@@ -233,6 +236,9 @@ class Checker:
             raise self.fail(node, f"inside a query, use {var}'s fields one field deep ({var}.x, not {var}.x.y)")
         if isinstance(node, Name) and node.id == var:
             return
+        if isinstance(node, Attr) and isinstance(node.obj, Name) and node.obj.id == var and node.type.computed:
+            raise self.fail(node, f"{var}.{node.name} is a computed field: a query's condition can only read stored "
+                                  "fields (state it as a precondition instead)")
         if isinstance(node, Query):
             raise self.fail(node, "queries cannot be nested")
         for child in _children(node):

@@ -25,7 +25,7 @@ import datetime as dt
 import re
 import sqlite3
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -34,12 +34,12 @@ from factory.errors import ExpressionError, PredictionError
 from factory.expr.syntax import Node, parse, parse_rows
 from factory.expr.typecheck import (
     BOOL,
-    INT,
     Scope,
     Type,
     check,
     field_type,
 )
+from factory.predict.derived import LOOKUP_CODE, LookupRefused, render_message, spec_schema
 from factory.predict.interpreter import Interpreter, as_text
 from factory.predict.overlay import Prediction, Ref, Rows, ref_id
 from factory.predict.rows import money_text
@@ -73,14 +73,16 @@ def _rule_problem(f: FieldSpec | ParamSpec, value: Any) -> str | None:
 
 
 # ---- predict ---------------------------------------------------------------------------------
-def predict(spec: Spec, db: Path, user_id: int, steps: list[Step]) -> Prediction:
+def predict(spec: Spec, db: Path, user_id: int, steps: list[Step],
+            observe: Callable[[Rows], None] | None = None) -> Prediction:
     """The changes `steps`, run in order by user `user_id`, make to database `db`.
 
     A step whose preconditions fail changes nothing; their messages are collected in `failed` and
     later steps still run. Raises PredictionError for what the app would reject before or after
     the preconditions: an unknown workflow or parameter, a missing, unknown or invisible row, a
     parameter breaking its rule (422), or effects storing a row that breaks a field rule (422), a
-    uniqueness constraint or a reference (409).
+    uniqueness constraint or a reference (409). `observe`, when given, reads the predicted rows after
+    the last step (a computed field's value then).
     """
     rows = Rows(spec, Path(db))
     try:
@@ -89,6 +91,7 @@ def predict(spec: Spec, db: Path, user_id: int, steps: list[Step]) -> Prediction
         failed: list[str] = []
         refusals: list[tuple[int, str]] = []
         trace: list[tuple[int, int, str]] = []
+        shown: list[str] = []
         for index, step in enumerate(steps, 1):
             workflow = next((w for w in spec.workflows if w.name == step.workflow and not w.system), None)
             if workflow is None:
@@ -101,9 +104,14 @@ def predict(spec: Spec, db: Path, user_id: int, steps: list[Step]) -> Prediction
             if code is not None:
                 refusals.append((index - 1, code))
             trace += [(index - 1, effect, what) for effect, what in runner.trace]
+            if code is not None:
+                shown.append(runner.shown)
         prediction = rows.prediction(failed)
         prediction.refusals = refusals
         prediction.trace = trace
+        prediction.messages = shown
+        if observe is not None:
+            observe(rows)
         return prediction
     finally:
         rows.close()
@@ -115,12 +123,12 @@ class _Step:
     def __init__(self, spec: Spec, rows: Rows, user_id: int, workflow: WorkflowSpec) -> None:
         self.rows, self.user_id, self.workflow, self.spec = rows, user_id, workflow, spec
         self.today = dt.date.fromisoformat(spec.today)
-        schema = {e.name: {"id": INT, **{f.name: field_type(f.type, f.ref, f.values) for f in e.fields}}
-                  for e in spec.entities}
+        schema = spec_schema(spec)
         self.scope = Scope(schema, {"me": Type("ref", entity="user"),
                                     **{p.name: field_type(p.type, p.ref, p.values) for p in workflow.params}})
         self.env: dict[str, Any] = {"me": Ref("user", user_id)}
         self.trace: list[tuple[int, str]] = []  # (effect index, "when:true" | "when:false" | "rows:N")
+        self.shown = ""  # a refused call: the text the app answers with
 
     def compiled(self, source: str, expect: Type | None = None, nullable: bool = False) -> Node:
         try:
@@ -145,6 +153,11 @@ class _Step:
         self.load_params(raw)
         messages: list[str] = []
         first: str | None = None
+        refused = self.lookups()
+        if refused is not None:  # `find_row` refuses before any check runs
+            failed.append(refused)
+            self.shown = refused
+            return LOOKUP_CODE
         for pre in self.workflow.preconditions:
             node = self.compiled(pre.source, BOOL)
             try:
@@ -154,6 +167,8 @@ class _Step:
                     continue
                 raise
             if not holds:
+                if not messages:  # the app builds only the first failing check's message
+                    self.shown = self.message(pre.message) if pre.message_py else pre.message
                 messages.append(pre.message)
                 first = first or pre.id
         if messages:
@@ -161,21 +176,49 @@ class _Step:
             return first
         touched: dict[tuple[str, int], None] = {}
         removed: list[tuple[str, int]] = []
-        for index, effect in enumerate(self.workflow.effects):
-            if effect.when is not None:
-                holds = self.evaluate(effect.when, self.compiled(effect.when, BOOL)) is True
-                self.trace.append((index, f"when:{str(holds).lower()}"))
-                if not holds:
-                    continue
-            for _ in self.each(index, effect):
-                if effect.kind == "set":
-                    touched[self.set(effect)] = None
-                elif effect.kind == "create":
-                    touched[self.create(effect)] = None
-                else:
-                    removed.append(self.delete(effect))
+        before = self.rows.snapshot()
+        try:
+            for index, effect in enumerate(self.workflow.effects):
+                if effect.when is not None:
+                    holds = self.evaluate(effect.when, self.compiled(effect.when, BOOL)) is True
+                    self.trace.append((index, f"when:{str(holds).lower()}"))
+                    if not holds:
+                        continue
+                for _ in self.each(index, effect):
+                    if effect.kind == "set":
+                        touched[self.set(effect)] = None
+                    elif effect.kind == "create":
+                        touched[self.create(effect)] = None
+                    else:
+                        removed.append(self.delete(effect))
+        except LookupRefused as exc:  # an effect's lookup found nothing: the transaction rolls back (409)
+            self.rows.restore(before)
+            failed.append(exc.message)
+            self.shown = exc.message
+            return LOOKUP_CODE
         self.check_rows([t for t in touched if t not in removed], removed)
         return None
+
+    def lookups(self) -> str | None:
+        """Fill each parameter left out that has a lookup, in order; the message of one that finds nothing."""
+        for p in self.workflow.params:
+            if p.lookup is None or self.env.get(p.name) is not None:
+                continue
+            others = Scope(self.scope.schema, {k: v for k, v in self.scope.names.items() if k != p.name})
+            try:
+                node = parse(p.lookup)
+                check(p.lookup, node, others, Type("ref", entity=p.ref), False)
+            except ExpressionError as exc:
+                raise PredictionError(f"cannot interpret `{p.lookup}`: {exc}") from exc
+            try:
+                self.env[p.name] = self.evaluate(p.lookup, node)
+            except LookupRefused as exc:
+                return exc.message
+        return None
+
+    def message(self, template: str) -> str:
+        """A failing check's message with its values filled in, as the app builds it."""
+        return render_message(template, self.scope, Interpreter(self.rows, self.env, self.today, template))
 
     def each(self, index: int, effect: EffectSpec) -> Iterator[None]:
         """Once for a plain effect; once per selected row for a `for_each` one, the row bound to its name.

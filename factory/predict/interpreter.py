@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from factory.errors import PredictionError
-from factory.expr.pycode import cents, mentions
+from factory.expr.pycode import cents, lookup_message, mentions
 from factory.expr.syntax import (
     Attr,
     Binary,
@@ -25,6 +25,7 @@ from factory.expr.syntax import (
     Unary,
 )
 from factory.expr.typecheck import MONEY, Type, is_numeric_literal
+from factory.predict.derived import LookupRefused, computed_value, sorted_rows
 from factory.predict.overlay import Ref, Rows, ref_id
 from factory.predict.rows import money_text
 from factory.spec.labels import value_label
@@ -93,6 +94,8 @@ class Interpreter:
         row = self.row_of(base, f".{node.name}")
         if node.name == "id":
             return row["id"]
+        if node.type.computed:  # no column: worked out from the row, as the app's read does
+            return computed_value(self, base.entity, row, node.name)
         if node.type.kind == "ref":
             # `_load` gives None for a null (or dangling) id, so a reference to nothing is null
             target = row.get(f"{node.name}_id")
@@ -210,6 +213,10 @@ class Interpreter:
     def _query(self, node: Query) -> Any:
         matched = [row for row in list(self.rows.table(node.entity).values())
                    if node.where is None or self.sql(node.where, node.var, row) is True]
+        if node.fn == "first":  # a row lookup: the first in the entity's list order, or a refusal
+            if not matched:
+                raise LookupRefused(lookup_message(node))
+            return Ref(node.entity, sorted_rows(self.rows.entities[node.entity], matched)[0]["id"])
         if node.fn == "count":
             return len(matched)
         if node.fn == "exists":

@@ -33,6 +33,8 @@ class Prediction:
     # "when:false") and how many rows a `for_each` selected ("rows:3"), so claims can pick calls
     # that take each branch and reach several rows
     trace: list[tuple[int, int, str]] = field(default_factory=list)
+    # per refusal, the text the app answers with (a message's `{expression}` holes filled in)
+    messages: list[str] = field(default_factory=list)
 
 
 
@@ -159,6 +161,16 @@ class Rows:
             del self.created[(entity, row_id)]
         else:
             self.deleted.append((entity, row_id))
+
+    def snapshot(self) -> tuple[Any, ...]:
+        """The overlay as it stands, for `restore` (rows are copied on write, so shallow copies do)."""
+        return ({e: dict(t) for e, t in self.tables.items()}, {k: dict(v) for k, v in self.assigned.items()},
+                dict(self.created), list(self.deleted))
+
+    def restore(self, state: tuple[Any, ...]) -> None:
+        """Back to a `snapshot`: a call refused halfway (a lookup that finds nothing) changes nothing."""
+        tables, assigned, created, deleted = state
+        self.tables, self.assigned, self.created, self.deleted = dict(tables), dict(assigned), dict(created), list(deleted)
 
     def prediction(self, failed: list[str]) -> Prediction:
         table = {name: e.table for name, e in self.entities.items()}

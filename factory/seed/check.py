@@ -13,6 +13,7 @@ from typing import Any
 
 from faker import Faker
 
+from factory.seed.derived_checks import check_derived
 from factory.seed.loaded import LoadedSeed
 from factory.seed.model import EntityDef, FieldDef
 from factory.spec.labels import value_label
@@ -36,6 +37,7 @@ def check_structure(loaded: LoadedSeed) -> None:
     for ei, entity in enumerate(seed.entities):
         _check_entity(loaded, ei, entity, entities)
     _check_cycles(loaded, entities)
+    check_derived(loaded)
     workflows = {w.name for w in seed.workflows}
     for wi, wf in enumerate(seed.workflows):
         _unique(loaded, ("workflows", wi, "params"), [p.name for p in wf.params], "parameter")

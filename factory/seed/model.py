@@ -67,6 +67,11 @@ class FieldDef(Strict):
     editable: bool = Field(True, description="offered in create/update forms")
     hidden: bool = Field(False, description="never shown in lists")
     gen: GenRule | None = None
+    compute: str | None = Field(None, description="a computed, read-only field: an expression over the row's own fields "
+                                "(`count(h in hold where h.copy == copy and h.placed_at < placed_at) + 1`), "
+                                "worked out by the app on every read and never stored")
+    currency: str | None = Field(None, description="money: the ISO code of the currency (USD, EUR, GBP, ...; default USD)")
+    currency_field: str | None = Field(None, description="money: an enum field of the row whose value is the currency code")
 
 
 class SeedRule(Strict):
@@ -115,6 +120,8 @@ class ParamDef(Strict):
     default: Any = None
     range_end: str | None = Field(None, description="dates: the parameter holding the end of a range picked with this one")
     where: str | None = Field(None, description="references: an expression over `it` limiting the offered rows")
+    lookup: str | None = Field(None, description="references: a row lookup (`first(c in copy where c.book == book)`) "
+                               "that gives the row when the call leaves the parameter out; the form does not ask")
 
 
 class Precondition(Strict):

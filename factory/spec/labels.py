@@ -15,14 +15,17 @@ import datetime as dt
 from typing import Any
 
 KINDS = ("money", "enum", "date", "datetime", "bool")  # the kinds a label writes otherwise than str()
+# ISO code → the symbol written before an amount (`currency:` on a money field; USD when none is given)
+CURRENCIES = {"USD": "$", "EUR": "€", "GBP": "£", "CAD": "CA$", "AUD": "A$", "INR": "₹"}
 
 
-def money_label(cents: Any) -> str:
-    """123456 → "$1,234.56"."""
+def money_label(cents: Any, currency: str | None = None) -> str:
+    """123456 → "$1,234.56"; with currency "EUR", "€1,234.56"."""
     if cents is None or cents == "":
         return ""
     value = int(cents)
-    return f"{'-' if value < 0 else ''}${abs(value) / 100:,.2f}"
+    symbol = CURRENCIES.get(currency or "USD", "$")
+    return f"{'-' if value < 0 else ''}{symbol}{abs(value) / 100:,.2f}"
 
 
 def enum_label(value: Any) -> str:
@@ -73,4 +76,4 @@ def value_label(kind: str | None, raw: Any) -> str:
     return str(raw)
 
 
-__all__ = ["KINDS", "date_label", "datetime_label", "enum_label", "money_label", "value_label"]
+__all__ = ["CURRENCIES", "KINDS", "date_label", "datetime_label", "enum_label", "money_label", "value_label"]

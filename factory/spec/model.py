@@ -5,7 +5,7 @@ Pure data, no I/O. `schema_version` changes whenever a field's meaning changes.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
@@ -21,6 +21,19 @@ class Strict(BaseModel):
     """Base for spec models: unknown keys are errors."""
 
     model_config = ConfigDict(extra="forbid")
+    # Keys added for constructs a seed may not use (computed fields, lookups, messages with values,
+    # currencies): left out of spec.json while empty, so a seed that uses none of them keeps the
+    # byte-identical spec it had before they existed.
+    UNUSED_OMITTED: ClassVar[frozenset[str]] = frozenset()
+
+    @model_serializer(mode="wrap")
+    def _omit_unused(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if self.UNUSED_OMITTED and isinstance(data, dict):
+            for key in self.UNUSED_OMITTED:
+                if key in data and data[key] in (None, [], {}):
+                    del data[key]
+        return data
 
 
 class FieldSpec(Strict):
@@ -43,6 +56,12 @@ class FieldSpec(Strict):
     editable: bool
     in_list: bool
     copy_of: str | None = Field(None, description="seed data copied from '<reference field>.<its field>' (`gen.copy_from`)")
+    compute: str | None = Field(None, description="a computed field: its expression over the row, as written in the seed")
+    compute_py: str | None = Field(None, description="a computed field: the compiled expression (`row` is the row)")
+    currency: str | None = Field(None, description="money: the ISO code of its currency (absent: USD)")
+    currency_field: str | None = Field(None, description="money: the enum field of the row naming its currency")
+
+    UNUSED_OMITTED: ClassVar[frozenset[str]] = frozenset({"compute", "compute_py", "currency", "currency_field"})
 
 
 class FilterSpec(Strict):
@@ -79,6 +98,14 @@ class EntitySpec(Strict):
     nav: bool
     builtin: bool = False
     roles: list[str] = Field(default_factory=list, description="the roles that see it; empty: every role")
+    computed: list[FieldSpec] = Field(default_factory=list, description="read-only fields the app computes on read "
+                                      "(no column; `compute` holds the expression)")
+
+    UNUSED_OMITTED: ClassVar[frozenset[str]] = frozenset({"computed"})
+
+    def computed_named(self, name: str) -> FieldSpec | None:
+        """The computed field called `name`, or None."""
+        return next((f for f in self.computed if f.name == name), None)
 
     def field_named(self, name: str) -> FieldSpec:
         """The field called `name`; KeyError (naming the entity) when there is none."""
@@ -117,6 +144,10 @@ class ParamSpec(Strict):
     # The filter's source as written in the seed, so the claims compiler can work out the rows a
     # form offers without the app (optional: spec.json files written before it still load).
     where: str | None = Field(None, description="option filter as written in the seed (`it` is the row)")
+    lookup: str | None = Field(None, description="a row lookup (`first(...)`) giving the row when the call leaves it out")
+    lookup_py: str | None = Field(None, description="the compiled lookup")
+
+    UNUSED_OMITTED: ClassVar[frozenset[str]] = frozenset({"lookup", "lookup_py"})
 
 
 class CheckSpec(Strict):
@@ -129,6 +160,9 @@ class CheckSpec(Strict):
     # The generated `if` tests this, the condition simplified and negated (`amount <= 0` for `amount > 0`).
     # Optional: spec.json files written before it still load, and render `not (python)`.
     refusal: str | None = Field(None, description="compiled condition under which the precondition fails")
+    message_py: str | None = Field(None, description="a message with {expression} holes: the compiled code of its text")
+
+    UNUSED_OMITTED: ClassVar[frozenset[str]] = frozenset({"message_py"})
 
 
 class EffectSpec(Strict):
