@@ -152,7 +152,7 @@ class _Builder:
             min=f.min, max=f.max, max_length=f.max_length, default=f.default,
             widget=_WIDGETS[f.type],  # type: ignore[arg-type]  # _WIDGETS holds only widget names
             editable=f.editable, in_list=not f.hidden and f.type != "text",
-            copy_of=f.gen.copy_from if f.gen is not None else None,
+            copy_of=f.gen.copy_from if f.gen is not None else None, currency=f.currency, currency_field=f.currency_field,
         )
 
     def _entity(self, e: EntityDef) -> EntitySpec:
@@ -268,7 +268,7 @@ class _Builder:
             checks.append(CheckSpec(id=f"{wf.name}.pre{ci + 1}", source=pre.check, message=pre.message,
                                     python=gen.expr(node), refusal=gen.refusal(node),
                                     message_py=message_code(self.loaded, pre.message, base + ("preconditions", ci, "message"),
-                                                            scope, gen)))
+                                                            scope, gen, self.entities)))
         effects = [self._effect(wf, base + ("effects", i), eff, scope, gen) for i, eff in enumerate(wf.effects)]
         subject_entity = next((p.to for p in wf.params if p.name == wf.subject), None)
         return WorkflowSpec(

@@ -81,6 +81,25 @@ def computed_field(loaded: LoadedSeed, schema: Schema, models: dict[str, str], e
                                    "default": None, "min": None, "max": None, "max_length": None, "copy_of": None})
 
 
+def money_field(node: Node, entities: dict[str, EntityDef]) -> FieldDef | None:
+    """The money field an amount is read from (`fine.amount`), when it is one."""
+    if not (isinstance(node, Attr) and node.obj.type is not None and node.obj.type.kind == "ref"):
+        return None
+    entity = entities.get(node.obj.type.entity or "")
+    return next((f for f in entity.fields if f.name == node.name), None) if entity else None
+
+
+def _money_kind(node: Node, gen: PyGen, entities: dict[str, EntityDef]) -> str:
+    """The label kind of an amount in a message: `"money"`, `"money:EUR"` for a field in its own
+    currency, or the row's currency field read alongside (`"money:" + value_text(fine.currency)`)."""
+    f = money_field(node, entities)
+    if f is not None and f.currency:
+        return py_str(f"money:{f.currency}")
+    if f is not None and f.currency_field and isinstance(node, Attr):
+        return f'"money:" + value_text({gen.row(node.obj)}.{f.currency_field})'
+    return py_str("money")
+
+
 def reads_computed(node: Node, var: str) -> str | None:
     """The computed field of `var` an expression reads (`it.queue_position`), else None: SQL has no column for it."""
     if isinstance(node, Attr) and isinstance(node.obj, Name) and node.obj.id == var and node.type.computed:
@@ -110,7 +129,8 @@ def lookup_param(loaded: LoadedSeed, p: ParamDef, path: tuple, scope: Scope, gen
     return p.lookup, gen.expr(node)
 
 
-def message_code(loaded: LoadedSeed, message: str, path: tuple, scope: Scope, gen: PyGen) -> str | None:
+def message_code(loaded: LoadedSeed, message: str, path: tuple, scope: Scope, gen: PyGen,
+                 entities: dict[str, EntityDef]) -> str | None:
     """A precondition message with `{expression}` holes as Python building its text (each value as the
     app's pages write it); None for a plain message."""
     if not has_holes(message):
@@ -129,7 +149,12 @@ def message_code(loaded: LoadedSeed, message: str, path: tuple, scope: Scope, ge
             continue
         kind = display_kind(part.node.type)
         value = gen.expr(part.node)
-        pieces.append(f"label_of({value})" if kind == "ref" else f"label_text({py_str(kind)}, {value})")
+        if kind == "ref":
+            pieces.append(f"label_of({value})")
+        elif kind == "money":
+            pieces.append(f"label_text({_money_kind(part.node, gen, entities)}, {value})")
+        else:
+            pieces.append(f"label_text({py_str(kind)}, {value})")
     return " + ".join(pieces)
 
 

@@ -11,7 +11,7 @@ from factory.compiler.pystyle import tidy
 from factory.compiler.render import render
 from factory.expr.pycode import computed_function
 from factory.spec import naming
-from factory.spec.labels import KINDS
+from factory.spec.labels import CURRENCIES, KINDS
 from factory.spec.model import EntitySpec, FieldSpec, InvariantSpec, ParamSpec, Spec, StorySpec, WorkflowSpec
 
 _STATIC = ["runtime.py", "deps.py"]
@@ -24,7 +24,8 @@ def render_backend(spec: Spec, app_dir: Path, spec_hash: str) -> list[Path]:
     models = ", ".join(sorted(["User"] + [e.model for e in entities]))
     base = {"title": spec.title, "world": spec.world, "today": spec.today, "spec_hash": spec_hash,
             "model_imports": models, "random_seed": spec.random_seed, "secret": f"{spec.world}:{spec_hash[:16]}",
-            "roles": list(spec.roles), "derived_imports": ", ".join(derived_names(spec))}
+            "roles": list(spec.roles), "derived_imports": ", ".join(derived_names(spec)),
+            "currencies": repr(CURRENCIES) if _has_currencies(spec) else ""}
     entity_ctx = [_entity(e) for e in entities]
     workflow_ctx = [_workflow(w, spec) for w in spec.workflows]
     written = [
@@ -128,10 +129,24 @@ def _entity(e: EntitySpec) -> dict[str, Any]:
                                                              "parent": _parent_column(e, flt.parent)} for flt in e.filters],
         "sortable": repr(tuple(e.sort_fields)), "default_sort": e.default_sort, "page_size": e.page_size,
         "operations": e.operations, "query_params": query_params, "roles": repr(tuple(e.roles)),
-        "label_kinds": repr({f.name: f.type for f in e.fields if f.type in KINDS and "{" + f.name + "}" in e.display}),
+        "label_kinds": repr({f.name: _label_kind(f) for f in e.fields if f.type in KINDS and "{" + f.name + "}" in e.display}),
         "computed": [_computed(e, f) for f in e.computed],
         "public_fn": f"{e.name}_public" if e.computed else "public",
     }
+
+
+def _has_currencies(spec: Spec) -> bool:
+    return any(f.currency or f.currency_field for e in spec.entities for f in [*e.fields, *e.computed])
+
+
+def _label_kind(f: FieldSpec) -> str:
+    """How a row's label writes a field: its type, or for money in a currency `money:EUR` (its own)
+    or `money@<field>` (the row's currency field)."""
+    if f.type == "money" and f.currency:
+        return f"money:{f.currency}"
+    if f.type == "money" and f.currency_field:
+        return f"money@{f.currency_field}"
+    return f.type
 
 
 def derived_names(spec: Spec) -> list[str]:

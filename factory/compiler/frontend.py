@@ -158,6 +158,13 @@ def _field_view(field: FieldSpec, refs: dict[str, dict[str, str | None]]) -> dic
     meta = _input_meta(field, refs)
     meta.update({"column": field.column, "editable": field.editable, "inList": field.in_list,
                  "key": field.column})
+    # keys only a field that has them carries: a world without them keeps its frontend bytes
+    if field.currency:
+        meta["currency"] = field.currency
+    if field.currency_field:
+        meta["currencyField"] = field.currency_field
+    if field.compute:
+        meta["computed"] = True
     return meta
 
 
@@ -228,7 +235,7 @@ def _entity_view(entity: EntitySpec, spec: Spec, refs: dict[str, dict[str, str |
         "search": bool(entity.search_fields),
         "defaultSort": entity.default_sort,
         "pageSize": entity.page_size,
-        "fields": [_field_view(f, refs) for f in entity.fields],
+        "fields": [_field_view(f, refs) for f in [*entity.fields, *entity.computed]],
         "formFields": [f.name for f in entity.fields if f.editable],
         "table": columns_view(entity),
         "filterGroups": filters_view(entity),

@@ -91,7 +91,7 @@ def list_columns(entity: EntitySpec) -> tuple[FieldSpec | None, list[FieldSpec]]
     fields = {f.name: f for f in entity.fields}
     sortable = set(entity.sort_fields)
     lead = fields.get(entity.display_fields[0]) if len(entity.display_fields) == 1 else None
-    shown = [f for f in entity.fields if f.in_list and f is not lead]
+    shown = [f for f in [*entity.fields, *entity.computed] if f.in_list and f is not lead]
     in_label = set(entity.display_fields) if lead is None else set()
     refs = {f.name: f.label.lower() for f in shown if f.type == "reference"}
 

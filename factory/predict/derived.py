@@ -9,10 +9,10 @@ import datetime as dt
 from typing import TYPE_CHECKING, Any
 
 from factory.errors import ExpressionError, PredictionError
-from factory.expr.syntax import Node, parse
+from factory.expr.syntax import Attr, Node, parse
 from factory.expr.template import Hole, display_kind, split_template
 from factory.expr.typecheck import INT, Schema, Scope, Type, check, field_type
-from factory.spec.labels import value_label
+from factory.spec.labels import currency_of, value_label
 from factory.spec.model import EntitySpec, FieldSpec, Spec
 
 if TYPE_CHECKING:
@@ -127,7 +127,20 @@ def _hole_text(hole: Hole, scope: Scope, interpreter: Interpreter) -> str:
     kind = display_kind(typ)
     if kind == "ref":
         return "" if value is None else interpreter.label(value.entity, interpreter.rows.get(value.entity, value.id))
-    return value_label(None if kind == "text" else kind, value)
+    return value_label(None if kind == "text" else kind, value, _currency(hole.node, interpreter) if kind == "money" else None)
+
+
+def _currency(node: Node, interpreter: Interpreter) -> str | None:
+    """The currency of an amount read from a money field (`fine.amount`): the field's, or its row's."""
+    if not (isinstance(node, Attr) and node.obj.type is not None and node.obj.type.kind == "ref"):
+        return None
+    entity = interpreter.rows.entities[node.obj.type.entity or ""]
+    f = next((x for x in [*entity.fields, *entity.computed] if x.name == node.name), None)
+    if f is None or not (f.currency or f.currency_field):
+        return None
+    ref = interpreter.value(node.obj)
+    row = interpreter.rows.get(ref.entity, ref.id) if ref is not None else None
+    return currency_of(f, row)
 
 
 __all__ = ["LOOKUP_CODE", "LookupRefused", "computed_node", "computed_value", "render_message", "row_env",

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from factory.spec.labels import money_label, value_label
+from factory.spec.labels import currency_of, money_label, value_label
 from factory.spec.model import EntitySpec, FieldSpec, Spec
 from factory.spec.roles import sees
 
@@ -114,7 +114,7 @@ class UserView:
             if f.type == "reference" and f.ref:
                 target = self.row(f.ref, raw) if raw is not None and depth < 2 else None
                 return self.label(f.ref, target, depth + 1) if target else ("" if raw is None else str(raw))
-            return value_label(f.type, raw)
+            return value_label(f.type, raw, currency_of(f, row))
 
         return _FIELD.sub(value, spec.display)
 

@@ -59,12 +59,23 @@ def datetime_label(value: Any) -> str:
     return f"{date_label(moment.date())}, {hour}:{moment.minute:02d} {'PM' if moment.hour >= 12 else 'AM'}"
 
 
-def value_label(kind: str | None, raw: Any) -> str:
-    """One stored value as a label writes it."""
+def currency_of(field: Any, row: dict[str, Any] | None) -> str | None:
+    """The currency a money field's value is in: its own `currency`, the row's `currency_field`, else
+    None (USD). `field` is a seed or spec field; `row` maps columns to stored values."""
+    if getattr(field, "currency", None):
+        return str(field.currency)
+    name = getattr(field, "currency_field", None)
+    if name and row is not None and row.get(name):
+        return str(row[name])
+    return None
+
+
+def value_label(kind: str | None, raw: Any, currency: str | None = None) -> str:
+    """One stored value as a label writes it (money in `currency`, USD when None)."""
     if raw is None:
         return ""
     if kind == "money":
-        return money_label(raw)
+        return money_label(raw, currency)
     if kind == "enum":
         return enum_label(raw)
     if kind == "date":
@@ -76,4 +87,4 @@ def value_label(kind: str | None, raw: Any) -> str:
     return str(raw)
 
 
-__all__ = ["CURRENCIES", "KINDS", "date_label", "datetime_label", "enum_label", "money_label", "value_label"]
+__all__ = ["CURRENCIES", "KINDS", "currency_of", "date_label", "datetime_label", "enum_label", "money_label", "value_label"]

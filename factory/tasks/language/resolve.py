@@ -167,11 +167,15 @@ def comparable(world: UserView, q: Question, user_id: int) -> bool:
     "lowest typical bill" must not skip payees with none) and, for money, one currency."""
     ent = world.entity(q.entity)
     assert q.field is not None
-    column = ent.field_named(q.field).column
+    field = ent.field_named(q.field)
+    column = field.column
     rows = select(world, q, user_id)
     if not rows or any(r.get(column) in (None, "") for r in rows):
         return False
-    currency = next((f.column for f in ent.fields if f.name in ("currency", "currency_code")), None)
+    if field.currency:  # one currency for every row
+        return True
+    # the field naming each row's currency (`currency_field`), else one a seed names so
+    currency = field.currency_field or next((f.column for f in ent.fields if f.name in ("currency", "currency_code")), None)
     return currency is None or len({r.get(currency) for r in rows}) == 1
 
 

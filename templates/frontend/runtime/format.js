@@ -1,15 +1,24 @@
 /** Value formatting shared by tables, detail pages and forms: money in cents, ISO dates, enums. */
 
-const money = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" });
+const moneyFormats = {};
+function moneyFormat(currency) {
+  if (!moneyFormats[currency]) moneyFormats[currency] = new Intl.NumberFormat("en-US", { style: "currency", currency });
+  return moneyFormats[currency];
+}
 const dateFormat = new Intl.DateTimeFormat("en-US", { year: "numeric", month: "short", day: "numeric", timeZone: "UTC" });
 const dateTimeFormat = new Intl.DateTimeFormat("en-US", {
   year: "numeric", month: "short", day: "numeric", hour: "numeric", minute: "2-digit", timeZone: "UTC",
 });
 
-/** 123456 → "$1,234.56". */
-export function formatMoney(cents) {
+/** 123456 → "$1,234.56"; with currency "EUR", "€1,234.56". */
+export function formatMoney(cents, currency = "USD") {
   if (cents === null || cents === undefined || cents === "") return "";
-  return money.format(Number(cents) / 100);
+  return moneyFormat(currency || "USD").format(Number(cents) / 100);
+}
+
+/** The currency of a money field in one row: its own, the row's currency field, else USD. */
+export function currencyOf(field, row) {
+  return field.currency || (field.currencyField && row ? row[field.currencyField] : null) || "USD";
 }
 
 /** Integer cents → the major-unit string a money input edits ("1234.5" → "1234.50"). */
@@ -63,7 +72,7 @@ export function formatValue(field, row) {
   if (field.kind === "reference") return row[`${field.name}_label`] ?? "";
   if (value === null || value === undefined || value === "") return "";
   switch (field.kind) {
-    case "money": return formatMoney(value);
+    case "money": return formatMoney(value, currencyOf(field, row));
     case "date": return formatDate(value);
     case "datetime": return formatDateTime(value);
     case "bool": return value ? "Yes" : "No";
