@@ -421,8 +421,9 @@ def parser() -> argparse.ArgumentParser:
     mu = sub.add_parser("mutate", help="inject seeded faults into copies of a proven world; kill and repair rates")
     mu.add_argument("world", help="a proven world, e.g. worlds/echobank (only copies of it are changed)")
     mu.add_argument("--kind", action="append", help="fault kind (repeatable; default: every kind of the suite)")
-    mu.add_argument("--suite", choices=("classic", "independent"), default=None,
-                    help="fault suite: classic (11 kinds) or independent (38 kinds); default: the suite of the "
+    mu.add_argument("--suite", choices=("classic", "independent", "derived"), default=None,
+                    help="fault suite: classic (11 kinds), independent (38 kinds) or derived (4 kinds: computed "
+                         "fields, lookups, messages with values, currencies); default: the suite of the "
                          "--kind given, else classic")
     mu.add_argument("--per-kind", type=int, default=1, help="faults per kind, at distinct sites while there are")
     mu.add_argument("--seed", type=int, default=0, help="seed of the fault sites chosen (default %(default)s)")

@@ -1,5 +1,7 @@
 """Computed-field claims: the API shows each computed field's value on rows of the seed database, and
 shows the new value right after a workflow changes what it is computed from (never a stale one).
+Currency claims: a row whose label writes an amount in a currency of its own (`currency`, or the
+row's `currency_field`) is labelled with that currency's symbol, one row per currency.
 
 Every expected value is the interpreter's (`factory.predict.derived`): the seed's expression worked
 out over the seed database, or over the rows a witness call is predicted to leave behind.
@@ -19,6 +21,7 @@ from factory.predict.effects import predict
 from factory.predict.interpreter import Interpreter
 from factory.predict.overlay import Rows
 from factory.runtime.step import Step
+from factory.spec.labels import currency_of
 from factory.spec.model import EntitySpec
 
 ROWS_PER_ENTITY = 3
@@ -48,6 +51,36 @@ def computed_claims(ctx: ClaimContext) -> list[Claim]:
         after = _after_write(ctx, e, picked, before)
         if after is not None:
             out.append(after)
+    return out
+
+
+def currency_claims(ctx: ClaimContext) -> list[Claim]:
+    """Per entity whose label writes an amount in a currency: one row per currency, labelled as the
+    interpreter labels it (`€12.50`, not `$12.50`)."""
+    out: list[Claim] = []
+    for e in ctx.spec.entities:
+        shown = [f for f in e.fields if f.type == "money" and (f.currency or f.currency_field) and f.name in e.display_fields]
+        if not shown or "read" not in e.operations:
+            continue
+        rows = Rows(ctx.spec, ctx.oracle.db)
+        try:
+            interpreter = Interpreter(rows, {}, ctx.oracle.today, "")
+            seen: set[str] = set()
+            for user in ctx.spec.users:
+                for rid in ctx.rows.visible_ids(e.name, user.id, limit=200):
+                    row = rows.get(e.name, rid)
+                    assert row is not None
+                    currency = currency_of(shown[0], row) or "USD"
+                    if currency in seen:
+                        continue
+                    seen.add(currency)
+                    label = interpreter.label(e.name, row)
+                    out.append(ctx.http(f"data:currency:{e.name}:{rid}", "currency_label", f"entities[{e.name}].fields",
+                                        f"{e.label} {rid} is labelled {label!r}, its amount in {currency}",
+                                        [HttpStep(method="GET", path=f"/api/{e.path}/{rid}", user=ctx.usernames[user.id])],
+                                        StatusIs(status=200, json_subset={"label": label})))
+        finally:
+            rows.close()
     return out
 
 
@@ -119,4 +152,4 @@ def _after_write(ctx: ClaimContext, e: EntitySpec, picked: list[tuple[int, int]]
     return None
 
 
-__all__ = ["computed_claims"]
+__all__ = ["computed_claims", "currency_claims"]

@@ -29,6 +29,7 @@ from pydantic import ValidationError
 from factory.compiler.frontend import build_frontend
 from factory.errors import FactoryError
 from factory.mutate import faults
+from factory.mutate.faults import derived as derived_faults
 from factory.mutate.mutations import MUTATIONS, ORDER, Mutation, MutationError, Target, WorldView
 from factory.world import history
 from factory.world.assemble import open_world
@@ -41,6 +42,7 @@ FAULT_KINDS: tuple[str, ...] = ORDER  # the classic suite, as before suites exis
 SUITES: dict[str, tuple[tuple[str, ...], dict[str, Mutation]]] = {
     "classic": (ORDER, MUTATIONS),
     "independent": (faults.ORDER, faults.SUITE),
+    "derived": (derived_faults.ORDER, derived_faults.SUITE),  # computed fields, lookups, messages, currencies
 }
 DEFAULT_SUITE = "classic"
 ALL_KINDS: tuple[str, ...] = tuple(kind for kinds, _ in SUITES.values() for kind in kinds)

@@ -579,7 +579,7 @@ def test_scores_per_kind_and_layer() -> None:
     assert report["repair_rate"] == round(2 / 3, 4)
     kills_only = MutationScore(world="w", suite="independent", faults=score.faults, repair_tried=False).as_dict()
     assert kills_only["repair_rate"] is None and kills_only["by_kind"]["leak_list"]["repaired"] is None
-    assert set(SUITES) == {"classic", "independent"}
+    assert set(SUITES) == {"classic", "independent", "derived"}
 
 
 def test_headers_of_a_table_no_page_renders_are_not_sites(lab: Path) -> None:
