@@ -16,6 +16,7 @@ from factory.claims.browser import browser_claims
 from factory.claims.computed import computed_claims, currency_claims
 from factory.claims.context import ClaimContext
 from factory.claims.data import data_claims
+from factory.claims.lookups import lookup_claims
 from factory.claims.model import ClaimSet
 from factory.claims.oracle import Call, Oracle
 from factory.claims.ownership import ownership_claims
@@ -57,8 +58,8 @@ def compile_claims(world: Path, spec: Spec | None = None, db: Path | None = None
         rows = SeedRows(spec, db)
         ctx = ClaimContext(spec, rows, witnesses, oracle)
         claims = (route_claims(ctx) + ownership_claims(ctx) + role_claims(ctx) + state_claims(ctx) + data_claims(ctx)
-                  + computed_claims(ctx) + currency_claims(ctx) + behaviour_claims(ctx) + validation_claims(ctx)
-                  + browser_claims(ctx))
+                  + computed_claims(ctx) + currency_claims(ctx) + behaviour_claims(ctx) + lookup_claims(ctx)
+                  + validation_claims(ctx) + browser_claims(ctx))
     finally:
         oracle.close()
     ids = [c.id for c in claims]

@@ -44,7 +44,7 @@ def explain(spec: Spec, wf: WorkflowSpec, witness: Witness) -> None:
             witness.reasons[check.id] = (f"unreachable through the API: no workflow changes what `{check.source}` "
                                          "reads, and none of the rows the searched users can name breaks it")
         else:
-            found_creators = creators(spec, check.source)
+            found_creators = creators(spec, check.source, wf)
             repeated = (f", or after up to {REPEAT_MAX} calls of {', '.join(found_creators)}"
                         if found_creators else "")
             witness.reasons[check.id] = (f"not found: no call breaks only `{check.source}`, alone or after a setup "

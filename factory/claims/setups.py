@@ -55,7 +55,7 @@ def with_repeats(search: WitnessSearch, wf: WorkflowSpec, witness: Witness, exam
     for check in wf.preconditions:
         if check.id in witness.pairs:
             continue
-        found = [examples[name] for name in creators(search.spec, check.source) if name in examples]
+        found = [examples[name] for name in creators(search.spec, check.source, wf) if name in examples]
         for base in witness.bases[:SETUP_BASES]:
             limit = _repeat_limit(search, wf, base, check.source)
             if limit < 2 or not search.oracle.outcome([base]).ok:
@@ -120,9 +120,22 @@ def queried(source: str) -> set[str]:
     return set(re.findall(r"\bin ([a-z_][a-z0-9_]*)", source))
 
 
-def creators(spec: Spec, source: str) -> list[str]:
-    """Workflows that create rows of an entity the rule counts or queries."""
-    entities = queried(source)
+def with_computed(spec: Spec, wf: WorkflowSpec, source: str) -> str:
+    """A rule's source with the expressions of the computed fields it reads appended: a rule on
+    `membership.loans_out` reads the loans that field counts."""
+    params = {p.name: p.ref for p in wf.params if p.type == "reference" and p.ref}
+    extra = []
+    for obj, attr in re.findall(r"\b([a-z_][a-z0-9_]*)\.([a-z_][a-z0-9_]*)", source):
+        entity = next((e for e in spec.entities if e.name == params.get(obj)), None)
+        field = entity.computed_named(attr) if entity is not None else None
+        if field is not None and field.compute:
+            extra.append(field.compute)
+    return " ".join([source, *extra])
+
+
+def creators(spec: Spec, source: str, wf: WorkflowSpec | None = None) -> list[str]:
+    """Workflows that create rows of an entity the rule counts or queries (or a computed field it reads does)."""
+    entities = queried(with_computed(spec, wf, source) if wf is not None else source)
     return [w.name for w in spec.workflows
             if not w.system and any(e.kind == "create" and e.entity in entities for e in w.effects)]
 
@@ -135,12 +148,15 @@ def setters(spec: Spec, wf: WorkflowSpec, source: str) -> list[str]:
         if obj in params:
             read.add((params[obj] or "", attr))
     entities = queried(source)
+    # rows a computed field the rule reads ranges over: any change to them may change its value
+    computed = queried(with_computed(spec, wf, source)) - entities
+    entities |= computed
     out = []
     for other in spec.workflows:
         if other.system:
             continue
         for eff in other.effects:
-            if (eff.kind == "set" and (eff.entity, eff.field or "") in read) or (
+            if (eff.kind == "set" and ((eff.entity, eff.field or "") in read or eff.entity in computed)) or (
                     eff.kind != "set" and eff.entity in entities):
                 out.append(other.name)
                 break
