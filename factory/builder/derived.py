@@ -89,15 +89,15 @@ def money_field(node: Node, entities: dict[str, EntityDef]) -> FieldDef | None:
     return next((f for f in entity.fields if f.name == node.name), None) if entity else None
 
 
-def _money_kind(node: Node, gen: PyGen, entities: dict[str, EntityDef]) -> str:
-    """The label kind of an amount in a message: `"money"`, `"money:EUR"` for a field in its own
-    currency, or the row's currency field read alongside (`"money:" + value_text(fine.currency)`)."""
+def _currency_code(node: Node, gen: PyGen, entities: dict[str, EntityDef]) -> str | None:
+    """The code of an amount's currency in a message, when it has one of its own: `"EUR"` for a field's,
+    or the row's currency field read alongside (`value_text(fine.currency)`); None for dollars."""
     f = money_field(node, entities)
     if f is not None and f.currency:
-        return py_str(f"money:{f.currency}")
+        return py_str(f.currency)
     if f is not None and f.currency_field and isinstance(node, Attr):
-        return f'"money:" + value_text({gen.row(node.obj)}.{f.currency_field})'
-    return py_str("money")
+        return f"value_text({gen.row(node.obj)}.{f.currency_field})"
+    return None
 
 
 def reads_computed(node: Node, var: str) -> str | None:
@@ -151,8 +151,8 @@ def message_code(loaded: LoadedSeed, message: str, path: tuple, scope: Scope, ge
         value = gen.expr(part.node)
         if kind == "ref":
             pieces.append(f"label_of({value})")
-        elif kind == "money":
-            pieces.append(f"label_text({_money_kind(part.node, gen, entities)}, {value})")
+        elif kind == "money" and _currency_code(part.node, gen, entities) is not None:
+            pieces.append(f"currency_text({value}, {_currency_code(part.node, gen, entities)})")
         else:
             pieces.append(f"label_text({py_str(kind)}, {value})")
     return " + ".join(pieces)

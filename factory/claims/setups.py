@@ -18,6 +18,7 @@ from factory.spec.model import Spec, WorkflowSpec
 SETUP_BASES = 2  # bases tried with setup calls in front (the costly part of the search)
 SETUP_TRIES = 200  # two-call tries per rule and base: a prove recompiles the claims, so this stays cheap
 REPEAT_MAX = 120  # the most setup calls in front of one call: a count rule's limit is reached within this
+COMPUTED_REPEATS = 6  # calls tried in front of a rule on a computed field whose limit no named row holds
 
 
 def with_setups(search: WitnessSearch, wf: WorkflowSpec, witness: Witness, examples: dict[str, Call]) -> None:
@@ -112,6 +113,9 @@ def _repeat_limit(search: WitnessSearch, wf: WorkflowSpec, base: Call, source: s
     numbers = [round(float(n)) for n in NUMBER.findall(source)]
     numbers += [v for v in search.row_values(wf, base, "int") if isinstance(v, int) and not isinstance(v, bool)]
     fitting = [n for n in numbers if 0 < n < REPEAT_MAX]
+    if not fitting and with_computed(search.spec, wf, source) != source:
+        # a computed count read from a row a lookup finds: its limit is on no row the call names
+        return COMPUTED_REPEATS
     return max(fitting) + 1 if fitting else 0
 
 
