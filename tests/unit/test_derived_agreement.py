@@ -135,7 +135,7 @@ def test_an_effect_lookup_creates_the_same_row(app: App, spec: Spec, world: Path
 @pytest.mark.parametrize("user,step", [
     (ALICE, Step("place_hold", {"book": QUIET_RIVERS, "placed_on": "2026-06-16"})),
     (ALICE, Step("place_hold", {"book": SALT_AND_STONE})),
-    (ALICE, Step("borrow", {"book": SALT_AND_STONE, "book_copy": 4})),
+    (ALICE, Step("borrow", {"book": WINTER_ORCHARD, "book_copy": 7})),  # WO-1, out on loan
     (ALICE, Step("pay_fine", {"fine": 1})),  # paid already: its amount in euros
     (BOB, Step("pay_fine", {"fine": 4})),
 ], ids=["dates", "computed_in_message", "row_label", "money_in_euros", "money_paid"])
@@ -148,8 +148,10 @@ def test_messages_with_values_read_the_same(app: App, spec: Spec, world: Path, u
     assert answer.status_code == 409, answer.text
     assert prediction.messages == [answer.json()["detail"]]
     assert "{" not in answer.json()["detail"]
+    if step.workflow == "borrow":
+        assert answer.json()["detail"] == "Winter Orchard WO-1 is already on loan."
     if step.params.get("fine") == 1:
-        assert answer.json()["detail"] == "The Late return fine of €11.85 is paid already."
+        assert answer.json()["detail"] == "The Lost bookmark fine of €13.85 is paid already."
 
 
 def test_labels_write_each_rows_currency(app: App, spec: Spec, world: Path) -> None:
