@@ -24,6 +24,7 @@ import httpx
 import pytest
 
 from factory.mutate import faults
+from factory.mutate.faults import derived
 from factory.mutate.faults.data import check_invariants
 from factory.mutate.mutations import ORDER as CLASSIC
 from factory.mutate.mutations.base import MutationError
@@ -422,7 +423,7 @@ def test_the_suite_has_at_least_25_kinds_spread_over_the_world() -> None:
     assert len(faults.ORDER) >= 25 and set(faults.SUITE) == set(faults.ORDER) and set(LAB_KINDS) == set(EXPECTED)
     assert not set(faults.ORDER) & set(CLASSIC), "kind names must differ from the classic suite's"
     assert suite_kinds("independent") == faults.ORDER and suite_kinds("classic") == CLASSIC
-    assert set(ALL_KINDS) == set(faults.ORDER) | set(CLASSIC)
+    assert set(ALL_KINDS) == set(faults.ORDER) | set(CLASSIC) | set(derived.ORDER)
     per_group: dict[str, int] = {}
     for kind, injector in faults.SUITE.items():
         assert injector.kind == kind and injector.summary, kind
