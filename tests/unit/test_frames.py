@@ -118,3 +118,15 @@ def test_a_persona_is_said_before_a_goal_only_when_it_speaks_of_it() -> None:
                     'Pay my bill "StreamBox Premium due June 16" from my Main Checking account (··6764).')
     # a word inside a quoted name is not what is asked: "Budget review" is a message's subject
     assert not fits("Student on a tight budget who splits costs.", 'Could you star my message "Re: Budget review"?')
+
+
+def test_a_named_place_a_row_goes_to_is_said_with_its_name() -> None:
+    """"Save to wishlist" with the wishlist's name as text: the name goes where the noun is ("to my
+    wishlist "Dream homes""), never "to the wishlist with the wishlist "Dream homes""; it reads back."""
+    stay = build_spec(load_seed(Path(__file__).resolve().parents[2] / "seeds" / "echostay.yaml"))
+    args = {"listing": RefText("Sunny apartment in Shibuya"), "wishlist": "Dream homes", "note": "Close to the beach"}
+    ask = Ask("write", steps=(AskStep("save_to_wishlist", args),))
+    for variant in range(3):
+        text = render(stay, ask, variant)
+        assert 'to my wishlist "Dream homes" with the note "Close to the beach"' in text, text
+        assert "with the wishlist" not in text and parse(stay, text).steps[0].args == args, text

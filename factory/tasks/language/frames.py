@@ -134,6 +134,10 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
                 pieces.append(Piece(f" {prep} ", subject, "subject"))
             elif into is not None and into not in (source, dest):  # "Add my booking … to my trip …"
                 pieces += [Piece(" ", subject, "subject"), Piece(f" {prep} ", into.name, "thing")]
+            elif (titled := next((p for p in workflow.params if p.type in ("string", "text") and p.name != subject
+                                   and noun(p.label).split() == words), None)) is not None:
+                # "Save to wishlist" with the wishlist's name: "Save the listing … to my wishlist "Dream homes""
+                pieces += [Piece(" ", subject, "subject"), Piece(f" {prep} my {' '.join(words)} ", titled.name, "thing")]
             else:  # "Mark my message … as read", "Remove my saved listing … from the wishlist"
                 article = "" if prep == "as" else "the "
                 pieces += [Piece(" ", subject, "subject"), Piece(f" {prep} {article}{' '.join(words)}")]
