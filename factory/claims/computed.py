@@ -16,9 +16,8 @@ from typing import Any
 from factory.claims.context import ClaimContext
 from factory.claims.model import Claim, HttpStep, StatusIs
 from factory.errors import PredictionError
-from factory.predict.derived import computed_value
 from factory.predict.effects import predict
-from factory.predict.interpreter import Interpreter
+from factory.predict.interpreter import Interpreter, computed_value
 from factory.predict.overlay import Rows
 from factory.runtime.step import Step
 from factory.spec.labels import currency_of

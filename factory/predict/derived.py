@@ -1,22 +1,19 @@
-"""Derived values for the interpreter: computed fields worked out from a row, row lookups that find
-nothing, and precondition messages with `{expression}` holes, each as the generated app does it
-(`backend/derived.py`, `find_row`, the message code of `workflows.py`) but from the seed's sources.
+"""Derived values for the interpreter: computed fields' expressions and the names they read, row
+lookups that find nothing, list order, each as the generated app does it (`backend/derived.py`,
+`find_row`) but from the seed's sources. The interpreter works computed values out
+(`interpreter.computed_value`); `messages.py` fills in precondition messages.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from factory.errors import ExpressionError, PredictionError
-from factory.expr.syntax import Attr, Node, parse
-from factory.expr.template import Hole, display_kind, split_template
+from factory.expr.syntax import Node, parse
 from factory.expr.typecheck import INT, Schema, Scope, Type, check, field_type
-from factory.spec.labels import currency_of, value_label
+from factory.predict.overlay import Ref
 from factory.spec.model import EntitySpec, FieldSpec, Spec
-
-if TYPE_CHECKING:
-    from factory.predict.interpreter import Interpreter
 
 
 class LookupRefused(PredictionError):
@@ -64,26 +61,11 @@ def computed_node(spec: Spec, entity: EntitySpec, f: FieldSpec) -> Node:
 
 def row_env(entity: EntitySpec, row: dict[str, Any]) -> dict[str, Any]:
     """What a computed field's expression names, bound for one row: its fields, `id`, and the row."""
-    from factory.predict.overlay import Ref
-
     env: dict[str, Any] = {"id": row["id"], entity.name: Ref(entity.name, row["id"])}
     for f in entity.fields:
         raw = row.get(f.column)
         env[f.name] = Ref(f.ref, raw) if f.type == "reference" and f.ref and raw is not None else raw
     return env
-
-
-def computed_value(interpreter: Interpreter, entity_name: str, row: dict[str, Any], name: str) -> Any:
-    """A computed field of one row, worked out over the predicted rows (the app's `<field>_of_<entity>`)."""
-    from factory.predict.interpreter import Interpreter
-
-    entity = interpreter.rows.entities[entity_name]
-    f = entity.computed_named(name)
-    if f is None:
-        raise PredictionError(f"entity {entity_name} has no computed field {name!r}")
-    node = computed_node(interpreter.rows.spec, entity, f)
-    inner = Interpreter(interpreter.rows, row_env(entity, row), interpreter.today, f.compute or "")
-    return inner.value(node, field_type(f.type, f.ref, f.values))
 
 
 def sorted_rows(entity: EntitySpec, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -107,41 +89,4 @@ def _sortable(value: Any) -> Any:
     return value
 
 
-def render_message(template: str, scope: Scope, interpreter: Interpreter) -> str:
-    """A precondition message with its `{expression}` holes filled, each value as the app writes it."""
-    out: list[str] = []
-    for part in split_template(template):
-        if isinstance(part, str):
-            out.append(part)
-            continue
-        out.append(_hole_text(part, scope, interpreter))
-    return "".join(out)
-
-
-def _hole_text(hole: Hole, scope: Scope, interpreter: Interpreter) -> str:
-    try:
-        typ = check(hole.source, hole.node, scope)
-    except ExpressionError as exc:
-        raise PredictionError(f"cannot interpret the message value {{{hole.source}}}: {exc}") from exc
-    value = interpreter.value(hole.node)
-    kind = display_kind(typ)
-    if kind == "ref":
-        return "" if value is None else interpreter.label(value.entity, interpreter.rows.get(value.entity, value.id))
-    return value_label(None if kind == "text" else kind, value, _currency(hole.node, interpreter) if kind == "money" else None)
-
-
-def _currency(node: Node, interpreter: Interpreter) -> str | None:
-    """The currency of an amount read from a money field (`fine.amount`): the field's, or its row's."""
-    if not (isinstance(node, Attr) and node.obj.type is not None and node.obj.type.kind == "ref"):
-        return None
-    entity = interpreter.rows.entities[node.obj.type.entity or ""]
-    f = next((x for x in [*entity.fields, *entity.computed] if x.name == node.name), None)
-    if f is None or not (f.currency or f.currency_field):
-        return None
-    ref = interpreter.value(node.obj)
-    row = interpreter.rows.get(ref.entity, ref.id) if ref is not None else None
-    return currency_of(f, row)
-
-
-__all__ = ["LOOKUP_CODE", "LookupRefused", "computed_node", "computed_value", "render_message", "row_env",
-           "sorted_rows", "spec_schema"]
+__all__ = ["LOOKUP_CODE", "LookupRefused", "computed_node", "row_env", "sorted_rows", "spec_schema"]

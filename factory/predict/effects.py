@@ -39,8 +39,9 @@ from factory.expr.typecheck import (
     check,
     field_type,
 )
-from factory.predict.derived import LOOKUP_CODE, LookupRefused, render_message, spec_schema
+from factory.predict.derived import LOOKUP_CODE, LookupRefused, spec_schema
 from factory.predict.interpreter import Interpreter, as_text
+from factory.predict.messages import render_message
 from factory.predict.overlay import Prediction, Ref, Rows, ref_id
 from factory.predict.rows import money_text
 from factory.runtime.step import Step

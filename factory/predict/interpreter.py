@@ -24,8 +24,8 @@ from factory.expr.syntax import (
     Query,
     Unary,
 )
-from factory.expr.typecheck import MONEY, Type, is_numeric_literal
-from factory.predict.derived import LookupRefused, computed_value, sorted_rows
+from factory.expr.typecheck import MONEY, Type, field_type, is_numeric_literal
+from factory.predict.derived import LookupRefused, computed_node, row_env, sorted_rows
 from factory.predict.overlay import Ref, Rows, ref_id
 from factory.predict.rows import money_text
 from factory.spec.labels import currency_of, value_label
@@ -291,3 +291,14 @@ class Interpreter:
 
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def computed_value(interpreter: Interpreter, entity_name: str, row: dict[str, Any], name: str) -> Any:
+    """A computed field of one row, worked out over the predicted rows (the app's `<field>_of_<entity>`)."""
+    entity = interpreter.rows.entities[entity_name]
+    f = entity.computed_named(name)
+    if f is None:
+        raise PredictionError(f"entity {entity_name} has no computed field {name!r}")
+    node = computed_node(interpreter.rows.spec, entity, f)
+    inner = Interpreter(interpreter.rows, row_env(entity, row), interpreter.today, f.compute or "")
+    return inner.value(node, field_type(f.type, f.ref, f.values))

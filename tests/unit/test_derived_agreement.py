@@ -15,9 +15,9 @@ from typing import Any
 import httpx
 import pytest
 
-from factory.predict.derived import LOOKUP_CODE, computed_value
+from factory.predict.derived import LOOKUP_CODE
 from factory.predict.effects import predict
-from factory.predict.interpreter import Interpreter
+from factory.predict.interpreter import Interpreter, computed_value
 from factory.predict.overlay import Prediction, Rows
 from factory.runtime.server import AppServer
 from factory.runtime.step import Step
