@@ -241,10 +241,10 @@ def effect_loop(text: str, workflow: Any, index: int) -> ast.For:
 
 
 def set_parts(line: EffectLine) -> tuple[ast.Attribute, ast.expr]:
-    """(target attribute, value) of a `row.column = value` effect."""
+    """(target attribute, value) of a `row.column = value` effect (`get_row(…).column = value` on a related row)."""
     node = parse_line(line.line, line.where())
     if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute)
-            and isinstance(node.targets[0].value, ast.Name)):
+            and isinstance(node.targets[0].value, (ast.Name, ast.Call))):
         raise MutationError(f"{line.where()}: {line.line[:120]!r} is not `row.column = value`")
     return node.targets[0], node.value
 
