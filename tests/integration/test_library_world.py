@@ -26,11 +26,10 @@ from factory.world.manifest import read_manifest
 
 SEED = Path(__file__).resolve().parents[1] / "fixtures" / "library.yaml"
 BRANCHES = [  # each side of every `when`, and every `for_each` over two rows or more
-    "return_loan:effect3_when_true", "return_loan:effect3_when_false", "return_loan:effect4_when_true",
-    "return_loan:effect4_when_false", "return_loan:effect5_when_true", "return_loan:effect5_when_false",
-    "cancel_hold:effect1_rows", "fill_hold:effect4_rows", "finish_repair:effect1_when_true",
-    "finish_repair:effect1_when_false", "finish_repair:effect2_when_true", "finish_repair:effect2_when_false",
-    "withdraw_book:effect1_rows", "withdraw_book:effect2_rows",
+    "return_loan:effect3_when_true", "return_loan:effect3_when_false", "return_loan:effect5_when_true",
+    "return_loan:effect5_when_false", "cancel_hold:effect1_rows", "fill_hold:effect4_rows",
+    "finish_repair:effect2_when_true", "finish_repair:effect2_when_false", "withdraw_book:effect1_rows",
+    "withdraw_book:effect2_rows",
 ]
 
 
