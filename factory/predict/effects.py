@@ -4,9 +4,14 @@ reward-gen sees the instruction, the spec and the initial database; it must not 
 `predict` replays the asked-for workflows on an overlay of the read-only database the way the
 generated `workflows.run` does: parameters are checked and their rows loaded (visible to the
 actor), preconditions evaluated, then the effects applied in order, each expression seeing the
-earlier ones; several steps share one overlay. `reward_checks` turns the prediction into
-`verifiers` checks: the predicted rows, plus a `diff_within` that allows nothing else. The
-overlay lives in `factory.predict.overlay`, the interpreter in `factory.predict.interpreter`.
+earlier ones; several steps share one overlay. An effect with `when` applies only where its
+condition, asked where the effect runs, is true; one with `for_each` applies to every row its
+selector picks (selected once, before any changes, in id order, as the app's loop); a set or delete
+on a path (`loan.copy`) follows the references as the app's `get_row` does, and fails where one is
+empty. What each conditional and bulk effect did is kept in `Prediction.trace` for the claims.
+`reward_checks` turns the prediction into `verifiers` checks: the predicted rows, plus a
+`diff_within` that allows nothing else. The overlay lives in `factory.predict.overlay`, the
+interpreter in `factory.predict.interpreter`.
 
 The interpreter walks the type-checked AST of `factory.expr` with the semantics `pycode` documents:
 money in integer cents (a number written next to money is an amount for + - and comparisons, a
