@@ -51,6 +51,8 @@ def check_structure(loaded: LoadedSeed) -> None:
                 end = params.get(param.range_end)
                 if end is None or end.type != param.type or param.type not in ("date", "datetime"):
                     raise loaded.error(where + ("range_end",), f"{param.range_end!r} must be another date parameter of {wf.name}")
+        for ei, effect in enumerate(wf.effects):
+            _check_effect_keys(loaded, ("workflows", wi, "effects", ei), effect)
         if wf.subject is not None:
             subject = params.get(wf.subject)
             if subject is None or subject.type != "reference":
@@ -129,6 +131,17 @@ def _unique(loaded: LoadedSeed, path: tuple, names: Iterable[str], what: str) ->
         if name in seen:
             raise loaded.error(path + (index, "name" if what != "username" else "username"), f"duplicate {what} name {name!r}")
         seen.add(name)
+
+
+def _check_effect_keys(loaded: LoadedSeed, path: tuple, effect: Any) -> None:
+    """Keys that belong to another kind of effect: a `to` beside a delete would be ignored silently.
+
+    The expressions (`to`, `values`, `when`, `for_each`, the set and delete paths) are type-checked
+    by the builder, which reports each at its own line and key as well."""
+    if effect.to is not None and effect.set is None:
+        raise loaded.error(path + ("to",), "`to` goes with `set: <row>.<field>`")
+    if effect.values is not None and effect.create is None:
+        raise loaded.error(path + ("values",), "`values` goes with `create: <entity>`")
 
 
 def _check_name(loaded: LoadedSeed, path: tuple, name: str) -> None:

@@ -199,6 +199,7 @@ BAD = [
     ("set_from_me", "{set: loan.item.status,", "{set: me.name,", "me.name", ["effects[2].set", "set needs"]),
     ("delete_a_value", "{delete: hold}", "{delete: hold.position}", "hold.position}",
      ["effects[1].delete", "delete needs a reference parameter"]),
+    ("to_beside_a_delete", "{delete: hold}", '{delete: hold, to: "1"}', 'to: "1"', ["effects[1].to", "`to` goes with `set"]),
 ]
 
 
