@@ -120,6 +120,15 @@ workflows:
       - {for_each: "h in hold where h.item == item", delete: h}
       - {set: item.status, to: "'gone'"}
       - {set: item.shelf.returns, to: "item.shelf.returns + 100", when: "notify"}
+  - name: lend_to_queue
+    label: Lend to everyone waiting
+    subject: item
+    params:
+      - {name: item, type: reference, to: item}
+    effects:
+      - for_each: "h in hold where h.item == item and h.position <= 2"
+        create: loan
+        values: {member: h.member, item: item, due_on: "today() + days(h.position * 7)", rate: "0.25"}
 """
 ANA, BO = 1, 2
 
@@ -255,6 +264,17 @@ def test_retiring_deletes_every_hold_and_the_condition_reads_a_parameter(queue_w
     assert loud.trace == [(0, 0, "rows:1"), (0, 2, "when:true")]
 
 
+def test_a_bulk_create_makes_one_row_per_selected_row(queue_world: Path) -> None:
+    spec, db = spec_of(queue_world), queue_world / "data" / "seed.db"
+    got = predict(spec, db, BO, [Step("lend_to_queue", {"item": 1})])
+    # Atlas's first two places (Ana, then Bo): a week per place; the third place (hold 4) is not selected
+    assert got.inserts == [
+        ("loan", {"member_id": ANA, "item_id": 1, "due_on": "2026-05-27", "rate": 25, "fine": 0, "open": 1}),
+        ("loan", {"member_id": BO, "item_id": 1, "due_on": "2026-06-03", "rate": 25, "fine": 0, "open": 1}),
+    ]
+    assert got.updates == {} and got.trace == [(0, 0, "rows:2")]
+
+
 def test_a_related_row_that_is_gone_is_a_server_error(queue_world: Path, tmp_path: Path) -> None:
     import sqlite3
 
@@ -275,6 +295,7 @@ CALLS = [
     ("bo", [Step("leave_queue", {"hold": 3}), Step("leave_queue", {"hold": 2})]),
     ("ana", [Step("retire", {"item": 1})]),
     ("ana", [Step("retire", {"item": 3, "notify": True})]),
+    ("bo", [Step("lend_to_queue", {"item": 1})]),
 ]
 
 
