@@ -566,3 +566,14 @@ def test_a_row_found_is_acted_on_as_it() -> None:
     assert said["report_card_lost"] == "report it lost or stolen" and said["pay_bill"] == "pay it"
     assert said["mark_paid"] == "mark it as paid" and said["set_budget_limit"] == "change budget limit for it"
     assert said["phrase:place_hold"] == "place a hold" and said["phrase:finish_repair"] == "finish a repair"
+
+
+def test_a_state_said_by_an_irregular_participle_is_no_thing_a_row_has() -> None:
+    """"Withdrawn" is a state ("withdrawn books"), never a thing a row has ("books with no
+    withdrawn"), and takes no "un-"; "Paid" takes it ("unpaid")."""
+    library = build_spec(load_seed(SEEDS.parent / "tests" / "fixtures" / "library.yaml"))
+    for value, said in (("yes", "withdrawn books"), ("no", "withdrawn set to no")):
+        q = Question("count", "book", conds=(Cond("withdrawn", value),))
+        text = render(library, Ask("read", question=q), 0)
+        assert said in text and "no withdrawn" not in text and "unwithdrawn" not in text, text
+        assert parse(library, text).question == q

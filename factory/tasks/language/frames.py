@@ -85,8 +85,9 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
     if not words or words[0] not in VERBS:
         return None
     verb, after = words[0], words[1:]
+    own_article = ""  # "Place a hold": the label's own "a" is kept where the thing is named
     if after and after[0] in _ARTICLES:
-        after = after[1:]
+        own_article, after = after[0], after[1:]
     params = {p.name: p for p in workflow.params}
     subject = workflow.subject if workflow.subject in params and params[workflow.subject].ref else None
     refs = [p for p in workflow.params if p.ref and p.name != subject]
@@ -151,8 +152,9 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
             pieces += [Piece(" the " + " ".join(after)), Piece(_ONTO[verb], subject, "subject")]
         elif after and len(settings) == 1 and verb == "set":  # "Set the low-balance alert on my account"
             pieces += [Piece(" the " + " ".join(after)), Piece(" on ", subject, "subject")]
-        else:
-            pieces += [Piece(" " + " ".join(["the", *after]) if after else ""), Piece(" for ", subject, "subject")]
+        else:  # "Place a hold": "Place a hold for the book …"; "Edit price": "Edit the price for …"
+            article = own_article if own_article in ("a", "an") else "the"
+            pieces += [Piece(" " + " ".join([article, *after]) if after else ""), Piece(" for ", subject, "subject")]
         rest_lead = " with "
     else:
         said = rf"\b{re.escape(' '.join(after))}\b"

@@ -50,7 +50,11 @@ _DATE_NOUNS = {
     "resolved": "resolution date", "released": "release date", "enrolled": "enrolment date",
 }
 # Amounts labelled by a participle that does not end in -ed ("Spent", "Paid"): "the amount spent".
-_PARTICIPLES = frozenset(["spent", "paid", "owed", "left", "due", "lent", "won", "lost", "sold", "held", "kept"])
+_PARTICIPLES = frozenset(["spent", "paid", "owed", "left", "due", "lent", "won", "lost", "sold", "held", "kept", "withdrawn",
+                          "broken", "frozen", "stolen", "taken", "written", "chosen", "shown", "sent", "built", "drawn",
+                          "given", "gone", "seen", "known", "worn", "torn", "shut", "cut"])
+# Participles that take "un-" as a state ("unpaid", "unread"); others ("withdrawn") do not.
+_UN_TAKERS = frozenset(["read", "paid", "sold", "sent", "broken", "written", "seen", "known", "spent", "won"])
 _SCALE = re.compile(r"\s*\([^)]*\)")  # "USD per unit (x10000)": a storage scale, never spoken
 _SHOWN = re.compile(r"\b(?P<mon>Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (?P<day>\d{1,2}), (?P<year>\d{4})"
                     r"(?:, (?P<time>\d{1,2}:\d{2} [AP]M))?\b")
@@ -199,12 +203,13 @@ def bool_adjective(field: FieldSpec, value: str) -> str | None:
     word = noun(field.label)
     if field.type != "bool" or not re.fullmatch(r"[a-z]+", word):
         return None
-    participle = (word.endswith("ed") and len(word) > 3) or word == "read"
-    if not (participle or word in _STATE_WORDS):
+    regular = (word.endswith("ed") and len(word) > 3) or word in _UN_TAKERS
+    if not (regular or word in _STATE_WORDS or word in _PARTICIPLES):
         return None
     if value == "yes":
-        return word
-    return "un" + word if value == "no" and participle and not word.startswith("un") else None
+        return word  # "withdrawn books"
+    # "unstarred", "unpaid"; never "unwithdrawn": that condition keeps its field's words
+    return "un" + word if value == "no" and regular and not word.startswith("un") else None
 
 
 def bool_feature(field: FieldSpec) -> str | None:
