@@ -1,4 +1,6 @@
-"""A lending library (tests/fixtures/library.yaml) built end to end: conditional effects (a late
+"""A lending library (tests/fixtures/library.yaml) built end to end: roles (members and
+librarians), computed fields and a row lookup (borrowing a book takes its first copy on the shelf,
+a refusal names how many members wait), conditional effects (a late
 return is fined, an on-time one is not; a returned or repaired copy goes to the hold shelf only
 when members wait), bulk effects (cancelling or filling a hold renumbers the queue; withdrawing a
 book retires every copy and deletes every hold) and effects on related rows (a return sets
@@ -49,9 +51,15 @@ def test_the_library_reaches_the_claims_and_task_bar(library: Path) -> None:
     ids = {c.id for c in claims.claims}
     missing = [b for b in BRANCHES if f"behaviour:{b}" not in ids]
     assert not missing, (missing, claims.unwitnessed)
-    # tasks act through the new effects too: a return, a cancelled hold, a filled hold, a withdrawal
+    # computed fields are claimed on seed rows and right after a workflow changes what they count;
+    # the lookup is claimed where it picks a copy and where it finds none
+    assert {"data:computed:book:1", "data:computed:loan:1", "behaviour:borrow_book:lookup",
+            "behaviour:borrow_book:lookup:book_copy"} <= ids, sorted(i for i in ids if "computed" in i or "lookup" in i)
+    assert any(i.startswith("data:computed:book:after:") for i in ids)
+    # tasks act through the new effects too: a return, a cancelled hold, a filled hold, a withdrawal,
+    # and a borrow whose copy the library picks
     records = (library / "tasks" / "tasks.jsonl").read_text()
-    for workflow in ("return_loan", "cancel_hold", "fill_hold", "withdraw_book"):
+    for workflow in ("return_loan", "cancel_hold", "fill_hold", "withdraw_book", "borrow_book"):
         assert f'"{workflow}"' in records, workflow
 
 
