@@ -135,7 +135,10 @@ def _entity_refs(spec: Spec) -> dict[str, dict[str, str | None]]:
 def _input_meta(item: FieldSpec | ParamSpec, refs: dict[str, dict[str, str | None]]) -> dict[str, Any]:
     """What a form widget needs to render and convert one field or parameter."""
     ref = refs.get(item.ref or "", {})
+    # a parameter the app fills in by a lookup when left empty: its empty choice says so
+    picked = {"picked": True} if isinstance(item, ParamSpec) and item.lookup else {}
     return {
+        **picked,
         "name": item.name,
         "label": item.label,
         "type": item.type,

@@ -206,3 +206,16 @@ def test_wide_lists_show_their_first_columns_and_never_repeat_a_header() -> None
     contact = mail.entity("contact")
     assert [f.name for f in list_columns(contact)[1]] == [f.name for f in contact.fields
                                                           if f.in_list and f.name != contact.display_fields[0]]
+
+
+def test_a_parameter_the_app_looks_up_says_it_is_picked_for_you() -> None:
+    """Borrowing a book takes its first copy on the shelf: the copy's empty choice says the app picks
+    it ("Picked for you", not "None"); a parameter without a lookup carries no such key."""
+    from factory.builder.build import build_spec
+    from factory.seed.loader import load_seed
+
+    library = build_spec(load_seed(Path(__file__).resolve().parents[1] / "fixtures" / "library.yaml"))
+    params = {p["name"]: p for p in view_model(library)["workflows"]["borrow_book"]["params"]}
+    assert params["book_copy"].get("picked") is True and "picked" not in params["book"]
+    runtime = (Path(__file__).resolve().parents[2] / "templates/frontend/runtime/widgets.jsx").read_text()
+    assert 'meta.picked ? "Picked for you"' in runtime

@@ -224,7 +224,7 @@ export function ReferenceField({ form, param }) {
   return (
     <Field form={form} name={param}>
       <select className="input select" value={value} onChange={onText(form, param)} {...inputProps(form, param)}>
-        <option value="">{items === null ? "Loading…" : meta.required ? "Choose…" : "None"}</option>
+        <option value="">{items === null ? "Loading…" : meta.required ? "Choose…" : meta.picked ? "Picked for you" : "None"}</option>
         {(items ?? []).map((item) => (
           <option key={item.id} value={String(item.id)}>{item.label}</option>
         ))}
