@@ -4,12 +4,14 @@ applying it in the world's git repository.
 A patch may change the generated app's own code and nothing else: the backend's Python modules and
 the frontend's source (`ALLOWED`), never the claims, the spec or the seed, the seed data or the
 code that seeds it, the invariant checker the data claims read, task records and reward programs,
-tests, or the reports (`FORBIDDEN` names the ones inside the allowed folders). The paths are
+tests, or the reports (`FORBIDDEN` names the ones inside the allowed folders), and never through a
+symbolic link made at an allowed path. The paths are
 read by git itself (`git apply --numstat`), so the check sees exactly what applying would touch.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -79,7 +81,22 @@ def touched(world: Path, diff: str, scratch: Path) -> Touched:
     if not paths:
         raise PatchError("the reply's diff changes no file (is it a unified diff with ---/+++ headers?)")
     unique = tuple(dict.fromkeys(paths))
-    return Touched(unique, tuple(p for p in unique if not allowed(p)))
+    links = _symlinks(diff)
+    return Touched(unique, tuple(p for p in unique if not allowed(p) or p in links))
+
+
+def _symlinks(diff: str) -> set[str]:
+    """Paths the diff makes symbolic links (mode 120000): a link at an allowed path could point at a
+    file a repair may never change, so it is refused like that file."""
+    found: set[str] = set()
+    current = ""
+    for line in diff.splitlines():
+        header = re.match(r"^diff --git a/(\S+) b/(\S+)$", line)
+        if header:
+            current = header[2]
+        elif re.match(r"^(?:new file mode|new mode) 120000$", line) and current:
+            found.add(current)
+    return found
 
 
 def apply(world: Path, diff: str, scratch: Path) -> None:

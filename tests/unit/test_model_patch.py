@@ -232,3 +232,15 @@ def test_a_frontend_patch_rebuilds_the_bundle_and_commits_both(tmp_path: Path, m
     assert (world / "app/frontend/dist/assets/app.js").read_text() == "export default 2;\n"
     assert (world / frontend).read_text() == "export default 2;\n"
     assert changed_paths(world) == {REPAIRS}
+
+
+def test_a_patch_that_makes_a_symbolic_link_is_refused(tmp_path: Path) -> None:
+    """A link at an allowed path ("app/backend/claims_link.py" → claims.json) is refused like its target."""
+    world = _world(tmp_path)
+    link = ("diff --git a/app/backend/claims_link.py b/app/backend/claims_link.py\n"
+            "new file mode 120000\nindex 0000000..1111111\n--- /dev/null\n+++ b/app/backend/claims_link.py\n"
+            "@@ -0,0 +1 @@\n+../../claims.json\n\\ No newline at end of file\n")
+    records, _ = _run(world, tmp_path, [Scripted({"rationale": "link it", "diff": link})])
+    [record] = records
+    assert record.outcome == "refused" and "claims_link.py" in record.note, record
+    assert not (world / "app/backend/claims_link.py").exists()
