@@ -22,7 +22,7 @@ from pathlib import Path
 
 from factory.errors import WorldError
 from factory.spec.model import Spec
-from factory.world.manifest import Manifest, read_manifest
+from factory.world.manifest import LLM_USAGE, Manifest, read_manifest
 
 SEED = "seed.yaml"
 SPEC = "spec.json"
@@ -39,7 +39,6 @@ TRIAGE = "reports/triage.json"
 TASK_TRIAGE = "reports/task_triage.json"
 MUTATION = "reports/mutation.json"
 REPAIRS = "reports/repairs.jsonl"
-LLM_USAGE = "reports/llm_usage.json"
 TASKS = "tasks/tasks.jsonl"
 TASKS_REPORT = "tasks/report.json"
 

@@ -12,6 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field
 MANIFEST_VERSION = 2
 
 
+LLM_USAGE = "reports/llm_usage.json"  # a model's tokens and cost, summed into the manifest
+
+
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -85,6 +88,18 @@ class Manifest(Strict):
     rewardgen_sandbox: str | None = Field(
         None, description="how stage two isolated reward-gen: bwrap (Linux namespaces, one task per "
                           "sandbox) or unsafe (--unsafe-sandbox: a plain process with an audit hook)")
+    llm: LLMSummary | None = Field(None, description="a model's use for this world (reports/llm_usage.json), "
+                                   "absent when no model was used")
+
+
+class LLMSummary(Strict):
+    """What a configured model cost this world, summed over every agent that asked it."""
+
+    model: str
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
 
 
 def sha256_file(path: Path) -> str:
@@ -96,7 +111,16 @@ def sha256_file(path: Path) -> str:
 
 
 def write_manifest(path: Path, manifest: Manifest) -> None:
-    path.write_text(json.dumps(manifest.model_dump(mode="json"), indent=2, sort_keys=True) + "\n")
+    """Write the manifest beside the world's files, with the model usage the world's reports hold
+    (none without a model: the manifest is then byte for byte what it was before models existed)."""
+    usage = path.parent / LLM_USAGE
+    if usage.is_file():
+        data = json.loads(usage.read_text())
+        manifest = manifest.model_copy(update={"llm": LLMSummary(**{k: data[k] for k in LLMSummary.model_fields})})
+    dumped = manifest.model_dump(mode="json")
+    if dumped.get("llm") is None:
+        dumped.pop("llm", None)
+    path.write_text(json.dumps(dumped, indent=2, sort_keys=True) + "\n")
 
 
 def read_manifest(path: Path) -> Manifest:

@@ -3,6 +3,7 @@ validation retries that show the model its error, timeouts, the reply cache, the
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from factory.llm.config import LLMConfig, load_config
 from factory.llm.errors import LLMConfigError, LLMReplyError, LLMRequestError
 from factory.llm.keep import add_usage
 from factory.world.layout import LLM_USAGE
+from factory.world.manifest import Manifest, read_manifest, write_manifest
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -174,3 +176,19 @@ def test_a_worlds_usage_adds_up_across_the_agents_that_used_a_model(tmp_path: Pa
     assert {k: (v.calls, v.prompt_tokens) for k, v in total.by_purpose.items()} == {"repair.patch": (1, 3000),
                                                                                   "seed.app": (2, 1010)}
     assert total.cost_usd == pytest.approx((4010 * 1 + 601 * 4) / 1e6)
+
+
+def test_the_manifest_records_a_models_use_and_nothing_without_one(tmp_path: Path) -> None:
+    """A world whose reports hold model usage gets it in its manifest (model, calls, tokens, cost);
+    without usage the manifest has no `llm` key at all, byte for byte as before models existed."""
+    manifest = Manifest(world="w", title="t", factory_version="0", seed_sha256="", spec_sha256="", seed_db_sha256="",
+                        stages=[], counts={}, users=1, entities=1, workflows=1, pages=1, routes=1, storyline={})
+    write_manifest(tmp_path / "manifest.json", manifest)
+    assert '"llm"' not in (tmp_path / "manifest.json").read_text()
+    (tmp_path / LLM_USAGE).parent.mkdir(parents=True)
+    (tmp_path / LLM_USAGE).write_text(json.dumps({"model": "scripted", "calls": 5, "prompt_tokens": 10084,
+                                                   "completion_tokens": 2008, "cost_usd": 0.0125, "purposes": {}}))
+    write_manifest(tmp_path / "manifest.json", manifest)
+    llm = read_manifest(tmp_path / "manifest.json").llm
+    assert llm is not None and (llm.model, llm.calls, llm.prompt_tokens, llm.completion_tokens, llm.cost_usd) == (
+        "scripted", 5, 10084, 2008, 0.0125)
