@@ -50,8 +50,8 @@ check: seed-file $(VENV)/.installed ## validate a seed without building: make ch
 serve: $(VENV)/.installed ## serve a built world (each run from the seed state; KEEP=1 keeps changes): make serve WORLD=worlds/echobank
 	$(PY) -m factory serve $(WORLD) --port $(PORT) $(if $(KEEP),--keep,)
 
-test: setup ## the whole suite (unit, integration, UI in Chromium): ~40 min on 2 cores; unit only: make test-fast
-	@echo "make test: the whole suite takes about 40 minutes on 2 cores; make test-fast runs the unit tests only (~4 min)"
+test: setup ## the whole suite (unit, integration, UI in Chromium): ~30 min on 2 cores; unit only: make test-fast
+	@echo "make test: the whole suite takes about 30 minutes on 2 cores; make test-fast runs the unit tests only (~4 min)"
 	$(PY) -m pytest -q -rs --durations=20
 
 test-fast: $(VENV)/.installed ## unit tests only (~4 min)
