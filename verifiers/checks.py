@@ -386,12 +386,13 @@ def check_answer(check: AnswerCheck, ctx: Context) -> Outcome:
     """The answer, normalised by kind, matches one of the acceptable values."""
     results = [match_answer(check.kind, list(e) if isinstance(e, tuple) else e, ctx.answer,
                             tolerance=check.tolerance, aliases=check.aliases,
-                            item_kind=check.item_kind) for e in check.one_of]
+                            item_kind=check.item_kind, currency=check.currency or None)
+               for e in check.one_of]
     hit = next((m for m in results if m.matched), None)
     first = hit or results[0]
     expected = jsonable(check.one_of[0] if len(check.one_of) == 1 else list(check.one_of))
     evidence = {"kind": check.kind, "expected": expected, "answer": jsonable(ctx.answer),
-                "normalised": jsonable(first.normalised)}
+                "normalised": jsonable(first.normalised), **({"currency": check.currency} if check.currency else {})}
     if hit:
         return Outcome(True, f"answer reads as {jsonable(hit.normalised)!r}", evidence)
     evidence["reason"] = first.reason

@@ -191,6 +191,9 @@ class AnswerCheck(Check):
     tolerance: float | None = None
     aliases: tuple[str, ...] = ()
     item_kind: str = "text"
+    # The ISO code an amount of money is read in ("EUR": "€12.50" matches, "$12.50" does not);
+    # empty for US dollars, as programs without the key have always meant.
+    currency: str = ""
 
     def to_dict(self) -> dict[str, object]:
         out = super().to_dict()

@@ -31,7 +31,8 @@ generated worlds), so deltas and values are written in those units.
   optional `db` (default "final") and `ordered` (default false: rows compare as a multiset).
 - `answer`: `kind` and either `expected` or `one_of` (a list of acceptable expected values);
   optional `tolerance` (number and money; money's default is half a cent), `aliases`,
-  `item_kind` (list: the kind of each item, default text). Kinds and their expected values:
+  `item_kind` (list: the kind of each item, default text), `currency` (money: the ISO code the
+  amount is read in, e.g. "EUR"; default US dollars). Kinds and their expected values:
   `number` and `money` (a JSON number; money in display units), `date` (ISO "YYYY-MM-DD"),
   `bool` (true/false), `text` (free text such as an enum value or a name; `aliases` adds further
   accepted spellings), `label` (a row: `expected` is its display label as the app shows it,
@@ -340,6 +341,9 @@ def _load_sql(f: _Fields, common: dict[str, Any]) -> Check:
                     ordered=f.flag("ordered", False))
 
 
+CURRENCY_CODE = re.compile(r"[A-Z]{3}")
+
+
 def _load_answer(f: _Fields, common: dict[str, Any]) -> Check:
     kind = f.choice("kind", ANSWER_KINDS)
     item_kind = f.choice("item_kind", ITEM_KINDS, default="text")
@@ -374,8 +378,14 @@ def _load_answer(f: _Fields, common: dict[str, Any]) -> Check:
             f.problem("aliases", f"must be a list of non-empty strings, not {aliases_raw!r}")
         else:
             aliases = tuple(aliases_raw)
+    currency = f.string("currency", required=False).upper()
+    if currency and not CURRENCY_CODE.fullmatch(currency):
+        f.problem("currency", f"must be a three-letter ISO code such as 'EUR', not {currency!r}")
+    elif (currency and kind not in ("money", "list")) or (kind == "list" and currency and item_kind != "money"):
+        f.problem("currency", "applies only to amounts of money (kind 'money', or a list of them)")
     return AnswerCheck(**common, kind=kind, one_of=tuple(_freeze(v) for v in values),
-                       tolerance=tolerance, aliases=aliases, item_kind=item_kind)
+                       tolerance=tolerance, aliases=aliases, item_kind=item_kind,
+                       currency="" if currency == "USD" else currency)
 
 
 def _freeze(value: object) -> object:

@@ -18,6 +18,7 @@ from factory.builder.derived import (
     computed_field,
     lookup_param,
     message_code,
+    param_currency,
     reads_computed,
     stored_seed,
 )
@@ -246,6 +247,7 @@ class _Builder(EffectCompiler):
             max_length=p.max_length, default=p.default,
             widget=widget,  # type: ignore[arg-type]  # a widget name: date_range or one from _WIDGETS
             range_end=p.range_end, range_of=ends.get(p.name), where_py=where_py, where=p.where,
+            currency=param_currency(wf, p, self.entities),
         )
 
     def _workflow(self, wi: int, wf: WorkflowDef) -> WorkflowSpec:

@@ -16,7 +16,7 @@ from factory.expr.syntax import Attr, Name, Node, Query, parse
 from factory.expr.template import Hole, display_kind, has_holes, split_template
 from factory.expr.typecheck import Schema, Scope, Type, check, field_type
 from factory.seed.loaded import LoadedSeed
-from factory.seed.model import EntityDef, FieldDef, ParamDef, Seed
+from factory.seed.model import EntityDef, FieldDef, ParamDef, Seed, WorkflowDef
 from factory.spec.model import FieldSpec
 
 
@@ -87,6 +87,27 @@ def money_field(node: Node, entities: dict[str, EntityDef]) -> FieldDef | None:
         return None
     entity = entities.get(node.obj.type.entity or "")
     return next((f for f in entity.fields if f.name == node.name), None) if entity else None
+
+
+def param_currency(wf: WorkflowDef, param: ParamDef, entities: dict[str, EntityDef]) -> str | None:
+    """The currency of a money parameter: its own, else that of the one field with a currency of
+    its own which an effect stores it in unchanged (`set: item.price, to: price`, or a created
+    row's `price: price`), so the form and the tasks write "£14" where the app will show £14."""
+    if param.type != "money" or param.currency is not None:
+        return param.currency
+    targets = {p.name: entities.get(p.to or "") for p in wf.params if p.type == "reference"}
+    found: set[str] = set()
+    for effect in wf.effects:
+        fields: list[FieldDef] = []
+        if effect.set is not None and (effect.to or "").strip() == param.name:
+            var, _, name = effect.set.partition(".")
+            entity = targets.get(var)
+            fields += [f for f in (entity.fields if entity else []) if f.name == name]
+        if effect.create is not None and effect.create in entities:
+            stored = {name for name, value in (effect.values or {}).items() if value.strip() == param.name}
+            fields += [f for f in entities[effect.create].fields if f.name in stored]
+        found |= {f.currency for f in fields if f.currency}
+    return found.pop() if len(found) == 1 else None
 
 
 def _currency_code(node: Node, gen: PyGen, entities: dict[str, EntityDef]) -> str | None:

@@ -268,6 +268,8 @@ def _workflow_view(workflow: WorkflowSpec, refs: dict[str, dict[str, str | None]
             # Workflow references offer only the rows the workflow accepts, not the whole table.
             meta["optionsUrl"] = f"{api}/options/{param.name}"
         meta.update({"key": param.name, "rangeEnd": param.range_end, "rangeOf": param.range_of})
+        if param.currency:  # only then: a world without currencies keeps its frontend bytes
+            meta["currency"] = param.currency
         params.append(meta)
     return {
         "name": workflow.name,

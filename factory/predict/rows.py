@@ -118,8 +118,9 @@ class UserView:
 
         return _FIELD.sub(value, spec.display)
 
-    def value_text(self, entity: str, field: str, raw: Any) -> str:
-        """A stored value as an instruction writes it (without quotes)."""
+    def value_text(self, entity: str, field: str, raw: Any, row: Row | None = None) -> str:
+        """A stored value as an instruction writes it (without quotes); `row` says the currency
+        of an amount whose row names it ("€12.50")."""
         f = self.field(entity, field)
         if raw is None:
             return ""
@@ -127,7 +128,7 @@ class UserView:
             target = self.row(f.ref, raw)
             return self.label(f.ref, target) if target else str(raw)
         if f.type == "money":
-            return money_text(raw)
+            return money_label(raw, currency_of(f, row))
         if f.type == "date":
             return date_text(raw)
         if f.type == "datetime":

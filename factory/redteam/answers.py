@@ -155,7 +155,7 @@ def candidates(spec: Spec, db: Path, case: Case, expected: Expected) -> list[Any
             for f in world.entity(entity).fields:
                 if f.type in _FIELD_TYPES.get(kind, ()):
                     if kind in NAME_KINDS:
-                        pools.append([world.value_text(entity, f.name, r.get(f.column)) for r in rows])
+                        pools.append([world.value_text(entity, f.name, r.get(f.column), r) for r in rows])
                     else:
                         pools.append([_stored(kind, r.get(f.column)) for r in rows if r.get(f.column) is not None])
             for pool in pools:

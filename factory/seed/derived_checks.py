@@ -27,9 +27,14 @@ def check_derived(loaded: LoadedSeed) -> None:
         _check_uses(loaded, ei, entity)
     for wi, wf in enumerate(seed.workflows):
         for pi, param in enumerate(wf.params):
+            where = ("workflows", wi, "params", pi)
+            if param.currency is not None and param.type != "money":
+                raise loaded.error(where + ("currency",), f"`currency` applies to money parameters, not {param.type}")
+            if param.currency is not None and param.currency not in CURRENCIES:
+                raise loaded.error(where + ("currency",), f"unknown currency {param.currency!r} "
+                                                         f"(known: {', '.join(sorted(CURRENCIES))})")
             if param.lookup is None:
                 continue
-            where = ("workflows", wi, "params", pi)
             if param.type != "reference":
                 raise loaded.error(where + ("lookup",), "`lookup` only applies to reference parameters")
             if param.default is not None:

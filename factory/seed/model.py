@@ -119,6 +119,8 @@ class ParamDef(Strict):
     max_length: int | None = None
     default: Any = None
     range_end: str | None = Field(None, description="dates: the parameter holding the end of a range picked with this one")
+    currency: str | None = Field(None, description="money: the ISO code of the amount's currency (absent: the currency of "
+                                 "the field an effect sets from it, else USD)")
     where: str | None = Field(None, description="references: an expression over `it` limiting the offered rows")
     lookup: str | None = Field(None, description="references: a row lookup (`first(c in copy where c.book == book)`) "
                                "that gives the row when the call leaves the parameter out; the form does not ask")

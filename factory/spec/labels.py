@@ -28,6 +28,16 @@ def money_label(cents: Any, currency: str | None = None) -> str:
     return f"{'-' if value < 0 else ''}{symbol}{abs(value) / 100:,.2f}"
 
 
+def currency_in(text: str) -> str | None:
+    """The ISO code of the symbol an amount as the app writes it starts with ("€12.50" → "EUR",
+    "-CA$5.00" → "CAD"); None for US dollars or no known symbol."""
+    body = text.strip().removeprefix("-")
+    for code, symbol in sorted(CURRENCIES.items(), key=lambda item: -len(item[1])):
+        if body.startswith(symbol):
+            return None if code == "USD" else code
+    return None
+
+
 def enum_label(value: Any) -> str:
     """"suspicious_activity" → "Suspicious activity"."""
     text = str(value).replace("_", " ")
@@ -62,12 +72,11 @@ def datetime_label(value: Any) -> str:
 def currency_of(field: Any, row: dict[str, Any] | None) -> str | None:
     """The currency a money field's value is in: its own `currency`, the row's `currency_field`, else
     None (USD). `field` is a seed or spec field; `row` maps columns to stored values."""
-    if getattr(field, "currency", None):
-        return str(field.currency)
+    code = getattr(field, "currency", None)
     name = getattr(field, "currency_field", None)
-    if name and row is not None and row.get(name):
-        return str(row[name])
-    return None
+    if not code and name and row is not None:
+        code = row.get(name)
+    return None if not code or code == "USD" else str(code)  # one spelling of dollars: None
 
 
 def value_label(kind: str | None, raw: Any, currency: str | None = None) -> str:

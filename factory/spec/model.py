@@ -146,8 +146,9 @@ class ParamSpec(Strict):
     where: str | None = Field(None, description="option filter as written in the seed (`it` is the row)")
     lookup: str | None = Field(None, description="a row lookup (`first(...)`) giving the row when the call leaves it out")
     lookup_py: str | None = Field(None, description="the compiled lookup")
+    currency: str | None = Field(None, description="money: the ISO code of the amount's currency (absent: USD)")
 
-    UNUSED_OMITTED: ClassVar[frozenset[str]] = frozenset({"lookup", "lookup_py"})
+    UNUSED_OMITTED: ClassVar[frozenset[str]] = frozenset({"lookup", "lookup_py", "currency"})
 
 
 class CheckSpec(Strict):

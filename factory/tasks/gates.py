@@ -26,13 +26,22 @@ from typing import Any
 from episodes.dbfiles import copy_db
 from factory.errors import PredictionError
 from factory.predict.effects import predict
-from factory.predict.rows import UserView, date_text, money_text
+from factory.predict.rows import UserView, date_text
 from factory.runtime.client import Backend
 from factory.runtime.patch import apply_patch, make_patch
 from factory.runtime.step import Step
+from factory.spec.labels import money_label
 from factory.spec.model import ParamSpec, Spec, WorkflowSpec
 from factory.tasks.draft import Draft
-from factory.tasks.hard_negatives import key_text, nudge, other_value, skippable, uses_task_value, wrong_answer
+from factory.tasks.hard_negatives import (
+    key_text,
+    nudge,
+    other_value,
+    skippable,
+    uses_task_value,
+    wrong_answer,
+    wrong_currency,
+)
 from factory.tasks.language.answer import Answer, phone_text
 from factory.tasks.setupgen import run_golden
 from verifiers.changes import DbDiff, RowChange, TableDiff
@@ -74,12 +83,12 @@ class Counterfactual:
 
 def answer_text(found: Answer | None) -> str | None:
     """The reference answer as a person would type it (so normalisation is exercised too):
-    money "$1,234.50", dates "June 5, 2026", yes/no, phone numbers "(520) 790-7206 ext. 229",
+    money "$1,234.50" (or "€1,234.50" in its currency), dates "June 5, 2026", yes/no, phone numbers "(520) 790-7206 ext. 229",
     a row by its label as the app shows it, an email address and free text as stored."""
     if found is None:
         return None
-    if found.kind == "money":
-        return money_text(round(found.value * 100))
+    if found.kind == "money":  # in the amount's own currency: "€12.50"
+        return money_label(round(found.value * 100), found.currency)
     if found.kind == "date":
         return date_text(found.value)
     if found.kind == "bool":
@@ -135,7 +144,8 @@ class GateRunner:
             assert draft.answer is not None and draft.ask.question is not None
             wrong = wrong_answer(draft.answer, self.world, draft.user_id, draft.ask.question.entity)
             # No note: the grade's explanation already quotes the answer it read.
-            return [Counterfactual("wrong_answer", initial, wrong), Counterfactual("empty_answer", initial, "")]
+            return [Counterfactual("wrong_answer", initial, wrong), Counterfactual("empty_answer", initial, ""),
+                    *self._wrong_currency(draft, initial)]
         golden_diff = diff_databases(initial, golden)  # what the task changes: several need it
         negatives = [
             self._wrong_target(draft, initial),
@@ -151,7 +161,14 @@ class GateRunner:
         ref = answer_text(draft.answer)
         wrong = wrong_answer(draft.answer, self.world, draft.user_id, draft.ask.question.entity)
         return [replace(cf, answer=ref) for cf in negatives] + [
-            Counterfactual("wrong_answer", golden, wrong), Counterfactual("empty_answer", golden, "")]
+            Counterfactual("wrong_answer", golden, wrong), Counterfactual("empty_answer", golden, ""),
+            *self._wrong_currency(draft, golden)]
+
+    @staticmethod
+    def _wrong_currency(draft: Draft, state: Path) -> list[Counterfactual]:
+        """The right amount written in dollars where it is in another currency."""
+        text = wrong_currency(draft.answer) if draft.answer is not None else None
+        return [Counterfactual("wrong_currency", state, text)] if text else []
 
     def _workflow(self, name: str) -> WorkflowSpec:
         """The spec's workflow of that name."""

@@ -11,10 +11,19 @@ import datetime as dt
 import re
 from typing import Any
 
-from factory.predict.rows import UserView, date_text, money_text
+from factory.predict.rows import UserView, date_text
+from factory.spec.labels import money_label
 from factory.spec.model import ParamSpec
 from factory.tasks.language.answer import Answer, phone_text
 from verifiers.answers import normalize_text
+
+
+def wrong_currency(found: Answer) -> str | None:
+    """The right amount in the wrong currency ("$12.50" for €12.50), for an amount that is not in
+    US dollars: the number alone must not score."""
+    if found.kind != "money" or not found.currency:
+        return None
+    return money_label(round(found.value * 100), None)
 
 
 def wrong_answer(found: Answer, world: UserView, user_id: int, entity: str) -> str:
@@ -22,7 +31,7 @@ def wrong_answer(found: Answer, world: UserView, user_id: int, entity: str) -> s
     polarity, another phone number or email address, another of the user's rows (a label:
     another row of the entity the label belongs to, named by none of the answer's names)."""
     if found.kind == "money":
-        return money_text(round(found.value * 100) + 137)
+        return money_label(round(found.value * 100) + 137, found.currency)
     if found.kind == "number":
         return str(found.value + 1)
     if found.kind == "date":
@@ -102,4 +111,4 @@ def uses_task_value(source: str, params: list[ParamSpec]) -> bool:
     return any(p.name in words for p in params if not p.ref)
 
 
-__all__ = ["key_text", "nudge", "other_value", "skippable", "uses_task_value", "wrong_answer"]
+__all__ = ["key_text", "nudge", "other_value", "skippable", "uses_task_value", "wrong_answer", "wrong_currency"]

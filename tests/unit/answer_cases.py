@@ -144,6 +144,36 @@ def money_cases() -> Iterator[Case]:
             yield Case("money", amount, foreign, False, "another currency or sign")
 
 
+# An amount in another currency (`currency` on the check): its own marks score, a dollar sign
+# (or a third currency's mark) voids it; the symbol, the code, the unit words and the minor unit.
+FOREIGN = {
+    "EUR": (lambda v: [f"\u20ac{v:,.2f}", f"{v:,.2f} EUR", f"EUR {v:,.2f}", f"{v:.2f} euros",
+                       f"{v:,.2f}"], ["$", "\u00a3"]),
+    "GBP": (lambda v: [f"\u00a3{v:,.2f}", f"{v:,.2f} GBP", f"{v:.2f} pounds", f"{v:,.2f}"],
+            ["$", "\u20ac"]),
+    "CAD": (lambda v: [f"CA${v:,.2f}", f"${v:,.2f}", f"{v:,.2f} CAD", f"{v:.2f} dollars"],
+            ["US$", "\u20ac"]),
+}
+
+
+def foreign_money_cases() -> Iterator[Case]:
+    for code, (forms_of, foreign_marks) in FOREIGN.items():
+        options: dict[str, object] = {"currency": code}
+        for amount in (0.5, 14.0, 1234.5):
+            forms = forms_of(amount)
+            for wrapper, answer in _wrap(MONEY_ACCEPT, forms):
+                yield Case("money", amount, answer, True, f"{code} {wrapper}", options)
+            for wrapper in MONEY_VOID[:12]:
+                yield Case("money", amount, wrapper.format(v=forms[0], w=""), False, f"{code} {wrapper}", options)
+            for mark in foreign_marks:
+                yield Case("money", amount, f"{mark}{amount:,.2f}", False, f"{code} in {mark}", options)
+            yield Case("money", amount, forms_of(round(amount + 0.01, 2))[0], False, f"{code} a cent off", options)
+    yield Case("money", 0.5, "50p", True, "GBP pence", {"currency": "GBP"})
+    yield Case("money", 3.2, "3 pounds 20p", True, "GBP pounds and pence", {"currency": "GBP"})
+    yield Case("money", 12.5, "12 euros and 50 cents", True, "EUR euros and cents", {"currency": "EUR"})
+    yield Case("money", 12.5, "12.50 dollars", False, "EUR in dollars", {"currency": "EUR"})
+
+
 # ---------------------------------------------------------------- dates ------------------------
 def date_forms(iso: str) -> list[str]:
     day = dt.date.fromisoformat(iso)
@@ -793,4 +823,4 @@ GENERATORS: dict[str, Callable[[], Iterator[Case]]] = {
 def all_cases() -> list[Case]:
     """Every case of every kind, in a fixed order, the hand-written adversaries last."""
     return [case for generate in GENERATORS.values() for case in generate()] + list(
-        adversarial_cases())
+        foreign_money_cases()) + list(adversarial_cases())

@@ -130,6 +130,8 @@ def _program(check: dict[str, object]) -> dict[str, object]:
     {"kind": "number", "expected": 3}, {"kind": "money", "expected": 169.77, "tolerance": 0.01},
     {"kind": "date", "expected": "2026-06-05"}, {"kind": "bool", "expected": False},
     {"kind": "list", "item_kind": "money", "expected": [20, 1234.5]},
+    {"kind": "money", "expected": 12.5, "currency": "EUR"},
+    {"kind": "list", "item_kind": "money", "expected": [20, 1234.5], "currency": "GBP"},
 ])
 def test_answer_kinds_load_and_round_trip(check: dict[str, object]) -> None:
     program = load_reward(_program(check))
@@ -147,6 +149,9 @@ def test_answer_kinds_load_and_round_trip(check: dict[str, object]) -> None:
     ({"kind": "label", "expected": "X", "tolerance": 1}, ["'tolerance'", "label"]),
     ({"kind": "list", "item_kind": "label", "expected": ["X"]}, ["'item_kind'"]),
     ({"kind": "name", "expected": "X"}, ["'kind'", "label", "phone", "email"]),
+    ({"kind": "money", "expected": 5, "currency": "euro"}, ["'currency'", "ISO code"]),
+    ({"kind": "number", "expected": 5, "currency": "EUR"}, ["'currency'", "money"]),
+    ({"kind": "list", "item_kind": "date", "expected": ["2026-01-02"], "currency": "EUR"}, ["'currency'", "money"]),
 ])
 def test_bad_answer_checks_are_refused_with_the_field_named(check: dict[str, object],
                                                              names: list[str]) -> None:

@@ -4,7 +4,8 @@ One reader per kind locates the candidate values of that kind in the folded answ
 them to `assertion.assess`, which decides which one (if any) the answer asserts; the asserted
 value is then compared with the expected one in the kind's canonical form. Kinds:
 
-- number, money: floats (money in display units, default tolerance half a cent);
+- number, money: floats (money in display units, default tolerance half a cent, in the check's
+  currency: US dollars unless it names another);
 - date: ISO day (a date without a year takes the expected year);
 - bool: True/False;
 - phone: international digits plus extension; email: case-folded address;
@@ -22,11 +23,12 @@ from datetime import date
 
 from verifiers.answers.assertion import Reading, Rules, Span, assess
 from verifiers.answers.contacts import emails, phone_key, phones
+from verifiers.answers.currencies import other_currency
 from verifiers.answers.dates import dates, times
 from verifiers.answers.folding import fold, name_tokens, normalize_text, unwrap
 from verifiers.answers.lists import list_candidates
 from verifiers.answers.names import find_names
-from verifiers.answers.numbers import OTHER_CURRENCY, quantities
+from verifiers.answers.numbers import quantities
 from verifiers.answers.truth import polarities
 
 Answer = str | int | float | bool | Sequence[object] | None
@@ -67,22 +69,23 @@ def _dates_and_times(text: str) -> list[tuple[int, int]]:
     return found + [t for t in times(text) if not any(s < t[1] and t[0] < e for s, e in found)]
 
 
-def read_quantity(answer: str, money: bool) -> Reading:
-    """The number (or amount of money) an answer asserts."""
+def read_quantity(answer: str, money: bool, currency: str | None = None) -> Reading:
+    """The number (or amount of money, in `currency`: an ISO code, None for US dollars) an
+    answer asserts."""
     text = unwrap(fold(answer))
     if money and len(text) > 2 and text[0] == "(" and text[-1] == ")":
-        inner = read_quantity(text[1:-1], money=True)  # accounting: "(12.50)" is -12.50
+        inner = read_quantity(text[1:-1], money=True, currency=currency)  # accounting: "(12.50)" is -12.50
         if isinstance(inner.value, float):
             return Reading(-inner.value)
     others = _dates_and_times(text)
     blanked = _blank(text, others)
-    found = quantities(blanked)
+    found = quantities(blanked, currency if money else None)
     if money:
-        if OTHER_CURRENCY.search(blanked):
+        if other_currency(currency).search(blanked):
             return Reading(None, "the amount is in another currency")
-        marked = [q for q in found if q.dollars]
+        marked = [q for q in found if q.marked]
         if marked:  # "Main Checking ··8488 has $20": the bare number names the account
-            others += [(q.start, q.end) for q in found if not q.dollars]
+            others += [(q.start, q.end) for q in found if not q.marked]
             found = marked
     spans = [Span(q.start, q.end, q.value) for q in found]
     return assess(text, spans, _MONEY if money else _NUMBER, others)
@@ -151,9 +154,9 @@ def normalize_number(text: str) -> float | None:
     return value if isinstance(value, float) else None
 
 
-def normalize_money(text: str) -> float | None:
+def normalize_money(text: str, currency: str | None = None) -> float | None:
     """The one amount an answer asserts, in display units, or None."""
-    value = read_quantity(text, money=True).value
+    value = read_quantity(text, money=True, currency=currency).value
     return value if isinstance(value, float) else None
 
 
@@ -199,9 +202,9 @@ def _close(a: float, b: float, tolerance: float) -> bool:
     return abs(a - b) <= tolerance + 1e-9
 
 
-def _read(kind: str, text: str, default_year: int | None) -> Reading:
+def _read(kind: str, text: str, default_year: int | None, currency: str | None = None) -> Reading:
     if kind in ("number", "money"):
-        return read_quantity(text, money=kind == "money")
+        return read_quantity(text, money=kind == "money", currency=currency)
     if kind == "date":
         return read_date(text, default_year)
     if kind == "bool":
@@ -238,15 +241,15 @@ def _as_text(answer: Answer) -> str | Sequence[object]:
 
 
 def _item_matches(item_kind: str, item: str, want: object, tolerance: float,
-                  default_year: int | None) -> bool:
+                  default_year: int | None, currency: str | None) -> bool:
     if item_kind in ("text", "label"):
         return read_name(item, [str(want)]).value is True
-    got = _read(item_kind, item, default_year).value
+    got = _read(item_kind, item, default_year, currency).value
     return got is not None and _equal(item_kind, got, want, tolerance)
 
 
 def _match_list(expected: Sequence[object], answer: str | Sequence[object], item_kind: str,
-                tolerance: float) -> Match:
+                tolerance: float, currency: str | None) -> Match:
     year = _default_year(item_kind, list(expected))
     first: list[str] = []
     for index, items in enumerate(list_candidates(answer, item_kind)):
@@ -257,7 +260,7 @@ def _match_list(expected: Sequence[object], answer: str | Sequence[object], item
         # Every item asserts an expected value, and every expected value is asserted (a set:
         # repeating an item is not an error).
         hits = [[j for j, want in enumerate(expected)
-                 if _item_matches(item_kind, item, want, tolerance, year)] for item in items]
+                 if _item_matches(item_kind, item, want, tolerance, year, currency)] for item in items]
         if all(hits) and {j for h in hits for j in h} == set(range(len(expected))):
             return Match(True, items)
     return Match(False, first, "the items differ from the expected ones (or one asserts "
@@ -265,8 +268,9 @@ def _match_list(expected: Sequence[object], answer: str | Sequence[object], item
 
 
 def match_answer(kind: str, expected: object, answer: Answer, *, tolerance: float | None = None,
-                 aliases: Sequence[str] = (), item_kind: str = "text") -> Match:
-    """Whether `answer` asserts `expected` (a value as written in a reward program)."""
+                 aliases: Sequence[str] = (), item_kind: str = "text", currency: str | None = None) -> Match:
+    """Whether `answer` asserts `expected` (a value as written in a reward program); an amount of
+    money is read in `currency` (an ISO code; None: US dollars)."""
     if answer is None or (isinstance(answer, str) and not answer.strip()) or (
             isinstance(answer, Sequence) and not isinstance(answer, str) and not answer):
         return Match(False, None, "no answer was given")
@@ -282,7 +286,7 @@ def match_answer(kind: str, expected: object, answer: Answer, *, tolerance: floa
     value_kind = item_kind if kind == "list" else kind
     tol = default_tolerance(value_kind) if tolerance is None else tolerance
     if kind == "list":
-        return _match_list(list(expected), given, item_kind, tol)  # type: ignore[call-overload]  # a list: loaded as one
+        return _match_list(list(expected), given, item_kind, tol, currency)  # type: ignore[call-overload]  # a list: loaded as one
     text = given if isinstance(given, str) else ", ".join(str(a) for a in given)
     if kind in ("text", "label"):
         names = [str(expected), *aliases]
@@ -290,7 +294,7 @@ def match_answer(kind: str, expected: object, answer: Answer, *, tolerance: floa
         if reading.value is True:
             return Match(True, normalize_text(text))
         return Match(False, normalize_text(text), reading.reason)
-    reading = _read(kind, text, _default_year(kind, expected))
+    reading = _read(kind, text, _default_year(kind, expected), currency)
     if reading.value is None:
         return Match(False, None, reading.reason)
     ok = _equal(kind, reading.value, expected, tol)

@@ -24,6 +24,7 @@ class Answer:
     value: Any
     aliases: tuple[str, ...] = ()
     rows: tuple[int, ...] = ()  # the rows the answer comes from (grounding evidence)
+    currency: str | None = None  # money: the ISO code of the amount (None: US dollars)
 
 
 def phone_text(value: str, change_last_digit: bool = False) -> str:

@@ -386,7 +386,7 @@ def _pattern(spec: Spec, template: tuple[tuple[str, str], ...], slots: dict[str,
 
 def literal_kind(written: str) -> str:
     """money, int or quoted: how a literal of a form is written."""
-    return "money" if written.startswith("$") else "int" if written.isdigit() else "quoted"
+    return "money" if MONEY.match(written) else "int" if written.isdigit() else "quoted"
 
 
 def render_intent(form: IntentForm, slot_texts: dict[str, str], literal_texts: list[str],

@@ -14,6 +14,7 @@ from typing import Any
 from factory.errors import TaskError
 from factory.predict.rows import Row, UserView, enum_text
 from factory.runtime.step import Step
+from factory.spec.labels import currency_of
 from factory.spec.model import ParamSpec, WorkflowSpec
 from factory.tasks.language.answer import Answer
 from factory.tasks.language.asks import ONLY, Ask, Cond, Question, RefText
@@ -40,7 +41,7 @@ def _shows(world: UserView, entity: str, field: str, want: str, row: Row) -> boo
     """Whether the row's `field` reads `want`: as the app shows it ("$5.00", "June 5, 2026") or
     as stored ("5", "2026-06-05")."""
     raw = row.get(world.field(entity, field).column)
-    return raw is not None and want in (_norm(world.value_text(entity, field, raw)), _norm(str(raw)))
+    return raw is not None and want in (_norm(world.value_text(entity, field, raw, row)), _norm(str(raw)))
 
 
 def find_rows(world: UserView, entity: str, user_id: int, ref: RefText) -> list[Row]:
@@ -94,7 +95,7 @@ def qualified_name(world: UserView, entity: str, row: Row, user_id: int) -> str 
         raw = row.get(world.field(entity, f).column)
         if raw is None or raw == "":
             continue
-        text = world.value_text(entity, f, raw)
+        text = world.value_text(entity, f, raw, row)
         text = text.lower() if world.field(entity, f).type == "enum" else text
         named = find_rows(world, entity, user_id, RefText(f"{label}, {text}"))
         if [r["id"] for r in named] == [row["id"]] and '"' not in text:
@@ -244,11 +245,11 @@ def label_names(world: UserView, entity: str, row: Row, user_id: int) -> tuple[s
         main_field = spec.display_fields[0]
         column = world.field(entity, main_field).column
         raw = row.get(column)
-        main = "" if raw is None or raw == "" else world.value_text(entity, main_field, raw)
+        main = "" if raw is None or raw == "" else world.value_text(entity, main_field, raw, row)
         key = normalize_text(main)
         taken = {normalize_text(world.label(entity, r)) for r in world.visible(entity, user_id)
                  if r["id"] != row["id"]}
-        taken |= {normalize_text(world.value_text(entity, main_field, r[column]))
+        taken |= {normalize_text(world.value_text(entity, main_field, r[column], r))
                   for r in world.visible(entity, user_id)
                   if r["id"] != row["id"] and r.get(column) not in (None, "")}
         if key and key != normalize_text(label) and key not in taken:
@@ -264,11 +265,12 @@ def row_answer(world: UserView, entity: str, row: Row, user_id: int, rows: tuple
     return Answer("label", world.label(entity, row), label_names(world, entity, row, user_id), rows)
 
 
-def _answer_of(world: UserView, entity: str, field: str, raw: Any, user_id: int, row_id: int) -> Answer:
+def _answer_of(world: UserView, entity: str, field: str, row: Row, user_id: int) -> Answer:
     f = world.field(entity, field)
-    rows = (row_id,)
+    raw = row[f.column]
+    rows = (row["id"],)
     if f.type == "money":
-        return Answer("money", raw / 100, (), rows)
+        return Answer("money", raw / 100, (), rows, currency_of(f, row))
     if f.type == "int":
         return Answer("number", raw, (), rows)
     if f.type == "date":
@@ -300,7 +302,7 @@ def answer(world: UserView, q: Question, user_id: int) -> Answer:
         raw = row.get(world.field(q.entity, q.field).column)
         if raw is None or raw == "":
             raise UnresolvedError(f"the {q.field} of {q.target.text!r} is empty")
-        return _answer_of(world, q.entity, q.field, raw, user_id, row["id"])
+        return _answer_of(world, q.entity, q.field, row, user_id)
     rows = select(world, q, user_id)
     ids = tuple(r["id"] for r in rows)
     if q.op == "count":
@@ -313,7 +315,12 @@ def answer(world: UserView, q: Question, user_id: int) -> Answer:
         total = sum(r.get(f.column) or 0 for r in rows)
         if not rows:
             raise UnresolvedError("no rows meet the conditions")
-        return Answer("money", total / 100, (), ids) if f.type == "money" else Answer("number", total, (), ids)
+        if f.type != "money":
+            return Answer("number", total, (), ids)
+        if len({currency_of(f, r) for r in rows}) > 1:
+            raise AmbiguousError(f"the {q.field} amounts are in several currencies: they do not add up")
+        # `comparable` let only amounts in one currency be added up
+        return Answer("money", total / 100, (), ids, currency_of(f, rows[0]))
     row = extreme(world, q, user_id)
     return row_answer(world, q.entity, row, user_id, (row["id"],))
 

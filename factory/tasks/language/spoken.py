@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from factory.spec.labels import CURRENCIES
 from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language.asks import Cond
 
@@ -167,11 +168,13 @@ def spoken_label(label: str, year: str | None = None) -> str:
     return _SHOWN.sub(shown, _ISO.sub(words, label))
 
 
-def money_words(cents: int) -> str:
-    """An amount as people write it: "$10", "$1,250", "$12.50" (cents only when there are some)."""
+def money_words(cents: int, currency: str | None = None) -> str:
+    """An amount as people write it: "$10", "$1,250", "$12.50" (cents only when there are some);
+    in another currency with its symbol, "€12.50", "£14"."""
     sign = "-" if cents < 0 else ""
     whole, part = divmod(abs(int(cents)), 100)
-    return f"{sign}${whole:,}" + (f".{part:02d}" if part else "")
+    symbol = CURRENCIES.get(currency or "USD", "$")
+    return f"{sign}{symbol}{whole:,}" + (f".{part:02d}" if part else "")
 
 
 def entity_noun(entity: EntitySpec) -> str:

@@ -1,4 +1,4 @@
-"""Values in instructions: how an API value is written (`$1,250.00`, `June 5, 2026`, `yes`,
+"""Values in instructions: how an API value is written (`$1,250.00`, `€12.50`, `June 5, 2026`, `yes`,
 `"travel"`) and how a written value is scanned and read back.
 
 Both the renderer and the parser of the instruction language (`phrasing.py`), and the seed's own
@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from factory.predict.rows import date_text, enum_text
+from factory.spec.labels import CURRENCIES
 from factory.spec.model import ParamSpec
 from factory.tasks.language.asks import ONLY, ParseError, RefText
 from factory.tasks.language.spoken import money_words
@@ -21,13 +22,14 @@ def param_text(param: ParamSpec, value: Any) -> str:
     """How an instruction writes an API-level value of `param` (references are RefTexts)."""
     if isinstance(value, RefText):
         return value.text if value.by == ONLY else f'"{value.text}"'
-    return field_value_text(param.type, value)
+    return field_value_text(param.type, value, param.currency)
 
 
-def field_value_text(kind: str, value: Any) -> str:
-    """A value as written, by type: money, dates and numbers bare, yes/no, the rest quoted."""
+def field_value_text(kind: str, value: Any, currency: str | None = None) -> str:
+    """A value as written, by type: money (in `currency`, US dollars when None), dates and
+    numbers bare, yes/no, the rest quoted."""
     if kind == "money":
-        return money_words(int(value))
+        return money_words(int(value), currency)
     if kind == "date":
         return date_text(str(value))
     if kind == "datetime":
@@ -41,8 +43,10 @@ def field_value_text(kind: str, value: Any) -> str:
     return f'"{value}"'
 
 
-# Thousands groups only (`$1,250.00`), so a comma after a value ("$45, memo …") is not eaten.
-MONEY = re.compile(r"-?\$-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d{1,2})?")
+# Thousands groups only (`$1,250.00`), so a comma after a value ("$45, memo …") is not eaten; the
+# symbol of any currency the app writes ("€12.50", "CA$5").
+_SYMBOLS = "|".join(re.escape(sym) for sym in sorted(set(CURRENCIES.values()), key=len, reverse=True))
+MONEY = re.compile(rf"-?(?:{_SYMBOLS})-?(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d{{1,2}})?")
 _INT = re.compile(r"-?\d+")
 DATE = re.compile(r"([A-Z][a-z]+) (\d{1,2}), (\d{4})")
 _TIME = re.compile(r" at (\d{2}):(\d{2})")
@@ -73,7 +77,7 @@ def parse_scalar(kind: str, text: str) -> Any:
     """An API-level value from its written form (money → cents, dates → ISO)."""
     try:
         if kind == "money":
-            body = text.replace("$", "").replace(",", "")
+            body = re.sub(rf"{_SYMBOLS}|,", "", text)
             return round(float(body) * 100)
         if kind in ("date", "datetime"):
             m = DATE.match(text)

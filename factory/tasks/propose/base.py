@@ -198,7 +198,7 @@ class ProposerBase:
         they make together; None when a field is empty."""
         texts: dict[str, str] = {}
         for slot, (_entity, fname, _param) in slots.items():
-            text = self.world.value_text(entity, fname, row.get(self.world.field(entity, fname).column))
+            text = self.world.value_text(entity, fname, row.get(self.world.field(entity, fname).column), row)
             if not text:
                 return None
             texts[slot] = text

@@ -188,7 +188,9 @@ class ReadsMixin(ProposerBase):
             if target is None or not self._unique_label(f.ref, target, user.id):
                 return None
             return Cond(f.name, f'"{spoken_label(self._label(f.ref, target))}"')
+        if f.type == "money" and f.currency_field:
+            return None  # an amount compared across rows in several currencies says nothing
         if f.type in ("enum", "bool", "string", "int", "money", "date"):
-            text = field_value_text(f.type, raw)
+            text = field_value_text(f.type, raw, f.currency)
             return None if '"' in text.strip('"') else Cond(f.name, text)
         return None

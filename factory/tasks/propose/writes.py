@@ -301,7 +301,7 @@ class WritesMixin(ProposerBase):
         if value is None:
             return None
         if kind == "money":
-            return money_words(int(value))  # "$200", as the seed's own phrasing writes it
+            return money_words(int(value), p.currency)  # "$200", as the seed's own phrasing writes it
         if kind == "int":
             return str(int(value))
         text = enum_text(str(value)) if p.type == "enum" else str(value)

@@ -55,6 +55,7 @@ from factory.tasks.language.phrasing import Ask, ParseError, parse
 from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, answer, steps_of
 
 if TYPE_CHECKING:
+    from factory.tasks.language.answer import Answer
     from factory.tasks.reward.sandbox import Limits
 
 # A policy maps (instruction, spec, initial database) to a reward program (JSON form).
@@ -89,11 +90,7 @@ def deterministic_policy(instruction: dict[str, Any], spec: Spec, db: Path) -> d
             return _act_and_report(spec, db, world, ask, user.id)
         if ask.question is not None:
             found = answer(world, ask.question, user.id)
-            check: dict[str, Any] = {"id": "answer", "type": "answer", "kind": found.kind,
-                                     "expected": found.value,
-                                     "description": "the answer matches the database"}
-            if found.aliases:
-                check["aliases"] = list(found.aliases)
+            check = answer_check(found, "the answer matches the database")
             return {"schema_version": 1, "mode": "all", "checks": [
                 check, {"id": "nothing_changed", "type": "diff_within", "allowed": {},
                         "description": "a question changes nothing"}]}
@@ -145,6 +142,18 @@ def _resolved_steps(spec: Spec, db: Path, world: UserView, ask: Ask, user_id: in
     return steps
 
 
+def answer_check(found: Answer, description: str) -> dict[str, Any]:
+    """The `answer` check of a READ: its kind and value, the row's further names, and for an
+    amount in another currency than US dollars its ISO code (read in that currency)."""
+    check: dict[str, Any] = {"id": "answer", "type": "answer", "kind": found.kind, "expected": found.value,
+                             "description": description}
+    if found.aliases:
+        check["aliases"] = list(found.aliases)
+    if found.currency:
+        check["currency"] = found.currency
+    return check
+
+
 def _act_and_report(spec: Spec, db: Path, world: UserView, ask: Ask, user_id: int) -> dict[str, Any]:
     """READ_WRITE that acts, then answers a question about the result: the declared effects'
     checks, and an answer check computed on the database the effects leave (in memory)."""
@@ -161,10 +170,7 @@ def _act_and_report(spec: Spec, db: Path, world: UserView, ask: Ask, user_id: in
         found = answer(after, ask.question, user_id)
     finally:
         after.close()
-    check: dict[str, Any] = {"id": "answer", "type": "answer", "kind": found.kind, "expected": found.value,
-                             "description": "the answer matches the database after the task's actions"}
-    if found.aliases:
-        check["aliases"] = list(found.aliases)
+    check = answer_check(found, "the answer matches the database after the task's actions")
     return {"schema_version": 1, "mode": "all", "checks": [*reward_checks(spec, db, prediction), check]}
 
 

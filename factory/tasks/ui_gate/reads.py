@@ -11,7 +11,7 @@ import re
 
 from playwright.sync_api import expect
 
-from factory.predict.rows import money_text
+from factory.spec.labels import currency_in, money_label
 from factory.spec.model import EntitySpec, FieldSpec
 from factory.tasks.ui_gate.list_page import ListWatch, next_page
 from factory.tasks.ui_gate.recorder import Run, query_is, url_query
@@ -107,8 +107,8 @@ def _column_values(run: Run, entity: EntitySpec, watch: ListWatch, f: FieldSpec)
 def _number(f: FieldSpec, text: str) -> float | str:
     """A shown value as a reader compares it: an amount, a number, or an ISO date (or time)."""
     value: float | str | None
-    if f.type == "money":
-        value = normalize_money(text)
+    if f.type == "money":  # in the currency the app wrote it in ("€12.50")
+        value = normalize_money(text, currency_in(text))
     elif f.type == "date":
         value = normalize_date(text)
     elif f.type == "datetime":
@@ -181,10 +181,14 @@ def superlative(run: Run, entity: EntitySpec, watch: ListWatch, f: FieldSpec, hi
 def shown_sum(run: Run, entity: EntitySpec, watch: ListWatch, f: FieldSpec) -> str:
     """The shown values of `f` over every listed row, added up as a person with a calculator
     would, written as the app writes that kind of value."""
-    values = [_number(f, text) for _label, text in _column_values(run, entity, watch, f) if text not in ("", EMPTY)]
+    texts = [text for _label, text in _column_values(run, entity, watch, f) if text not in ("", EMPTY)]
+    values = [_number(f, text) for text in texts]
     if f.type == "money":
+        codes = {currency_in(text) for text in texts}
+        if len(codes) > 1:
+            raise StepFailed(f'the "{f.label}" amounts are in several currencies: they do not add up')
         # In cents, so that adding many amounts leaves no binary-fraction residue.
-        total = money_text(sum(round(float(v) * 100) for v in values))
+        total = money_label(sum(round(float(v) * 100) for v in values), codes.pop() if codes else None)
     else:
         total = f"{sum(int(float(v)) for v in values):,}"
     run.record("add up", f'{len(values)} values of "{f.label}"', total)

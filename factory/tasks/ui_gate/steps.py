@@ -22,7 +22,8 @@ from typing import Any
 
 from factory.compiler.frontend import _value_kind
 from factory.errors import TaskError
-from factory.predict.rows import UserView, money_text
+from factory.predict.rows import Row, UserView
+from factory.spec.labels import currency_of, money_label
 from factory.spec.model import Spec
 from factory.spec.naming import identifier
 from factory.tasks.draft import Draft
@@ -98,8 +99,9 @@ class AnswerTexts:
     written: tuple[str, ...]
 
 
-def shown_value(world: UserView, entity: str, field: str, raw: Any) -> str:
-    """A stored value as the app's `formatValue` prints it in a table cell or on a detail page."""
+def shown_value(world: UserView, entity: str, field: str, raw: Any, row: Row | None = None) -> str:
+    """A stored value as the app's `formatValue` prints it in a table cell or on a detail page
+    (`row`, when given, says the currency of an amount whose row names it)."""
     f = world.field(entity, field)
     if raw is None or raw == "":
         return ""
@@ -108,7 +110,7 @@ def shown_value(world: UserView, entity: str, field: str, raw: Any) -> str:
         target = world.row(f.ref, raw)
         return world.label(f.ref, target) if target else ""
     if kind == "money":
-        return money_text(int(raw))
+        return money_label(int(raw), currency_of(f, row))
     if kind in ("date", "datetime"):
         moment = dt.datetime.fromisoformat(str(raw)[:19])
         day = f"{MONTHS[moment.month - 1]} {moment.day}, {moment.year}"
@@ -136,10 +138,10 @@ def _main_field(world: UserView, entity: str, row_id: int, user_id: int) -> str 
     row = world.row(entity, row_id)
     if row is None:
         return None
-    mine = normalize_text(shown_value(world, entity, name, row.get(column)))
+    mine = normalize_text(shown_value(world, entity, name, row.get(column), row))
     same = [r for r in world.visible(entity, user_id)
-            if normalize_text(shown_value(world, entity, name, r.get(column))) == mine]
-    return shown_value(world, entity, name, row.get(column)) if mine and len(same) == 1 else None
+            if normalize_text(shown_value(world, entity, name, r.get(column), r)) == mine]
+    return shown_value(world, entity, name, row.get(column), row) if mine and len(same) == 1 else None
 
 
 def answer_texts(spec: Spec, draft: Draft, initial: Path) -> AnswerTexts:
@@ -156,7 +158,7 @@ def answer_texts(spec: Spec, draft: Draft, initial: Path) -> AnswerTexts:
             row = world.row(q.entity, found.rows[0])
             assert row is not None
             raw = row.get(world.field(q.entity, q.field).column)
-            shown = [shown_value(world, q.entity, q.field, raw)]
+            shown = [shown_value(world, q.entity, q.field, raw, row)]
             written.append(str(raw))
         elif q.op in ("max", "min"):
             row = world.row(q.entity, found.rows[0])
@@ -165,7 +167,7 @@ def answer_texts(spec: Spec, draft: Draft, initial: Path) -> AnswerTexts:
             main = _main_field(world, q.entity, found.rows[0], draft.user_id)
             shown += [main] if main else []
         elif found.kind == "money":
-            shown = [money_text(round(float(found.value) * 100))]
+            shown = [money_label(round(float(found.value) * 100), found.currency)]
         else:
             shown = [f"{int(found.value):,}"]
     finally:

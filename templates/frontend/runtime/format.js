@@ -16,6 +16,12 @@ export function formatMoney(cents, currency = "USD") {
   return moneyFormat(currency || "USD").format(Number(cents) / 100);
 }
 
+/** The symbol written before an amount in a currency: "$", "€", "CA$" (as formatMoney writes it). */
+export function currencySymbol(currency) {
+  const part = moneyFormat(currency || "USD").formatToParts(0).find((p) => p.type === "currency");
+  return part ? part.value : "$";
+}
+
 /** The currency of a money field in one row: its own, the row's currency field, else USD. */
 export function currencyOf(field, row) {
   return field.currency || (field.currencyField && row ? row[field.currencyField] : null) || "USD";

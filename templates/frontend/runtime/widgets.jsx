@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from "react";
 import { api } from "./api.js";
-import { humanize } from "./format.js";
+import { currencySymbol, humanize } from "./format.js";
 
 function ids(form, name) {
   return {
@@ -121,13 +121,15 @@ export function NumberField({ form, param }) {
   );
 }
 
-/** Money in major units with a currency prefix; formCore converts it to integer cents. */
+/** Money in major units with its currency's symbol before it; formCore converts it to integer cents. */
 export function MoneyField({ form, param }) {
   const meta = form.params[param];
+  // the amount's own currency, or the one picked in the row's currency field on the same form
+  const currency = meta.currency || (meta.currencyField ? form.values[meta.currencyField] : null) || "USD";
   return (
     <Field form={form} name={param}>
       <div className="affix">
-        <span className="affix-text" aria-hidden="true">$</span>
+        <span className="affix-text" aria-hidden="true">{currencySymbol(currency)}</span>
         <input type="number" className="input" inputMode="decimal" step="0.01" placeholder="0.00"
           min={meta.min ?? undefined} max={meta.max ?? undefined} value={form.values[param]}
           onChange={onText(form, param)} {...inputProps(form, param)} />
