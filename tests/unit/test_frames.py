@@ -130,3 +130,34 @@ def test_a_named_place_a_row_goes_to_is_said_with_its_name() -> None:
         text = render(stay, ask, variant)
         assert 'to my wishlist "Dream homes" with the note "Close to the beach"' in text, text
         assert "with the wishlist" not in text and parse(stay, text).steps[0].args == args, text
+
+
+def test_a_row_is_made_in_a_container_and_for_anything_else() -> None:
+    """A note is written "in" a notebook; a hold is placed "for the book", a pickup requested "for"
+    it (never "a hold in the book"); each reads back to the same step."""
+    root = Path(__file__).resolve().parents[2]
+    mock = build_spec(load_seed(root / "seeds" / "mock.yaml"))
+    lookups = build_spec(load_seed(root / "tests" / "fixtures" / "lookups.yaml"))
+    book = RefText("Salt and Stone", mine=False)
+    hold = Ask("write", steps=(AskStep("place_hold", {"book": book, "placed_on": "2026-06-16"}),))
+    pickup = Ask("write", steps=(AskStep("request_pickup", {"book": book}),))
+    for variant in range(3):
+        for ask, said in ((hold, 'hold for the book "Salt and Stone"'), (pickup, 'pickup for the book "Salt and Stone"')):
+            text = render(lookups, ask, variant)
+            assert said in text and " in the book" not in text, text
+            back = parse(lookups, text).steps[0]
+            assert back.workflow == ask.steps[0].workflow and back.args["book"] == book, text
+    note = Ask("write", steps=(AskStep("write_note", {"title": "Groceries", "notebook": RefText("Personal", mine=True)}),))
+    assert " in my notebook" in render(mock, note, 0), render(mock, note, 0)
+
+
+def test_only_a_date_that_lies_years_back_by_nature_is_drawn_decades_ago() -> None:
+    from factory.spec.model import ParamSpec
+    from factory.tasks.propose.values import _of_history
+
+    def date(name: str, label: str) -> ParamSpec:
+        return ParamSpec(name=name, var=name, label=label, type="date", py_type="str", required=True, widget="date")
+
+    assert _of_history(date("birth_date", "Date of birth")) and _of_history(date("dob", "DOB"))
+    assert _of_history(date("founded_on", "Founded on"))
+    assert not _of_history(date("placed_on", "Placed on")) and not _of_history(date("due_on", "Due date"))

@@ -24,6 +24,11 @@ from factory.tasks.language.values import MONEY, param_text, scan_value
 from factory.tasks.language.words import my_only
 
 _ARTICLES = ("a", "an", "the", "my", "your")
+# Nouns of rows that hold others: a row is made "in" one of these, "for" anything else.
+_CONTAINERS = frozenset(["notebook", "folder", "list", "wishlist", "board", "project", "album", "collection",
+                         "channel", "calendar", "playlist", "cart", "inbox", "category", "section", "shelf",
+                         "workspace", "space", "drive", "binder", "journal", "diary", "thread", "conversation",
+                         "group", "account", "wallet", "portfolio", "library", "catalog", "catalogue", "directory"])
 _PREPOSITIONS = frozenset(["between", "to", "from", "for", "on", "in", "into", "at", "of", "with", "by", "toward", "as"])
 # Verbs that take their row after a preposition ("Reply to my message …"), and the preposition a
 # verb puts before the row a named thing goes to or comes off ("Apply my label … to my message").
@@ -184,8 +189,9 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
             elif obj.ref == "user":
                 noun_piece = pieces.pop()
                 pieces += [Piece(" ", obj.name, "thing"), Piece(" as" + noun_piece.lead)]
-            else:
-                pieces.append(Piece(" in ", obj.name, "thing"))
+            else:  # in a container ("Write a note in my notebook"), else for a thing ("Place a hold for the book")
+                held_in = noun(spec.entity(obj.ref or "").label).split()[-1:] in ([w] for w in _CONTAINERS)
+                pieces.append(Piece(" in " if held_in else " for ", obj.name, "thing"))
         amount = None
         rest_lead = " with "
     if amount is not None:

@@ -8,6 +8,7 @@ afterwards (`setups.py`), never assumed here.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any
 
 from factory.builder.pools import kind_of, pick
@@ -32,6 +33,17 @@ def round_amount(cents: float) -> int:
     return dollars * 100
 
 
+# Words of a date parameter that lies years back by nature (a birth date, when a company was
+# founded): only such a parameter is ever given a date decades ago.
+_HISTORY_WORDS = frozenset({"birth", "birthday", "born", "dob", "founded", "established", "built", "since",
+                            "anniversary", "hired", "incorporated"})
+
+
+def _of_history(p: ParamSpec) -> bool:
+    words = {*p.name.lower().split("_"), *re.findall(r"[a-z]+", p.label.lower())}
+    return bool(words & _HISTORY_WORDS)
+
+
 class ValuesMixin(ProposerBase):
     """Part of `Proposer`: concrete values for a workflow's parameters."""
 
@@ -40,6 +52,8 @@ class ValuesMixin(ProposerBase):
         # Dates: one regime per fill (soon, the past week, decades ago), since preconditions
         # ask for future bookings, recent returns or birth dates; the prediction screens them.
         regime = self.rng.choice(["soon", "soon", "soon", "recent", "long_ago"])
+        if regime == "long_ago" and not any(_of_history(p) for p in workflow.params if p.type in ("date", "datetime")):
+            regime = "past"  # a hold placed, a bill paid in 1984 is no one's errand: only a birth date goes that far back
         ranges: list[tuple[dt.date, dt.date]] = []
         starts: dict[str, dt.date] = {}
         for p in workflow.params:

@@ -198,8 +198,9 @@ class WritesMixin(ProposerBase):
                         if self._unique_label(p.ref, row, user.id) else qualified_name(self.world, p.ref, row, user.id))
                 if name is None:
                     return None
-                # "my" only of a row the user holds (the card they own, not one they administer)
-                args[p.name] = RefText(name, mine=ent.visibility != "public" and self._holds(user.id, p.ref, value))
+                # "my" only of a row the user holds (the card they own, not one they administer), in
+                # a public entity too (the host's own listing, the review they wrote)
+                args[p.name] = RefText(name, mine=self._holds(user.id, p.ref, value))
             else:
                 if isinstance(value, str) and ('"' in value or "; " in value):
                     return None
