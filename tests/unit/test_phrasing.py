@@ -577,3 +577,17 @@ def test_a_state_said_by_an_irregular_participle_is_no_thing_a_row_has() -> None
         text = render(library, Ask("read", question=q), 0)
         assert said in text and "no withdrawn" not in text and "unwithdrawn" not in text, text
         assert parse(library, text).question == q
+
+
+def test_a_count_of_the_rows_a_row_holds_is_asked_of_the_holder() -> None:
+    """"How many statements does my Main Checking account (··3808) have?", not "How many of my
+    statements have the account …"; a field that gives a role ("from account") keeps its words, and
+    a count field of the holder keeps its lookup. Each reads back to the same question."""
+    bank = build_spec(load_seed(SEEDS / "echobank.yaml"))
+    q = Question("count", "statement", conds=(Cond("account", '"Main Checking ··3808"'),))
+    text = render(bank, Ask("read", question=q), 0)
+    assert text == "How many statements does my Main Checking account (··3808) have?", text
+    assert parse(bank, text).question == q
+    assert parse(bank, render(bank, Ask("read", question=q), 1)).question == q
+    role = Question("count", "scheduled_payment", conds=(Cond("from_account", '"Main Checking ··3808"'),))
+    assert "does my" not in render(bank, Ask("read", question=role), 0)

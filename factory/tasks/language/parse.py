@@ -12,11 +12,11 @@ import re
 from typing import Any
 
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
-from factory.tasks.language.asks import ONLY, AskStep, ParseError, Question, RefText
-from factory.tasks.language.frames import IT, parse_frame, read_name
+from factory.tasks.language.asks import ONLY, AskStep, Cond, ParseError, Question, RefText
+from factory.tasks.language.frames import IT, name_of, parse_frame, read_name
 from factory.tasks.language.parse_conds import entity_and_conds, entity_by, field_by, parse_conds, same
 from factory.tasks.language.registers import drop_context
-from factory.tasks.language.render import pick_verb
+from factory.tasks.language.render import holder_field, pick_verb
 from factory.tasks.language.spoken import (
     bool_adjective,
     bool_feature,
@@ -377,6 +377,9 @@ def parse_question(spec: Spec, text: str) -> Question | None:
     """The question a READ asks, or None when the text is no question form. A form whose words
     match but whose names do not (e.g. a lookup pattern over "total … of my accounts with …")
     gives way to the next form; the last such problem is raised when no form fits."""
+    held = _held_count(spec, text)  # before a count field's lookup, which has the same words
+    if held is not None:
+        return held
     said = _said_lookup(spec, text)
     if said is not None:
         return said
@@ -391,6 +394,32 @@ def parse_question(spec: Spec, text: str) -> Question | None:
             problem = exc
     if problem is not None:
         raise problem
+    return None
+
+
+_HELD_COUNT = re.compile(r"^How many (?P<plural>[a-z][a-z -]*?) does (?P<named>(?:my|the) .+) have\?$")
+
+
+def _held_count(spec: Spec, text: str) -> Question | None:
+    """"How many statements does my Savings account (··9357) have?": a count of the rows that name
+    the row said as their holder (`render._holder`); None when the text is no such question."""
+    m = _HELD_COUNT.match(text)
+    if m is None:
+        return None
+    ent = next((e for e in spec.entities if noun(e.plural) == m["plural"]), None)
+    if ent is None:
+        return None
+    for target in sorted({f.ref for f in ent.fields if f.type == "reference" and f.ref}):
+        f = holder_field(spec, ent, target)
+        if f is None:
+            continue
+        try:
+            ref = read_name(spec, target, m["named"])
+            said = name_of(spec, target, RefText(ref.text), "subject")
+        except ParseError:
+            continue
+        if said == m["named"]:  # the name reads back as that kind of row, not as a looser reading
+            return Question("count", ent.name, conds=(Cond(f.name, f'"{ref.text}"'),))
     return None
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from factory.spec.model import FieldSpec, Spec, WorkflowSpec
+from factory.spec.model import EntitySpec, FieldSpec, Spec, WorkflowSpec
 from factory.tasks.language.asks import ONLY, AskStep, Cond, ParseError, Question, RefText
 from factory.tasks.language.frames import IT, arg_phrase, bool_flag, frame, name_of, render_frame
 from factory.tasks.language.spoken import a, adjective, bool_adjective, bool_feature, count_noun, field_noun, noun, verb_phrase
@@ -161,6 +161,35 @@ def _lookup(field: FieldSpec, named: str, variant: int) -> str:
     return f"Look up the {f} of {named}." if variant % 2 else f"What is the {f} of {named}?"
 
 
+def holder_field(spec: Spec, ent: EntitySpec, target: str) -> FieldSpec | None:
+    """The one field of a private entity's rows naming a private row of `target` they belong to
+    (a statement's account), so "the statements my account has" are exactly those the user sees
+    with that account; None when there is no such single field, or when `target` counts a field of
+    that name itself ("How many travellers does my trip have?" asks its own field)."""
+    refs = [f for f in ent.fields if f.type == "reference" and f.ref == target]
+    held = spec.entity(target) if len(refs) == 1 and target != ent.name and not spec.entity(target).builtin else None
+    if held is None or ent.visibility == "public" or held.visibility == "public":
+        return None
+    if any(count_noun(f) == noun(ent.plural) for f in held.fields):
+        return None
+    # a plain belonging ("account"), not a role the field gives the row ("from account", "payer")
+    return refs[0] if noun(refs[0].label) == noun(held.label) else None
+
+
+def _holder(spec: Spec, ent: EntitySpec, conds: tuple[Cond, ...]) -> str | None:
+    """The row a count's one condition names as the holder of the rows counted, as a sentence
+    names it ("my High-Yield Savings account (··9357)"); None when the condition is another."""
+    if len(conds) != 1 or conds[0].upper is not None or not conds[0].value.startswith('"'):
+        return None
+    f = ent.field_named(conds[0].field)
+    if f.type != "reference" or f.ref is None or holder_field(spec, ent, f.ref) is not f:
+        return None
+    try:
+        return name_of(spec, f.ref, RefText(conds[0].value[1:-1]), "subject")
+    except ParseError:
+        return None
+
+
 def render_question(spec: Spec, q: Question, variant: int) -> str:
     ent = spec.entity(q.entity)
     scope, label, plural = scope_word(ent), noun(ent.label), noun(ent.plural)
@@ -179,6 +208,9 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
             named = f'{scope} {label} "{q.target.text}"'
         return _lookup(field, named, variant)
     if q.op == "count":
+        held = _holder(spec, ent, q.conds) if not adj and variant % 2 == 0 else None
+        if held is not None:  # "How many statements does my Savings account (··9357) have?"
+            return f"How many {plural} does {held} have?"
         if adj and not rest:  # only the status: "How many active cards do I have?"
             if variant % 2:
                 return f"Count {scope} {adj}{plural}."

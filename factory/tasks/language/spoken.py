@@ -49,6 +49,17 @@ _DATE_NOUNS = {
     "completed": "completion date", "signed": "signing date", "hired": "hire date", "born": "date of birth",
     "modified": "date of the last change", "borrowed": "borrowing date", "archived": "archiving date",
     "resolved": "resolution date", "released": "release date", "enrolled": "enrolment date",
+    "charged": "charge date", "placed": "date placed", "posted": "posting date", "requested": "request date",
+    "ordered": "order date", "purchased": "purchase date", "refunded": "refund date", "filed": "filing date",
+    "reported": "report date", "logged": "date logged", "recorded": "date recorded", "assigned": "assignment date",
+    "lent": "lending date", "loaned": "loan date", "reserved": "reservation date", "confirmed": "confirmation date",
+    "verified": "verification date", "activated": "activation date", "suspended": "suspension date",
+    "listed": "listing date", "checked out": "checkout date", "checked in": "check-in date",
+    "moved in": "move-in date", "moved out": "move-out date", "scheduled": "scheduled date", "visited": "visit date",
+    "withdrawn": "withdrawal date", "deposited": "deposit date", "transferred": "transfer date",
+    "invoiced": "invoice date", "billed": "billing date", "settled": "settlement date", "repaired": "repair date",
+    "inspected": "inspection date", "installed": "installation date", "expired": "expiry date",
+    "terminated": "termination date", "graduated": "graduation date", "married": "wedding date",
 }
 # Amounts labelled by a participle that does not end in -ed ("Spent", "Paid"): "the amount spent".
 _PARTICIPLES = frozenset(["spent", "paid", "owed", "left", "due", "lent", "won", "lost", "sold", "held", "kept", "withdrawn",
