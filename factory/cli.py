@@ -142,7 +142,7 @@ def _prove(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     from factory.author.source import is_freeform
     from factory.builder.build import build_spec
-    from factory.seed.check import label_warnings
+    from factory.seed.check import label_warnings, lookup_warnings
     from factory.seed.loader import load_seed
 
     if is_freeform(args.seed):  # the model drafts it (the reply cache makes `factory world` ask nothing again)
@@ -156,7 +156,7 @@ def _check(args: argparse.Namespace) -> int:
     else:
         loaded = load_seed(args.seed)
     spec = build_spec(loaded)
-    for warning in label_warnings(loaded, {t.entity: t.rows for t in spec.seed_plan.tables}):
+    for warning in [*label_warnings(loaded, {t.entity: t.rows for t in spec.seed_plan.tables}), *lookup_warnings(loaded)]:
         console.print(f"[yellow]warning[/yellow] {warning}", highlight=False)
     rows = spec.seed_plan.total()
     console.print(f"[green]ok[/green] {args.seed}: {len(spec.entities) - 1} entities, {len(spec.workflows)} workflows, "

@@ -107,6 +107,29 @@ def label_warnings(loaded: LoadedSeed, tables: dict[str, list[dict[str, Any]]]) 
     return warnings
 
 
+_LOOKUP_OVER = re.compile(r"^\s*first\(\s*(?P<var>[a-z_][a-z0-9_]*)\s+in\s+(?P<entity>[a-z_][a-z0-9_]*)\b")
+
+
+def lookup_warnings(loaded: LoadedSeed) -> list[str]:
+    """Row lookups over rows each user owns that never name the acting user (`me`), as
+    `file:line: key: message` warnings: `first(m in membership)` picks the first membership of
+    anyone, so one member's form would fill in another member's row."""
+    seed = loaded.seed
+    owned = {e.name: e for e in seed.entities if e.visibility == "owner" and e.owner}
+    warnings: list[str] = []
+    for wi, wf in enumerate(seed.workflows):
+        for pi, param in enumerate(wf.params):
+            m = _LOOKUP_OVER.match(param.lookup or "")
+            if m is None or m["entity"] not in owned or re.search(r"\bme\b", param.lookup or ""):
+                continue
+            owner = owned[m["entity"]].owner[0]
+            warnings.append(str(loaded.error(
+                ("workflows", wi, "params", pi, "lookup"),
+                f"the lookup over {m['entity']} (rows each user owns) never names `me`, so it may pick another "
+                f"user's row: add `{m['var']}.{owner} == me` to its `where`")))
+    return warnings
+
+
 def _check_roles(loaded: LoadedSeed) -> None:
     """Roles are names; every role a user, an entity or a workflow gives is one `users.roles` lists."""
     seed = loaded.seed

@@ -164,3 +164,13 @@ def test_misused_constructs_are_located(case: str, old: str, new: str, line_text
     assert error.line == _line_of(text, line_text), message
     for word in words:
         assert word in message, message
+
+
+def test_a_lookup_over_owned_rows_that_never_names_me_is_warned_of() -> None:
+    from factory.seed.check import lookup_warnings
+
+    assert lookup_warnings(load_seed_text(TEXT, "lookups.yaml")) == []
+    text = _seed('lookup: "first(m in membership where m.member == me)"', 'lookup: "first(m in membership)"')
+    warnings = lookup_warnings(load_seed_text(text, "lookups.yaml"))
+    assert len(warnings) == 1 and warnings[0].startswith(f"lookups.yaml:{_line_of(text, 'first(m in membership)')}:")
+    assert "never names `me`" in warnings[0] and "m.member == me" in warnings[0], warnings
