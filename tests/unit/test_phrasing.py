@@ -591,3 +591,18 @@ def test_a_count_of_the_rows_a_row_holds_is_asked_of_the_holder() -> None:
     assert parse(bank, render(bank, Ask("read", question=q), 1)).question == q
     role = Question("count", "scheduled_payment", conds=(Cond("from_account", '"Main Checking ··3808"'),))
     assert "does my" not in render(bank, Ask("read", question=role), 0)
+
+
+def test_a_count_of_times_is_asked_as_people_ask_it() -> None:
+    """"Times lent" is asked "How many times has the book … been lent?" and ranked "has been lent
+    the most times", never "the times lent of" or "the highest times lent"; each reads back."""
+    library = build_spec(load_seed(SEEDS.parent / "tests" / "fixtures" / "library.yaml"))
+    cases = [(Question("lookup", "book", "times_lent", RefText("The Glass Orchard")),
+              'How many times has the book "The Glass Orchard" been lent?'),
+             (Question("max", "book", "times_lent"), "Which of the books has been lent the most times?"),
+             (Question("min", "book", "times_lent", conds=(Cond("genre", '"fiction"'),)),
+              "Which of the fiction books has been lent the fewest times?")]
+    for q, said in cases:
+        for variant in range(2):
+            text = render(library, Ask("read", question=q), variant)
+            assert text == said and parse(library, text).question == q, text

@@ -33,6 +33,10 @@ _PREPOSITIONS = frozenset(["between", "to", "from", "for", "on", "in", "into", "
 # Verbs that take their row after a preposition ("Reply to my message …"), and the preposition a
 # verb puts before the row a named thing goes to or comes off ("Apply my label … to my message").
 _VERB_TO = {"reply": " to ", "respond": " to "}
+# Activities and states a row is sent to without an article: "Send the copy … to repair", never
+# "to the repair" (a place keeps it: "Move my message … to the inbox").
+_NO_ARTICLE = frozenset(["repair", "review", "print", "auction", "approval", "sale", "maintenance", "production",
+                         "quarantine", "storage", "recycling", "collections", "service", "inspection", "sleep"])
 # Words after a verb that say how, not what ("Delete forever"): they follow the row, never "the forever".
 _ADVERBS = frozenset(["forever", "permanently", "now", "again", "immediately", "later", "today", "back"])
 _ONTO = {"apply": " to ", "add": " to ", "attach": " to ", "remove": " from ", "delete": " from ", "detach": " from "}
@@ -145,7 +149,7 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
                 # "Save to wishlist" with the wishlist's name: "Save the listing … to my wishlist "Dream homes""
                 pieces += [Piece(" ", subject, "subject"), Piece(f" {prep} my {' '.join(words)} ", titled.name, "thing")]
             else:  # "Mark my message … as read", "Remove my saved listing … from the wishlist"
-                article = "" if prep == "as" else "the "
+                article = "" if prep == "as" or words[-1:] in ([w] for w in _NO_ARTICLE) else "the "
                 pieces += [Piece(" ", subject, "subject"), Piece(f" {prep} {article}{' '.join(words)}")]
         elif (named := next((p for p in refs if p.required and after in (
                 noun(p.label).split(), noun(spec.entity(p.ref or "").label).split())), None)) is not None:

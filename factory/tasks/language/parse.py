@@ -23,6 +23,7 @@ from factory.tasks.language.spoken import (
     count_noun,
     counted,
     noun,
+    times_done,
     verb_phrase,
 )
 from factory.tasks.language.values import scan_value
@@ -358,7 +359,16 @@ _SAID_LOOKUPS = [
     (re.compile(r"^Is (?P<named>.+) (?P<field>[a-z]+)\?$"), lambda f, w: bool_adjective(f, "yes") == w),
     (re.compile(r"^Does (?P<named>.+) have (?P<field>[a-z][a-z ]*)\?$"), lambda f, w: bool_feature(f) == w),
     (re.compile(r"^How many (?P<field>[a-z]+) does (?P<named>.+) have\?$"), lambda f, w: count_noun(f) == w),
+    (re.compile(r"^How many (?P<field>times) has (?P<named>.+) been (?P<done>[a-z]+)\?$"),
+     lambda f, w: f"times {times_done(f)}" == w),
 ]
+# "…that has been lent the most times" (`render.ranked`) read as the ranked field "times lent".
+TIMES = re.compile(r"\bhas been (?P<done>[a-z]+) the (?P<dir>most|fewest) times\b")
+
+
+def unranked(text: str) -> str:
+    """A ranking by a count of times said the way every other ranking is: "has the most times lent"."""
+    return TIMES.sub(lambda m: f"has the {m['dir']} times {m['done']}", text)
 
 
 def _said_lookup(spec: Spec, text: str) -> Question | None:
@@ -366,9 +376,10 @@ def _said_lookup(spec: Spec, text: str) -> Question | None:
         m = pattern.match(text)
         if m is None:
             continue
-        q = parse_question(spec, f"What is the {m['field']} of {m['named']}?")
-        if q is None or q.field is None or not said(spec.entity(q.entity).field_named(q.field), m["field"]):
-            raise ParseError(f"{m['field']!r} is not how {m['named']!r} is asked about")
+        field = " ".join(w for w in (m["field"], m.groupdict().get("done")) if w)
+        q = parse_question(spec, f"What is the {field} of {m['named']}?")
+        if q is None or q.field is None or not said(spec.entity(q.entity).field_named(q.field), field):
+            raise ParseError(f"{field!r} is not how {m['named']!r} is asked about")
         return q
     return None
 

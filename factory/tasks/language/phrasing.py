@@ -67,6 +67,7 @@ from factory.tasks.language.parse import (
     parse_args,
     parse_question,
     parse_step,
+    unranked,
 )
 from factory.tasks.language.parse_conds import parse_conds
 from factory.tasks.language.parse_errands import parse_compound
@@ -115,14 +116,15 @@ def render(spec: Spec, ask: Ask, variant: int) -> str:
 
 def parse(spec: Spec, text: str) -> Ask:
     """The `Ask` behind an instruction, from the spec alone; ParseError when nothing fits."""
-    text = " ".join(text.split())
+    written = " ".join(text.split())
+    text = unranked(written)  # "has been lent the most times" is a ranking like any other
     errand = parse_compound(spec, text)  # a purpose first: an errand of several actions (`errands.py`)
     if errand is not None:
         return errand
     question = parse_question(spec, text)
     if question is not None:
         return Ask("read", question=question)
-    intent = parse_intent(spec, text)
+    intent = parse_intent(spec, written)  # a seed's own phrasing, word for word
     if intent is not None:
         return intent
     m = _MULTI.match(text)

@@ -14,7 +14,17 @@ from typing import Any
 from factory.spec.model import EntitySpec, FieldSpec, Spec, WorkflowSpec
 from factory.tasks.language.asks import ONLY, AskStep, Cond, ParseError, Question, RefText
 from factory.tasks.language.frames import IT, arg_phrase, bool_flag, frame, name_of, render_frame
-from factory.tasks.language.spoken import a, adjective, bool_adjective, bool_feature, count_noun, field_noun, noun, verb_phrase
+from factory.tasks.language.spoken import (
+    a,
+    adjective,
+    bool_adjective,
+    bool_feature,
+    count_noun,
+    field_noun,
+    noun,
+    times_done,
+    verb_phrase,
+)
 from factory.tasks.language.values import param_text
 from factory.tasks.language.words import possessed_head, scope_word, subject_entity
 
@@ -139,9 +149,19 @@ def _word(spec: Spec, entity: str, field: str, op: str) -> str:
     f = spec.entity(entity).field_named(field)
     if f.type in ("date", "datetime"):
         return "latest" if op == "max" else "earliest"
-    if count_noun(f) is not None:  # "the most travellers", not "the highest travellers"
+    if count_noun(f) is not None or times_done(f) is not None:  # "the most travellers", not "the highest travellers"
         return "most" if op == "max" else "fewest"
     return "highest" if op == "max" else "lowest"
+
+
+def ranked(spec: Spec, entity: str, field: str, op: str) -> str:
+    """What the row found has the most or least of: "has the highest balance", "has the most
+    guests", and for a count of times "has been lent the most times" (`parse.TIMES` reads it back)."""
+    f = spec.entity(entity).field_named(field)
+    done = times_done(f)
+    if done is not None:
+        return f"has been {done} the {_word(spec, entity, field, op)} times"
+    return f"has the {_word(spec, entity, field, op)} {field_noun(f)}"
 
 
 def _lookup(field: FieldSpec, named: str, variant: int) -> str:
@@ -157,6 +177,9 @@ def _lookup(field: FieldSpec, named: str, variant: int) -> str:
     counted = count_noun(field)
     if counted is not None:
         return f"How many {counted} does {named} have?"
+    done = times_done(field)
+    if done is not None:  # "Times lent": "How many times has the book "X" been lent?"
+        return f"How many times has {named} been {done}?"
     f = field_noun(field)
     return f"Look up the {f} of {named}." if variant % 2 else f"What is the {f} of {named}?"
 
@@ -230,10 +253,9 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
         over = "of" if len(f.split()) == 1 else "across"
         return f"What is the {total} {over} {scope} {plural}{with_conds(conds)}?"
     assert q.field is not None
-    f = field_noun(ent.field_named(q.field))
     which = with_conds(conds)
     tie = TIE_BREAK if q.tie else ""
-    return f"Which of {scope} {plural}{which} has the {_word(spec, q.entity, q.field, q.op)} {f}?{tie}"
+    return f"Which of {scope} {plural}{which} {ranked(spec, q.entity, q.field, q.op)}?{tie}"
 
 
 # Verbs whose object takes a preposition ("reply to it"), and words after a verb that put the
@@ -292,7 +314,6 @@ def render_step(spec: Spec, step: AskStep, variant: int) -> str:
         adj, rest_conds = adjective(ent, q.conds)
         conds = render_conds(spec, q.entity, rest_conds)
         assert q.field is not None
-        f = field_noun(ent.field_named(q.field))
         which = with_conds(conds)
         rest = {k: v for k, v in step.args.items() if k != param}
         found = frame(spec, workflow)
@@ -303,10 +324,10 @@ def render_step(spec: Spec, step: AskStep, variant: int) -> str:
             except ParseError:
                 act = ""
         if act:
-            return (f"Find {scope_word(ent)} {adj}{noun(ent.label)}{which} that has the "
-                    f"{_word(spec, q.entity, q.field, q.op)} {f}, then {lower_first(act)}.")
+            return (f"Find {scope_word(ent)} {adj}{noun(ent.label)}{which} that "
+                    f"{ranked(spec, q.entity, q.field, q.op)}, then {lower_first(act)}.")
         which = with_conds(render_conds(spec, q.entity, q.conds))
         tail = f" with {render_list(workflow, rest)}" if rest else ""
-        return (f"Find {scope_word(ent)} {noun(ent.label)}{which} that has the "
-                f"{_word(spec, q.entity, q.field, q.op)} {f}, then {pick_verb(spec, workflow, q.entity)}{tail}.")
+        return (f"Find {scope_word(ent)} {noun(ent.label)}{which} that "
+                f"{ranked(spec, q.entity, q.field, q.op)}, then {pick_verb(spec, workflow, q.entity)}{tail}.")
     return render_sentence(spec, workflow, step.args, variant % 3)

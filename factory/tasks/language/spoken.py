@@ -49,7 +49,8 @@ _DATE_NOUNS = {
     "completed": "completion date", "signed": "signing date", "hired": "hire date", "born": "date of birth",
     "modified": "date of the last change", "borrowed": "borrowing date", "archived": "archiving date",
     "resolved": "resolution date", "released": "release date", "enrolled": "enrolment date",
-    "charged": "charge date", "placed": "date placed", "posted": "posting date", "requested": "request date",
+    "saved": "date saved", "charged": "charge date", "placed": "date placed", "posted": "posting date",
+    "requested": "request date",
     "ordered": "order date", "purchased": "purchase date", "refunded": "refund date", "filed": "filing date",
     "reported": "report date", "logged": "date logged", "recorded": "date recorded", "assigned": "assignment date",
     "lent": "lending date", "loaned": "loan date", "reserved": "reservation date", "confirmed": "confirmation date",
@@ -95,6 +96,14 @@ def field_noun(field: FieldSpec) -> str:
             text.endswith("ed") and not text.endswith("eed") and len(text) > 4)):
         return f"{'amount' if field.type == 'money' else 'number'} {text}"  # "the amount spent", never "the spent"
     return text
+
+
+def times_done(field: FieldSpec | ParamSpec) -> str | None:
+    """A whole-number field that counts how often something was done to a row ("Times lent",
+    "Times renewed"): the participle, which a question says as people do ("How many times has the
+    book been lent?", "the book that has been lent the most times"); None for any other field."""
+    m = re.fullmatch(r"times ([a-z]+)", noun(field.label))
+    return m[1] if field.type == "int" and m is not None else None
 
 
 def count_noun(field: FieldSpec | ParamSpec) -> str | None:
