@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -606,3 +607,23 @@ def test_a_count_of_times_is_asked_as_people_ask_it() -> None:
         for variant in range(2):
             text = render(library, Ask("read", question=q), variant)
             assert text == said and parse(library, text).question == q, text
+
+
+def test_a_row_is_the_most_recent_by_its_plain_date() -> None:
+    """A message ranked by its "Day" is "the most recent" or "the oldest" ("Find my most recent
+    message with the folder "archive", then star it."), never "has the latest day"; a field with a
+    name of its own ("Due on") keeps it. Each reads back, a quoted name with a comma included."""
+    mail = build_spec(load_seed(SEEDS / "echomail.yaml"))
+    bank = build_spec(load_seed(SEEDS / "echobank.yaml"))
+    archived = (Cond("folder", '"archive"'),)
+    q = Question("max", "message", "sent_on", conds=archived)
+    assert render(mail, Ask("read", question=q), 0) == 'Which of my messages with the folder "archive" is the most recent?'
+    assert parse(mail, render(mail, Ask("read", question=q), 0)).question == q
+    pick = Ask("read_write", steps=(AskStep("star", {}, pick=("message", replace(q, op="min"))),))
+    text = render(mail, pick, 0)
+    assert text.startswith('Find my oldest message with the folder "archive", then '), text
+    assert parse(mail, text) == pick, text
+    label = Question("max", "message", "sent_on", conds=(Cond("subject", '"Hi, again"'),))
+    assert parse(mail, render(mail, Ask("read", question=label), 0)).question == label
+    due = Question("min", "bill", "due_on")
+    assert "earliest due date" in render(bank, Ask("read", question=due), 0)

@@ -10,7 +10,7 @@ import re
 from factory.spec.model import EntitySpec, Spec
 from factory.tasks.language.asks import Cond, ParseError
 from factory.tasks.language.render import LEADING_PREPOSITIONS
-from factory.tasks.language.spoken import bool_feature, count_noun, field_noun, read_adjective
+from factory.tasks.language.spoken import bool_feature, count_noun, field_noun, read_adjective, recency_field
 from factory.tasks.language.values import scan_value
 
 
@@ -56,7 +56,16 @@ def entity_and_conds(spec: Spec, text: str, plural: bool) -> tuple[EntitySpec, t
     raise problem
 
 
+# Stands for the field a row is "the most recent" by (`spoken.recency_field`, `parse.unranked`).
+WHEN = "(its date)"
+
+
 def field_by(ent: EntitySpec, text: str) -> str:
+    if text == WHEN:
+        when = recency_field(ent)
+        if when is None:
+            raise ParseError(f"{ent.label} has no plain date to be the most recent by")
+        return when.name
     for f in ent.fields:
         counted = count_noun(f)
         if same(f.label, text) or same(field_noun(f), text) or (

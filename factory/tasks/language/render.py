@@ -22,6 +22,7 @@ from factory.tasks.language.spoken import (
     count_noun,
     field_noun,
     noun,
+    recency_field,
     times_done,
     verb_phrase,
 )
@@ -156,11 +157,14 @@ def _word(spec: Spec, entity: str, field: str, op: str) -> str:
 
 def ranked(spec: Spec, entity: str, field: str, op: str) -> str:
     """What the row found has the most or least of: "has the highest balance", "has the most
-    guests", and for a count of times "has been lent the most times" (`parse.TIMES` reads it back)."""
+    guests", for a count of times "has been lent the most times", and by its plain date "is the
+    most recent" (`parse.unranked` reads the last two back)."""
     f = spec.entity(entity).field_named(field)
     done = times_done(f)
     if done is not None:
         return f"has been {done} the {_word(spec, entity, field, op)} times"
+    if recency_field(spec.entity(entity)) is f:  # "the message that is the most recent", not "has the latest day"
+        return "is the most recent" if op == "max" else "is the oldest"
     return f"has the {_word(spec, entity, field, op)} {field_noun(f)}"
 
 
@@ -323,6 +327,9 @@ def render_step(spec: Spec, step: AskStep, variant: int) -> str:
                 act = render_frame(spec, found, workflow, {**rest, param: RefText(IT, ONLY)})
             except ParseError:
                 act = ""
+        age = ranked(spec, q.entity, q.field, q.op).removeprefix("is the ")
+        if act and age in ("most recent", "oldest"):  # "Find my most recent unread message in …, then …"
+            return f"Find {scope_word(ent)} {age} {adj}{noun(ent.label)}{which}, then {lower_first(act)}."
         if act:
             return (f"Find {scope_word(ent)} {adj}{noun(ent.label)}{which} that "
                     f"{ranked(spec, q.entity, q.field, q.op)}, then {lower_first(act)}.")

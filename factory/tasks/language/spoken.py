@@ -98,6 +98,17 @@ def field_noun(field: FieldSpec) -> str:
     return text
 
 
+_WHEN_NOUNS = frozenset(["date", "day", "time", "date and time"])
+
+
+def recency_field(entity: EntitySpec) -> FieldSpec | None:
+    """The field a row is "the most recent" or "the oldest" by: its date field labelled only "Date"
+    ("Day", "Time"), a day before a moment (a message's "Day" before its "Date": questions rank by
+    the day); None when no date field is labelled that plainly (a bill's "Due on" is no age)."""
+    plain = [f for f in entity.fields if f.type in ("date", "datetime") and noun(f.label) in _WHEN_NOUNS]
+    return min(plain, key=lambda f: f.type != "date") if plain else None
+
+
 def times_done(field: FieldSpec | ParamSpec) -> str | None:
     """A whole-number field that counts how often something was done to a row ("Times lent",
     "Times renewed"): the participle, which a question says as people do ("How many times has the
