@@ -172,6 +172,10 @@ def foreign_money_cases() -> Iterator[Case]:
     yield Case("money", 3.2, "3 pounds 20p", True, "GBP pounds and pence", {"currency": "GBP"})
     yield Case("money", 12.5, "12 euros and 50 cents", True, "EUR euros and cents", {"currency": "EUR"})
     yield Case("money", 12.5, "12.50 dollars", False, "EUR in dollars", {"currency": "EUR"})
+    for said, value in (("12,50 €", 12.5), ("€12,50", 12.5), ("1.234,50 EUR", 1234.5), ("It costs 3,20 euros.", 3.2)):
+        yield Case("money", value, said, True, "EUR decimal comma", {"currency": "EUR"})
+    yield Case("money", 12.5, "12,50", False, "a decimal comma only in euros", {})
+    yield Case("money", 1250.0, "1,250", True, "a thousands comma in euros too", {"currency": "EUR"})
 
 
 # ---------------------------------------------------------------- dates ------------------------

@@ -40,6 +40,19 @@ _FOREIGN = ("\u00a5", "\u20bd", "\u20a9", "yen", "jpy", "chf", "francs", "franc"
             "pesos", "peso")
 
 
+# Currencies whose amounts are often written with a decimal comma ("12,50 €", "1.234,50 €").
+_DECIMAL_COMMA = frozenset({"EUR"})
+_COMMA_AMOUNT = re.compile(r"(?<![\d.,])(?P<whole>\d{1,3}(?:\.\d{3})+|\d+),(?P<cents>\d{2})(?![\d,])")
+
+
+def decimal_point(text: str, code: str | None) -> str:
+    """An answer in a currency written with a decimal comma, its amounts rewritten with a point
+    ("12,50 €" → "12.50 €", "1.234,50" → "1234.50"); any other answer as it is."""
+    if (code or "USD").upper() not in _DECIMAL_COMMA:
+        return text
+    return _COMMA_AMOUNT.sub(lambda m: f"{m['whole'].replace('.', '')}.{m['cents']}", text)
+
+
 def currency(code: str | None) -> Currency:
     """The marks of an ISO code (None: US dollars); an unknown code marks by its code alone."""
     key = (code or "USD").upper()

@@ -23,7 +23,7 @@ from datetime import date
 
 from verifiers.answers.assertion import Reading, Rules, Span, assess
 from verifiers.answers.contacts import emails, phone_key, phones
-from verifiers.answers.currencies import other_currency
+from verifiers.answers.currencies import decimal_point, other_currency
 from verifiers.answers.dates import dates, times
 from verifiers.answers.folding import fold, name_tokens, normalize_text, unwrap
 from verifiers.answers.lists import list_candidates
@@ -73,6 +73,8 @@ def read_quantity(answer: str, money: bool, currency: str | None = None) -> Read
     """The number (or amount of money, in `currency`: an ISO code, None for US dollars) an
     answer asserts."""
     text = unwrap(fold(answer))
+    if money:  # "12,50 €" where euros are expected
+        text = decimal_point(text, currency)
     if money and len(text) > 2 and text[0] == "(" and text[-1] == ")":
         inner = read_quantity(text[1:-1], money=True, currency=currency)  # accounting: "(12.50)" is -12.50
         if isinstance(inner.value, float):
