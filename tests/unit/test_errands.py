@@ -79,6 +79,20 @@ def test_a_purpose_names_only_what_its_world_speaks_of(bank: Spec) -> None:
     assert redo and not any("dates" in p for p in redo), redo
 
 
+def test_a_purpose_about_a_kind_of_row_fits_only_actions_on_such_rows(bank: Spec) -> None:
+    """Setting a note's reminder is not tidying one's settings; removing a message's star is not
+    cleaning up a list; a low-balance alert and a payee are."""
+    notes = build_spec(load_seed(SEEDS / "mock.yaml"))
+    remind = purposes_for(notes, Ask("write", steps=(AskStep("set_reminder", {}),)))
+    assert remind and "I'm tidying up my settings:" not in remind, remind
+    mail = build_spec(load_seed(SEEDS / "echomail.yaml"))
+    unstar = next(w.name for w in mail.workflows if w.label == "Remove star")
+    assert "I'm cleaning up my lists:" not in purposes_for(mail, Ask("write", steps=(AskStep(unstar, {}),)))
+    alert = purposes_for(bank, Ask("write", steps=(AskStep("set_low_balance_alert", {}),)))
+    assert "I'm tidying up my settings:" in alert, alert
+    assert "I'm cleaning up my lists:" in purposes_for(bank, Ask("write", steps=(AskStep("remove_payee", {}),)))
+
+
 def _draft(key: str, reason: str, card: int = 3) -> Draft:
     ask = Ask("write", steps=(AskStep("lock_card", {"card": RefText("c"), "reason": reason}),))
     return Draft(key, "write", "lock_card", "u", 1, ask, f"Lock {reason}", [Step("lock_card", {"card": card, "reason": reason})])

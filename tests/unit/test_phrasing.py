@@ -627,3 +627,17 @@ def test_a_row_is_the_most_recent_by_its_plain_date() -> None:
     assert parse(mail, render(mail, Ask("read", question=label), 0)).question == label
     due = Question("min", "bill", "due_on")
     assert "earliest due date" in render(bank, Ask("read", question=due), 0)
+
+
+def test_a_field_is_asked_about_in_the_words_people_use() -> None:
+    """"the reason for my blocked dates", "the phone number of my contact": each reads back as the
+    question it renders."""
+    stay = build_spec(load_seed(SEEDS / "echostay.yaml"))
+    mail = build_spec(load_seed(SEEDS / "echomail.yaml"))
+    cases = [(stay, Question("lookup", "availability_block", "reason", RefText("Loft: June 3 to June 5")), "reason for"),
+             (mail, Question("lookup", "contact", "phone", RefText("Harold Richards")), "phone number of")]
+    for world, question, words in cases:
+        for variant in (0, 1):
+            text = render(world, Ask("read", question=question), variant)
+            assert words in text, text
+            assert parse(world, text).question == question, text

@@ -95,6 +95,37 @@ TOPICS: dict[str, tuple[str, ...]] = {
 }
 
 
+# Purposes that speak of the kind of row acted on ("my settings", "my lists") fit only actions on
+# such rows: setting a reminder on a note is not tidying one's settings, and removing a message's
+# star is not cleaning up a list. Each such word, with the word starts one of which must occur in
+# the acting workflow's own label, description or entity (never the world's title).
+ACTION_TOPICS: dict[str, tuple[str, ...]] = {
+    "settings": ("setting", "alert", "preference", "notification", "profile", "detail", "password", "limit",
+                 "privacy", "polic", "rule", "contact"),
+    "lists": ("list", "payee", "contact", "label", "favourite", "favorite", "member", "tag", "subscri", "follow",
+              "friend", "bookmark", "watch", "saved"),
+}
+
+
+def _action_words(spec: Spec, workflow_name: str) -> set[str]:
+    """The words of one workflow and of the entity it acts on (lower case)."""
+    workflow = next(w for w in spec.workflows if w.name == workflow_name)
+    texts = [workflow.label, workflow.description or ""]
+    entity = next((e for e in spec.entities if e.name == workflow.subject_entity), None)
+    if entity is not None:
+        texts += [entity.label, entity.plural]
+    return set(re.findall(r"[a-z]+", " ".join(texts).lower()))
+
+
+def fits_action(purpose: str, words: set[str]) -> bool:
+    """Whether each word of `purpose` about a kind of row (`ACTION_TOPICS`) is said of the action."""
+    for topic in re.findall(r"[a-z]+", purpose.lower()):
+        wanted = ACTION_TOPICS.get(topic)
+        if wanted is not None and not any(w.startswith(stem) for w in words for stem in wanted):
+            return False
+    return True
+
+
 def _world_words(spec: Spec, ask: Ask) -> set[str]:
     """The words a world uses of itself and of what `ask` does first (lower case)."""
     workflow = next(w for w in spec.workflows if w.name == ask.steps[0].workflow)
@@ -126,9 +157,10 @@ def purposes_for(spec: Spec, ask: Ask, redo: bool = False, undo: bool = False) -
     workflow = next(w for w in spec.workflows if w.name == ask.steps[0].workflow)
     verb = "find" if ask.steps[0].pick is not None else verb_phrase(workflow).split()[0]
     if ask.steps[0].pick is not None and len(ask.steps) > 1:
-        second = next(w for w in spec.workflows if w.name == ask.steps[1].workflow)
-        verb = verb_phrase(second).split()[0]
-    return tuple(p for p in PURPOSES.get(verb, ()) + GENERIC if fits_world(p, words))
+        workflow = next(w for w in spec.workflows if w.name == ask.steps[1].workflow)
+        verb = verb_phrase(workflow).split()[0]
+    acting = _action_words(spec, workflow.name)
+    return tuple(p for p in PURPOSES.get(verb, ()) + GENERIC if fits_world(p, words) and fits_action(p, acting))
 
 
 def _part(spec: Spec, step: AskStep) -> str:

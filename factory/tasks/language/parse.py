@@ -38,18 +38,18 @@ class _NoForm(ParseError):
 
 
 _Q_PATTERNS = [
-    ("lookup", re.compile(r'^What is the (?P<field>.+?) of (?:my|the) (?P<entity>.+?) "(?P<ref>[^"]+)"\?$')),
-    ("lookup", re.compile(r'^Look up the (?P<field>.+?) of (?:my|the) (?P<entity>.+?) "(?P<ref>[^"]+)"\.$')),
-    ("only", re.compile(r'^What is the (?P<field>.+?) of (?P<only>my [^"]+?)\?$')),  # "… of my contact details?"
-    ("only", re.compile(r'^Look up the (?P<field>.+?) of (?P<only>my [^"]+?)\.$')),
+    ("lookup", re.compile(r'^What is the (?P<field>.+?) (?:of|for) (?:my|the) (?P<entity>.+?) "(?P<ref>[^"]+)"\?$')),
+    ("lookup", re.compile(r'^Look up the (?P<field>.+?) (?:of|for) (?:my|the) (?P<entity>.+?) "(?P<ref>[^"]+)"\.$')),
+    ("only", re.compile(r'^What is the (?P<field>.+?) (?:of|for) (?P<only>my [^"]+?)\?$')),  # "… of my contact details?"
+    ("only", re.compile(r'^Look up the (?P<field>.+?) (?:of|for) (?P<only>my [^"]+?)\.$')),
     ("count", re.compile(r"^How many of (?:my|the) (?P<plural>.+?) are there\?$")),  # "…from account "X" are there?"
     ("count", re.compile(r"^How many of (?:my|the) (?P<plural>.+?) have (?P<conds>.+)\?$")),
     ("count", re.compile(r"^Count (?:my|the) (?P<plural>.+?) with (?P<conds>.+)\.$")),
     ("count", re.compile(r"^Count (?:my|the) (?P<plural>[a-z]+ .+?)\.$")),  # "Count my active cards."
     ("count", re.compile(r"^How many (?P<plural>[a-z]+ .+?) (?:do I have|are there)\?$")),
     ("sum", re.compile(r"^What is the total (?P<field>.+?) (?:of|across) (?:my|the) (?P<plural>.+?)(?: with (?P<conds>.+))?\?$")),
-    ("named", re.compile(r'^What is the (?P<field>.+?) of (?P<named>(?:my|the) [^"]+)\?$')),  # frames.name_of
-    ("named", re.compile(r'^Look up the (?P<field>.+?) of (?P<named>(?:my|the) [^"]+)\.$')),
+    ("named", re.compile(r'^What is the (?P<field>.+?) (?:of|for) (?P<named>(?:my|the) [^"]+)\?$')),  # frames.name_of
+    ("named", re.compile(r'^Look up the (?P<field>.+?) (?:of|for) (?P<named>(?:my|the) [^"]+)\.$')),
     ("arg", re.compile(r"^Which of (?:my|the) (?P<plural>.+?)(?: with (?P<conds>.+?))? has the "
                        rf"(?P<dir>{_DIRS}) (?P<field>.+?)\?"
                        r"(?P<tie> If several tie, name the one that comes first alphabetically\.)?$")),

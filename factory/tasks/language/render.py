@@ -22,6 +22,7 @@ from factory.tasks.language.spoken import (
     count_noun,
     field_noun,
     noun,
+    of_word,
     recency_field,
     times_done,
     verb_phrase,
@@ -185,7 +186,8 @@ def _lookup(field: FieldSpec, named: str, variant: int) -> str:
     if done is not None:  # "Times lent": "How many times has the book "X" been lent?"
         return f"How many times has {named} been {done}?"
     f = field_noun(field)
-    return f"Look up the {f} of {named}." if variant % 2 else f"What is the {f} of {named}?"
+    of = of_word(f)  # "the reason for my blocked dates"
+    return f"Look up the {f} {of} {named}." if variant % 2 else f"What is the {f} {of} {named}?"
 
 
 def holder_field(spec: Spec, ent: EntitySpec, target: str) -> FieldSpec | None:

@@ -95,7 +95,19 @@ def field_noun(field: FieldSpec) -> str:
     if field.type in ("money", "int") and " " not in text and (text in _PARTICIPLES or (
             text.endswith("ed") and not text.endswith("eed") and len(text) > 4)):
         return f"{'amount' if field.type == 'money' else 'number'} {text}"  # "the amount spent", never "the spent"
-    return text
+    return _SPOKEN_NOUNS.get(text, text)
+
+
+# One-word labels people complete when they speak ("What is the phone number of my contact?").
+_SPOKEN_NOUNS = {"phone": "phone number", "mobile": "mobile number", "cell": "cell number", "fax": "fax number",
+                 "zip": "zip code", "postcode": "postcode", "dob": "date of birth"}
+# Nouns whose row follows "for", not "of" ("the reason for my blocked dates").
+FOR_NOUNS = frozenset(["reason", "explanation", "justification", "excuse", "motive"])
+
+
+def of_word(noun_text: str) -> str:
+    """The preposition between a field's noun and its row: "for" after a reason, else "of"."""
+    return "for" if noun_text.split()[-1] in FOR_NOUNS else "of"
 
 
 _WHEN_NOUNS = frozenset(["date", "day", "time", "date and time"])

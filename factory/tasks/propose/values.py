@@ -16,6 +16,7 @@ from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, WorkflowSpec
 from factory.tasks.language.frames import set_fields
 from factory.tasks.propose.base import ProposerBase
+from factory.tasks.propose.sentiment import agreeing, is_rating, leaning
 
 # Contact data belongs to one person: a value is made up for the user, never copied from another row.
 CONTACT = ("phone", "email", "street", "address", "postal", "zip")
@@ -37,6 +38,16 @@ def round_amount(cents: float) -> int:
 # founded): only such a parameter is ever given a date decades ago.
 _HISTORY_WORDS = frozenset({"birth", "birthday", "born", "dob", "founded", "established", "built", "since",
                             "anniversary", "hired", "incorporated"})
+
+
+# What an app writes, never a person: a generated number ("Your receipt #513468", "Invoice #6683")
+# or a reply's prefix ("Re: …"). Such a row value is no text to ask an agent to type.
+_MACHINE_TEXT = re.compile(r"#\s*\d{3,}|^(?:re|fwd?|aw|tr)\s*:", re.IGNORECASE)
+
+
+def typed(values: list[str]) -> list[str]:
+    """The values a person could have typed themselves (`_MACHINE_TEXT` left out)."""
+    return [v for v in values if not _MACHINE_TEXT.search(v)]
 
 
 def _of_history(p: ParamSpec) -> bool:
@@ -89,8 +100,53 @@ class ValuesMixin(ProposerBase):
                     return None
                 values[p.name] = value
         self._near_amounts(workflow, values)
+        self._agree(workflow, values)
+        self._pair_kinds(workflow, values)
         self._keep_most(workflow, values)
         return Step(workflow.name, values)
+
+    def _pair_kinds(self, workflow: WorkflowSpec, values: dict[str, Any]) -> None:
+        """A new row named like one the world holds takes that row's kinds: adding the payee
+        "Harbor Veterinary Clinic" files it under the category the world gives that name, not a
+        category drawn on its own ("telecom"). Only where a create effect stores both the text and
+        the enum in fields of its row."""
+        params = {p.name: p for p in workflow.params}
+        for effect in workflow.effects:
+            if effect.kind != "create" or not effect.values:
+                continue
+            ent = self.spec.entity(effect.entity)
+            stored = {source: fname for fname, source in effect.values.items() if source in values}
+            # the row's name ("Lakeside Apartments"), never another text it shares (an account number)
+            texts = [(fname, values[src]) for src, fname in stored.items() if fname in ent.display_fields
+                     and params[src].type in ("string", "text") and ent.field_named(fname).type in ("string", "text")]
+            kinds = [(src, ent.field_named(fname)) for src, fname in stored.items()
+                     if params[src].type == "enum" and ent.field_named(fname).type == "enum"]
+            if not texts or not kinds:
+                continue
+            for fname, text in texts:
+                column = ent.field_named(fname).column
+                row = next((r for r in self.world.rows(ent.name) if r.get(column) == text), None)
+                if row is None:
+                    continue
+                for src, f in kinds:
+                    if row.get(f.column) in (params[src].values or []):
+                        values[src] = row[f.column]
+                break
+
+    def _agree(self, workflow: WorkflowSpec, values: dict[str, Any]) -> None:
+        """A rating sent with a text agrees with it: a one-star review does not praise the place.
+        The text stays (it is the world's own words); the rating moves into the part of its range
+        the text leans to (`sentiment.agreeing`)."""
+        texts = [str(values[p.name]) for p in workflow.params if p.type in ("string", "text") and p.name in values]
+        lean = next((lean for t in texts if (lean := leaning(t)) is not None), None)
+        if lean is None:
+            return
+        for p in workflow.params:
+            # a rating left to its default (5 stars) would be sent beside the text all the same
+            if is_rating(p) and (p.name in values or p.default is not None):
+                choices = agreeing(p, lean)
+                if choices and values.get(p.name, p.default) not in choices:
+                    values[p.name] = self.rng.choice(choices)
 
     def _keep_most(self, workflow: WorkflowSpec, values: dict[str, Any]) -> None:
         """A form that sets many fields of a row (contact details) is used to change one to three
@@ -166,20 +222,24 @@ class ValuesMixin(ProposerBase):
             return self._contact(p.name.lower() if "email" in p.name.lower() else "email")
         return self._text(p, workflow)
 
-    def _existing(self, p: ParamSpec) -> list[str]:
+    def _existing(self, p: ParamSpec, workflow: str = "") -> list[str]:
         """Values the world already holds in fields named like the parameter (a wishlist's name,
-        a category): what a user of this world would type. People's names are not among them: a
-        trip called "Mary Zhang" is another user's name, not a trip's."""
-        if p.name not in self._existing_cache:
+        a category): what a user of this world would type. Only the entities the run stores the
+        parameter in, when it stores it (a note's title is not a notebook's). People's names are
+        not among them: a trip called "Mary Zhang" is another user's name, not a trip's."""
+        key = f"existing:{workflow}:{p.name}"
+        if key not in self._existing_cache:
+            stored = {e.entity for w in self.spec.workflows if w.name == workflow for e in w.effects
+                      if (e.kind == "set" and e.to == p.name) or p.name in (e.values or {}).values()}
             values: set[str] = set()
             for ent in self.spec.entities:
-                if ent.builtin:
+                if ent.builtin or (stored and ent.name not in stored):
                     continue
                 for f in ent.fields:
                     if f.name == p.name and f.type in ("string", "text"):
                         values |= {str(r[f.column]) for r in self.world.rows(ent.name) if r.get(f.column)}
-            self._existing_cache[p.name] = sorted(v for v in values if '"' not in v and ";" not in v)
-        return self._existing_cache[p.name]
+            self._existing_cache[key] = sorted(v for v in values if '"' not in v and ";" not in v)
+        return self._existing_cache[key]
 
     def _text(self, p: ParamSpec, workflow: str = "") -> str:
         name = p.name.lower()
@@ -191,9 +251,11 @@ class ValuesMixin(ProposerBase):
         limit = p.max_length or 60
         # Only values that fit whole: a body cut at its limit ("…keep this email for your re") is no
         # text a person types.
-        existing = [] if contact or sets else [v for v in self._existing(p) if len(v) <= limit]
+        if "number" in name and p.type == "string":  # an account or policy number is the user's own
+            return _fit(self._identifier(name), limit)
+        existing = [] if contact or sets else [v for v in typed(self._existing(p, workflow)) if len(v) <= limit]
         kind = kind_of(workflow, name)
-        written = [] if contact else [v for v in self._written(workflow, p.name) if len(v) <= limit]
+        written = [] if contact else [v for v in typed(self._written(workflow, p.name)) if len(v) <= limit]
         # Three or more of the world's own values say what this field holds better than a pool
         # shared by every domain ("The book drop was closed" as a reason to reject an expense).
         if written and self.rng.random() < (0.95 if len(written) >= 3 else 0.6):
@@ -251,6 +313,20 @@ class ValuesMixin(ProposerBase):
                 value = self.fake.postcode()
             else:
                 value = self.fake.street_address()
+            if value not in taken:
+                return value
+        return value
+
+    def _identifier(self, name: str) -> str:
+        """A number in the shape the world writes such numbers ("EL-520062" → "EL-318804"), with
+        digits drawn anew so no other row holds it: an account number at a payee is one's own, not
+        copied from another customer's row."""
+        taken = set(self._existing_contact(name))
+        shapes = sorted(v for v in taken if re.search(r"\d", v) and len(v) <= 30) or ["##-####"]
+        shape = self.rng.choice(shapes)
+        value = shape
+        for _ in range(50):
+            value = re.sub(r"[\d#]", lambda _m: str(self.rng.randint(0, 9)), shape)
             if value not in taken:
                 return value
         return value
