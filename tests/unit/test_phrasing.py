@@ -611,17 +611,17 @@ def test_a_count_of_times_is_asked_as_people_ask_it() -> None:
 
 def test_a_row_is_the_most_recent_by_its_plain_date() -> None:
     """A message ranked by its "Day" is "the most recent" or "the oldest" ("Find my most recent
-    message with the folder "archive", then star it."), never "has the latest day"; a field with a
+    message in the folder "archive", then star it."), never "has the latest day"; a field with a
     name of its own ("Due on") keeps it. Each reads back, a quoted name with a comma included."""
     mail = build_spec(load_seed(SEEDS / "echomail.yaml"))
     bank = build_spec(load_seed(SEEDS / "echobank.yaml"))
     archived = (Cond("folder", '"archive"'),)
     q = Question("max", "message", "sent_on", conds=archived)
-    assert render(mail, Ask("read", question=q), 0) == 'Which of my messages with the folder "archive" is the most recent?'
+    assert render(mail, Ask("read", question=q), 0) == 'Which of my messages in the folder "archive" is the most recent?'
     assert parse(mail, render(mail, Ask("read", question=q), 0)).question == q
     pick = Ask("read_write", steps=(AskStep("star", {}, pick=("message", replace(q, op="min"))),))
     text = render(mail, pick, 0)
-    assert text.startswith('Find my oldest message with the folder "archive", then '), text
+    assert text.startswith('Find my oldest message in the folder "archive", then '), text
     assert parse(mail, text) == pick, text
     label = Question("max", "message", "sent_on", conds=(Cond("subject", '"Hi, again"'),))
     assert parse(mail, render(mail, Ask("read", question=label), 0)).question == label
@@ -641,3 +641,25 @@ def test_a_field_is_asked_about_in_the_words_people_use() -> None:
             text = render(world, Ask("read", question=question), variant)
             assert words in text, text
             assert parse(world, text).question == question, text
+
+
+def test_a_row_is_in_the_place_it_is_kept() -> None:
+    """A folder or a notebook holds rows: "my messages in the folder "archive"", with any other
+    condition after "with"; a field that holds nothing ("the category") is never "in"."""
+    mail = build_spec(load_seed(SEEDS / "echomail.yaml"))
+    notes = build_spec(load_seed(SEEDS / "mock.yaml"))
+    cases = [
+        (mail, Question("count", "message", conds=(Cond("folder", '"archive"'), Cond("category", '"promotions"'))),
+         'Count my messages in the folder "archive" with the category "promotions".'),
+        (notes, Question("sum", "note", "priority", conds=(Cond("notebook", '"Work notes"'), Cond("status", '"active"'))),
+         'What is the total priority of my notes in the notebook "Work notes" with the status "active"?'),
+        (mail, Question("count", "message", conds=(Cond("category", '"promotions"'), Cond("folder", '"archive"'))),
+         'Count my messages with the category "promotions" and the folder "archive".'),
+    ]
+    for world, q, said in cases:
+        assert render(world, Ask("read", question=q), 1) == said
+        for variant in (0, 1):
+            text = render(world, Ask("read", question=q), variant)
+            assert parse(world, text).question == q, text
+    with pytest.raises(ParseError):
+        parse(mail, 'Count my messages in the category "promotions".')

@@ -367,7 +367,7 @@ _SAID_LOOKUPS = [
 _RANKED = re.compile(r"\bhas been (?P<done>[a-z]+) the (?P<dir>most|fewest) times\b"
                      r"|\bis the (?P<age>most recent|oldest)\b")
 _QUOTED = re.compile(r'("[^"]*")')
-# "Find my most recent message with the folder "inbox", then …" (`render.render_step`): a quoted
+# "Find my most recent message in the folder "inbox", then …" (`render.render_step`): a quoted
 # name may hold a comma, so the words up to ", then" are read quote by quote.
 _AGED_FIND = re.compile(r'\b(?P<find>[Ff]ind) (?P<scope>my|the) (?P<age>most recent|oldest) '
                         r'(?P<rest>(?:[^",]|"[^"]*")+?), then ')

@@ -9,7 +9,7 @@ import re
 
 from factory.spec.model import EntitySpec, Spec
 from factory.tasks.language.asks import Cond, ParseError
-from factory.tasks.language.render import LEADING_PREPOSITIONS
+from factory.tasks.language.render import LEADING_PREPOSITIONS, container
 from factory.tasks.language.spoken import bool_feature, count_noun, field_noun, read_adjective, recency_field
 from factory.tasks.language.values import scan_value
 
@@ -95,7 +95,9 @@ def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
             pos += len(" and ")
             continue
         # "the folder "inbox"", "a due date between …" (`render.render_conds`); a field said with
-        # its own preposition has no article.
+        # its own preposition has no article; a place rows are kept in is "in the folder "inbox"".
+        inside = not conds and text.lower().startswith("in the ", pos)
+        pos += len("in ") if inside else 0
         article = next((w for w in ("the ", "an ", "a ") if text.lower().startswith(w, pos)), "")
         hit = next(((n, name) for n, name in names if text.lower().startswith(n + " ", pos + len(article))), None)
         if hit is None and article:
@@ -105,6 +107,8 @@ def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
         if hit is None:
             raise ParseError(f"unknown condition at {text[pos:pos + 40]!r} ({ent.label})")
         f = ent.field_named(hit[1])
+        if inside and not container(f):
+            raise ParseError(f"a {ent.label.lower()} is not kept in its {hit[0]}")
         pos += len(hit[0]) + 1
         kind = "int" if f.type == "reference" else f.type
         if f.type == "bool":
@@ -122,9 +126,10 @@ def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
             conds.append(Cond(f.name, f'"{value}"' if text[pos - 1] == '"' else value))
         if pos == len(text):
             return tuple(conds)
-        if not text.startswith(" and ", pos):
-            raise ParseError(f"expected 'and' between conditions at {text[pos:pos + 30]!r}")
-        pos += len(" and ")
+        joiner = " with " if inside else " and "  # "in the folder "x" with the category "y""
+        if not text.startswith(joiner, pos):
+            raise ParseError(f"expected {joiner.strip()!r} between conditions at {text[pos:pos + 30]!r}")
+        pos += len(joiner)
 
 
 def _feature_at(ent: EntitySpec, text: str, pos: int) -> tuple[Cond, int] | None:

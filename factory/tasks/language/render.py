@@ -52,9 +52,25 @@ def render_conds(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
             parts.append(("no " if c.value == "no" else "") + str(bool_feature(f)))
         elif f.type == "bool":
             parts.append(f"{name} {bool_flag(f.type)}{c.value}")
+        elif not parts and not tied and container(f):  # "messages in the folder "archive""
+            parts.append(f"in the {name} {c.value}")
         else:  # "with the folder "inbox"", "have the account "Main Checking ··3808""
             parts.append(f"{name if tied else 'the ' + name} {c.value}")
+    if parts and parts[0].startswith("in the ") and len(parts) > 1:  # "in the folder "x" with the category "y""
+        return f"{parts[0]} with {' and '.join(parts[1:])}"
     return " and ".join(parts)
+
+
+# Fields that name a place rows are kept in: a row is "in" it ("my messages in the folder
+# "archive"", "my notes in the notebook "Work notes""), not "with" it. Said so only as the first
+# condition, which then follows the noun without "with" (`with_conds`).
+CONTAINERS = frozenset(["folder", "mailbox", "notebook", "album", "playlist", "channel", "board", "shelf",
+                        "collection", "wishlist", "drawer", "queue", "inbox"])
+
+
+def container(field: FieldSpec) -> bool:
+    """Whether a field names the place a row is kept in (`CONTAINERS`)."""
+    return field.type in ("enum", "reference") and field_noun(field) in CONTAINERS
 
 
 # Words a field label may start with that tie it to a row by themselves ("From account"): such a
