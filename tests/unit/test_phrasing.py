@@ -645,16 +645,21 @@ def test_a_field_is_asked_about_in_the_words_people_use() -> None:
 
 def test_a_row_is_in_the_place_it_is_kept() -> None:
     """A folder or a notebook holds rows: "my messages in the folder "archive"", with any other
-    condition after "with"; a field that holds nothing ("the category") is never "in"."""
+    condition after "with"; a field that holds nothing ("the category") is never "in". The
+    conditions are a conjunction: their order is how they are said, not what is asked."""
     mail = build_spec(load_seed(SEEDS / "echomail.yaml"))
     notes = build_spec(load_seed(SEEDS / "mock.yaml"))
     cases = [
         (mail, Question("count", "message", conds=(Cond("folder", '"archive"'), Cond("category", '"promotions"'))),
          'Count my messages in the folder "archive" with the category "promotions".'),
         (notes, Question("sum", "note", "priority", conds=(Cond("notebook", '"Work notes"'), Cond("status", '"active"'))),
-         'What is the total priority of my notes in the notebook "Work notes" with the status "active"?'),
+         'What is the total priority of my active notes in the notebook "Work notes"?'),
+        # said in the order a person says them, whatever the order proposed: the place first
         (mail, Question("count", "message", conds=(Cond("category", '"promotions"'), Cond("folder", '"archive"'))),
-         'Count my messages with the category "promotions" and the folder "archive".'),
+         'Count my messages in the folder "archive" with the category "promotions".'),
+        # a state said before the noun, wherever it was among the conditions
+        (notes, Question("max", "note", "priority", conds=(Cond("notebook", '"Work notes"'), Cond("pinned", "no"))),
+         'Which of my unpinned notes in the notebook "Work notes" has the highest priority?'),
     ]
     for world, q, said in cases:
         assert render(world, Ask("read", question=q), 1) == said
@@ -663,3 +668,27 @@ def test_a_row_is_in_the_place_it_is_kept() -> None:
             assert parse(world, text).question == q, text
     with pytest.raises(ParseError):
         parse(mail, 'Count my messages in the category "promotions".')
+
+
+def test_a_verb_with_a_preposition_takes_its_row_inside() -> None:
+    """"Save the listing "Loft" to the wishlist", "Move my message "Hi" to the inbox", never "save
+    to wishlist for the listing"; a find-then-act errand takes the purpose of its act; saved
+    listings are "saved listings" even where the seed titles their page "Wishlists"."""
+    from factory.tasks.language.errands import purposes_for
+    from factory.tasks.language.render import render_step
+
+    stay = build_spec(load_seed(SEEDS / "echostay.yaml"))
+    mail = build_spec(load_seed(SEEDS / "echomail.yaml"))
+    save = AskStep("save_to_wishlist", {"listing": RefText("Loft")})
+    move = next(w.name for w in mail.workflows if w.label == "Move to Inbox")
+    inbox = AskStep(move, {"message": RefText("Hi")})
+    for world, step, said in ((stay, save, 'Save the listing "Loft" to the wishlist.'),
+                              (mail, inbox, 'Move my message "Hi" to the inbox.')):
+        assert render_step(world, step, 0) == said
+        for variant in range(3):
+            text = render_step(world, step, variant)
+            assert parse(world, text).steps == (step,), text
+    count = Question("count", "wishlist_item", conds=(Cond("wishlist", '"Work trips"'),))
+    assert render(stay, Ask("read", question=count), 1) == 'Count my saved listings in the wishlist "Work trips".'
+    pick = AskStep("cancel_booking", {}, ("booking", Question("min", "booking", "nights")))
+    assert "Plans changed, so:" in purposes_for(stay, Ask("read_write", steps=(pick, save)))

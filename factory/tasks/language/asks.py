@@ -52,9 +52,12 @@ def joint_ref(pairs: list[tuple[str, str]]) -> RefText:
     return RefText(text, by, tuple(rest))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Question:
-    """What a READ asks: `op` over the rows of `entity` that meet `conds`."""
+    """What a READ asks: `op` over the rows of `entity` that meet `conds`.
+
+    Two questions are equal when they ask the same: the conditions are a conjunction, so their
+    order is how a sentence says them ("my unread messages in the folder …"), not what is asked."""
 
     op: str  # lookup | count | sum | max | min
     entity: str
@@ -62,6 +65,16 @@ class Question:
     target: RefText | None = None
     conds: tuple[Cond, ...] = ()
     tie: bool = False  # superlatives: a tie goes to the first label alphabetically (said so)
+
+    def _key(self) -> tuple[Any, ...]:
+        conds = tuple(sorted(self.conds, key=lambda c: (c.field, c.value, c.upper or "")))
+        return (self.op, self.entity, self.field, self.target, conds, self.tie)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Question) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
 
 @dataclass(frozen=True)

@@ -154,11 +154,9 @@ def purposes_for(spec: Spec, ask: Ask, redo: bool = False, undo: bool = False) -
         return tuple(p for p in UNDO if fits_world(p, words)) or UNDO
     if redo:
         return tuple(p for p in REDO if fits_world(p, words)) or REDO[:2]
+    # A find-then-act step acts itself ("find my oldest booking, then cancel it"): its verb is the act's.
     workflow = next(w for w in spec.workflows if w.name == ask.steps[0].workflow)
-    verb = "find" if ask.steps[0].pick is not None else verb_phrase(workflow).split()[0]
-    if ask.steps[0].pick is not None and len(ask.steps) > 1:
-        workflow = next(w for w in spec.workflows if w.name == ask.steps[1].workflow)
-        verb = verb_phrase(workflow).split()[0]
+    verb = verb_phrase(workflow).split()[0]
     acting = _action_words(spec, workflow.name)
     return tuple(p for p in PURPOSES.get(verb, ()) + GENERIC if fits_world(p, words) and fits_action(p, acting))
 

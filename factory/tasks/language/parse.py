@@ -16,13 +16,14 @@ from factory.tasks.language.asks import ONLY, AskStep, Cond, ParseError, Questio
 from factory.tasks.language.frames import IT, name_of, parse_frame, read_name
 from factory.tasks.language.parse_conds import WHEN, entity_and_conds, entity_by, field_by, parse_conds, same
 from factory.tasks.language.registers import drop_context
-from factory.tasks.language.render import holder_field, pick_verb
+from factory.tasks.language.render import holder_field, pick_verb, split_verb
 from factory.tasks.language.spoken import (
     bool_adjective,
     bool_feature,
     count_noun,
     counted,
     noun,
+    spoken_plural,
     times_done,
     verb_phrase,
 )
@@ -295,12 +296,14 @@ def _parse_sentence(spec: Spec, text: str) -> AskStep:
         body = text[len(opener):]
         for workflow in workflows:
             possessed = possessed_head(spec, workflow)
-            heads = ((possessed, True), (verb_phrase(workflow), False), (workflow.label, False))
-            for head, is_possessed in heads:
+            split = split_verb(verb_phrase(workflow))  # "Save the listing "Loft" to the wishlist"
+            heads = ((possessed, True, ""), (verb_phrase(workflow), False, ""), (workflow.label, False, ""),
+                     (split[0] + " " if split else None, False, split[1] if split else ""))
+            for head, is_possessed, tail in heads:
                 if head is None or not body.lower().startswith(head.lower()):
                     continue
                 try:
-                    return _sentence_rest(spec, workflow, body, len(head), is_possessed, opener, refs)
+                    return _sentence_rest(spec, workflow, body, len(head), is_possessed, opener, refs, tail)
                 except ParseError as exc:
                     problem = exc
     raise problem or ParseError(f"no workflow phrasing matches {text[:60]!r}")
@@ -317,11 +320,22 @@ def _subject_ref(ent: EntitySpec, body: str, pos: int) -> tuple[RefText, int]:
 
 
 def _sentence_rest(spec: Spec, workflow: WorkflowSpec, body: str, pos: int, possessed: bool,
-                   opener: str, refs: dict[str, str]) -> AskStep:
+                   opener: str, refs: dict[str, str], tail: str = "") -> AskStep:
     args: dict[str, Any] = {}
     found = subject_entity(spec, workflow)
     if possessed and found is not None:
         args[found[0].name], pos = _subject_ref(found[1], body, pos)
+    elif tail and found is not None:  # the verb split around its row: "save <row> to the wishlist"
+        param, ent = found
+        noun = f"{scope_word(ent)} {ent.label.lower()}"
+        if not body.lower().startswith(noun, pos):
+            raise ParseError(f"expected {noun!r} at {body[pos:pos + 30]!r}")
+        args[param.name], pos = _subject_ref(ent, body, pos + len(noun))
+        if not body.startswith(f" {tail}", pos):
+            raise ParseError(f"expected {tail!r} at {body[pos:pos + 30]!r}")
+        pos += len(tail) + 1
+    elif tail:
+        raise ParseError(f"{workflow.label!r} acts on no one row to say inside its verb")
     elif found is not None:
         param, ent = found
         for link in (" for ", " "):
@@ -432,7 +446,7 @@ def _held_count(spec: Spec, text: str) -> Question | None:
     m = _HELD_COUNT.match(text)
     if m is None:
         return None
-    ent = next((e for e in spec.entities if noun(e.plural) == m["plural"]), None)
+    ent = next((e for e in spec.entities if spoken_plural(e) == m["plural"]), None)
     if ent is None:
         return None
     for target in sorted({f.ref for f in ent.fields if f.type == "reference" and f.ref}):

@@ -10,7 +10,14 @@ import re
 from factory.spec.model import EntitySpec, Spec
 from factory.tasks.language.asks import Cond, ParseError
 from factory.tasks.language.render import LEADING_PREPOSITIONS, container
-from factory.tasks.language.spoken import bool_feature, count_noun, field_noun, read_adjective, recency_field
+from factory.tasks.language.spoken import (
+    bool_feature,
+    count_noun,
+    field_noun,
+    read_adjective,
+    recency_field,
+    spoken_plural,
+)
 from factory.tasks.language.values import scan_value
 
 
@@ -20,7 +27,7 @@ def same(a: str, b: str) -> bool:
 
 def entity_by(spec: Spec, text: str, plural: bool) -> EntitySpec:
     for ent in spec.entities:
-        if same(ent.plural if plural else ent.label, text):
+        if same(spoken_plural(ent) if plural else ent.label, text) or (plural and same(ent.plural, text)):
             return ent
     raise ParseError(f"no entity is called {text!r}")
 

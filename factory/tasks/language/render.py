@@ -24,6 +24,7 @@ from factory.tasks.language.spoken import (
     noun,
     of_word,
     recency_field,
+    spoken_plural,
     times_done,
     verb_phrase,
 )
@@ -70,7 +71,7 @@ CONTAINERS = frozenset(["folder", "mailbox", "notebook", "album", "playlist", "c
 
 def container(field: FieldSpec) -> bool:
     """Whether a field names the place a row is kept in (`CONTAINERS`)."""
-    return field.type in ("enum", "reference") and field_noun(field) in CONTAINERS
+    return field.type in ("enum", "reference", "string") and field_noun(field) in CONTAINERS
 
 
 # Words a field label may start with that tie it to a row by themselves ("From account"): such a
@@ -133,8 +134,27 @@ def _subject_phrase(spec: Spec, workflow: WorkflowSpec, args: dict[str, Any]) ->
     if head is not None:  # "my card" already says which when it is the user's only one
         return (head if only else f"{head} {param_text(param, value)}"), rest
     named = value.text if only else f"{scope_word(ent)} {ent.label.lower()} {param_text(param, value)}"
+    split = split_verb(verb)
+    if split is not None:  # "Save the listing "Loft" to the wishlist", never "Save to wishlist for …"
+        return f"{split[0]} {named} {split[1]}", rest
     link = " " if len(verb.split()) == 1 else " for "  # "Star my message", "Block dates for …"
     return f"{verb}{link}{named}", rest
+
+
+_SPLIT_PREPOSITIONS = frozenset(["to", "into", "onto", "from", "in", "as", "off", "out"])
+
+
+def split_verb(verb: str) -> tuple[str, str] | None:
+    """A verb phrase whose object goes inside it ("save to wishlist" → ("save", "to the
+    wishlist"), "add to favourites" → ("add", "to my favourites"), "mark as read" → ("mark",
+    "as read")); None for the others. `parse._parse_sentence` reads the same split back."""
+    words = verb.split()
+    if len(words) < 2 or words[1] not in _SPLIT_PREPOSITIONS:
+        return None
+    tail = words[1:]
+    if len(tail) == 2 and tail[0] != "as" and tail[1] not in ("a", "an", "the", "my", "it"):
+        tail = [tail[0], "my" if tail[1].endswith("s") and not tail[1].endswith("ss") else "the", tail[1]]
+    return words[0], " ".join(tail)
 
 
 def render_sentence(spec: Spec, workflow: WorkflowSpec, args: dict[str, Any], style: int) -> str:
@@ -215,7 +235,7 @@ def holder_field(spec: Spec, ent: EntitySpec, target: str) -> FieldSpec | None:
     held = spec.entity(target) if len(refs) == 1 and target != ent.name and not spec.entity(target).builtin else None
     if held is None or ent.visibility == "public" or held.visibility == "public":
         return None
-    if any(count_noun(f) == noun(ent.plural) for f in held.fields):
+    if any(count_noun(f) == spoken_plural(ent) for f in held.fields):
         return None
     # a plain belonging ("account"), not a role the field gives the row ("from account", "payer")
     return refs[0] if noun(refs[0].label) == noun(held.label) else None
@@ -235,9 +255,21 @@ def _holder(spec: Spec, ent: EntitySpec, conds: tuple[Cond, ...]) -> str | None:
         return None
 
 
+def spoken_order(ent: EntitySpec, conds: tuple[Cond, ...]) -> tuple[Cond, ...]:
+    """The conditions in the order a person says them: one said as a word before the noun first
+    ("my unpinned notes", `adjective`), then the place the rows are kept in ("in the notebook …",
+    `container`), then the rest as proposed. A question's conditions have no order of their own
+    (`Question.__eq__`)."""
+    lead = next((c for c in conds if adjective(ent, (c,))[0]), None)
+    rest = [c for c in conds if c is not lead]
+    place = next((c for c in rest if c.upper is None and container(ent.field_named(c.field))), None)
+    return tuple(([lead] if lead else []) + ([place] if place else []) + [c for c in rest if c is not place])
+
+
 def render_question(spec: Spec, q: Question, variant: int) -> str:
     ent = spec.entity(q.entity)
-    scope, label, plural = scope_word(ent), noun(ent.label), noun(ent.plural)
+    q = replace(q, conds=spoken_order(ent, q.conds))
+    scope, label, plural = scope_word(ent), noun(ent.label), spoken_plural(ent)
     adj, rest = adjective(ent, q.conds)
     if adj and (q.op != "count" or rest):  # "my active payees" (a count still needs a condition after)
         plural, q = adj + plural, replace(q, conds=rest)
@@ -333,6 +365,7 @@ def render_step(spec: Spec, step: AskStep, variant: int) -> str:
     if step.pick is not None:
         param, q = step.pick
         ent = spec.entity(q.entity)
+        q = replace(q, conds=spoken_order(ent, q.conds))
         adj, rest_conds = adjective(ent, q.conds)
         conds = render_conds(spec, q.entity, rest_conds)
         assert q.field is not None

@@ -82,6 +82,32 @@ def noun(label: str) -> str:
     return " ".join(w if (w.isupper() and len(w) > 1) else w.lower() for w in words)
 
 
+def _pluralize(word: str) -> str:
+    if re.search(r"[^aeiou]y$", word):
+        return word[:-1] + "ies"
+    if word.endswith(("s", "x", "ch", "sh", "z")):
+        return word + "es"
+    return word + "s"
+
+
+def spoken_plural(entity: EntitySpec) -> str:
+    """The entity's plural as a sentence says it: the seed's plural when it is the plural of its
+    label ("payees", "blocked dates"), else the label made plural: a seed may title its list page
+    "Wishlists" for the rows it calls "Saved listing", and "my wishlists with the wishlist …"
+    would be said of saved listings."""
+    label, plural = noun(entity.label), noun(entity.plural)
+    head, said = label.split()[-1:] or [""], plural.split()[-1:] or [""]
+    if said[0][:4] == head[0][:4]:  # "payee"/"payees", "person"/"people" is no rule: "pers"/"peop"
+        return plural
+    if plural in _IRREGULAR.get(head[0], ()):
+        return plural
+    return " ".join(label.split()[:-1] + [_pluralize(head[0])])
+
+
+_IRREGULAR = {"person": ("people",), "child": ("children",), "man": ("men",), "woman": ("women",),
+              "staff": ("staff",), "mouse": ("mice",), "foot": ("feet",)}
+
+
 def field_noun(field: FieldSpec) -> str:
     """How people name a field: "opened on" → "opening date", "member since" → "member-since date"."""
     text = noun(field.label)
@@ -308,7 +334,7 @@ def _owners(entity: EntitySpec, word: str) -> list[Cond]:
 def read_adjective(entity: EntitySpec, text: str, plural: bool) -> Cond | None:
     """The condition in "active payees" or "starred messages" (`adjective`, read back), None when
     there is none."""
-    name = (entity.plural if plural else entity.label).lower()
+    name = (spoken_plural(entity) if plural else entity.label).lower()
     if not text.lower().endswith(" " + name):
         return None
     word = text[: -len(name) - 1]
