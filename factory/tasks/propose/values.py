@@ -107,9 +107,11 @@ class ValuesMixin(ProposerBase):
 
     def _pair_kinds(self, workflow: WorkflowSpec, values: dict[str, Any]) -> None:
         """A new row named like one the world holds takes that row's kinds: adding the payee
-        "Harbor Veterinary Clinic" files it under the category the world gives that name, not a
-        category drawn on its own ("telecom"). Only where a create effect stores both the text and
-        the enum in fields of its row."""
+        "City Power & Light" files it under the category the world gives that name, not a
+        category drawn on its own ("telecom"); a name the world does not hold ("Harbor Veterinary
+        Clinic") takes a kind its words say ("insurance" in "Keystone Insurance"), else "other"
+        where there is one. Only where a create effect stores both the text and the enum in
+        fields of its row."""
         params = {p.name: p for p in workflow.params}
         for effect in workflow.effects:
             if effect.kind != "create" or not effect.values:
@@ -126,11 +128,13 @@ class ValuesMixin(ProposerBase):
             for fname, text in texts:
                 column = ent.field_named(fname).column
                 row = next((r for r in self.world.rows(ent.name) if r.get(column) == text), None)
-                if row is None:
-                    continue
                 for src, f in kinds:
-                    if row.get(f.column) in (params[src].values or []):
+                    choices = params[src].values or []
+                    if row is not None and row.get(f.column) in choices:
                         values[src] = row[f.column]
+                    elif row is None:  # a name the world does not hold: a kind its words say, else "other"
+                        said = [c for c in choices if re.search(rf"\b{re.escape(c.replace('_', ' '))}", str(text).lower())]
+                        values[src] = said[0] if said else "other" if "other" in choices else values[src]
                 break
 
     def _agree(self, workflow: WorkflowSpec, values: dict[str, Any]) -> None:
@@ -264,8 +268,8 @@ class ValuesMixin(ProposerBase):
             value = self.rng.choice(existing)
         elif contact:
             value = self._contact(name)
-        elif "state" in name:
-            value = fake.state_abbr()
+        elif "state" in name:  # one of the fifty states, not "FM" (Micronesia) or "GU"
+            value = fake.state_abbr(include_territories=False, include_freely_associated_states=False)
         elif "city" in name:
             value = fake.city()
         elif kind is not None:  # the same pools the seed data is drawn from
