@@ -449,7 +449,7 @@ def test_a_field_said_with_its_preposition_follows_the_noun_without_with() -> No
 def test_fields_are_asked_about_as_people_speak_of_them() -> None:
     """A yes/no state is asked "Is … read?", a thing a row has "Does … have wifi?", a count "How
     many guests does … have?" and ranked "the most guests"; a condition names its field with an
-    article ("with the country "Spain"", "a start date between …"); a total over a field of more
+    article ("in the country "Spain"", "a start date between …"); a total over a field of more
     than one word is "across" the rows. Each reads back to the same question."""
     mail = build_spec(load_seed(SEEDS / "echomail.yaml"))
     stay = build_spec(load_seed(SEEDS / "echostay.yaml"))
@@ -460,7 +460,7 @@ def test_fields_are_asked_about_as_people_speak_of_them() -> None:
         (stay, Question("lookup", "listing", "wifi", target=RefText("Loft")), "have wifi?"),
         (stay, Question("lookup", "listing", guests.name, target=RefText("Loft")), "How many guests does"),
         (stay, Question("max", "listing", guests.name, conds=(Cond("country", '"Spain"'),)),
-         'Which of the listings with the country "Spain" has the most guests?'),
+         'Which of the listings in the country "Spain" has the most guests?'),
         (stay, Question("min", "listing", guests.name), "has the fewest guests?"),
     ]
     for spec, q, said in cases:

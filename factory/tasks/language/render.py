@@ -62,11 +62,14 @@ def render_conds(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
     return " and ".join(parts)
 
 
-# Fields that name a place rows are kept in: a row is "in" it ("my messages in the folder
-# "archive"", "my notes in the notebook "Work notes""), not "with" it. Said so only as the first
-# condition, which then follows the noun without "with" (`with_conds`).
+# Fields that name a place rows are kept in or are at: a row is "in" it ("my messages in the folder
+# "archive"", "my notes in the notebook "Work notes"", "the listings in the city "Paris""), not
+# "with" it. Said so only as the first condition, which then follows the noun without "with"
+# (`with_conds`).
 CONTAINERS = frozenset(["folder", "mailbox", "notebook", "album", "playlist", "channel", "board", "shelf",
-                        "collection", "wishlist", "drawer", "queue", "inbox"])
+                        "collection", "wishlist", "drawer", "queue", "inbox",
+                        # places: "the listings in the city "Paris"" (never "state": often a status)
+                        "city", "country", "town", "region", "neighbourhood", "neighborhood", "district", "area"])
 
 
 def container(field: FieldSpec) -> bool:
