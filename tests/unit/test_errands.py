@@ -91,6 +91,10 @@ def test_a_purpose_about_a_kind_of_row_fits_only_actions_on_such_rows(bank: Spec
     alert = purposes_for(bank, Ask("write", steps=(AskStep("set_low_balance_alert", {}),)))
     assert "I'm tidying up my settings:" in alert, alert
     assert "I'm cleaning up my lists:" in purposes_for(bank, Ask("write", steps=(AskStep("remove_payee", {}),)))
+    stay = build_spec(load_seed(SEEDS / "echostay.yaml"))
+    unsave = purposes_for(stay, Ask("write", steps=(AskStep("remove_from_wishlist", {}),)), redo=True)
+    assert unsave and not any("dates" in p for p in unsave), unsave  # a saved listing has no dates to move
+    assert any("dates" in p for p in purposes_for(stay, Ask("write", steps=(AskStep("cancel_booking", {}),)), redo=True))
 
 
 def _draft(key: str, reason: str, card: int = 3) -> Draft:

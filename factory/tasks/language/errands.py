@@ -104,6 +104,7 @@ ACTION_TOPICS: dict[str, tuple[str, ...]] = {
                  "privacy", "polic", "rule", "contact"),
     "lists": ("list", "payee", "contact", "label", "favourite", "favorite", "member", "tag", "subscri", "follow",
               "friend", "bookmark", "watch", "saved"),
+    "dates": ("book", "reserv", "stay", "trip", "block", "date", "availab", "appointment", "schedul", "event"),
 }
 
 
@@ -150,14 +151,14 @@ def purposes_for(spec: Spec, ask: Ask, redo: bool = False, undo: bool = False) -
     when none does); `redo` (undo a row, make it again) and `undo` (make a row, take it back) have
     their own."""
     words = _world_words(spec, ask)
-    if undo:
-        return tuple(p for p in UNDO if fits_world(p, words)) or UNDO
-    if redo:
-        return tuple(p for p in REDO if fits_world(p, words)) or REDO[:2]
     # A find-then-act step acts itself ("find my oldest booking, then cancel it"): its verb is the act's.
     workflow = next(w for w in spec.workflows if w.name == ask.steps[0].workflow)
     verb = verb_phrase(workflow).split()[0]
     acting = _action_words(spec, workflow.name)
+    if undo:
+        return tuple(p for p in UNDO if fits_world(p, words) and fits_action(p, acting)) or UNDO
+    if redo:  # "My dates moved" redoes a booking, not a saved listing
+        return tuple(p for p in REDO if fits_world(p, words) and fits_action(p, acting)) or REDO[:2]
     return tuple(p for p in PURPOSES.get(verb, ()) + GENERIC if fits_world(p, words) and fits_action(p, acting))
 
 
