@@ -32,6 +32,7 @@ def bank() -> Spec:
     ('Waive it with reason "Win speak ground board carry situation spend".', "filler"),
     ("What is the total total price of my confirmed bookings?", "repeated_word"),
     ('Could you delete the forever from my message "Invoice #4051"?', "label_as_verb"),
+    ('Update my contact details: set the phone to "(415) 555-0182".', "raw_field_label"),
 ])
 def test_each_defect_class_is_caught(bank: Spec, goal: str, rule: str) -> None:
     assert rule in {h.rule for h in lint_goal(bank, goal)}
@@ -49,7 +50,8 @@ def test_a_person_s_goal_passes(bank: Spec) -> None:
     for goal in ['Lock my card "Visa card ··2286", reason "travel".',
                  'What is the opening date of my account "Main Checking ··3808"?',
                  'Cancel my scheduled payment "Jordan Lee on June 18, 2026".',
-                 'Add a payee "Bora Bora Dive Club" with category "other".']:  # a name may repeat a word
+                 'Add a payee "Bora Bora Dive Club" with category "other".',  # a name may repeat a word
+                 'Update my contact details: set the phone number to "(415) 555-0182".']:
         assert lint_goal(bank, goal) == []
 
 

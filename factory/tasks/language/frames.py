@@ -19,7 +19,7 @@ from typing import Any
 
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language.asks import ONLY, ParseError, RefText
-from factory.tasks.language.spoken import VERBS, count_noun, counted, noun
+from factory.tasks.language.spoken import VERBS, count_noun, counted, noun, param_noun
 from factory.tasks.language.values import MONEY, param_text, scan_value
 from factory.tasks.language.words import my_only
 
@@ -379,7 +379,7 @@ def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "
 
 
 def _arg_label(param: ParamSpec, value: Any, joiner: str, flag: str) -> str:
-    return f"{noun(param.label)}{joiner}{flag}{param_text(param, value)}"
+    return f"{param_noun(param.label)}{joiner}{flag}{param_text(param, value)}"
 
 
 IT = "it"  # the row a find-then-act found: "…, then report it as lost or stolen"

@@ -76,8 +76,11 @@ def lint_goal(spec: Spec, goal: str, changes: tuple[Change, ...] = (), owns: boo
         for f in ent.fields:
             spoken = field_noun(f)
             raw = f.label.lower()
-            if spoken.lower() != raw and re.search(rf"\bthe (?:highest |lowest |latest |earliest |total )?{re.escape(raw)}\b",
-                                                   lowered):
+            # "the phone" is the label, "the phone number" the spoken noun that starts with it
+            rest = re.escape(spoken.lower()[len(raw):]) if spoken.lower().startswith(raw) else ""
+            beyond = f"(?!{rest})" if rest else ""
+            if spoken.lower() != raw and re.search(
+                    rf"\bthe (?:highest |lowest |latest |earliest |total )?{re.escape(raw)}\b{beyond}", lowered):
                 hit("raw_field_label", f"{f.label!r} is a label, people say {spoken!r}")
             if f.type == "bool" and re.search(rf"\bthe {re.escape(raw)} of\b", unquoted):
                 hit("raw_field_label", f"{f.label!r} is a yes/no field asked about as a thing ('the {raw} of')")

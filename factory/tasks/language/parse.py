@@ -23,6 +23,7 @@ from factory.tasks.language.spoken import (
     count_noun,
     counted,
     noun,
+    param_noun,
     spoken_plural,
     times_done,
     verb_phrase,
@@ -95,7 +96,7 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
     if not text:
         return {}
     # Parameters as spoken (`spoken.noun`) and as labelled, longest first.
-    names = sorted(((n.lower(), p) for p in workflow.params for n in {p.label, noun(p.label)}),
+    names = sorted(((n.lower(), p) for p in workflow.params for n in {p.label, noun(p.label), param_noun(p.label)}),
                    key=lambda pair: -len(pair[0]))
     args: dict[str, Any] = {}
     pos = 0

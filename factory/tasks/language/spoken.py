@@ -131,6 +131,12 @@ _SPOKEN_NOUNS = {"phone": "phone number", "mobile": "mobile number", "cell": "ce
 FOR_NOUNS = frozenset(["reason", "explanation", "justification", "excuse", "motive"])
 
 
+def param_noun(label: str) -> str:
+    """A parameter's label as a sentence says it ("Phone" → "phone number")."""
+    text = noun(label)
+    return _SPOKEN_NOUNS.get(text, text)
+
+
 def of_word(noun_text: str) -> str:
     """The preposition between a field's noun and its row: "for" after a reason, else "of"."""
     return "for" if noun_text.split()[-1] in FOR_NOUNS else "of"
