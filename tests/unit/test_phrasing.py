@@ -571,9 +571,9 @@ def test_a_row_found_is_acted_on_as_it() -> None:
 
 def test_a_state_said_by_an_irregular_participle_is_no_thing_a_row_has() -> None:
     """"Withdrawn" is a state ("withdrawn books"), never a thing a row has ("books with no
-    withdrawn"), and takes no "un-"; "Paid" takes it ("unpaid")."""
+    withdrawn"), and takes no "un-" ("books not withdrawn"); "Paid" takes it ("unpaid")."""
     library = build_spec(load_seed(SEEDS.parent / "tests" / "fixtures" / "library.yaml"))
-    for value, said in (("yes", "withdrawn books"), ("no", "withdrawn set to no")):
+    for value, said in (("yes", "withdrawn books"), ("no", "books not withdrawn")):
         q = Question("count", "book", conds=(Cond("withdrawn", value),))
         text = render(library, Ask("read", question=q), 0)
         assert said in text and "no withdrawn" not in text and "unwithdrawn" not in text, text
@@ -692,3 +692,16 @@ def test_a_verb_with_a_preposition_takes_its_row_inside() -> None:
     assert render(stay, Ask("read", question=count), 1) == 'Count my saved listings in the wishlist "Work trips".'
     pick = AskStep("cancel_booking", {}, ("booking", Question("min", "booking", "nights")))
     assert "Plans changed, so:" in purposes_for(stay, Ask("read_write", steps=(pick, save)))
+
+
+def test_a_state_with_no_un_word_is_said_not() -> None:
+    """"the books not withdrawn", never "with withdrawn set to no"; each reads back."""
+    library = build_spec(load_seed(SEEDS.parent / "tests" / "fixtures" / "library.yaml"))
+    cases = [(Question("count", "book", conds=(Cond("withdrawn", "no"),)), "Count the books not withdrawn."),
+             (Question("count", "book", conds=(Cond("genre", '"history"'), Cond("withdrawn", "no"))),
+              "Count the history books not withdrawn.")]
+    for q, said in cases:
+        assert render(library, Ask("read", question=q), 1) == said
+        for variant in (0, 1):
+            text = render(library, Ask("read", question=q), variant)
+            assert "set to" not in text and parse(library, text).question == q, text

@@ -9,7 +9,7 @@ import re
 
 from factory.spec.model import EntitySpec, Spec
 from factory.tasks.language.asks import Cond, ParseError
-from factory.tasks.language.render import LEADING_PREPOSITIONS, container
+from factory.tasks.language.render import BARE_LEADS, container, not_state
 from factory.tasks.language.spoken import (
     bool_feature,
     count_noun,
@@ -53,7 +53,7 @@ def entity_and_conds(spec: Spec, text: str, plural: bool) -> tuple[EntitySpec, t
     except ParseError as exc:
         problem = exc
     for m in re.finditer(r" (?=(\w+) )", text):
-        if m.group(1) not in LEADING_PREPOSITIONS:
+        if m.group(1) not in BARE_LEADS:
             continue
         try:
             ent, said = _entity_said(spec, text[: m.start()], plural)
@@ -91,6 +91,16 @@ def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
     conds: list[Cond] = []
     pos = 0
     while True:
+        negated = _not_state_at(ent, text, pos)
+        if negated is not None:  # "not withdrawn" (`render.not_state`)
+            cond, pos = negated
+            conds.append(cond)
+            if pos == len(text):
+                return tuple(conds)
+            if not text.startswith(" and ", pos):
+                raise ParseError(f"expected 'and' between conditions at {text[pos:pos + 30]!r}")
+            pos += len(" and ")
+            continue
         feature = _feature_at(ent, text, pos)
         if feature is not None:  # "wifi", "no pool" (`spoken.bool_feature`)
             cond, pos = feature
@@ -137,6 +147,19 @@ def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
         if not text.startswith(joiner, pos):
             raise ParseError(f"expected {joiner.strip()!r} between conditions at {text[pos:pos + 30]!r}")
         pos += len(joiner)
+
+
+def _not_state_at(ent: EntitySpec, text: str, pos: int) -> tuple[Cond, int] | None:
+    """A yes/no state said "not <state>" at `pos`: its "no" condition and the position after it."""
+    if not text.startswith("not ", pos):
+        return None
+    for f in ent.fields:
+        state = not_state(f) if f.type == "bool" else None
+        end = pos + len("not ") + len(state or "")
+        if state is not None and text.startswith(state, pos + len("not ")) and (
+                end == len(text) or text.startswith(" and ", end)):
+            return Cond(f.name, "no"), end
+    return None
 
 
 def _feature_at(ent: EntitySpec, text: str, pos: int) -> tuple[Cond, int] | None:

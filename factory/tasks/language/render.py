@@ -51,6 +51,8 @@ def render_conds(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
             parts.append(f"{name if tied else a(name)} between {c.value} and {c.upper}")
         elif f.type == "bool" and bool_feature(f) is not None:  # "with wifi", "with no pool"
             parts.append(("no " if c.value == "no" else "") + str(bool_feature(f)))
+        elif f.type == "bool" and c.value == "no" and not_state(f) is not None:  # "the books not withdrawn"
+            parts.append(f"not {not_state(f)}")
         elif f.type == "bool":
             parts.append(f"{name} {bool_flag(f.type)}{c.value}")
         elif not parts and not tied and container(f):  # "messages in the folder "archive""
@@ -82,12 +84,23 @@ def container(field: FieldSpec) -> bool:
 LEADING_PREPOSITIONS = frozenset(["from", "to", "in", "on", "at", "for", "by", "of", "into", "via"])
 
 
+def not_state(field: FieldSpec) -> str | None:
+    """A yes/no state with no "un-" word ("Withdrawn"): its "no" is said "not withdrawn" after the
+    noun ("the books not withdrawn"), never "with withdrawn set to no"; None for other fields."""
+    state = bool_adjective(field, "yes")
+    return state if state is not None and bool_adjective(field, "no") is None else None
+
+
+# Words that open conditions said right after the noun, without "with".
+BARE_LEADS = LEADING_PREPOSITIONS | {"not"}
+
+
 def with_conds(conds: str) -> str:
     """The conditions after a noun: " with <conds>", or " <conds>" when the first is a field said
     with its own preposition; "" for none. `parse.entity_and_conds` reads both back."""
     if not conds:
         return ""
-    return f" {conds}" if conds.split(" ", 1)[0] in LEADING_PREPOSITIONS else f" with {conds}"
+    return f" {conds}" if conds.split(" ", 1)[0] in BARE_LEADS else f" with {conds}"
 
 
 def render_args(workflow: WorkflowSpec, args: dict[str, Any]) -> str:
