@@ -433,7 +433,7 @@ def extras_sentence(workflow: WorkflowSpec, args: dict[str, Any], spec: Spec | N
                 continue  # a row named by its fields: set, not said
             del rest[name]
     if rest:
-        said.append(EXTRA_OPENER + render_list(workflow, rest, joiner=" to ", lead="the ")[len("the "):] + ".")
+        said.append(EXTRA_OPENER + render_list(workflow, rest, joiner=" to ", lead="the ").removeprefix("the ") + ".")
     return " ".join(said)
 
 

@@ -345,7 +345,9 @@ def _sentence_rest(spec: Spec, workflow: WorkflowSpec, body: str, pos: int, poss
                 args[param.name], pos = _subject_ref(ent, body, pos + len(noun))
                 break
     rest = body[pos:]
-    if opener == "Could you ":
+    if opener == "Could you " and rest.startswith(" with ") and rest.endswith("?"):
+        items = rest[len(" with "):-1]  # "Could you … with the title "X", the amount $5?"
+    elif opener == "Could you ":
         if not rest.startswith(" for me?"):
             raise ParseError(f"expected 'for me?' at {rest[:30]!r}")
         rest = rest[len(" for me?"):]
@@ -361,7 +363,7 @@ def _sentence_rest(spec: Spec, workflow: WorkflowSpec, body: str, pos: int, poss
         if lead is None or not rest.endswith("."):
             raise ParseError(f"expected ', ' or ' with ' and the arguments at {rest[:30]!r}")
         items = rest[len(lead):-1]
-    more = parse_args(workflow, items, refs, separators=LIST_SEPARATORS, subject_first=False)
+    more = parse_args(workflow, items, refs, separators=LIST_SEPARATORS, lead="the ", subject_first=False)
     if set(more) & set(args):
         raise ParseError(f"the row acted on is given twice in {body[:60]!r}")
     return AskStep(workflow.name, {**args, **more})

@@ -128,7 +128,7 @@ def render_list(workflow: WorkflowSpec, args: dict[str, Any], joiner: str = " ",
         p = params[name]
         if joiner == " " and p.range_of in args:
             continue  # said with its start
-        part = lead + arg_phrase(p, value, joiner)
+        part = arg_phrase(p, value, joiner, article=lead)  # a predicate label ("starts on") takes none
         if joiner == " " and p.range_end in args:
             part += " to " + param_text(params[p.range_end or ""], args[p.range_end or ""])
         parts.append(part)
@@ -175,7 +175,7 @@ def split_verb(verb: str) -> tuple[str, str] | None:
 
 def render_sentence(spec: Spec, workflow: WorkflowSpec, args: dict[str, Any], style: int) -> str:
     """A write as a person would type it: `Lock my card "A", reason "travel".` (style 0),
-    `Please … with ….` (1), `Could you … for me? Reason "travel".` (2). A workflow whose label
+    `Please … with ….` (1), `Could you … with the reason "travel"?` (2). A workflow whose label
     starts with a verb is said by its frame (`frames.py`): "Transfer $200 from my … to my …"
     (terse), "Please transfer …." (polite) or "Could you transfer …?" (a question)."""
     found = frame(spec, workflow)
@@ -188,11 +188,12 @@ def render_sentence(spec: Spec, workflow: WorkflowSpec, args: dict[str, Any], st
             return (f"Please {lower_first(body)}." if style % 3 == 1 else
                     f"Could you {lower_first(body)}?" if style % 3 == 2 else f"{body}.")
     phrase, rest = _subject_phrase(spec, workflow, args)
-    items = render_list(workflow, rest) if rest else ""
+    # each value with its article, as a frame's list says it ("with the title "Taxi rides", the amount $150")
+    items = render_list(workflow, rest, lead="the ") if rest else ""
     if style % 3 == 1:
         return f"Please {lower_first(phrase)}" + (f" with {items}." if items else ".")
-    if style % 3 == 2:
-        return f"Could you {lower_first(phrase)} for me?" + (f" {items[:1].upper()}{items[1:]}." if items else "")
+    if style % 3 == 2:  # one question: "Could you create a new expense report with the title …?"
+        return f"Could you {lower_first(phrase)} with {items}?" if items else f"Could you {lower_first(phrase)} for me?"
     phrase = phrase[:1].upper() + phrase[1:]
     if not items:
         return f"{phrase}."
