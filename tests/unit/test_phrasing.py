@@ -723,3 +723,11 @@ def test_a_form_without_a_frame_says_each_value_with_its_article() -> None:
         back = parse(approvals, text).steps[0]
         assert back.args["title"] == "Taxi rides" and back.args["amount"] == "$1,200", text
         assert back.args["manager"] == RefText("Grace Okafor"), text
+
+
+def test_a_place_in_a_queue_is_a_queue_position() -> None:
+    library = build_spec(load_seed(SEEDS.parent / "tests" / "fixtures" / "library.yaml"))
+    q = Question("lookup", "hold", "position", RefText("The Glass Orchard"))
+    text = render(library, Ask("read", question=q), 0)
+    assert text == 'What is the queue position of the hold "The Glass Orchard"?'
+    assert parse(library, text).question == q

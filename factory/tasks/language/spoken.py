@@ -118,6 +118,9 @@ def field_noun(field: FieldSpec) -> str:
                 return _DATE_NOUNS.get(head, f"{head} date")
         if text.endswith(" since"):
             return f"{text.replace(' ', '-')} date"
+    place = re.fullmatch(r"(?:place|position|spot) in (?:the )?([a-z]+)", text)
+    if field.type == "int" and place is not None:  # "Place in queue" → "the queue position of my hold"
+        return f"{place[1]} position"
     if field.type in ("money", "int") and " " not in text and (text in _PARTICIPLES or (
             text.endswith("ed") and not text.endswith("eed") and len(text) > 4)):
         return f"{'amount' if field.type == 'money' else 'number'} {text}"  # "the amount spent", never "the spent"
