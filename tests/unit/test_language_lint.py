@@ -58,6 +58,7 @@ def test_a_person_s_goal_passes(bank: Spec) -> None:
 def test_spoken_names(bank: Spec) -> None:
     account = bank.entity("account")
     assert field_noun(account.field_named("opened_on")) == "opening date"
+    assert field_noun(account.field_named("statement_from")) == "current statement start date"
     assert spoken_label("Harbor Auto Insurance due 2025-12-22") == "Harbor Auto Insurance due December 22, 2025"
     assert money_words(1000) == "$10" and money_words(125050) == "$1,250.50"
     assert all(verb_phrase(w).split()[0] in {"transfer", "pay", "schedule", "cancel", "lock", "unlock", "report",

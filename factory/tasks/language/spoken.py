@@ -118,6 +118,8 @@ def field_noun(field: FieldSpec) -> str:
                 return _DATE_NOUNS.get(head, f"{head} date")
         if text.endswith(" since"):
             return f"{text.replace(' ', '-')} date"
+        if text.split()[-1] in ("start", "end", "begin", "finish"):  # "the current statement start date"
+            return f"{text} date"
     place = re.fullmatch(r"(?:place|position|spot) in (?:the )?([a-z]+)", text)
     if field.type == "int" and place is not None:  # "Place in queue" → "the queue position of my hold"
         return f"{place[1]} position"
