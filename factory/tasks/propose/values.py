@@ -180,7 +180,9 @@ class ValuesMixin(ProposerBase):
         names (a budget's limit near what it has spent, a payment near the bill): the fixed
         choices stop at $250, and a rule such as "the new limit covers what is spent" asks for
         thousands."""
-        amounts = sorted({int(row[f.column]) for p in workflow.params if p.ref and p.name in values
+        # Not the source of the money: a payment near the paying account's balance is no bill.
+        source = {p.name for p in workflow.params if "from" in p.name.lower().split("_") + p.label.lower().split()}
+        amounts = sorted({int(row[f.column]) for p in workflow.params if p.ref and p.name in values and p.name not in source
                           for row in [self.world.row(p.ref, values[p.name])] if row is not None
                           for f in self.spec.entity(p.ref).fields
                           if f.type == "money" and isinstance(row.get(f.column), int) and row[f.column] > 0})
