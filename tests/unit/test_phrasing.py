@@ -731,3 +731,21 @@ def test_a_place_in_a_queue_is_a_queue_position() -> None:
     text = render(library, Ask("read", question=q), 0)
     assert text == 'What is the queue position of the hold "The Glass Orchard"?'
     assert parse(library, text).question == q
+
+
+def test_rows_are_counted_for_the_row_they_belong_to() -> None:
+    """"the holds for the book …" (a reference named after what it points at), and a count of rows
+    everyone sees asked of their holder ("How many holds does the book … have?"); rows only their
+    owner sees are counted of the holder only when it is the user's too."""
+    library = build_spec(load_seed(SEEDS.parent / "tests" / "fixtures" / "library.yaml"))
+    count = Question("count", "hold", conds=(Cond("book", '"The Clockwork Fox"'),))
+    assert render(library, Ask("read", question=count), 0) == 'How many holds does the book "The Clockwork Fox" have?'
+    assert render(library, Ask("read", question=count), 1) == 'Count the holds for the book "The Clockwork Fox".'
+    least = Question("min", "hold", "position", conds=(Cond("book", '"Salt and Iron"'),))
+    assert render(library, Ask("read", question=least), 0) == (
+        'Which of the holds for the book "Salt and Iron" has the lowest queue position?')
+    for q in (count, least):
+        for variant in (0, 1):
+            assert parse(library, render(library, Ask("read", question=q), variant)).question == q
+    with pytest.raises(ParseError):
+        parse(library, 'Count the holds for the status "waiting".')

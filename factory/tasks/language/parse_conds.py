@@ -9,7 +9,7 @@ import re
 
 from factory.spec.model import EntitySpec, Spec
 from factory.tasks.language.asks import Cond, ParseError
-from factory.tasks.language.render import BARE_LEADS, container, not_state
+from factory.tasks.language.render import BARE_LEADS, lead_word, not_state
 from factory.tasks.language.spoken import (
     bool_feature,
     count_noun,
@@ -113,8 +113,9 @@ def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
             continue
         # "the folder "inbox"", "a due date between …" (`render.render_conds`); a field said with
         # its own preposition has no article; a place rows are kept in is "in the folder "inbox"".
-        inside = not conds and text.lower().startswith("in the ", pos)
-        pos += len("in ") if inside else 0
+        said = next((w for w in ("in", "for") if not conds and text.lower().startswith(f"{w} the ", pos)), None)
+        inside = said is not None
+        pos += len(f"{said} ") if said else 0
         article = next((w for w in ("the ", "an ", "a ") if text.lower().startswith(w, pos)), "")
         hit = next(((n, name) for n, name in names if text.lower().startswith(n + " ", pos + len(article))), None)
         if hit is None and article:
@@ -124,8 +125,8 @@ def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
         if hit is None:
             raise ParseError(f"unknown condition at {text[pos:pos + 40]!r} ({ent.label})")
         f = ent.field_named(hit[1])
-        if inside and not container(f):
-            raise ParseError(f"a {ent.label.lower()} is not kept in its {hit[0]}")
+        if said is not None and lead_word(f) != said:
+            raise ParseError(f"a {ent.label.lower()} is not said '{said}' its {hit[0]}")
         pos += len(hit[0]) + 1
         kind = "int" if f.type == "reference" else f.type
         if f.type == "bool":

@@ -55,13 +55,25 @@ def render_conds(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
             parts.append(f"not {not_state(f)}")
         elif f.type == "bool":
             parts.append(f"{name} {bool_flag(f.type)}{c.value}")
-        elif not parts and not tied and container(f):  # "messages in the folder "archive""
-            parts.append(f"in the {name} {c.value}")
+        elif not parts and not tied and c.upper is None and lead_word(f) is not None:
+            parts.append(f"{lead_word(f)} the {name} {c.value}")  # "messages in the folder "archive""
         else:  # "with the folder "inbox"", "have the account "Main Checking ··3808""
             parts.append(f"{name if tied else 'the ' + name} {c.value}")
-    if parts and parts[0].startswith("in the ") and len(parts) > 1:  # "in the folder "x" with the category "y""
-        return f"{parts[0]} with {' and '.join(parts[1:])}"
+    if parts and parts[0].startswith(("in the ", "for the ")) and len(parts) > 1:
+        return f"{parts[0]} with {' and '.join(parts[1:])}"  # "in the folder "x" with the category "y""
     return " and ".join(parts)
+
+
+def lead_word(field: FieldSpec) -> str | None:
+    """The preposition a first condition on `field` is said with instead of "with": "in" for a
+    place rows are kept in or are at (`container`), "for" for the row they belong to, a reference
+    named after the entity it points at ("the holds for the book "Salt and Iron"", "my payouts
+    for the report …"); None for any other field."""
+    if container(field):
+        return "in"
+    if field.type == "reference" and field.ref == field.name:
+        return "for"
+    return None
 
 
 # Fields that name a place rows are kept in or are at: a row is "in" it ("my messages in the folder
@@ -250,7 +262,9 @@ def holder_field(spec: Spec, ent: EntitySpec, target: str) -> FieldSpec | None:
     that name itself ("How many travellers does my trip have?" asks its own field)."""
     refs = [f for f in ent.fields if f.type == "reference" and f.ref == target]
     held = spec.entity(target) if len(refs) == 1 and target != ent.name and not spec.entity(target).builtin else None
-    if held is None or ent.visibility == "public" or held.visibility == "public":
+    # Rows everyone sees are counted whole ("How many holds does the book … have?"); rows only their
+    # owners see are counted as the user sees them, so only of a row the user holds too.
+    if held is None or (ent.visibility != "public" and held.visibility == "public"):
         return None
     if any(count_noun(f) == spoken_plural(ent) for f in held.fields):
         return None
@@ -279,7 +293,7 @@ def spoken_order(ent: EntitySpec, conds: tuple[Cond, ...]) -> tuple[Cond, ...]:
     (`Question.__eq__`)."""
     lead = next((c for c in conds if adjective(ent, (c,))[0]), None)
     rest = [c for c in conds if c is not lead]
-    place = next((c for c in rest if c.upper is None and container(ent.field_named(c.field))), None)
+    place = next((c for c in rest if c.upper is None and lead_word(ent.field_named(c.field)) is not None), None)
     return tuple(([lead] if lead else []) + ([place] if place else []) + [c for c in rest if c is not place])
 
 
