@@ -749,3 +749,14 @@ def test_rows_are_counted_for_the_row_they_belong_to() -> None:
             assert parse(library, render(library, Ask("read", question=q), variant)).question == q
     with pytest.raises(ParseError):
         parse(library, 'Count the holds for the status "waiting".')
+
+
+def test_a_date_said_by_its_participle_is_asked_when() -> None:
+    """"When was the hold … placed?", never "What is the date placed of the hold …?"."""
+    library = build_spec(load_seed(SEEDS.parent / "tests" / "fixtures" / "library.yaml"))
+    q = Question("lookup", "hold", "placed_on", RefText("The Quiet Harbour for Ada Brennan"))
+    said = ['When was the hold "The Quiet Harbour for Ada Brennan" placed?',
+            'Look up when the hold "The Quiet Harbour for Ada Brennan" was placed.']
+    for variant in (0, 1):
+        text = render(library, Ask("read", question=q), variant)
+        assert text == said[variant] and parse(library, text).question == q

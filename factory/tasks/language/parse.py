@@ -22,6 +22,7 @@ from factory.tasks.language.spoken import (
     bool_feature,
     count_noun,
     counted,
+    field_noun,
     noun,
     param_noun,
     spoken_plural,
@@ -378,6 +379,9 @@ _SAID_LOOKUPS = [
     (re.compile(r"^How many (?P<field>[a-z]+) does (?P<named>.+) have\?$"), lambda f, w: count_noun(f) == w),
     (re.compile(r"^How many (?P<field>times) has (?P<named>.+) been (?P<done>[a-z]+)\?$"),
      lambda f, w: f"times {times_done(f)}" == w),
+    # "When was the hold "X" placed?" (a date spoken "date placed")
+    (re.compile(r"^When was (?P<named>.+) (?P<when>[a-z]+)\?$"), lambda f, w: field_noun(f) == w),
+    (re.compile(r"^Look up when (?P<named>.+) was (?P<when>[a-z]+)\.$"), lambda f, w: field_noun(f) == w),
 ]
 # "…that has been lent the most times" and "…that is the most recent" (`render.ranked`), read as
 # the rankings they are: by the field "times lent", by the entity's plain date (`WHEN`).
@@ -408,7 +412,9 @@ def _said_lookup(spec: Spec, text: str) -> Question | None:
         m = pattern.match(text)
         if m is None:
             continue
-        field = " ".join(w for w in (m["field"], m.groupdict().get("done")) if w)
+        groups = m.groupdict()
+        field = f"date {groups['when']}" if groups.get("when") else " ".join(
+            w for w in (groups.get("field"), groups.get("done")) if w)
         q = parse_question(spec, f"What is the {field} of {m['named']}?")
         if q is None or q.field is None or not said(spec.entity(q.entity).field_named(q.field), field):
             raise ParseError(f"{field!r} is not how {m['named']!r} is asked about")

@@ -8,6 +8,7 @@ them (and joins two steps) is `phrasing.render`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -251,6 +252,9 @@ def _lookup(field: FieldSpec, named: str, variant: int) -> str:
     if done is not None:  # "Times lent": "How many times has the book "X" been lent?"
         return f"How many times has {named} been {done}?"
     f = field_noun(field)
+    when = re.fullmatch(r"date ([a-z]+)", f) if field.type in ("date", "datetime") else None
+    if when is not None:  # "date placed": "When was the hold "X" placed?", not "the date placed of"
+        return f"Look up when {named} was {when[1]}." if variant % 2 else f"When was {named} {when[1]}?"
     of = of_word(f)  # "the reason for my blocked dates"
     return f"Look up the {f} {of} {named}." if variant % 2 else f"What is the {f} {of} {named}?"
 
