@@ -760,3 +760,15 @@ def test_a_date_said_by_its_participle_is_asked_when() -> None:
     for variant in (0, 1):
         text = render(library, Ask("read", question=q), variant)
         assert text == said[variant] and parse(library, text).question == q
+
+
+def test_a_state_said_as_a_phrase_follows_the_noun_bare() -> None:
+    """"the copies on loan", not "the copies with the status "on loan""; each reads back."""
+    library = build_spec(load_seed(SEEDS.parent / "tests" / "fixtures" / "library.yaml"))
+    q = Question("count", "copy", conds=(Cond("status", '"on loan"'),))
+    assert render(library, Ask("read", question=q), 1) == "Count the copies on loan."
+    both = Question("count", "copy", conds=(Cond("book", '"Salt and Iron"'), Cond("status", '"in repair"')))
+    for question in (q, both):
+        for variant in (0, 1):
+            text = render(library, Ask("read", question=question), variant)
+            assert "status" not in text and parse(library, text).question == question, text

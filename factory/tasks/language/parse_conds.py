@@ -9,7 +9,7 @@ import re
 
 from factory.spec.model import EntitySpec, Spec
 from factory.tasks.language.asks import Cond, ParseError
-from factory.tasks.language.render import BARE_LEADS, lead_word, not_state
+from factory.tasks.language.render import BARE_LEADS, lead_word, not_state, phrase_state
 from factory.tasks.language.spoken import (
     bool_feature,
     count_noun,
@@ -91,7 +91,7 @@ def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
     conds: list[Cond] = []
     pos = 0
     while True:
-        negated = _not_state_at(ent, text, pos)
+        negated = _not_state_at(ent, text, pos) or _phrase_state_at(ent, text, pos)
         if negated is not None:  # "not withdrawn" (`render.not_state`)
             cond, pos = negated
             conds.append(cond)
@@ -144,10 +144,23 @@ def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
             conds.append(Cond(f.name, f'"{value}"' if text[pos - 1] == '"' else value))
         if pos == len(text):
             return tuple(conds)
-        joiner = " with " if inside else " and "  # "in the folder "x" with the category "y""
-        if not text.startswith(joiner, pos):
-            raise ParseError(f"expected {joiner.strip()!r} between conditions at {text[pos:pos + 30]!r}")
+        # "in the folder "x" with the category "y"" (or "and not archived": `render.render_conds`)
+        joiner = next((j for j in ((" with ", " and ") if inside else (" and ",)) if text.startswith(j, pos)), None)
+        if joiner is None:
+            raise ParseError(f"expected {'with' if inside else 'and'!r} between conditions at {text[pos:pos + 30]!r}")
         pos += len(joiner)
+
+
+def _phrase_state_at(ent: EntitySpec, text: str, pos: int) -> tuple[Cond, int] | None:
+    """An enum value said bare ("on loan", `render.phrase_state`) at `pos`: its condition and the
+    position after it."""
+    for f in ent.fields:
+        for value in (f.values or []) if f.type == "enum" else []:
+            said = phrase_state(ent, f, f'"{value.replace("_", " ")}"')
+            end = pos + len(said or "")
+            if said is not None and text.startswith(said, pos) and (end == len(text) or text.startswith(" and ", end)):
+                return Cond(f.name, f'"{said}"'), end
+    return None
 
 
 def _not_state_at(ent: EntitySpec, text: str, pos: int) -> tuple[Cond, int] | None:

@@ -56,13 +56,30 @@ def render_conds(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
             parts.append(f"not {not_state(f)}")
         elif f.type == "bool":
             parts.append(f"{name} {bool_flag(f.type)}{c.value}")
+        elif c.upper is None and phrase_state(ent, f, c.value) is not None:  # "the copies on loan"
+            parts.append(str(phrase_state(ent, f, c.value)))
         elif not parts and not tied and c.upper is None and lead_word(f) is not None:
             parts.append(f"{lead_word(f)} the {name} {c.value}")  # "messages in the folder "archive""
         else:  # "with the folder "inbox"", "have the account "Main Checking ··3808""
             parts.append(f"{name if tied else 'the ' + name} {c.value}")
     if parts and parts[0].startswith(("in the ", "for the ")) and len(parts) > 1:
-        return f"{parts[0]} with {' and '.join(parts[1:])}"  # "in the folder "x" with the category "y""
+        # "in the folder "x" with the category "y"", but "in the folder "x" and not archived"
+        joiner = " and " if parts[1].split(" ", 1)[0] in BARE_LEADS else " with "
+        return f"{parts[0]}{joiner}{' and '.join(parts[1:])}"
     return " and ".join(parts)
+
+
+_PHRASE_STATE = re.compile(r"(?:on|in|at) [a-z]+")
+
+
+def phrase_state(ent: EntitySpec, field: FieldSpec, value: str) -> str | None:
+    """An enum value that is a prepositional phrase ("on loan", "in repair"), said bare after the
+    noun ("the copies on loan") when no other field of the entity has that value; else None."""
+    inner = value[1:-1] if value.startswith('"') and value.endswith('"') else ""
+    if field.type != "enum" or not _PHRASE_STATE.fullmatch(inner):
+        return None
+    owners = [f for f in ent.fields if f.type == "enum" and inner in {v.replace("_", " ") for v in f.values or []}]
+    return inner if owners == [field] else None
 
 
 def lead_word(field: FieldSpec) -> str | None:
