@@ -301,7 +301,7 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
     if len(f.settings) == 1 and settings:
         out.append(f.setting_lead + _value_text(spec, params[settings[0]], args[settings[0]], "setting"))
     elif settings:
-        items = [f"{noun(params[n].label)} to {param_text(params[n], args[n])}" for n in settings]
+        items = [f"{param_noun(params[n].label)} to {param_text(params[n], args[n])}" for n in settings]
         out.append(": set the " + _listed([items[0], *(f"the {i}" for i in items[1:])]))
     rest = [n for n in args if n not in f.params() and params[n].range_of not in args]
     if f.span is not None and f.span[0] in args and f.span[1] in args:
