@@ -115,3 +115,13 @@ def test_an_account_number_is_new_and_shaped_like_the_worlds(proposers: dict[str
         number = str(values["account_number"])
         assert number not in held, f"{number} is another row's account number"
         assert re.sub(r"\d", "9", number) in shapes, number
+
+
+def test_a_phone_number_is_contact_data_not_an_identifier(proposers: dict[str, Proposer]) -> None:
+    """A parameter named "phone_number" holds "number" but is contact data: a made-up 555-01xx
+    number (reserved for fiction), never another row's number with its digits redrawn."""
+    proposer = proposers["echobank"]
+    workflow = next(w for w in proposer.spec.workflows if w.name == "update_contact_info")
+    phone = next(p for p in workflow.params if p.name == "phone").model_copy(update={"name": "phone_number"})
+    for _ in range(10):
+        assert re.fullmatch(r"\(\d{3}\) 555-01\d\d", proposer._text(phone, workflow.name))

@@ -255,10 +255,10 @@ class ValuesMixin(ProposerBase):
         # Rewards Card"): a field the run sets on its row draws from the pools, never the world.
         sets = any(p.name in set_fields(w) for w in self.spec.workflows if w.name == workflow)
         limit = p.max_length or 60
+        if "number" in name and p.type == "string" and not contact:  # an account number is the user's own
+            return _fit(self._identifier(name), limit)  # (a phone number is contact data: 555-01xx below)
         # Only values that fit whole: a body cut at its limit ("…keep this email for your re") is no
         # text a person types.
-        if "number" in name and p.type == "string":  # an account or policy number is the user's own
-            return _fit(self._identifier(name), limit)
         existing = [] if contact or sets else [v for v in typed(self._existing(p, workflow)) if len(v) <= limit]
         kind = kind_of(workflow, name)
         written = [] if contact else [v for v in typed(self._written(workflow, p.name)) if len(v) <= limit]
