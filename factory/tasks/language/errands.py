@@ -118,32 +118,29 @@ def _action_words(spec: Spec, workflow_name: str) -> set[str]:
     return set(re.findall(r"[a-z]+", " ".join(texts).lower()))
 
 
-def fits_action(purpose: str, words: set[str]) -> bool:
-    """Whether each word of `purpose` about a kind of row (`ACTION_TOPICS`) is said of the action."""
+def _world_words(spec: Spec, ask: Ask) -> set[str]:
+    """The words a world uses of itself and of what `ask` does first (lower case)."""
+    own = set(re.findall(r"[a-z]+", f"{spec.title} {spec.scenario}".lower()))
+    return own | _action_words(spec, ask.steps[0].workflow)
+
+
+def _fits(purpose: str, words: set[str], topics: dict[str, tuple[str, ...]]) -> bool:
+    """Whether each word of `purpose` that `topics` lists is said by one of `words` (as a word start)."""
     for topic in re.findall(r"[a-z]+", purpose.lower()):
-        wanted = ACTION_TOPICS.get(topic)
+        wanted = topics.get(topic)
         if wanted is not None and not any(w.startswith(stem) for w in words for stem in wanted):
             return False
     return True
-
-
-def _world_words(spec: Spec, ask: Ask) -> set[str]:
-    """The words a world uses of itself and of what `ask` does first (lower case)."""
-    workflow = next(w for w in spec.workflows if w.name == ask.steps[0].workflow)
-    texts = [spec.title, spec.scenario, workflow.label, workflow.description or ""]
-    entity = next((e for e in spec.entities if e.name == workflow.subject_entity), None)
-    if entity is not None:
-        texts += [entity.label, entity.plural]
-    return set(re.findall(r"[a-z]+", " ".join(texts).lower()))
 
 
 def fits_world(purpose: str, words: set[str]) -> bool:
     """Whether each domain word of `purpose` is one the world speaks of (`TOPICS`)."""
-    for topic in re.findall(r"[a-z]+", purpose.lower()):
-        wanted = TOPICS.get(topic)
-        if wanted is not None and not any(w.startswith(stem) for w in words for stem in wanted):
-            return False
-    return True
+    return _fits(purpose, words, TOPICS)
+
+
+def fits_action(purpose: str, words: set[str]) -> bool:
+    """Whether each word of `purpose` about a kind of row (`ACTION_TOPICS`) is said of the action."""
+    return _fits(purpose, words, ACTION_TOPICS)
 
 
 def purposes_for(spec: Spec, ask: Ask, redo: bool = False, undo: bool = False) -> tuple[str, ...]:

@@ -14,7 +14,7 @@ from typing import Any
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language.asks import ONLY, AskStep, Cond, ParseError, Question, RefText
 from factory.tasks.language.frames import IT, name_of, parse_frame, read_name
-from factory.tasks.language.parse_conds import WHEN, entity_and_conds, entity_by, field_by, parse_conds, same
+from factory.tasks.language.parse_conds import entity_and_conds, entity_by, field_by, parse_conds, same
 from factory.tasks.language.registers import drop_context
 from factory.tasks.language.render import holder_field, pick_verb, split_verb
 from factory.tasks.language.spoken import (
@@ -383,30 +383,6 @@ _SAID_LOOKUPS = [
     (re.compile(r"^When was (?P<named>.+) (?P<when>[a-z]+)\?$"), lambda f, w: field_noun(f) == w),
     (re.compile(r"^Look up when (?P<named>.+) was (?P<when>[a-z]+)\.$"), lambda f, w: field_noun(f) == w),
 ]
-# "…that has been lent the most times" and "…that is the most recent" (`render.ranked`), read as
-# the rankings they are: by the field "times lent", by the entity's plain date (`WHEN`).
-_RANKED = re.compile(r"\bhas been (?P<done>[a-z]+) the (?P<dir>most|fewest) times\b"
-                     r"|\bis the (?P<age>most recent|oldest)\b")
-_QUOTED = re.compile(r'("[^"]*")')
-# "Find my most recent message in the folder "inbox", then …" (`render.render_step`): a quoted
-# name may hold a comma, so the words up to ", then" are read quote by quote.
-_AGED_FIND = re.compile(r'\b(?P<find>[Ff]ind) (?P<scope>my|the) (?P<age>most recent|oldest) '
-                        r'(?P<rest>(?:[^",]|"[^"]*")+?), then ')
-
-
-def unranked(text: str) -> str:
-    """Rankings said as people say them, written the way every other ranking is ("has the most
-    times lent", "has the latest {WHEN}"); nothing inside quotes (a row's name) is touched."""
-    def one(m: re.Match[str]) -> str:
-        if m["age"]:
-            return f"has the {'latest' if m['age'] == 'most recent' else 'earliest'} {WHEN}"
-        return f"has the {m['dir']} times {m['done']}"
-
-    text = _AGED_FIND.sub(lambda m: f"{m['find']} {m['scope']} {m['rest']} that has the "
-                          f"{'latest' if m['age'] == 'most recent' else 'earliest'} {WHEN}, then ", text)
-    return "".join(part if part.startswith('"') else _RANKED.sub(one, part) for part in _QUOTED.split(text))
-
-
 def _said_lookup(spec: Spec, text: str) -> Question | None:
     for pattern, said in _SAID_LOOKUPS:
         m = pattern.match(text)

@@ -63,8 +63,32 @@ def entity_and_conds(spec: Spec, text: str, plural: bool) -> tuple[EntitySpec, t
     raise problem
 
 
-# Stands for the field a row is "the most recent" by (`spoken.recency_field`, `parse.unranked`).
+# Stands for the field a row is "the most recent" by (`spoken.recency_field`, `unranked`).
 WHEN = "(its date)"
+
+
+# "…that has been lent the most times" and "…that is the most recent" (`render.ranked`), read as
+# the rankings they are: by the field "times lent", by the entity's plain date (`WHEN`).
+_RANKED = re.compile(r"\bhas been (?P<done>[a-z]+) the (?P<dir>most|fewest) times\b"
+                     r"|\bis the (?P<age>most recent|oldest)\b")
+_QUOTED = re.compile(r'("[^"]*")')
+# "Find my most recent message in the folder "inbox", then …" (`render.render_step`): a quoted
+# name may hold a comma, so the words up to ", then" are read quote by quote.
+_AGED_FIND = re.compile(r'\b(?P<find>[Ff]ind) (?P<scope>my|the) (?P<age>most recent|oldest) '
+                        r'(?P<rest>(?:[^",]|"[^"]*")+?), then ')
+
+
+def unranked(text: str) -> str:
+    """Rankings said as people say them, written the way every other ranking is ("has the most
+    times lent", "has the latest {WHEN}"); nothing inside quotes (a row's name) is touched."""
+    def one(m: re.Match[str]) -> str:
+        if m["age"]:
+            return f"has the {'latest' if m['age'] == 'most recent' else 'earliest'} {WHEN}"
+        return f"has the {m['dir']} times {m['done']}"
+
+    text = _AGED_FIND.sub(lambda m: f"{m['find']} {m['scope']} {m['rest']} that has the "
+                          f"{'latest' if m['age'] == 'most recent' else 'earliest'} {WHEN}, then ", text)
+    return "".join(part if part.startswith('"') else _RANKED.sub(one, part) for part in _QUOTED.split(text))
 
 
 def field_by(ent: EntitySpec, text: str) -> str:
@@ -91,19 +115,11 @@ def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
     conds: list[Cond] = []
     pos = 0
     while True:
-        negated = _not_state_at(ent, text, pos) or _phrase_state_at(ent, text, pos)
-        if negated is not None:  # "not withdrawn" (`render.not_state`)
-            cond, pos = negated
-            conds.append(cond)
-            if pos == len(text):
-                return tuple(conds)
-            if not text.startswith(" and ", pos):
-                raise ParseError(f"expected 'and' between conditions at {text[pos:pos + 30]!r}")
-            pos += len(" and ")
-            continue
-        feature = _feature_at(ent, text, pos)
-        if feature is not None:  # "wifi", "no pool" (`spoken.bool_feature`)
-            cond, pos = feature
+        # said bare: "not withdrawn" (`render.not_state`), "on loan" (`render.phrase_state`),
+        # "wifi", "no pool" (`spoken.bool_feature`)
+        bare = _not_state_at(ent, text, pos) or _phrase_state_at(ent, text, pos) or _feature_at(ent, text, pos)
+        if bare is not None:
+            cond, pos = bare
             conds.append(cond)
             if pos == len(text):
                 return tuple(conds)

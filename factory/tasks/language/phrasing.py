@@ -67,9 +67,8 @@ from factory.tasks.language.parse import (
     parse_args,
     parse_question,
     parse_step,
-    unranked,
 )
-from factory.tasks.language.parse_conds import parse_conds
+from factory.tasks.language.parse_conds import parse_conds, unranked
 from factory.tasks.language.parse_errands import parse_compound
 from factory.tasks.language.render import (
     TIE_BREAK,

@@ -242,7 +242,7 @@ def _word(spec: Spec, entity: str, field: str, op: str) -> str:
 def ranked(spec: Spec, entity: str, field: str, op: str) -> str:
     """What the row found has the most or least of: "has the highest balance", "has the most
     guests", for a count of times "has been lent the most times", and by its plain date "is the
-    most recent" (`parse.unranked` reads the last two back)."""
+    most recent" (`parse_conds.unranked` reads the last two back)."""
     f = spec.entity(entity).field_named(field)
     done = times_done(f)
     if done is not None:
