@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import datetime as dt
+import hashlib
 import logging
 import re
 import sqlite3
@@ -372,11 +373,15 @@ def search_claims(ctx: ClaimContext) -> list[Claim]:
             f = next((x for x in e.fields if x.name == name), None)
             if f is None or f.type not in _TEXT:
                 continue
-            token = "zqx" + re.sub(r"[^a-z0-9]", "", f"{e.name}{name}".lower())
+            token = _token(e.name, name, f.max_length, f.type == "email")
+            if token is None:
+                ctx.unwitnessed.append(f"data:search:{e.name}.{name}: max_length {f.max_length} leaves no room for a "
+                                       "token found by nothing else")
+                continue
             if _already_there(ctx.rows.conn, e, token):
                 ctx.unwitnessed.append(f"data:search:{e.name}.{name}: the token {token!r} is already in the data")
                 continue
-            value = f"{token}@example.com" if f.type == "email" else token  # a well-formed value of its type
+            value = f"{token}{_EMAIL_TAIL}" if f.type == "email" else token  # a well-formed value of its type
             plant = f"UPDATE {_q(e.table)} SET {_q(f.column)} = {value_literal(value)} WHERE id = {rid}"
             out.append(Claim(id=f"data:search:{e.name}.{name}", layer="backend", kind="search_planted",
                              description=f"{e.plural}: searching for {token!r}, planted in {f.label} of {e.label.lower()} {rid}, "
@@ -387,6 +392,24 @@ def search_claims(ctx: ClaimContext) -> list[Claim]:
                                                fresh_db=True, plant=[plant]),
                              predicate=ListIs(total=1, ids=[rid])))
     return out
+
+
+_EMAIL_TAIL = "@example.com"
+_MIN_TOKEN = 5  # "zq" and three hex digits: shorter tokens would match ordinary words
+
+
+def _token(entity: str, field: str, max_length: int | None, email: bool) -> str | None:
+    """A token no ordinary value contains, short enough for the field: a planted value longer than
+    `max_length` is refused by the app's own models, and the claim would test the planting, not the
+    search. The readable token when it fits, else "zq" and a digest cut to fit; None when even
+    `_MIN_TOKEN` characters do not."""
+    token = "zqx" + re.sub(r"[^a-z0-9]", "", f"{entity}{field}".lower())
+    room = None if max_length is None else max_length - (len(_EMAIL_TAIL) if email else 0)
+    if room is None or len(token) <= room:
+        return token
+    if room < _MIN_TOKEN:
+        return None
+    return ("zq" + hashlib.sha256(f"{entity}.{field}".encode()).hexdigest())[:room]
 
 
 def _already_there(conn: sqlite3.Connection, e: EntitySpec, token: str) -> bool:

@@ -268,6 +268,24 @@ def test_a_planted_search_value_is_found_and_a_dropped_search_field_fails(mock_w
     assert results["data:search:note.title"].passed
 
 
+def test_a_search_token_fits_the_fields_max_length(tmp_path: Path) -> None:
+    """A template defect found on a stranger's seed: the planted token was longer than a short code
+    field's max_length, the app's model refused the row it listed (500), and no repair could help.
+    The token is cut to fit, still found by nothing else, and the claim passes on the clean app."""
+    short = TILL.replace("{name: name, type: string, max_length: 40, searchable: true}",
+                         "{name: name, type: string, max_length: 8, searchable: true}").replace(
+        "- {name: name, type: string, max_length: 40}", "- {name: name, type: string, max_length: 8}")
+    assert short != TILL
+    (tmp_path / "till.yaml").write_text(short)
+    world = build_world(tmp_path / "till.yaml", tmp_path / "worlds", frontend=False).path
+    searches = [c for c in compile_claims(world).claims if c.id == "data:search:purse.name"]
+    assert len(searches) == 1
+    token = searches[0].getter.steps[0].query["q"]  # type: ignore[union-attr]
+    assert 5 <= len(token) <= 8 and token.startswith("zq")
+    results = verify(world, searches)
+    assert results["data:search:purse.name"].passed, results["data:search:purse.name"].message
+
+
 # ---- 3. invariants from the spec ---------------------------------------------------------------
 def test_an_invariant_broken_in_the_data_fails_even_when_the_apps_checker_is_edited_to_pass(
         mock_world: Path, mock_claims: list[Claim], tmp_path: Path) -> None:
