@@ -153,6 +153,7 @@ class _Builder(EffectCompiler):
             widget=_WIDGETS[f.type],  # type: ignore[arg-type]  # _WIDGETS holds only widget names
             editable=f.editable, in_list=not f.hidden and f.type != "text",
             copy_of=f.gen.copy_from if f.gen is not None else None, currency=f.currency, currency_field=f.currency_field,
+            say=f.say,
         )
 
     def _entity(self, e: EntityDef) -> EntitySpec:
@@ -182,7 +183,7 @@ class _Builder(EffectCompiler):
             owner_fields=list(e.owner), visibility=e.visibility, operations=list(dict.fromkeys(e.operations)),
             fields=fields, search_fields=[f.name for f in e.fields if f.searchable],
             filters=filters, sort_fields=sortable, default_sort=default_sort, page_size=e.page_size, nav=e.nav,
-            roles=list(e.roles), computed=computed,
+            roles=list(e.roles), computed=computed, say=e.say,
         )
 
     def _filter(self, e: EntityDef, f: FieldDef, by_name: dict[str, FieldSpec]) -> FilterSpec:
@@ -247,7 +248,7 @@ class _Builder(EffectCompiler):
             max_length=p.max_length, default=p.default,
             widget=widget,  # type: ignore[arg-type]  # a widget name: date_range or one from _WIDGETS
             range_end=p.range_end, range_of=ends.get(p.name), where_py=where_py, where=p.where,
-            currency=param_currency(wf, p, self.entities),
+            currency=param_currency(wf, p, self.entities), say=p.say,
         )
 
     def _workflow(self, wi: int, wf: WorkflowDef) -> WorkflowSpec:
@@ -277,6 +278,7 @@ class _Builder(EffectCompiler):
             subject_entity=subject_entity, params=params, preconditions=checks, effects=effects, confirm=wf.confirm,
             success=wf.success, system=wf.system, path=f"/api/workflows/{wf.name}", operation_id=f"run_{wf.name}",
             form_path=None if wf.system else f"/actions/{naming.kebab(wf.name)}", roles=list(wf.roles),
+            say=wf.say,
         )
 
     def _story(self, si: int, ev: StoryEvent) -> StorySpec:

@@ -52,6 +52,8 @@ class FieldDef(Strict):
     name: str = Identifier
     type: FieldType
     label: str | None = None
+    say: str | None = Field(None, description="how a sentence names the field when its label is no noun phrase "
+                            "('Spent this year' → 'amount spent this year', 'To' → 'end date')")
     required: bool = True
     unique: bool = False
     to: str | None = Field(None, description="references: the target entity")
@@ -93,6 +95,8 @@ class EntityDef(Strict):
     name: str = Identifier
     label: str | None = None
     plural: str | None = None
+    say: str | None = Field(None, description="how a sentence names one row when the label is no plain noun "
+                            "('HR ticket' → 'help request'); its plural comes from the grammar")
     display: str = Field(..., description="label of a row: a field name or a '{field} …' template")
     owner: list[str] = Field(default_factory=list, description="reference-to-user fields; a row is visible to each of them")
     visibility: Literal["owner", "public"] = Field("owner", description="public: every logged-in user can read")
@@ -111,6 +115,7 @@ class ParamDef(Strict):
     name: str = Identifier
     type: FieldType
     label: str | None = None
+    say: str | None = Field(None, description="how a sentence names the parameter when its label is no noun phrase")
     required: bool = True
     to: str | None = None
     values: list[str] | None = None
@@ -155,6 +160,9 @@ class WorkflowDef(Strict):
 
     name: str = Identifier
     label: str
+    say: str | None = Field(None, description="the workflow as a person asks for it, an imperative verb phrase "
+                            "('Deny refill' → 'deny the refill request'; 'Comp' → 'comp the bill'): its first word "
+                            "is the verb")
     description: str | None = None
     subject: str | None = Field(None, description="reference parameter naming the row acted on; puts a button on its detail page")
     params: list[ParamDef] = Field(default_factory=list)

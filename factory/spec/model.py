@@ -60,8 +60,9 @@ class FieldSpec(Strict):
     compute_py: str | None = Field(None, description="a computed field: the compiled expression (`row` is the row)")
     currency: str | None = Field(None, description="money: the ISO code of its currency (absent: USD)")
     currency_field: str | None = Field(None, description="money: the enum field of the row naming its currency")
+    say: str | None = Field(None, description="how a sentence says it, where the label is no plain phrase (seed `say:`)")
 
-    UNUSED_OMITTED: ClassVar[frozenset[str]] = frozenset({"compute", "compute_py", "currency", "currency_field"})
+    UNUSED_OMITTED: ClassVar[frozenset[str]] = frozenset({"compute", "compute_py", "currency", "currency_field", "say"})
 
 
 class FilterSpec(Strict):
@@ -100,8 +101,9 @@ class EntitySpec(Strict):
     roles: list[str] = Field(default_factory=list, description="the roles that see it; empty: every role")
     computed: list[FieldSpec] = Field(default_factory=list, description="read-only fields the app computes on read "
                                       "(no column; `compute` holds the expression)")
+    say: str | None = Field(None, description="how a sentence says it, where the label is no plain phrase (seed `say:`)")
 
-    UNUSED_OMITTED: ClassVar[frozenset[str]] = frozenset({"computed"})
+    UNUSED_OMITTED: ClassVar[frozenset[str]] = frozenset({"computed", "say"})
 
     def computed_named(self, name: str) -> FieldSpec | None:
         """The computed field called `name`, or None."""
@@ -147,8 +149,9 @@ class ParamSpec(Strict):
     lookup: str | None = Field(None, description="a row lookup (`first(...)`) giving the row when the call leaves it out")
     lookup_py: str | None = Field(None, description="the compiled lookup")
     currency: str | None = Field(None, description="money: the ISO code of the amount's currency (absent: USD)")
+    say: str | None = Field(None, description="how a sentence says it, where the label is no plain phrase (seed `say:`)")
 
-    UNUSED_OMITTED: ClassVar[frozenset[str]] = frozenset({"lookup", "lookup_py", "currency"})
+    UNUSED_OMITTED: ClassVar[frozenset[str]] = frozenset({"lookup", "lookup_py", "currency", "say"})
 
 
 class CheckSpec(Strict):
@@ -213,6 +216,9 @@ class WorkflowSpec(Strict):
     operation_id: str
     form_path: str | None
     roles: list[str] = Field(default_factory=list, description="the roles that may run it; empty: every role")
+    say: str | None = Field(None, description="how a sentence says it, where the label is no plain phrase (seed `say:`)")
+
+    UNUSED_OMITTED: ClassVar[frozenset[str]] = frozenset({"say"})
 
 
 class PageSpec(Strict):

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
+from factory.tasks.language import grammar
 from factory.tasks.language.asks import ONLY, ParseError, RefText
-from factory.tasks.language.spoken import VERBS, count_noun, counted, noun, param_noun
+from factory.tasks.language.spoken import count_noun, counted, noun, param_said, said, verb_words
 from factory.tasks.language.values import MONEY, param_text, scan_value
 from factory.tasks.language.words import my_only
 
@@ -70,6 +71,17 @@ class Frame:
         return {p.param for p in self.pieces if p.param} | set(self.settings)
 
 
+def _part_of(words: list[str], thing: list[str]) -> bool:
+    """Whether `words` name the row `thing` by part of its noun, after any words that only say its
+    state ("request" of a leave request, "approved leave" of a leave request)."""
+    core = list(words)
+    while len(core) > 1 and (grammar.is_participle(core[0]) or grammar.is_adjective(core[0])) and core[0] not in thing:
+        core = core[1:]
+    if not core or not thing or (len(core) >= len(thing) and core != thing):
+        return False
+    return any(thing[i:i + len(core)] == core for i in range(len(thing) - len(core) + 1))
+
+
 def _first(p: ParamSpec) -> str:
     return (p.label.split() or [""])[0].lower()
 
@@ -90,14 +102,20 @@ def _moves(workflow: WorkflowSpec, p: ParamSpec, sign: str) -> bool:
 
 def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
     """The frame of `workflow`, None when its label does not start with a verb."""
-    words = noun(workflow.label).split()
-    if not words or words[0] not in VERBS:
+    head = verb_words(workflow)
+    if head is None:
         return None
-    verb, after = words[0], words[1:]
+    verb_list, after = head
+    params = {p.name: p for p in workflow.params}
+    subject_noun = (noun(said(spec.entity(params[workflow.subject].ref or ""))).split()
+                    if workflow.subject in params and params[workflow.subject].ref else [])
+    if len(verb_list) == 2 and after and after[0] not in grammar.PREPOSITIONS and not _part_of(after, subject_noun):
+        # "Take off market": the particle is a preposition with its own noun ("Take my flat off the market")
+        verb_list, after = verb_list[:1], [verb_list[1], *after]
+    verb = " ".join(verb_list)
     own_article = ""  # "Place a hold": the label's own "a" is kept where the thing is named
     if after and after[0] in _ARTICLES:
         own_article, after = after[0], after[1:]
-    params = {p.name: p for p in workflow.params}
     subject = workflow.subject if workflow.subject in params and params[workflow.subject].ref else None
     refs = [p for p in workflow.params if p.ref and p.name != subject]
     source = next((p for p in refs if _first(p) == "from" or p.name.startswith("from_")), None) or next(
@@ -115,12 +133,12 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
     settings = tuple(n for n in set_fields(workflow) if n not in taken) if verb in SETTING_VERBS else ()
     made = next((e.entity for e in workflow.effects if e.kind == "create"), None)
     if not after and not subject and obj is None and amount is None and made is not None:
-        after = noun(spec.entity(made).label).split()  # "Compose": "Compose a message to …", not "Compose to …"
+        after = noun(said(spec.entity(made))).split()  # "Compose": "Compose a message to …", not "Compose to …"
     pieces: list[Piece] = [Piece(verb[:1].upper() + verb[1:])]
     lead = " "
     if subject:
         held = spec.entity(params[subject].ref or "")
-        thing = noun(held.label).split()
+        thing = noun(said(held)).split()
         tail = after[len(thing):] if after[:len(thing)] == thing else None
         if tail and any(tail in (noun(params[n].label).split(), noun(held.field_named(set_fields(workflow)[n]).label).split())
                         for n in settings):  # "Change budget limit": "Change the limit of the budget … to $50"
@@ -129,30 +147,33 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
             pieces.append(Piece(" ", subject, "subject"))
             words = [w for w in tail[1:] if w not in _ARTICLES]
             into = next((p for p in refs if p.required and tail and tail[0] in _PREPOSITIONS and words in (
-                noun(p.label).split(), noun(spec.entity(p.ref or "").label).split())), None)
+                noun(said(p)).split(), noun(said(spec.entity(p.ref or ""))).split())), None)
             if into is not None:  # "Add booking to trip": "Add my booking … to my trip …"
                 pieces.append(Piece(f" {tail[0]} ", into.name, "thing"))
             elif tail:
                 pieces.append(Piece((" " if tail[0] in _PREPOSITIONS else " as ") + " ".join(tail)))
-        elif not after or thing[-len(after):] == after:  # "Restore", "Unblock dates" (blocked dates)
+        elif not after or thing[-len(after):] == after or _part_of(after, thing):
+            # "Restore", "Unblock dates" (blocked dates), "Deny request" (a leave request), "Cancel approved leave"
             pieces.append(Piece(_VERB_TO.get(verb, " "), subject, "subject"))
         elif after[0] in _PREPOSITIONS and after[1:]:  # "Mark as read", "Move to inbox", "Add to trip"
             prep, words = after[0], [w for w in after[1:] if w not in _ARTICLES]
-            into = next((p for p in refs if p.required and words in (noun(p.label).split(),
-                                                                       noun(spec.entity(p.ref or "").label).split())), None)
+            into = next((p for p in refs if p.required and words in (noun(said(p)).split(),
+                                                                       noun(said(spec.entity(p.ref or ""))).split())), None)
             if words == thing:  # "Respond to review": the row is what the preposition governs
                 pieces.append(Piece(f" {prep} ", subject, "subject"))
             elif into is not None and into not in (source, dest):  # "Add my booking … to my trip …"
                 pieces += [Piece(" ", subject, "subject"), Piece(f" {prep} ", into.name, "thing")]
             elif (titled := next((p for p in workflow.params if p.type in ("string", "text") and p.name != subject
-                                   and noun(p.label).split() == words), None)) is not None:
+                                   and noun(said(p)).split() == words), None)) is not None:
                 # "Save to wishlist" with the wishlist's name: "Save the listing … to my wishlist "Dream homes""
                 pieces += [Piece(" ", subject, "subject"), Piece(f" {prep} my {' '.join(words)} ", titled.name, "thing")]
             else:  # "Mark my message … as read", "Remove my saved listing … from the wishlist"
-                article = "" if prep == "as" or words[-1:] in ([w] for w in _NO_ARTICLE) else "the "
+                gerund = bool(words) and words[-1].endswith("ing") and grammar.participle_of(words[-1]) is None \
+                    and "VERB" in grammar.tags(words[-1][:-3] + "e") | grammar.tags(words[-1][:-3])
+                article = "" if prep == "as" or gerund or words[-1:] in ([w] for w in _NO_ARTICLE) else "the "
                 pieces += [Piece(" ", subject, "subject"), Piece(f" {prep} {article}{' '.join(words)}")]
         elif (named := next((p for p in refs if p.required and after in (
-                noun(p.label).split(), noun(spec.entity(p.ref or "").label).split())), None)) is not None:
+                noun(said(p)).split(), noun(said(spec.entity(p.ref or ""))).split())), None)) is not None:
             # "Apply label" with a label to pick: "Apply my label "Travel" to my message …"
             pieces += [Piece(" ", named.name, "thing"), Piece(_ONTO.get(verb, " for "), subject, "subject")]
         elif after and all(w in _ADVERBS for w in after):  # "Delete forever": "Delete my message … forever"
@@ -161,22 +182,28 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
             pieces += [Piece(" the " + " ".join(after)), Piece(_ONTO[verb], subject, "subject")]
         elif after and len(settings) == 1 and verb == "set":  # "Set the low-balance alert on my account"
             pieces += [Piece(" the " + " ".join(after)), Piece(" on ", subject, "subject")]
+        elif verb in ("mark", "flag") and after:  # "Mark no-show": "Mark my shift … as a no-show"
+            state = " ".join(after)
+            said_as = grammar.with_article(state) if grammar.is_noun(after[-1]) and not grammar.is_adjective(after[-1]) \
+                else state
+            pieces += [Piece(" ", subject, "subject"), Piece(" as " + said_as)]
         else:  # "Place a hold": "Place a hold for the book …"; "Edit price": "Edit the price for …"
             article = own_article if own_article in ("a", "an") else "the"
             pieces += [Piece(" " + " ".join([article, *after]) if after else ""), Piece(" for ", subject, "subject")]
         rest_lead = " with "
     else:
-        said = rf"\b{re.escape(' '.join(after))}\b"
-        names_obj = obj is not None and bool(after) and bool(re.search(said, noun(obj.label))
-                                                             or re.search(said, noun(spec.entity(obj.ref or "").label)))
+        said_re = rf"\b{re.escape(' '.join(after))}\b"
+        names_obj = obj is not None and bool(after) and bool(re.search(said_re, noun(said(obj)))
+                                                             or re.search(said_re, noun(said(spec.entity(obj.ref or "")))))
         if (after and after[0] in _PREPOSITIONS) or names_obj or not after:  # "Transfer between accounts": said by the roles
             if obj is not None:  # "Pay Sunvale Energy" (a payee), "Pay my Travel Rewards Card account (··1683)"
-                bare = " ".join(after) == noun(spec.entity(obj.ref or "").label)
+                bare = " ".join(after) == noun(said(spec.entity(obj.ref or "")))
                 pieces.append(Piece(" ", obj.name, "object" if bare else "thing"))
                 lead = " "
                 obj = None
         else:
-            pieces.append(Piece(" " + " ".join(["an" if after[0][:1] in "aeiou" else "a", *after])))
+            phrase = " ".join(after)  # "Buy tickets": a plural takes no article ("Buy tickets for …")
+            pieces.append(Piece(" " + (phrase if grammar.singular(phrase) != phrase else grammar.with_article(phrase))))
             lead = " of "
             # A thing made is named right after its noun: 'Add a payee "Daniel Cho" with …'
             named = next((p for p in workflow.params if p.name in ("name", "title") and p.required
@@ -194,7 +221,7 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
                 noun_piece = pieces.pop()
                 pieces += [Piece(" ", obj.name, "thing"), Piece(" as" + noun_piece.lead)]
             else:  # in a container ("Write a note in my notebook"), else for a thing ("Place a hold for the book")
-                held_in = noun(spec.entity(obj.ref or "").label).split()[-1:] in ([w] for w in _CONTAINERS)
+                held_in = noun(said(spec.entity(obj.ref or ""))).split()[-1:] in ([w] for w in _CONTAINERS)
                 pieces.append(Piece(" in " if held_in else " for ", obj.name, "thing"))
         amount = None
         rest_lead = " with "
@@ -206,6 +233,10 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
         pieces.append(Piece(" to ", dest.name, "dest"))
     if date is not None:
         pieces.append(Piece(" on ", date.name, "date"))
+    if len(verb_list) == 2 and len(pieces) > 1 and pieces[1].role == "subject" and pieces[1].lead == " ":
+        # a particle follows the row ("Pick my open shift … up", "pick it up"), as it must after "it"
+        pieces[0] = Piece(verb_list[0][:1].upper() + verb_list[0][1:])
+        pieces.insert(2, Piece(" " + verb_list[1]))
     placed = {pc.param for pc in pieces if pc.param}
     settings = tuple(n for n in settings if n not in placed)
     kinds = {"money": "amount", "date": "date"}
@@ -235,7 +266,7 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
     """How a sentence names a row: "my Main Checking account (··3808)", "my visa card ··9591",
     `my payee "Sunvale Energy"`, "my contact details"; bare ("Sunvale Energy") where money goes."""
     ent = spec.entity(entity)
-    thing = noun(ent.label)
+    thing = noun(said(ent))
     if ref.by == ONLY:
         return ref.text
     if ref.by is not None or '"' in ref.text:
@@ -255,7 +286,7 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
 def read_name(spec: Spec, entity: str, text: str) -> RefText:
     """The row a sentence names (`name_of`, read back)."""
     ent = spec.entity(entity)
-    thing = noun(ent.label)
+    thing = noun(said(ent))
     if text.lower() == my_only(ent):
         return RefText(text, ONLY)
     mine: bool | None = None
@@ -301,7 +332,7 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
     if len(f.settings) == 1 and settings:
         out.append(f.setting_lead + _value_text(spec, params[settings[0]], args[settings[0]], "setting"))
     elif settings:
-        items = [f"{param_noun(params[n].label)} to {param_text(params[n], args[n])}" for n in settings]
+        items = [f"{param_said(params[n])} to {param_text(params[n], args[n])}" for n in settings]
         out.append(": set the " + _listed([items[0], *(f"the {i}" for i in items[1:])]))
     rest = [n for n in args if n not in f.params() and params[n].range_of not in args]
     if f.span is not None and f.span[0] in args and f.span[1] in args:
@@ -372,14 +403,14 @@ def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "
     if word is not None and joiner == " " and re.fullmatch(r"\d+", str(value)):
         return counted(word, value)
     flag = bool_flag(param.type) if joiner == " " else ""
-    words = noun(param.label).split()
+    words = noun(said(param)).split()
     if words and (words[0] in _PREPOSITIONS or words[-1] in _PREPOSITIONS):
         article = ""  # a label that is a predicate reads bare: "starts on July 20", "check in June 4"
     return article + _arg_label(param, value, joiner, flag)
 
 
 def _arg_label(param: ParamSpec, value: Any, joiner: str, flag: str) -> str:
-    return f"{param_noun(param.label)}{joiner}{flag}{param_text(param, value)}"
+    return f"{param_said(param)}{joiner}{flag}{param_text(param, value)}"
 
 
 IT = "it"  # the row a find-then-act found: "…, then report it as lost or stolen"

@@ -27,21 +27,27 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from factory.predict.rows import enum_text
-from factory.spec.model import ParamSpec, Spec, WorkflowSpec
+from factory.spec.model import FieldSpec, ParamSpec, Spec, WorkflowSpec
+from factory.tasks.language import grammar
 from factory.tasks.language.asks import Ask, AskStep, ParseError, Question, RefText, joint_ref
 from factory.tasks.language.frames import frame, name_of, read_name
 from factory.tasks.language.parse import LIST_SEPARATORS, my_phrases, parse_args
 from factory.tasks.language.render import render_list
+from factory.tasks.language.spoken import field_noun, noun
 from factory.tasks.language.values import DATE, MONEY
 
 # Slots, and the literals a phrasing may carry: money, a bare number, a quoted text. A quote
 # opens only after a space, a colon or a bracket, so "{sender}'s" and "I'll" are no quotes.
+# An amount in any currency the app writes ("$12.50", "£12.50", "€1,200"); a double-quoted text may
+# hold an apostrophe ("Cousin's wedding").
 _TOKEN = re.compile(
     r"\{(?P<slot>[a-z_][a-z0-9_]*)\}"
-    r"|(?P<money>\$(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d{2})?)"
-    r"|(?<![\w$.,])(?P<int>\d+)(?![\w,])"
-    r"|(?<![^\s:(])(?P<q>['\"])(?P<quoted>[^'\"{}\s](?:[^'\"{}]*[^'\"{}\s])?)(?P=q)(?!\w)")
-_LITERAL_TYPES = {"money": ("money",), "int": ("int",), "quoted": ("string", "text", "email", "enum")}
+    rf"|(?P<money>{MONEY.pattern.removeprefix('-?')})"
+    r"|(?P<date>(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+    r" \d{1,2}(?:, \d{4})?)(?!\d)"
+    r"|(?<![\w$.,€£₹])(?P<int>\d+)(?![\w,])"
+    r"|(?<![^\s:(])(?P<q>['\"])(?P<quoted>[^'\"{}\s](?:(?:(?!(?P=q))[^{}])*[^'\"{}\s])?)(?P=q)(?!\w)")
+_LITERAL_TYPES = {"money": ("money",), "int": ("int",), "date": ("date",), "quoted": ("string", "text", "email", "enum")}
 _STOP = frozenset(["a", "an", "the", "my", "your", "our", "his", "her", "their", "its", "this", "that",
                    "these", "those"])
 
@@ -141,7 +147,7 @@ def _tokens(phrasing: str) -> list[_Token]:
     found = list(_TOKEN.finditer(phrasing))
     out = []
     for i, m in enumerate(found):
-        kind = next(k for k in ("slot", "money", "int", "quoted") if m.group(k) is not None)
+        kind = next(k for k in ("slot", "money", "date", "int", "quoted") if m.group(k) is not None)
         before = _words(phrasing[found[i - 1].end() if i else 0:m.start()])
         after = _words(phrasing[m.end():found[i + 1].start() if i + 1 < len(found) else len(phrasing)])
         out.append(_Token(kind, m.group(kind), m.start(), m.end(), before[-1] if before else "",
@@ -198,6 +204,10 @@ def _bind_slots(spec: Spec, workflow: WorkflowSpec, slots: list[tuple[_Token, st
     return bound
 
 
+_SPAN_START = frozenset(["from", "since", "starting", "between"])
+_SPAN_END = frozenset(["to", "until", "till", "through", "and"])
+
+
 def _bind_literals(workflow: WorkflowSpec, tokens: list[_Token], taken: set[str]
                    ) -> list[tuple[str, str]] | str:
     literals: list[tuple[str, str]] = []
@@ -209,6 +219,11 @@ def _bind_literals(workflow: WorkflowSpec, tokens: list[_Token], taken: set[str]
         if not candidates:
             return f"{written} fits no parameter of {workflow.label!r}"
         p = _best(candidates, [(token.before, 2), (token.after, 2)])
+        if p is None and token.kind == "date":
+            # a range said as people say one: "from July 6 to July 10" is its start and its end
+            ends = [c for c in candidates if (c.range_end if token.before in _SPAN_START else c.range_of)
+                    and token.before in _SPAN_START | _SPAN_END]
+            p = ends[0] if len(ends) == 1 else None
         if p is None:
             return f"{written} could fill {_labels(candidates)}"
         taken.add(p.name)
@@ -319,15 +334,41 @@ def _read_form(spec: Spec, intent: dict[str, Any], phrasing: str, tokens: list[_
         return "its slots do not name one row by different fields"
     ent = spec.entity(entities.pop())
     rest = _TOKEN.sub(" ", phrasing).lower()
-    hits = [f.name for f in ent.fields if f.name not in fields and f.type != "reference"
-            and re.search(rf"\b{re.escape(f.label.lower())}\b", rest)]
+    hits = [f.name for f in ent.fields if f.name not in fields and f.type != "reference" and _mentioned(f, rest)]
     if len(hits) != 1:
-        return f"it asks for {len(hits)} fields of {_a(ent.label.lower())} by label; a lookup asks for one"
+        asked = [f for f in [*ent.fields, *ent.computed] if f.name not in fields and _mentioned(f, rest)]
+        unasked = [f for f in asked if f.compute is not None or f.type == "reference"]
+        if not hits and unasked:  # say what the author can change, not only that it failed
+            f = unasked[0]
+            kind = "a computed field" if f.compute is not None else "a reference to another row"
+            return (f"it asks for {f.label!r}, {kind}; a seed's read phrasing asks for a stored value of the row "
+                    "(the proposer asks about computed fields and references on its own)")
+        named = ", ".join(repr(ent.field_named(h).label) for h in hits)
+        return (f"it asks for {len(hits)} fields of {_a(ent.label.lower())}{' (' + named + ')' if named else ''}; "
+                "a lookup names one field by its label, its spoken name or a form of its word (\"start\" for \"Started\")")
     form_slots: dict[str, tuple[str, str, str | None]] = {t.text: (ent.name, fname, None)
                                                           for t, _e, fname in slots}
     template = _template(phrasing, tokens, [])
     return IntentForm(intent["name"], "read", None, phrasing, form_slots, [], hits[0], template=template,
                       pattern=_pattern(spec, template, form_slots, [], False))
+
+
+def _mentioned(f: FieldSpec, rest: str) -> bool:
+    """Whether a phrasing's words (slots and literals taken out) ask for `f`: its label, its label
+    without a unit ("Budget (hours)"), its spoken name ("amount spent"), its `say:`, or a one-word
+    label in any form of the word ("When did … start?" for "Started", "How many are left" for "Left")."""
+    forms = {f.label.lower(), noun(f.label).lower(), field_noun(f).lower()} | ({noun(f.say).lower()} if f.say else set())
+    if any(re.search(rf"\b{re.escape(x)}\b", rest) for x in forms if x):
+        return True
+    words = grammar.words_of(noun(f.label))
+    if len(words) != 1 or words[0] in grammar.CLOSED:
+        return False
+    said = {w for w in grammar.words_of(rest) if w not in grammar.CLOSED}
+    return bool(_lemma_set(words[0]) & {x for w in said for x in _lemma_set(w)})
+
+
+def _lemma_set(word: str) -> set[str]:
+    return {word, *(lemma for pos in ("VERB", "NOUN", "ADJ") for lemma in grammar.lemmas(word, pos))}
 
 
 def _slot_regex(spec: Spec, entity: str, fname: str) -> str:
@@ -373,8 +414,8 @@ def _pattern(spec: Spec, template: tuple[tuple[str, str], ...], slots: dict[str,
             seen = f"(?P<s_{text}>" in "".join(out)
             out.append(f"(?P=s_{text})" if seen else f"(?P<s_{text}>{_slot_regex(spec, entity, fname)})")
         else:
-            body = {"money": r"\$(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d{2})?", "int": r"\d+",
-                    "quoted": r"[^'\"]+"}[literal_kind(literals[lit][0])]
+            body = {"money": MONEY.pattern.removeprefix("-?"), "int": r"\d+", "date": DATE.pattern,
+                    "quoted": r"[^\"]+" if text == '"' else r"[^']+"}[literal_kind(literals[lit][0])]
             out.append(f"{re.escape(text)}(?P<l_{lit}>{body}){re.escape(text)}")
             lit += 1
     if extras:
@@ -384,9 +425,14 @@ def _pattern(spec: Spec, template: tuple[tuple[str, str], ...], slots: dict[str,
 
 # ---------------------------------------------------------------- text ↔ Ask -------------------
 
+_DATE_LITERAL = re.compile(r"[A-Z][a-z]+ \d{1,2}(?:, \d{4})?")
+
+
 def literal_kind(written: str) -> str:
-    """money, int or quoted: how a literal of a form is written."""
-    return "money" if MONEY.match(written) else "int" if written.isdigit() else "quoted"
+    """money, date, int or quoted: how a literal of a form is written."""
+    if MONEY.match(written):
+        return "money"
+    return "date" if _DATE_LITERAL.fullmatch(written) else "int" if written.isdigit() else "quoted"
 
 
 def render_intent(form: IntentForm, slot_texts: dict[str, str], literal_texts: list[str],

@@ -17,9 +17,11 @@ from faker.providers.company.en_US import Provider as CompanyWords
 from faker.providers.lorem.en_US import Provider as LoremWords
 
 from factory.spec.model import Spec
+from factory.tasks.language import grammar
 from factory.tasks.language.spoken import count_noun, field_noun, noun, verb_phrase
 
-RULES = ("label_as_verb", "raw_field_label", "iso_date", "filler", "comparative", "possessive", "repeated_word")
+RULES = ("label_as_verb", "raw_field_label", "iso_date", "filler", "comparative", "possessive", "repeated_word",
+         "no_noun", "no_verb", "article")
 
 _ISO = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 DATE_ISO = re.compile(r"^\d{4}-\d{2}-\d{2}")  # a stored date value, for the comparative rule
@@ -110,4 +112,87 @@ def lint_goal(spec: Spec, goal: str, changes: tuple[Change, ...] = (), owns: boo
         hit("repeated_word", f"{twice[0]!r}: a word said twice")
     if owns is False and re.search(r"\bmy\b", lowered):
         hit("possessive", "'my' on a row the acting user does not hold")
+    for rule, why in grammar_hits(goal):
+        hit(rule, why)
     return hits
+
+
+# Words that may end a noun phrase without a noun: "Which is the oldest?", "the first", "the most".
+_PHRASE_ENDS = frozenset(["one", "ones", "first", "last", "same", "other", "others", "rest", "most", "least", "more",
+                          "fewest", "latest", "earliest", "highest", "lowest", "oldest", "newest", "next", "previous",
+                          "mine", "both", "all", "each", "none"])
+_NAME = "qname"  # what a quoted name, an amount or a number stands as: a noun
+_VERB_SLOTS = re.compile(r"(?:^|(?<=[.?!;:] )|\bplease |\bcould you |\bcan you |\bi need to |\bthen |\band then |"
+                         r"\bfirst, )([a-z]+)")
+_OPENERS = frozenset(["what", "which", "who", "whom", "when", "where", "how", "is", "are", "does", "do", "did", "was",
+                      "were", "has", "have", "can", "could", "please", "i", "i'm", "my", "first", "then", "and", "in",
+                      "on", "for", "after", "before", "since", "as", "if", "once", "while", "we", "our", "the", "a",
+                      "an", "there", "it", "this", "that", "these", "those", "so", "also", "now", "today", "tomorrow",
+                      "yesterday", "at", "by", "from", "to", "with", "without", "of", "about", "all", "each", "every",
+                      "no", "not", "just", "only", "you", "your", "i've", "i'd", "i'll", "let", "let's", "per", "heads"])
+
+
+def grammar_hits(goal: str) -> list[tuple[str, str]]:
+    """Grammar, not past slips: a determiner must lead to a noun ("the out", "a prescribe", "the
+    latest to" are no noun phrases), a request must start with a verb the lexicon knows as one, and
+    "a"/"an" must fit the sound after it. Quoted names, amounts and numbers are nouns; a word the
+    lexicon does not know is taken for a name."""
+    text = re.sub(r'"[^"]*"', f" {_NAME} ", goal)
+    text = re.sub(r"[$€£₹]?\d[\d,.:]*(?:\s?[AP]M)?", f" {_NAME} ", text)
+    out: list[tuple[str, str]] = []
+    for clause in re.split(r"[.?!;:,()]", text):
+        words = re.findall(r"[A-Za-z][A-Za-z'\-]*", clause)
+        lower = [w.lower() for w in words]
+        for i, w in enumerate(lower):
+            if w not in ("the", "a", "an", "my", "your"):
+                continue
+            j = i + 1
+            while j < len(lower) and (_modifier(lower[j]) or (lower[j] in ("and", "or", "&") and j > i + 1)):
+                j += 1  # "an inbound and returns manager": modifiers may be joined
+            nxt = lower[j] if j < len(lower) else None
+            if j > i + 1 and nxt is not None and lower[j - 1].endswith("ing") and not grammar.is_noun(nxt):
+                j -= 1  # the gerund was the noun: "a picking & packing manager" reads "picking" as a noun
+                nxt = lower[j]
+            nounish = grammar.is_noun(nxt) or nxt.endswith("ing") if nxt is not None else False
+            if nxt is not None and nounish and not (grammar.tags(nxt) & {"ADP", "DET", "CCONJ", "PRON", "AUX"}):
+                if w in ("a", "an") and j == i + 1 and nxt != _NAME and words[j][:1].islower():
+                    want = grammar.article(nxt)
+                    if want != w:
+                        out.append(("article", f"'{w} {nxt}': {want} {nxt}"))
+                k = j
+                while (k + 1 < len(lower) and lower[k + 1] != _NAME and "NOUN" in grammar.tags(lower[k + 1])
+                       and not grammar.tags(lower[k + 1]) & {"ADP", "DET", "CCONJ", "PRON", "AUX"}):
+                    k += 1  # the head is the last noun of "a customs hold"
+                if w in ("a", "an") and lower[k] != _NAME and grammar.singular(lower[k]) != lower[k] \
+                        and grammar.plural(grammar.singular(lower[k])) == lower[k] and "NOUN" in grammar.tags(lower[k]):
+                    out.append(("article", f"'{w} {' '.join(lower[j:k + 1])}': '{w}' before a plural"))
+                continue
+            if nxt is None and j > i + 1 and lower[j - 1] in _PHRASE_ENDS | {x for x in lower[i + 1:j] if x.endswith("est")}:
+                continue  # "Which of them is the oldest?"
+            if nxt is None and j > i + 1:
+                continue  # "the amount is overdue": a predicate adjective ends the clause
+            shown = " ".join(lower[i:j + 1])
+            out.append(("no_noun", f"'{shown}': '{w}' is followed by no noun"))
+    for m in re.finditer(r"\b([a-z]+) (up|out|off|down|back|away|over) (it|them)\b", re.sub(r'"[^"]*"', _NAME, goal.lower())):
+        if grammar.is_verb(m[1]):  # a pronoun object goes inside a phrasal verb: "pick it up"
+            out.append(("no_verb", f"'{m[0]}': a pronoun goes between the verb and its particle ({m[1]} {m[3]} {m[2]})"))
+    for m in _VERB_SLOTS.finditer(re.sub(r'"[^"]*"', _NAME, goal.lower())):
+        word = m[1]
+        if word in _OPENERS or word == _NAME or not grammar.known(word) or grammar.is_verb(word):
+            continue
+        if word.endswith("ing") or ("ADV" in grammar.tags(word) and not grammar.tags(word) & {"NOUN", "ADJ"}):
+            continue  # "then taking it back", "Afterwards, …": a gerund or an adverb opens a clause
+        out.append(("no_verb", f"'{word}' where a verb is needed ({'/'.join(sorted(grammar.tags(word)))})"))
+    return out
+
+
+def _modifier(word: str) -> bool:
+    """A word that may stand between a determiner and its noun: an adjective, a participle, an
+    adverb of degree ("most"), an ordinal."""
+    if word == _NAME:
+        return False
+    t = grammar.tags(word)
+    if not t or "NOUN" in t or "PROPN" in t:
+        return False
+    gerund = word.endswith("ing") and "VERB" in t  # "the picking team", "a booking reference"
+    return bool(t & {"ADJ", "ADV"}) or grammar.is_participle(word) or word.endswith("est") or gerund

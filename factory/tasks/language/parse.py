@@ -25,6 +25,8 @@ from factory.tasks.language.spoken import (
     field_noun,
     noun,
     param_noun,
+    param_said,
+    said,
     spoken_plural,
     times_done,
     verb_phrase,
@@ -97,7 +99,8 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
     if not text:
         return {}
     # Parameters as spoken (`spoken.noun`) and as labelled, longest first.
-    names = sorted(((n.lower(), p) for p in workflow.params for n in {p.label, noun(p.label), param_noun(p.label)}),
+    names = sorted(((n.lower(), p) for p in workflow.params for n in {p.label, noun(said(p)), param_noun(said(p)),
+                                                                                    param_said(p)}),
                    key=lambda pair: -len(pair[0]))
     args: dict[str, Any] = {}
     pos = 0
@@ -191,13 +194,13 @@ def parse_step(spec: Spec, text: str) -> AskStep:
         return framed
     m = _PICK_THEN.match(text)
     if m:
-        ent, said = entity_and_conds(spec, m["entity"], plural=False)
+        ent, first_conds = entity_and_conds(spec, m["entity"], plural=False)
         workflow = next((w for w in spec.workflows if not w.system
                          and pick_verb(spec, w, ent.name).lower() == f"{m['verb']} it".lower()), None)
         if workflow is None:
             raise ParseError(f"no workflow is done by {m['verb']!r}")
         q = Question(DIRECTIONS[m["dir"]], ent.name, field_by(ent, m["field"]),
-                     conds=said + parse_conds(ent, m["conds"]))
+                     conds=first_conds + parse_conds(ent, m["conds"]))
         param = next((p.name for p in workflow.params if p.ref == ent.name
                       and p.name == (workflow.subject or p.name)), None)
         if param is None:
@@ -239,13 +242,13 @@ def _pick_framed(spec: Spec, text: str) -> AskStep | None:
     if m is None:
         return None
     try:
-        ent, said = entity_and_conds(spec, m["entity"], plural=False)
+        ent, first_conds = entity_and_conds(spec, m["entity"], plural=False)
         found = parse_frame(spec, m["act"][:1].upper() + m["act"][1:], my_phrases(spec), LIST_SEPARATORS, parse_args,
                             it=ent.name)
         if found is None:
             return None
         q = Question(DIRECTIONS[m["dir"]], ent.name, field_by(ent, m["field"]),
-                     conds=said + parse_conds(ent, m["conds"]))
+                     conds=first_conds + parse_conds(ent, m["conds"]))
     except ParseError:  # an older find-then-act form may fit
         return None
     workflow, args = found
@@ -384,7 +387,7 @@ _SAID_LOOKUPS = [
     (re.compile(r"^Look up when (?P<named>.+) was (?P<when>[a-z]+)\.$"), lambda f, w: field_noun(f) == w),
 ]
 def _said_lookup(spec: Spec, text: str) -> Question | None:
-    for pattern, said in _SAID_LOOKUPS:
+    for pattern, said_as in _SAID_LOOKUPS:
         m = pattern.match(text)
         if m is None:
             continue
@@ -392,7 +395,7 @@ def _said_lookup(spec: Spec, text: str) -> Question | None:
         field = f"date {groups['when']}" if groups.get("when") else " ".join(
             w for w in (groups.get("field"), groups.get("done")) if w)
         q = parse_question(spec, f"What is the {field} of {m['named']}?")
-        if q is None or q.field is None or not said(spec.entity(q.entity).field_named(q.field), field):
+        if q is None or q.field is None or not said_as(spec.entity(q.entity).field_named(q.field), field):
             raise ParseError(f"{field!r} is not how {m['named']!r} is asked about")
         return q
     return None
@@ -405,9 +408,9 @@ def parse_question(spec: Spec, text: str) -> Question | None:
     held = _held_count(spec, text)  # before a count field's lookup, which has the same words
     if held is not None:
         return held
-    said = _said_lookup(spec, text)
-    if said is not None:
-        return said
+    looked = _said_lookup(spec, text)
+    if looked is not None:
+        return looked
     problem: ParseError | None = None
     for op, pattern in _Q_PATTERNS:
         m = pattern.match(text)
@@ -440,10 +443,10 @@ def _held_count(spec: Spec, text: str) -> Question | None:
             continue
         try:
             ref = read_name(spec, target, m["named"])
-            said = name_of(spec, target, RefText(ref.text), "subject")
+            name_text = name_of(spec, target, RefText(ref.text), "subject")
         except ParseError:
             continue
-        if said == m["named"]:  # the name reads back as that kind of row, not as a looser reading
+        if name_text == m["named"]:  # the name reads back as that kind of row, not as a looser reading
             return Question("count", ent.name, conds=(Cond(f.name, f'"{ref.text}"'),))
     return None
 
@@ -457,7 +460,7 @@ def _question(spec: Spec, op: str, m: re.Match[str]) -> Question:
         return Question("lookup", ent.name, field_by(ent, m["field"]), RefText(my_only(ent), ONLY))
     if op == "named":  # "the balance of my Main Checking account (··3808)": the entity its noun names
         fits = [(e, read_name(spec, e.name, m["named"])) for e in spec.entities
-                if re.search(rf"\b{re.escape(noun(e.label))}\b", m["named"], re.IGNORECASE)]
+                if re.search(rf"\b{re.escape(noun(said(e)))}\b", m["named"], re.IGNORECASE)]
         if len(fits) != 1:
             raise ParseError(f"{m['named']!r} names {'no' if not fits else 'more than one'} kind of row")
         ent, ref = fits[0]
@@ -465,8 +468,8 @@ def _question(spec: Spec, op: str, m: re.Match[str]) -> Question:
     if op == "lookup":
         ent = entity_by(spec, m["entity"], plural=False)
         return Question("lookup", ent.name, field_by(ent, m["field"]), RefText(m["ref"]))
-    ent, said = entity_and_conds(spec, m["plural"], plural=True)
-    conds = said + parse_conds(ent, m.groupdict().get("conds"))
+    ent, first_conds = entity_and_conds(spec, m["plural"], plural=True)
+    conds = first_conds + parse_conds(ent, m.groupdict().get("conds"))
     if op == "count":
         return Question("count", ent.name, conds=conds)
     if op == "sum":

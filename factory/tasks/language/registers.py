@@ -13,35 +13,46 @@ from __future__ import annotations
 
 import re
 
+from factory.tasks.language import grammar
+
 _THIRD = re.compile(r"\b(?:she|he|they|her|him|his|hers|their|them|she's|he's)\b", re.IGNORECASE)
 _CONTEXT = re.compile(r"^(?:I|I'm) [^\"$\d]+?, so (?P<rest>.+)$")
-# Plural nouns that open a job title or a role ("Sales associate", "Operations lead"): not verbs in -s
-_TITLE_NOUNS = frozenset({"accounts", "analytics", "arts", "benefits", "claims", "communications", "customs", "economics",
-                          "events", "facilities", "graphics", "logistics", "news", "operations", "payments", "relations",
-                          "sales", "services", "sports", "systems"})
 
 
 def persona_context(persona: str) -> str | None:
-    """The persona's first clause in the first person, or None when it cannot be said so."""
+    """The persona's first clause in the first person, or None when it cannot be said so. The
+    grammar decides what the clause is: a verb in -s ("Plans long trips ahead" → "I plan …"), an
+    adverb or a participle before anything but a noun ("Recently moved …" → "I recently moved …"),
+    else a noun phrase ("Retired teacher", "Claims adjuster" → "I'm a claims adjuster")."""
     clause = re.split(r"[;,.:]| who | but ", persona.strip(), maxsplit=1)[0].strip()
     words = clause.split()
     if not words or len(words) > 9 or _THIRD.search(clause) or re.search(r"[\"'\d$]", clause):
         return None
-    first, rest = words[0].lower(), " ".join(words[1:])
-    tail = f" {rest}" if rest else ""
-    if first.endswith(("ly", "ed")):  # "Recently moved" (a verb), "Retired teacher" (a noun phrase)
-        if first.endswith("ed") and rest and rest.split()[0].lower() not in ("to", "from", "in", "out", "away", "house"):
-            return f"I'm a {clause[:1].lower()}{clause[1:]}"  # "Retired teacher" is a noun phrase
+    first, rest = words[0].lower(), [w.lower() for w in words[1:]]
+    tail = f" {' '.join(words[1:])}" if rest else ""
+    nxt = rest[0] if rest else ""
+    noun_follows = bool(nxt) and grammar.is_noun(nxt) and not grammar.tags(nxt) & {"ADP", "DET", "PART", "PRON"}
+    base = _base_of_third_person(first)
+    compound = (noun_follows and not grammar.is_adjective(nxt) and grammar.singular(nxt) == nxt
+                and "NOUN" in grammar.tags(first))  # "Claims adjuster": a plural noun naming a kind of work
+    if base is not None and not compound:
+        return f"I {base}{tail}"  # "Travels for work"; not "Claims adjuster" (a noun phrase)
+    if "ADV" in grammar.tags(first) and first.endswith("ly"):
         return f"I {first}{tail}"
-    if first.endswith("s") and not first.endswith(("ss", "us", "is")) and first not in _TITLE_NOUNS:
-        # A persona describes one person: a first word in -s is a verb ("Plans long trips ahead").
-        base = (first[:-3] + "y" if first.endswith("ies") else
-                first[:-2] if first.endswith(("ches", "shes", "sses", "xes")) else first[:-1])
-        return f"I {base}{tail}"
+    if grammar.is_participle(first) and not noun_follows and not grammar.is_adjective(nxt or "x"):
+        return f"I {first}{tail}"  # "Moved here last year"
     if first in ("a", "an"):
         return f"I'm {clause[:1].lower()}{clause[1:]}"
-    article = "an" if first[:1] in "aeiou" else "a"
-    return f"I'm {article} {clause[:1].lower()}{clause[1:]}"
+    said = clause if words[0].isupper() and len(words[0]) > 1 else clause[:1].lower() + clause[1:]
+    return f"I'm {grammar.article(said)} {said}"
+
+
+def _base_of_third_person(word: str) -> str | None:
+    """The verb whose "he/she" form `word` is ("plans" → plan, "carries" → carry), else None."""
+    for lemma in grammar.lemmas(word, "VERB"):
+        if lemma != word and word == grammar.third_person(lemma):
+            return lemma
+    return None
 
 
 # Words that say nothing about what a person does in an app, stemmed as `_stems` stems them.

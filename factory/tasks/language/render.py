@@ -25,6 +25,7 @@ from factory.tasks.language.spoken import (
     noun,
     of_word,
     recency_field,
+    said,
     spoken_plural,
     times_done,
     verb_phrase,
@@ -290,7 +291,7 @@ def holder_field(spec: Spec, ent: EntitySpec, target: str) -> FieldSpec | None:
     if any(count_noun(f) == spoken_plural(ent) for f in held.fields):
         return None
     # a plain belonging ("account"), not a role the field gives the row ("from account", "payer")
-    return refs[0] if noun(refs[0].label) == noun(held.label) else None
+    return refs[0] if noun(refs[0].label) == noun(said(held)) else None
 
 
 def _holder(spec: Spec, ent: EntitySpec, conds: tuple[Cond, ...]) -> str | None:
@@ -321,7 +322,7 @@ def spoken_order(ent: EntitySpec, conds: tuple[Cond, ...]) -> tuple[Cond, ...]:
 def render_question(spec: Spec, q: Question, variant: int) -> str:
     ent = spec.entity(q.entity)
     q = replace(q, conds=spoken_order(ent, q.conds))
-    scope, label, plural = scope_word(ent), noun(ent.label), spoken_plural(ent)
+    scope, label, plural = scope_word(ent), noun(said(ent)), spoken_plural(ent)
     adj, rest = adjective(ent, q.conds)
     if adj and (q.op != "count" or rest):  # "my active payees" (a count still needs a condition after)
         plural, q = adj + plural, replace(q, conds=rest)
@@ -390,7 +391,7 @@ def pick_verb(spec: Spec, workflow: WorkflowSpec, entity: str | None = None) -> 
     # the row found named after the verb ("pay a payee", "send the draft", "report card lost or
     # stolen") becomes "it": "pay it", "send it", "report it lost or stolen"
     subject = next((p for p in workflow.params if p.name == workflow.subject and p.ref == entity), None)
-    for name in [noun(spec.entity(entity).label)] + ([noun(subject.label)] if subject is not None else []):
+    for name in [noun(said(spec.entity(entity)))] + ([noun(said(subject))] if subject is not None else []):
         thing = name.split()
         at = 1 + (1 if rest[:1] and rest[0] in ("a", "an", "the", "my") else 0)
         after = words[at + len(thing):]
@@ -432,12 +433,12 @@ def render_step(spec: Spec, step: AskStep, variant: int) -> str:
                 act = ""
         age = ranked(spec, q.entity, q.field, q.op).removeprefix("is the ")
         if act and age in ("most recent", "oldest"):  # "Find my most recent unread message in …, then …"
-            return f"Find {scope_word(ent)} {age} {adj}{noun(ent.label)}{which}, then {lower_first(act)}."
+            return f"Find {scope_word(ent)} {age} {adj}{noun(said(ent))}{which}, then {lower_first(act)}."
         if act:
-            return (f"Find {scope_word(ent)} {adj}{noun(ent.label)}{which} that "
+            return (f"Find {scope_word(ent)} {adj}{noun(said(ent))}{which} that "
                     f"{ranked(spec, q.entity, q.field, q.op)}, then {lower_first(act)}.")
         which = with_conds(render_conds(spec, q.entity, q.conds))
         tail = f" with {render_list(workflow, rest)}" if rest else ""
-        return (f"Find {scope_word(ent)} {noun(ent.label)}{which} that "
+        return (f"Find {scope_word(ent)} {noun(said(ent))}{which} that "
                 f"{ranked(spec, q.entity, q.field, q.op)}, then {pick_verb(spec, workflow, q.entity)}{tail}.")
     return render_sentence(spec, workflow, step.args, variant % 3)

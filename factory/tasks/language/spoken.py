@@ -12,11 +12,11 @@ import re
 
 from factory.spec.labels import CURRENCIES
 from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, Spec, WorkflowSpec
+from factory.tasks.language import grammar
 from factory.tasks.language.asks import Cond
 
-# Words a workflow label may start with that are verbs a person says to an app. A label starting
-# with anything else ("New expense report", "Notification settings") is a noun phrase: its verb
-# comes from what the workflow does (its effects).
+# Verbs of the repository's seeds, kept only as a test set for the grammar (every one is a verb
+# to `grammar.is_verb`): the language asks the grammar, never this list.
 VERBS = frozenset([
     "accept", "add", "apply", "approve", "archive", "ask", "assign", "block", "book", "borrow", "buy",
     "cancel", "change", "check", "claim", "close", "compose", "confirm", "copy", "create", "decline",
@@ -82,12 +82,9 @@ def noun(label: str) -> str:
     return " ".join(w if (w.isupper() and len(w) > 1) else w.lower() for w in words)
 
 
-def _pluralize(word: str) -> str:
-    if re.search(r"[^aeiou]y$", word):
-        return word[:-1] + "ies"
-    if word.endswith(("s", "x", "ch", "sh", "z")):
-        return word + "es"
-    return word + "s"
+def said(thing: EntitySpec | FieldSpec | ParamSpec | WorkflowSpec) -> str:
+    """What a sentence calls a spec name: the seed's `say:` hint when it gives one, else its label."""
+    return thing.say or thing.label
 
 
 def spoken_plural(entity: EntitySpec) -> str:
@@ -95,27 +92,59 @@ def spoken_plural(entity: EntitySpec) -> str:
     label ("payees", "blocked dates"), else the label made plural: a seed may title its list page
     "Wishlists" for the rows it calls "Saved listing", and "my wishlists with the wishlist …"
     would be said of saved listings."""
-    label, plural = noun(entity.label), noun(entity.plural)
-    head, said = label.split()[-1:] or [""], plural.split()[-1:] or [""]
-    if said[0][:4] == head[0][:4]:  # "payee"/"payees", "person"/"people" is no rule: "pers"/"peop"
+    label, plural = noun(said(entity)), noun(entity.plural)
+    if grammar.singular(label) != label:  # a label that is a plural already ("Contact details", "Blocked dates")
+        return label
+    one = grammar.singular(plural).split()
+    head, last = label.split()[-1], plural.split()[-1] if plural.split() else ""
+    if entity.say is None and one and (one[-1] == head or (one == plural.split() and (
+            last in label.split() or last[:2] == head[:2]))):
+        # the seed's plural of its label or of its head noun ("Trips" of "Business trip"), or a
+        # plural the lexicon does not derive from it ("People" of "Person", "Staff" of "Staff
+        # member"); never another noun ("Fleet" of "Car", "Rota" of "Shift": "my cars")
         return plural
-    if plural in _IRREGULAR.get(head[0], ()):
-        return plural
-    return " ".join(label.split()[:-1] + [_pluralize(head[0])])
+    return grammar.plural(label)
 
 
-_IRREGULAR = {"person": ("people",), "child": ("children",), "man": ("men",), "woman": ("women",),
-              "staff": ("staff",), "mouse": ("mice",), "foot": ("feet",)}
+# A label that is only a preposition names one end of a span or a move: its noun by what it holds.
+_ENDS = {"from": ("start date", "sender", "origin"), "since": ("start date", "sender", "origin"),
+         "to": ("end date", "recipient", "destination"), "until": ("end date", "recipient", "destination"),
+         "till": ("end date", "recipient", "destination")}
 
 
-def field_noun(field: FieldSpec) -> str:
-    """How people name a field: "opened on" → "opening date", "member since" → "member-since date"."""
-    text = noun(field.label)
+# A label led by a question word names what the question asks for ("Why comped" → the reason).
+_WH = {"why": "reason", "when": "date", "where": "place", "who": "person", "whom": "person", "how": "amount"}
+
+
+def field_noun(field: FieldSpec | ParamSpec) -> str:
+    """How people name a field: "opened on" → "opening date", "member since" → "member-since date",
+    "Spent this year" → "amount spent this year", "To" → "end date" (a date) or "recipient" (a
+    person); a seed's `say:` hint wins."""
+    if field.say:
+        return noun(field.say)
+    text = noun(said(field))
+    words = text.split()
+    when_kind = "time" if field.type == "datetime" else "date"
+    if len(words) == 1 and words[0] in _ENDS and (field.ref or field.type in ("date", "datetime")):
+        # "From", "To": a preposition is no noun; a date is an end of a span, a row where something goes
+        when, person, spot = _ENDS[words[0]]
+        return when if field.type in ("date", "datetime") else person if field.ref == "user" else spot
+    if len(words) == 1 and field.type in ("date", "datetime") and "ADP" in grammar.tags(words[0]):
+        return when_kind  # "On", "At", "By": the day or the moment itself
+    if words and words[0] in _WH:  # "Why waived", "When", "Where", "How much": the thing the question asks for
+        asked = _WH[words[0]]
+        return when_kind if asked == "date" else asked
+    if len(words) == 1 and field.type in ("date", "datetime") and grammar.is_participle(words[0]):
+        return _DATE_NOUNS.get(words[0], f"{when_kind} {words[0]}")  # "Booked" → "date booked"
     if field.type in ("date", "datetime"):
         for suffix in (" on", " at"):
             if text.endswith(suffix):
                 head = text[: -len(suffix)]
-                return _DATE_NOUNS.get(head, f"{head} date")
+                if head in _DATE_NOUNS:
+                    return _DATE_NOUNS[head]
+                if head.split() and grammar.is_participle(head.split()[0]):  # "Picked up at" → "time picked up"
+                    return f"{'time' if field.type == 'datetime' else 'date'} {head}"
+                return f"{head} date"
         if text.endswith(" since"):
             return f"{text.replace(' ', '-')} date"
         if text.split()[-1] in ("start", "end", "begin", "finish"):  # "the current statement start date"
@@ -123,10 +152,25 @@ def field_noun(field: FieldSpec) -> str:
     place = re.fullmatch(r"(?:place|position|spot) in (?:the )?([a-z]+)", text)
     if field.type == "int" and place is not None:  # "Place in queue" → "the queue position of my hold"
         return f"{place[1]} position"
-    if field.type in ("money", "int") and " " not in text and (text in _PARTICIPLES or (
-            text.endswith("ed") and not text.endswith("eed") and len(text) > 4)):
+    if field.type in ("money", "int") and words and (
+            (len(words) == 1 and (text in _PARTICIPLES or (text.endswith("ed") and not text.endswith("eed") and len(text) > 4)))
+            or (len(words) > 1 and grammar.is_participle(words[0]) and not grammar.is_noun(words[0])
+                and words[1] in grammar.CLOSED | grammar.PARTICLES)):  # "Spent this year", not "Paid hours"
         return f"{'amount' if field.type == 'money' else 'number'} {text}"  # "the amount spent", never "the spent"
+    if field.ref == "user" and len(words) == 2 and words[1] == "by" and grammar.is_participle(words[0]):
+        agent = _agent(grammar.participle_of(words[0]) or words[0])  # "Graded by" → "grader"
+        if grammar.noun_only(agent):
+            return agent
     return _SPOKEN_NOUNS.get(text, text)
+
+
+def _agent(verb: str) -> str:
+    """The person who does `verb` ("grade" → grader, "approve" → approver, "ship" → shipper)."""
+    if verb.endswith("e"):
+        return verb + "r"
+    if re.search(r"[^aeiou][aeiou][bdgmnpt]$", verb) and len(verb) <= 4:  # "ship" → shipper
+        return verb + verb[-1] + "er"
+    return verb + "er"
 
 
 # One-word labels people complete when they speak ("What is the phone number of my contact?").
@@ -142,6 +186,24 @@ def param_noun(label: str) -> str:
     return _SPOKEN_NOUNS.get(text, text)
 
 
+# Prepositions that make a parameter's label a predicate ("Starts on", "Check in"): said bare
+# before its value ("starts on July 20"), never turned into a noun.
+_PREDICATE_PREPOSITIONS = frozenset(["between", "to", "from", "for", "on", "in", "into", "at", "of", "with", "by",
+                                     "toward", "as"])
+
+
+def param_said(p: ParamSpec) -> str:
+    """How a sentence names a parameter before its value: its `say:`, a predicate label as it is
+    ("starts on"), else the noun its label makes ("Why" → "reason", "Carried over" → "number
+    carried over"), as a field of that label would be said."""
+    if p.say:
+        return noun(p.say)
+    words = noun(p.label).split()
+    if words and (words[0] in _PREDICATE_PREPOSITIONS or words[-1] in _PREDICATE_PREPOSITIONS):
+        return param_noun(p.label)
+    return field_noun(p)
+
+
 def of_word(noun_text: str) -> str:
     """The preposition between a field's noun and its row: "for" after a reason, else "of"."""
     return "for" if noun_text.split()[-1] in FOR_NOUNS else "of"
@@ -154,7 +216,7 @@ def recency_field(entity: EntitySpec) -> FieldSpec | None:
     """The field a row is "the most recent" or "the oldest" by: its date field labelled only "Date"
     ("Day", "Time"), a day before a moment (a message's "Day" before its "Date": questions rank by
     the day); None when no date field is labelled that plainly (a bill's "Due on" is no age)."""
-    plain = [f for f in entity.fields if f.type in ("date", "datetime") and noun(f.label) in _WHEN_NOUNS]
+    plain = [f for f in entity.fields if f.type in ("date", "datetime") and noun(said(f)) in _WHEN_NOUNS]
     return min(plain, key=lambda f: f.type != "date") if plain else None
 
 
@@ -162,7 +224,7 @@ def times_done(field: FieldSpec | ParamSpec) -> str | None:
     """A whole-number field that counts how often something was done to a row ("Times lent",
     "Times renewed"): the participle, which a question says as people do ("How many times has the
     book been lent?", "the book that has been lent the most times"); None for any other field."""
-    m = re.fullmatch(r"times ([a-z]+)", noun(field.label))
+    m = re.fullmatch(r"times ([a-z]+)", noun(said(field)))
     return m[1] if field.type == "int" and m is not None else None
 
 
@@ -170,7 +232,7 @@ def count_noun(field: FieldSpec | ParamSpec) -> str | None:
     """A whole-number field labelled by one plural noun ("Travellers", "Renewals"), or as a count of
     one ("Transaction count", "Number of nights"), is a count of things: people ask "how many
     transactions", "the most travellers", never "the transaction count of"; None for any other field."""
-    word = noun(field.label)
+    word = noun(said(field))
     if field.type != "int":
         return None
     # "Transaction count" and "Number of transactions" count transactions too
@@ -200,27 +262,69 @@ def counted(word: str, n: int | str) -> str:
     return f"{n} {word[:-1] if str(n) == '1' else word}"
 
 
+def names_its_row(workflow: WorkflowSpec, words: list[str]) -> bool:
+    """Whether a label's words name the row the workflow acts on or makes ("Refill request",
+    "Time entries"): then the label is a noun phrase, whatever verb its first word could be."""
+    if len(words) < 2:  # one word that names its row is still a verb first ("Refund" a refund request)
+        return False
+    rows = {workflow.subject_entity} | {e.entity for e in workflow.effects if e.kind == "create"}
+    for name in sorted(r for r in rows if r):
+        one = name.split("_")
+        if words in (one, grammar.plural(" ".join(one)).split()):
+            return True
+    return False
+
+
+def verb_words(workflow: WorkflowSpec) -> tuple[list[str], list[str]] | None:
+    """The verb of the workflow's label (with its particle: "check out") and the words after it;
+    None when the label is a noun phrase ("New expense report", "Notification settings"). A label
+    that names the state the workflow puts its row in is said with "mark … as": a participle
+    ("Picked up", "Bounced") or the state's own words ("No-show" setting the status "no_show")."""
+    words = noun(said(workflow)).split()
+    head = grammar.verb_head(words)
+    if head is not None and (workflow.say is not None or not names_its_row(workflow, words)):
+        return head
+    if workflow.say is None and workflow.subject and words and (
+            (grammar.is_participle(words[0]) and not grammar.is_noun(words[0])) or _names_state(workflow, words)):
+        state = words if grammar.is_participle(words[0]) or not grammar.is_noun(words[-1]) else \
+            grammar.with_article(" ".join(words)).split()
+        return ["mark"], ["as", *state]
+    return None
+
+
+def _names_state(workflow: WorkflowSpec, words: list[str]) -> bool:
+    """Whether the label is the value the workflow sets on its own row ("No-show" → 'no_show')."""
+    flat = re.sub(r"[^a-z]", "", "".join(words))
+    for e in workflow.effects:
+        if e.kind == "set" and e.target == workflow.subject and not e.for_each and e.to and \
+                re.fullmatch(r"'[^']*'", e.to.strip()) and re.sub(r"[^a-z]", "", e.to.lower()) == flat:
+            return True
+    return False
+
+
 def verb_phrase(workflow: WorkflowSpec) -> str:
     """The workflow as something a person asks for, lower case: "lock card", "create a new expense
     report" (label "New expense report"), "update the notification settings" (label "Notification
-    settings"). Never a noun phrase used as a verb."""
-    text = noun(workflow.label)
+    settings"). Never a noun phrase used as a verb: a label's first word is a verb when the grammar
+    says it can be one ("prescribe", "deny"), else the verb comes from what the workflow does."""
+    text = noun(said(workflow))
     words = text.split()
-    first = words[0] if words else ""
-    # a verb the list does not know still reads as one before an article ("Place a hold", "Finish a repair")
-    if first in VERBS or (len(words) > 2 and words[1] in ("a", "an", "the", "my", "all")):
+    head = verb_words(workflow)
+    if head is not None:
+        return " ".join([*head[0], *head[1]])
+    if len(words) > 2 and words[1] in ("a", "an", "the", "my", "all"):
         return text
     kinds = {e.kind for e in workflow.effects}
-    if first == "new" or kinds == {"create"}:
-        return f"create {a(text)}" if first != "new" else f"create a {text}"
+    if words[:1] == ["new"] or kinds == {"create"}:
+        return f"create {a(text)}" if words[:1] != ["new"] else f"create a {text}"
     if kinds == {"delete"}:
         return f"delete the {text}"
     return f"update the {text}"
 
 
 def a(text: str) -> str:
-    """`text` after "a" or "an" ("an amount", "a day")."""
-    return f"{'an' if text[:1] in 'aeiou' else 'a'} {text}"
+    """`text` after "a" or "an" ("an amount", "a day", "an hour", "an SLA")."""
+    return grammar.with_article(text)
 
 
 def spoken_date(iso: str, today: dt.date | None = None) -> str:
@@ -258,7 +362,7 @@ def money_words(cents: int, currency: str | None = None) -> str:
 
 
 def entity_noun(entity: EntitySpec) -> str:
-    return noun(entity.label)
+    return noun(said(entity))
 
 
 def verb_of(spec: Spec, text: str) -> WorkflowSpec | None:
@@ -283,7 +387,7 @@ _PREPOSITIONS = frozenset(["in", "on", "at", "by", "for", "with", "without", "to
 def bool_adjective(field: FieldSpec, value: str) -> str | None:
     """A yes/no condition said as a word before the noun: "starred" (yes), "unstarred" (no; only a
     participle or "read" takes "un-"), None when the label is no one-word state."""
-    word = noun(field.label)
+    word = noun(said(field))
     if field.type != "bool" or not re.fullmatch(r"[a-z]+", word):
         return None
     regular = (word.endswith("ed") and len(word) > 3) or word in _UN_TAKERS
@@ -299,7 +403,7 @@ def bool_feature(field: FieldSpec) -> str | None:
     """A yes/no field that names a thing a row has ("Wifi", "Free parking", "Paperless statements"),
     said "with wifi" / "with no wifi"; None for states ("Starred"), participle phrases ("Pets
     allowed") and labels led by a preposition ("In stock"), which keep "set to yes"."""
-    words = noun(field.label).split()
+    words = noun(said(field)).split()
     if (field.type != "bool" or not words or not all(re.fullmatch(r"[a-z]+", w) for w in words)
             or words[0] in _PREPOSITIONS or words[-1] in _PARTICIPLES or words[-1] in _STATE_WORDS
             or (words[-1].endswith("ed") and len(words[-1]) > 3) or words[-1] == "read"):
@@ -319,7 +423,7 @@ def adjective(entity: EntitySpec, conds: tuple[Cond, ...]) -> tuple[str, tuple[C
     f = entity.field_named(first.field)
     if f.type == "bool":
         state = bool_adjective(f, first.value) if first.upper is None else None
-        if state is None or state in noun(entity.label).split() or len(_owners(entity, state)) != 1:
+        if state is None or state in noun(said(entity)).split() or len(_owners(entity, state)) != 1:
             return "", conds
         return state + " ", conds[1:]
     if f.name == "role":  # a role is a noun ("employee"): "the staff with the role "employee"", never "employee staff"
@@ -327,8 +431,8 @@ def adjective(entity: EntitySpec, conds: tuple[Cond, ...]) -> tuple[str, tuple[C
     word = first.value[1:-1] if first.value.startswith('"') and first.value.endswith('"') else ""
     # A plural value ("bills", "groceries") reads badly before a noun; "savings" does not.
     plural = word.endswith("s") and not word.endswith(("ss", "ngs"))
-    said = word in noun(entity.label).split()  # not "my scheduled scheduled payments"
-    if (f.type != "enum" or first.upper is not None or not re.fullmatch(r"[a-z]+", word) or plural or said
+    in_noun = word in noun(said(entity)).split()  # not "my scheduled scheduled payments"
+    if (f.type != "enum" or first.upper is not None or not re.fullmatch(r"[a-z]+", word) or plural or in_noun
             or [c.field for c in _owners(entity, word)] != [f.name]):
         return "", conds
     return word + " ", conds[1:]

@@ -14,6 +14,7 @@ from typing import Any
 from factory.builder.pools import kind_of, pick
 from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, WorkflowSpec
+from factory.spec.naming import identifier
 from factory.tasks.language.frames import set_fields
 from factory.tasks.propose.base import ProposerBase
 from factory.tasks.propose.sentiment import agreeing, is_rating, leaning
@@ -255,7 +256,8 @@ class ValuesMixin(ProposerBase):
         # Rewards Card"): a field the run sets on its row draws from the pools, never the world.
         sets = any(p.name in set_fields(w) for w in self.spec.workflows if w.name == workflow)
         limit = p.max_length or 60
-        if "number" in name and p.type == "string" and not contact:  # an account number is the user's own
+        if p.type == "string" and not contact and ("number" in name or identifier(p)):
+            # an account number, a member ID, a code: the user's own, shaped like the world's
             return _fit(self._identifier(name), limit)  # (a phone number is contact data: 555-01xx below)
         # Only values that fit whole: a body cut at its limit ("…keep this email for your re") is no
         # text a person types.
@@ -264,9 +266,11 @@ class ValuesMixin(ProposerBase):
         written = [] if contact else [v for v in typed(self._written(workflow, p.name)) if len(v) <= limit]
         # Three or more of the world's own values say what this field holds better than a pool
         # shared by every domain ("The book drop was closed" as a reason to reject an expense).
-        if written and self.rng.random() < (0.95 if len(written) >= 3 else 0.6):
+        # The world's words come first wherever it has any: the built-in pools are shared by every
+        # domain and know only a kind of text, so they are the last resort, never the first.
+        if written and self.rng.random() < (0.95 if len(written) >= 3 else 0.85):
             value = self.rng.choice(written)  # a reason the world's own rows give ("Missing receipts")
-        elif existing and self.rng.random() < 0.6:
+        elif existing and self.rng.random() < 0.85:
             value = self.rng.choice(existing)
         elif contact:
             value = self._contact(name)

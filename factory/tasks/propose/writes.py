@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from factory.predict.rows import enum_text
+from factory.predict.rows import date_text, enum_text
 from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, WorkflowSpec
 from factory.tasks.draft import Draft
@@ -305,6 +305,8 @@ class WritesMixin(ProposerBase):
             return money_words(int(value), p.currency)  # "$200", as the seed's own phrasing writes it
         if kind == "int":
             return str(int(value))
+        if kind == "date":
+            return date_text(str(value))  # always with its year: "July 6, 2026" reads back alone
         text = enum_text(str(value)) if p.type == "enum" else str(value)
         # Inside the phrasing's own quotes: no quote may close it early, and it reads back whole.
         return None if not text.strip() or text != text.strip() or any(c in text for c in "'\"{}\n") else text

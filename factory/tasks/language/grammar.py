@@ -1,0 +1,234 @@
+"""English grammar for the words of a seed: what part of speech a label's words can be, and their
+inflections, from morphology libraries rather than from the labels of the seeds we happen to have.
+
+- Open classes (nouns, verbs, adjectives) and inflection (plurals, participles) come from
+  `lemminflect`: a lexicon of English lemmas by universal part of speech, with inflection tables
+  and rules for unknown words ("check-ins", "waitlists"). "a" or "an" goes by the first sound
+  (`article`): spelling, letter names for acronyms, and the two sound classes English spells
+  against ("a user", "an hour").
+- Closed classes (determiners, prepositions, particles, conjunctions, pronouns) are finite by
+  definition and listed here once; they are grammar, not a record of past slips.
+
+Every function is pure and cached: the renderer, the parser, the lint and `factory check` all ask
+the same questions of the same words and must get the same answers.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+import lemminflect
+
+DETERMINERS = frozenset(["a", "an", "the", "my", "your", "our", "their", "his", "her", "its", "this", "that",
+                         "these", "those", "all", "every", "each", "some", "any", "no", "another"])
+PREPOSITIONS = frozenset([
+    "about", "above", "across", "after", "against", "along", "among", "around", "as", "at", "before", "behind",
+    "below", "beneath", "beside", "between", "beyond", "by", "despite", "during", "except", "for", "from", "in",
+    "inside", "into", "like", "near", "of", "off", "on", "onto", "out", "outside", "over", "past", "per", "since",
+    "through", "throughout", "till", "to", "toward", "towards", "under", "until", "up", "upon", "via", "with",
+    "within", "without"])
+# Adverbial particles that make a phrasal verb with the verb before them ("check out", "sign up").
+PARTICLES = frozenset(["up", "down", "in", "out", "on", "off", "over", "back", "away", "through", "around", "aside",
+                       "forward", "ahead", "apart"])
+CONJUNCTIONS = frozenset(["and", "or", "but", "nor", "so", "yet", "if", "when", "while", "because", "than"])
+PRONOUNS = frozenset(["i", "me", "you", "he", "him", "she", "it", "we", "us", "they", "them", "who", "whom", "whose",
+                      "what", "which", "why", "how", "when", "where", "mine", "yours", "ours", "theirs", "someone",
+                      "anyone", "everyone", "nobody"])
+AUXILIARIES = frozenset(["is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had", "do", "does",
+                         "did", "can", "could", "will", "would", "shall", "should", "may", "might", "must"])
+CLOSED = DETERMINERS | PREPOSITIONS | CONJUNCTIONS | PRONOUNS | AUXILIARIES
+# Letters whose spoken names start with a vowel sound: "an SLA", "an HR request", "an MRI scan".
+_VOWEL_LETTERS = frozenset("AEFHILMNORSX")
+# Spellings whose first sound is not what the letter says: a vowel letter said with a consonant
+# ("a user", "a euro", "a one-off") and an "h" not said ("an hour", "an honest").
+_CONSONANT_SOUND = re.compile(r"^(?:uni|us[aeiou]|ut[aeiou]|ur[aeiou]|uk|eu|ew|one\b|once\b|ouija)")
+_SILENT_H = re.compile(r"^(?:hour|honest|honou?r|heir)")
+
+
+def words_of(text: str) -> list[str]:
+    """The lower-case words of a label ("Spent this year" → spent, this, year)."""
+    return re.findall(r"[a-z][a-z'\-]*|\d+", text.lower())
+
+
+@cache
+def tags(word: str) -> frozenset[str]:
+    """Every part of speech `word` can be: lemminflect's universal tags (NOUN, VERB, ADJ, ADV,
+    PROPN, AUX) for open-class words, DET/ADP/PART/CCONJ/PRON for the closed classes; empty for a
+    word the lexicon does not know (a name, jargon, a coinage)."""
+    w = word.lower()
+    out: set[str] = set()
+    if w in DETERMINERS:
+        out.add("DET")
+    if w in PREPOSITIONS:
+        out.add("ADP")
+    if w in PARTICLES:
+        out.add("PART")
+    if w in CONJUNCTIONS:
+        out.add("CCONJ")
+    if w in PRONOUNS:
+        out.add("PRON")
+    if w in AUXILIARIES:
+        out.add("AUX")
+    if out & {"DET", "ADP", "CCONJ", "PRON", "AUX"}:
+        return frozenset(out)  # the lexicon's guesses about "to" or "from" are noise
+    out |= set(lemminflect.getAllLemmas(w))
+    if not out and _prefixed_verb(w):
+        out.add("VERB")
+    return frozenset(out)
+
+
+# Derivational prefixes that make a verb of a verb ("unstar", "unpublish", "reassign"): a word the
+# lexicon lacks is a verb when its stem is one.
+_VERB_PREFIXES = ("un", "re", "dis", "de", "pre", "co")
+
+
+def _prefixed_verb(word: str) -> bool:
+    return any(word.startswith(p) and len(word) - len(p) >= 3 and word[len(p):] in
+               lemminflect.getAllLemmas(word[len(p):]).get("VERB", ()) for p in _VERB_PREFIXES)
+
+
+def known(word: str) -> bool:
+    """Whether the grammar knows the word at all."""
+    return bool(tags(word))
+
+
+@cache
+def lemmas(word: str, pos: str) -> tuple[str, ...]:
+    """The lemmas of `word` as `pos` (VERB, NOUN, ADJ), empty when it cannot be one."""
+    w = word.lower()
+    found = tuple(lemminflect.getAllLemmas(w).get(pos, ()))
+    if not found and pos == "VERB" and not lemminflect.getAllLemmas(w) and _prefixed_verb(w):
+        return (w,)
+    return found
+
+
+def is_verb(word: str) -> bool:
+    """Whether `word` is a verb in its base form, so it can start a request ("Prescribe", "Deny")."""
+    w = word.lower()
+    return "VERB" in tags(w) and w in lemmas(w, "VERB")
+
+
+def verb_only(word: str) -> bool:
+    """A base-form verb that is no noun or adjective ("deny", "prescribe", "escalate")."""
+    return is_verb(word) and not tags(word) & {"NOUN", "ADJ", "PROPN"}
+
+
+def is_noun(word: str) -> bool:
+    """Whether `word` can head a noun phrase (a word the lexicon does not know counts: names)."""
+    t = tags(word)
+    gerund = word.lower().endswith("ing") and "VERB" in t  # "a viewing", "the booking"
+    return not t or bool(t & {"NOUN", "PROPN"}) or word.isdigit() or gerund
+
+
+def noun_only(word: str) -> bool:
+    """A word that is a noun and nothing else ("payment", "notification")."""
+    t = tags(word)
+    return bool(t) and t <= {"NOUN", "PROPN"}
+
+
+def is_adjective(word: str) -> bool:
+    return "ADJ" in tags(word)
+
+
+@cache
+def participle_of(word: str) -> str | None:
+    """The verb whose past participle `word` is ("spent" → spend, "requested" → request), else None."""
+    w = word.lower()
+    for lemma in lemmas(w, "VERB"):
+        if w in lemminflect.getInflection(lemma, tag="VBN"):  # getAllInflections omits a VBN equal to the VBD
+            return lemma
+    return None
+
+
+def is_participle(word: str) -> bool:
+    """A past participle ("spent", "assigned", "held"), which says a state, not a thing."""
+    return (participle_of(word) is not None and not is_verb(word)) or word.lower() in ("read", "set", "put", "cut", "shut")
+
+
+def participle(verb: str) -> str:
+    """The past participle of a verb ("lend" → lent, "check" → checked)."""
+    forms = lemminflect.getInflection(verb.lower(), tag="VBN")
+    return forms[0] if forms else verb.lower() + "ed"
+
+
+def third_person(verb: str) -> str:
+    """The verb after "it" ("hold" → holds, "carry" → carries)."""
+    forms = lemminflect.getInflection(verb.lower(), tag="VBZ")
+    return forms[0] if forms else verb.lower() + "s"
+
+
+@cache
+def plural(phrase: str) -> str:
+    """The plural of a noun phrase: its head (last word) inflected ("time entry" → time entries,
+    "child" → children, "customs hold" → customs holds); acronyms take "s" ("SLAs")."""
+    words = phrase.split()
+    if not words:
+        return phrase
+    head = words[-1]
+    if head.isupper() and len(head) > 1:
+        said = head + "s"
+    else:
+        forms = lemminflect.getInflection(head.lower(), tag="NNS")
+        said = next((f for f in forms if f != head.lower()), forms[0] if forms else head.lower() + "s")
+        if head[:1].isupper():
+            said = said[:1].upper() + said[1:]
+    return " ".join([*words[:-1], said])
+
+
+def singular(phrase: str) -> str:
+    """The singular of a plural noun phrase (its head), or the phrase when it is no plural."""
+    words = phrase.split()
+    if not words:
+        return phrase
+    head = words[-1].lower()
+    if head in lemmas(head, "NOUN") or not lemmas(head, "NOUN"):
+        # a known singular, or a word the lexicon lacks: plural only by its regular "-s"
+        if tags(head) or not head.endswith("s") or head.endswith(("ss", "us", "is")):
+            return phrase
+        one = lemminflect.getLemma(head, upos="NOUN")
+        return " ".join([*words[:-1], one[0]]) if one and one[0] != head else phrase
+    return " ".join([*words[:-1], lemmas(head, "NOUN")[0]])
+
+
+def article(phrase: str) -> str:
+    """ "a" or "an" for a phrase, by its first sound: "an hour", "a user", "an SLA breach"."""
+    first = phrase.split()[0] if phrase.split() else ""
+    letters = first.strip("\"'(")
+    if len(letters) > 1 and letters.isupper() and letters.isalpha() and not known(letters):
+        return "an" if letters[0] in _VOWEL_LETTERS else "a"  # an acronym is said letter by letter
+    word = letters.lower()
+    if _SILENT_H.match(word):
+        return "an"
+    if word[:1] in ("a", "e", "i", "o", "u") and not _CONSONANT_SOUND.match(word):
+        return "an"
+    if word[:1].isdigit():  # "an 8-seat table", "an 11am slot"
+        return "an" if re.match(r"^(?:8|11|18)(?!\d)|^8\d", word) else "a"
+    return "a"
+
+
+def with_article(phrase: str) -> str:
+    """The phrase after its indefinite article ("an open shift")."""
+    return f"{article(phrase)} {phrase}"
+
+
+# Particles that are prepositions too ("in", "on"): a particle when they end the label ("Check
+# in"), a preposition before a noun phrase ("Put on hold"). The others are particles wherever they
+# stand after a verb ("Check out guest", "Give back deposit").
+_ALSO_PREPOSITIONS = frozenset(["in", "on", "over", "through", "around"])
+
+
+def verb_head(words: list[str]) -> tuple[list[str], list[str]] | None:
+    """The verb of a label's words and the rest, None when they do not start with a base-form verb;
+    a particle after the verb belongs to it ("check out", "sign up" + "for class")."""
+    if not words or not is_verb(words[0]):
+        return None
+    verb, rest = [words[0]], words[1:]
+    if rest and rest[0] in PARTICLES and (len(rest) == 1 or rest[0] not in _ALSO_PREPOSITIONS):
+        verb, rest = [*verb, rest[0]], rest[1:]
+    return verb, rest
+
+
+__all__ = ["CLOSED", "DETERMINERS", "PARTICLES", "PREPOSITIONS", "article", "is_adjective", "is_noun", "is_participle",
+           "is_verb", "known", "lemmas", "noun_only", "participle", "participle_of", "plural", "singular", "tags",
+           "third_person", "verb_head", "verb_only", "with_article", "words_of"]
