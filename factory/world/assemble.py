@@ -27,17 +27,21 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from factory.builder.build import build_spec
 from factory.compiler.backend import render_backend
 from factory.compiler.frontend import build_frontend, render_frontend
 from factory.compiler.render import render
 from factory.errors import BuildError
+from factory.seed.loaded import LoadedSeed
 from factory.seed.loader import load_seed
 from factory.spec.model import Spec
 from factory.world import history
+from factory.world.idle_workflows import idle_workflow_warnings
 from factory.world.layout import World
 from factory.world.manifest import Manifest, sha256_file, write_manifest
+from factory.world.storyline_counts import EventCount, event_counts, totals
 
 log = logging.getLogger(__name__)
 Progress = Callable[[str], None]
@@ -51,6 +55,8 @@ class WorldResult:
     path: Path
     manifest: Manifest
     seconds: dict[str, float] = field(default_factory=dict)
+    events: list[EventCount] = field(default_factory=list)  # what each storyline event did
+    warnings: list[str] = field(default_factory=list)  # `file:line: key: message`, as `factory check` words them
 
 
 def spec_json(spec: Spec) -> str:
@@ -81,16 +87,18 @@ def build_world(seed_path: str | Path, worlds_dir: str | Path = "worlds", progre
         shutil.rmtree(temp)
     temp.mkdir(parents=True)
     try:
-        manifest = _assemble(loaded.text, spec, temp, say, lap, timings, frontend)
+        manifest, events, warnings = _assemble(loaded, spec, temp, say, lap, timings, frontend)
         _replace(temp, final)
     except BaseException:
         shutil.rmtree(temp, ignore_errors=True)
         raise
-    return WorldResult(path=final, manifest=manifest, seconds=timings)
+    return WorldResult(path=final, manifest=manifest, seconds=timings, events=events, warnings=warnings)
 
 
-def _assemble(seed_text: str, spec: Spec, root: Path, say: Progress, lap: Callable[[str], None],
-              timings: dict[str, float], frontend: bool) -> Manifest:
+def _assemble(loaded: LoadedSeed, spec: Spec, root: Path, say: Progress, lap: Callable[[str], None],
+              timings: dict[str, float], frontend: bool) -> tuple[Manifest, list[EventCount], list[str]]:
+    """Write the world into `root`: its manifest, what each storyline event did, and the warnings."""
+    seed_text = loaded.text
     repo = history.init(root)
 
     def commit(message: str) -> None:  # dated by the world's frozen today: same seed, same history
@@ -119,10 +127,19 @@ def _assemble(seed_text: str, spec: Spec, root: Path, say: Progress, lap: Callab
 
     seed_db = World(root).seed_db
     seed_db.parent.mkdir()
-    stats = seed_database(app, seed_db)
+    report = run_seeder(app, seed_db)
+    stats = totals(report)
     counts = _table_counts(seed_db)
     lap("seed_database")
     say(f"data: seed database with {sum(counts.values())} rows ({stats['ran']} storyline events)")
+    events = event_counts(report, spec)
+    for event in events:
+        say(f"data: {event.line()}")
+    # which workflows the storyline left with nothing to act on is known only now (the seeder is
+    # too slow for `factory check`), so the build says it, in the checker's words
+    warnings = idle_workflow_warnings(loaded, spec, seed_db)
+    for warning in warnings:
+        say(f"warning {warning}")
     commit("data: seed database")
 
     manifest = Manifest(
@@ -135,11 +152,17 @@ def _assemble(seed_text: str, spec: Spec, root: Path, say: Progress, lap: Callab
     write_manifest(World(root).manifest_file, manifest)
     render("world/README.md.j2", {"spec": spec, "manifest": manifest, "counts": counts}, spec_hash, World(root).readme)
     commit("manifest: world built")
-    return manifest
+    return manifest, events, warnings
 
 
 def seed_database(app: Path, db: Path) -> dict[str, int]:
-    """Run the generated seeder in its own interpreter, as a user of the world would."""
+    """Run the generated seeder in its own interpreter, as a user of the world would; the
+    storyline's occurrences ran, rejected and skipped."""
+    return totals(run_seeder(app, db))
+
+
+def run_seeder(app: Path, db: Path) -> dict[str, Any]:
+    """Run the generated seeder; everything it reports (the totals, and per event `events`)."""
     result = subprocess.run([sys.executable, "-m", "backend.seed", "--db", str(db.resolve())], cwd=app,
                             capture_output=True, text=True, timeout=600, check=False)
     if result.returncode != 0:
