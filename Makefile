@@ -9,15 +9,16 @@ WORLD ?= worlds/echobank
 PORT ?= 8000
 SUITE ?= classic
 PER_KIND ?= 1
+LANES ?= 2
 SEEDS := seeds/mock.yaml seeds/echobank.yaml seeds/echostay.yaml seeds/echomail.yaml \
          seeds/capabilities/datepickers.yaml seeds/capabilities/nested_filters.yaml
 
-.PHONY: help setup world seed-file worlds tasks check serve prove mutate redteam triage bundle verify-bundle export review test test-fast lint bench schema clean
+.PHONY: help setup world seed-file worlds suite tasks check serve prove mutate redteam triage bundle verify-bundle export review test test-fast lint bench schema clean
 
 help: ## list the targets
 	@echo "World factory — targets:"
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
-	@echo "Variables: SEED=$(SEED) WORLD=$(WORLD) PORT=$(PORT) SUITE=$(SUITE) PER_KIND=$(PER_KIND)"
+	@echo "Variables: SEED=$(SEED) WORLD=$(WORLD) PORT=$(PORT) SUITE=$(SUITE) PER_KIND=$(PER_KIND) LANES=$(LANES)"
 
 $(VENV)/.installed: pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,6 +41,9 @@ seed-file:
 
 worlds: setup ## build every seed in the repository
 	@for s in $(SEEDS); do $(PY) -m factory world $$s || exit $$?; done
+
+suite: setup ## build every seed of seeds/suite/ in LANES parallel builds, one table → bench/suite.json (SUITE_SEEDS="a.yaml b.yaml" TASKS=N)
+	$(PY) -m factory suite --lanes $(LANES) $(if $(SUITE_SEEDS),--seeds $(SUITE_SEEDS),) $(if $(TASKS),--tasks $(TASKS),)
 
 tasks: setup ## (re)run stage two on a proven world: make tasks WORLD=worlds/echobank
 	$(PY) -m factory tasks $(WORLD)

@@ -1,4 +1,4 @@
-"""Command line: `python -m factory world|check|serve|bench ...` (the Makefile calls these)."""
+"""Command line: `python -m factory world|check|serve|bench|suite ...` (the Makefile calls these)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # the model's modules load only for a free-form seed
     from factory.author.draft import DraftedSeed
     from factory.llm.accounting import Ledger
 
-console = Console(stderr=True, highlight=False, soft_wrap=True)
+console = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)  # "seed.yaml:100:" is no emoji code
 
 
 def _world(args: argparse.Namespace) -> int:
@@ -143,7 +143,10 @@ def _check(args: argparse.Namespace) -> int:
     from factory.author.source import is_freeform
     from factory.builder.build import build_spec
     from factory.seed.check import label_warnings, lookup_warnings
+    from factory.seed.label_clashes import label_clash_warnings
     from factory.seed.loader import load_seed
+    from factory.tasks.language.confidence import confidence_warnings
+    from factory.tasks.language.phrasing_warnings import phrasing_warnings
 
     if is_freeform(args.seed):  # the model drafts it (the reply cache makes `factory world` ask nothing again)
         from factory.author.keep import seed_path
@@ -156,7 +159,9 @@ def _check(args: argparse.Namespace) -> int:
     else:
         loaded = load_seed(args.seed)
     spec = build_spec(loaded)
-    for warning in [*label_warnings(loaded, {t.entity: t.rows for t in spec.seed_plan.tables}), *lookup_warnings(loaded)]:
+    for warning in [*label_warnings(loaded, {t.entity: t.rows for t in spec.seed_plan.tables}), *lookup_warnings(loaded),
+                    *label_clash_warnings(loaded, spec), *phrasing_warnings(loaded, spec),
+                    *confidence_warnings(loaded, spec)]:
         console.print(f"[yellow]warning[/yellow] {warning}", highlight=False)
     rows = spec.seed_plan.total()
     console.print(f"[green]ok[/green] {args.seed}: {len(spec.entities) - 1} entities, {len(spec.workflows)} workflows, "
@@ -219,6 +224,21 @@ def _bench(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise FactoryError(f"factory bench --only {args.only}: {exc}") from exc
     return 0
+
+
+def _suite(args: argparse.Namespace) -> int:
+    from factory.bench.suite import BuildOptions, run_suite, suite_seeds
+    from factory.bench.suite_table import suite_lines, suite_table
+
+    seeds = suite_seeds(args.seeds)
+    options = BuildOptions(tasks=args.tasks, no_ui=args.no_ui, unsafe_sandbox=args.unsafe_sandbox)
+    with Display(console, f"suite: building {len(seeds)} worlds on {args.lanes} lanes ..."):
+        report = run_suite(seeds, Path(args.out), Path(args.output), lanes=args.lanes, options=options)
+    console.print(suite_table(report))
+    for line in suite_lines(report):
+        console.print(line)
+    console.print(f"written to {args.output}")
+    return 1 if report.failed_builds else 0  # a world that misses acceptance was still built
 
 
 def _setup(args: argparse.Namespace) -> int:
@@ -462,6 +482,20 @@ def parser() -> argparse.ArgumentParser:
                    help="comma-separated sections to measure (builds, verify, faults, tasks, episodes, grading, "
                         "redteam, triage, bundle); the other figures already in --output are kept")
     b.set_defaults(run=_bench)
+    su = sub.add_parser("suite", help="build every seed of seeds/suite/ in parallel lanes, report one table and "
+                                      "write bench/suite.json; exit 1 if a world failed to build")
+    su.add_argument("--seeds", nargs="+", default=None, metavar="SEED",
+                    help="seed files to build (default: seeds/suite/*.yaml, in name order)")
+    su.add_argument("--out", default="worlds", help="directory holding the worlds (default: worlds)")
+    su.add_argument("--lanes", type=int, default=2, help="builds run at once, each its own process (default %(default)s)")
+    su.add_argument("--tasks", type=int, default=None,
+                    help="task drafts per world, passed to `factory world --tasks` (default: its own)")
+    su.add_argument("--no-ui", action="store_true",
+                    help="passed to `factory world`: no browser claims, no UI gate (quicker, never a full pass)")
+    su.add_argument("--unsafe-sandbox", action="store_true", help="passed to `factory world` (see its --help)")
+    su.add_argument("--output", default="bench/suite.json", help="where to write the rows (default %(default)s; "
+                                                                 "build logs and records beside it, in bench/suite/)")
+    su.set_defaults(run=_suite)
     return p
 
 

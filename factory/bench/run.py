@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from factory.bench.bundle import bundle_figures
+from factory.bench.suite import read_suite, suite_summary
 from factory.bench.triage import triage_figures
 from factory.runtime.node import ensure_node_modules
 from factory.world.assemble import build_world
@@ -37,6 +38,7 @@ FAULT_SUITE_WORLDS = ["echobank", "echomail"]  # scored with the independent fau
 FAULTS_PER_KIND_ENV = "BENCH_FAULTS_PER_KIND"
 FAULT_KINDS_ENV = "BENCH_FAULT_KINDS"
 FAULT_WORLDS_ENV = "BENCH_FAULT_WORLDS"  # a comma list of FAULT_SUITE_WORLDS to score (default all)
+SUITE_FILE = "suite.json"  # `make suite`'s last run, beside the results file (bench/suite.json)
 
 
 def machine_note() -> str:
@@ -58,7 +60,9 @@ def run_benchmarks(seeds: list[str] | None, output: Path, repeats: int = 3, cons
 
     With `only`, the figures of the other sections already in `output` are kept (each figure is
     replaced by name), so a long section can be measured on its own and the file stays whole. The
-    file is written after every section, so a bench stopped part-way keeps what it measured."""
+    file is written after every section, so a bench stopped part-way keeps what it measured. The
+    last `make suite` run (bench/suite.json, beside `output`) is recorded with the commit it ran on
+    under `suite`; the suite is never built here."""
     console = console or Console(stderr=True)
     wanted = set(only or SECTIONS)
     unknown = sorted(wanted - set(SECTIONS))
@@ -67,11 +71,12 @@ def run_benchmarks(seeds: list[str] | None, output: Path, repeats: int = 3, cons
     ensure_node_modules()  # first-time package installs are not part of a build's time
     results: list[dict[str, Any]] = []
     earlier = _read(output) if only else []
+    suite = last_suite(output, console)
 
     def add(figures: list[dict[str, Any]]) -> None:
         # written after every section, so a long bench stopped part-way keeps what it measured
         results.extend(figures)
-        _write(output, _merged(earlier, results))
+        _write(output, _merged(earlier, results), suite)
 
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         if "builds" in wanted:
@@ -94,7 +99,7 @@ def run_benchmarks(seeds: list[str] | None, output: Path, repeats: int = 3, cons
         if "bundle" in wanted:
             add(bundle_figures(worlds, Path(tmp), machine_note()))  # bundles: size, build and verify time
     results = _merged(earlier, results)
-    _write(output, results)
+    _write(output, results, suite)
     table = Table(title=f"benchmarks ({machine_note()})")
     for column in ("figure", "median", "min", "max", "n", "target"):
         table.add_column(column)
@@ -104,8 +109,28 @@ def run_benchmarks(seeds: list[str] | None, output: Path, repeats: int = 3, cons
         table.add_row(r["name"], f"{r['median']} {r['unit']}", str(r["min"]), str(r["max"]), str(r["n"]),
                       f"{bound} {target:g} {r['unit']}" if target is not None else "")
     console.print(table)
+    if suite is not None:
+        state = ", with uncommitted changes" if suite["dirty"] else ""
+        console.print(f"suite: last run at {suite['commit'][:12]}{state} ({suite['time']}): {suite['accepted']}/"
+                      f"{len(suite['worlds'])} worlds accepted (make suite; bench/{SUITE_FILE})")
     console.print(f"written to {output}")
     return results
+
+
+def last_suite(output: Path, console: Console) -> dict[str, Any] | None:
+    """The key figures of the last `make suite` run: from its file beside `output` when there is
+    one, else those `output` already records (a bench without a suite file keeps them)."""
+    suite = output.with_name(SUITE_FILE)
+    if suite.is_file():
+        try:
+            return suite_summary(read_suite(suite))
+        except (OSError, ValueError) as exc:  # a suite file of another version: said, and the earlier record kept
+            console.print(f"[yellow]{suite}: not read ({str(exc)[:160]})[/yellow]")
+    try:
+        recorded: dict[str, Any] | None = json.loads(output.read_text()).get("suite")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return recorded
 
 
 def _read(output: Path) -> list[dict[str, Any]]:
@@ -117,9 +142,12 @@ def _read(output: Path) -> list[dict[str, Any]]:
     return earlier
 
 
-def _write(output: Path, results: list[dict[str, Any]]) -> None:
+def _write(output: Path, results: list[dict[str, Any]], suite: dict[str, Any] | None = None) -> None:
     output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps({"schema_version": 1, "results": results}, indent=2) + "\n")
+    data: dict[str, Any] = {"schema_version": 1, "results": results}
+    if suite is not None:
+        data["suite"] = suite
+    output.write_text(json.dumps(data, indent=2) + "\n")
 
 
 def _merged(earlier: list[dict[str, Any]], results: list[dict[str, Any]]) -> list[dict[str, Any]]:
