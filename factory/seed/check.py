@@ -20,6 +20,7 @@ from factory.spec.labels import value_label
 
 USER_FIELDS = ("username", "name", "email")
 RESERVED = {"id", "label", "me", "user", "metadata", "model_config", "today", "ctx", "session"}
+_SEARCHABLE = ("string", "text", "email", "enum")
 _TEMPLATE_FIELD = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 
 
@@ -211,6 +212,12 @@ def _check_entity(loaded: LoadedSeed, ei: int, entity: EntityDef, entities: dict
                                    f"{field.filter_parent!r} is not another filter field of {entity.name}")
         if field.gen is not None:
             _check_gen(loaded, where + ("gen",), field, entity, entities)
+        if field.searchable and field.type not in _SEARCHABLE:
+            # the search box matches the words a row holds; a reference holds an id, a number or a
+            # date is written otherwise than it is stored ("$120.50" is 12050)
+            hint = "filter: true (a select of its rows)" if field.type == "reference" else "filter: true (a range)"
+            raise loaded.error(where + ("searchable",), f"a {field.type} field cannot be searched (the search box "
+                               f"matches text: {', '.join(_SEARCHABLE)}); use {hint}")
     for ri, row in enumerate(entity.seed.rows):
         for name, value in row.items():
             seeded = fields.get(name)

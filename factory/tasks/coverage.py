@@ -97,7 +97,9 @@ def _task_reasons(wf: WorkflowSpec, report: dict[str, Any]) -> list[str]:
     """Why no accepted task runs the workflow: the proposer's skips and the discarded drafts naming it."""
     word = re.compile(rf"(^|[^a-z0-9_]){re.escape(wf.name)}([^a-z0-9_]|$)")
     key = re.compile(rf"-{re.escape(wf.name.replace('_', '-'))}-\d+$")
-    reasons = [f"proposer: {s}" for s in report.get("proposer_skipped", []) if word.search(str(s))]
+    examples = [text for texts in report.get("proposer_skipped_examples", {}).values() for text in texts]
+    reasons = [f"proposer: {s}" for s in examples if word.search(s)] or [
+        f"proposer: {s}" for s in report.get("proposer_skipped", []) if word.search(str(s))]
     for d in report.get("discarded", []):
         if key.search(str(d.get("id", ""))):
             reasons.append(f"discarded {d.get('id')} ({d.get('layer')}/{d.get('kind')}): {str(d.get('reason', ''))[:160]}")

@@ -146,11 +146,14 @@ def propose_node(state: TaskState) -> dict[str, Any]:
     with Backend(world, spec, work) as backend:
         proposer = Proposer(spec, seed_db, _options(backend, seed_db, work))
         drafts, near = _distinct(spec, proposer, proposer.propose(Plan.for_total(state.total)))
+        drafts, near = _top_up(spec, proposer, drafts, near, state.total)
         llm = open_llm()
         # with a model: the texts said again, each kept only if it passes the deterministic texts' gates
         reworded = reword_drafts(proposer, drafts, llm)
         found: dict[str, Any] = {"unusable_intent_phrasings": proposer.unusable_intents(), "near_duplicates": near,
-                                 "skipped": sorted(Counter(s.split(":")[0] for s in proposer.skipped).items())}
+                                 "skipped": sorted(Counter(s.split(":")[0] for s in proposer.skipped).items()),
+                                 # the words of each kind's first skips: why a workflow got no task
+                                 "skipped_examples": _examples(proposer.skipped)}
         if llm is not None:
             found["model_phrasings"] = reworded.to_json()
         (work / "proposer.json").write_text(json.dumps(found, sort_keys=True))
@@ -317,6 +320,40 @@ def _distinct(spec: Spec, proposer: Proposer, drafts: list[Draft]) -> tuple[list
     return kept, [d.goal for d in dropped]
 
 
+def _examples(skipped: list[str], per_kind: int = 2) -> dict[str, list[str]]:
+    """The first `per_kind` skip messages of each kind ("write approve_leave: …"), whole."""
+    out: dict[str, list[str]] = {}
+    for text in skipped:
+        kept = out.setdefault(text.split(":")[0], [])
+        if len(kept) < per_kind and text not in kept:
+            kept.append(text[:300])
+    return dict(sorted(out.items()))
+
+
+# A pass of the plan falls short where shares have few rows or the language rules turn drafts away;
+# the shortfall is asked for again, at most this many times, and only when it is worth a pass.
+TOP_UP_PASSES = 2
+TOP_UP_MIN = 10
+
+
+def _top_up(spec: Spec, proposer: Proposer, drafts: list[Draft], near: list[str], total: int
+            ) -> tuple[list[Draft], list[str]]:
+    """The drafts, with the plan's shortfall proposed again (a world with many workflows gets as
+    many drafts as one with few): each pass plans only what is missing, in the plan's own mix, and
+    keeps what is no near-duplicate of a draft already made."""
+    for _ in range(TOP_UP_PASSES):
+        short = total - len(drafts)
+        if short < TOP_UP_MIN:
+            break
+        more, dropped = _distinct(spec, proposer, drafts + proposer.propose(Plan.for_total(short)))
+        added = more[len(drafts):] if more[:len(drafts)] == drafts else [d for d in more if d not in drafts]
+        near = near + dropped
+        if not added:
+            break
+        drafts = drafts + added[:short]
+    return drafts, near
+
+
 def _mix(drafts: list[Draft]) -> str:
     counts = Counter(d.task_type for d in drafts)
     return ", ".join(f"{k} {counts[k]}" for k in ("read", "write", "read_write"))
@@ -430,11 +467,19 @@ def _write(world: Path, spec: Spec, attempts: list[Attempt], rounds: int, second
         "world_repairs": world_repairs,
         "unusable_intent_phrasings": meta["unusable_intent_phrasings"],
         "proposer_skipped": meta["skipped"],
+        "proposer_skipped_examples": meta.get("skipped_examples", {}),
         "rewardgen_sandbox": sandbox,
         "near_duplicates": {"proposed": meta.get("near_duplicates", []), "accepted": [d.key for d in late]},
     }
     World(world).tasks_report.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
-    gaps = write_coverage(world, spec).gaps()  # tasks/coverage.json and reports/coverage.txt
+    covered = write_coverage(world, spec)  # tasks/coverage.json and reports/coverage.txt
+    gaps = covered.gaps()
+    uncovered = {r.workflow: r.reasons for r in covered.rows if r.kind == "workflow" and r.tasks == 0}
+    if uncovered:  # report.json says why each workflow got no task, in words a seed author can act on
+        report["uncovered_workflows"] = uncovered
+        World(world).tasks_report.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
+        for name, why in uncovered.items():
+            say(f"no task for workflow {name}: {why[0] if why else 'no reason recorded'}")
     if gaps:
         say(f"coverage: {len(gaps)} workflow(s)/precondition(s) without a task or a claim, see reports/coverage.txt")
     # wall-clock time stays out of the committed report (the same seed gives the same bytes)

@@ -70,6 +70,10 @@ CASES = [
      "name: notebook_label", ["collides with the label", "reference 'notebook'"]),
     ("bad_enum_literal", _mutate("note.status == 'active'", "note.status == 'actve'"),
      "note.status == 'actve'", ["'actve' is not one of"]),
+    # a stranger's seed marked a reference searchable: the app then answered 500 on every search
+    ("searchable_reference", _mutate("{name: notebook, type: reference, to: notebook, filter: true}",
+                                     "{name: notebook, type: reference, to: notebook, filter: true, searchable: true}"),
+     "searchable: true}", ["a reference field cannot be searched", "filter: true"]),
 ]
 
 

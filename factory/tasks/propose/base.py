@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,7 @@ class ProposerBase:
         self.users = [u for u in spec.users if u.password]
         self.forms = intent_forms(spec)
         self.skipped: list[str] = []  # why candidates were passed over (for the report)
+        self._why_not: dict[str, Counter[str]] = {}  # per workflow: why no draft of it could be made
         self._existing_cache: dict[str, list[str]] = {}
         self._keys: dict[str, int] = {}
         self._made: dict[tuple[str, int], Row] = {}  # rows the current draft's setup creates

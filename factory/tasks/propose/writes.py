@@ -52,7 +52,9 @@ class WritesMixin(ProposerBase):
                     drafts.append(draft)
                     made += 1
             if made == 0:
-                self.skipped.append(f"write {workflow.name}: no feasible candidate found")
+                why = self._why_not.get(workflow.name)
+                reason = why.most_common(1)[0][0] if why else "no feasible candidate found"
+                self.skipped.append(f"write {workflow.name}: {reason}")
         # Workflows that could not fill their share leave room: the others make more, each up to
         # twice its share, so that one workflow with endless values (a new limit for a budget)
         # does not stand for the whole world.
@@ -70,10 +72,19 @@ class WritesMixin(ProposerBase):
         # Round-robin so every workflow stays covered when the list is cut to size.
         return _round_robin(drafts, n)
 
+    def _note_why(self, workflow: WorkflowSpec, reason: str) -> None:
+        """Remember why a draft of `workflow` could not be made, in words a seed author can act on."""
+        self._why_not.setdefault(workflow.name, Counter())[reason] += 1
+
     def _write(self, workflow: WorkflowSpec, attempt: int) -> Draft | None:
         users = [u for u in self.users if all(
             p.ref is None or not p.required or self._candidates(u, workflow, p) for p in workflow.params)]
         if not users:
+            empty = [p for p in workflow.params if p.ref and p.required and not any(
+                self._candidates(u, workflow, p) for u in self.users)]
+            self._note_why(workflow, "no user who may run it sees a row to choose for " + (
+                ", ".join(f"{p.label!r} ({p.ref}{', where ' + p.where if p.where else ''})" for p in empty)
+                or "every parameter at once") + "; add storyline events or rows that leave some")
             return None
         subject = next((p for p in workflow.params if p.ref and p.name == workflow.subject), None)
         if subject is not None and subject.ref and self.spec.entity(subject.ref).visibility == "public":
@@ -109,6 +120,9 @@ class WritesMixin(ProposerBase):
                 setup = self._feasible(user, step)
             if setup is not None:
                 break
+            refused = self._prediction(user, [step])
+            if refused is not None and refused.messages:
+                self._note_why(workflow, f"every candidate is refused: {refused.messages[0]!r}")
         if step is None or setup is None:
             return None
         ask_step, goal, form = None, "", "generic"
