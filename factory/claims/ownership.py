@@ -451,7 +451,7 @@ class _Ownership:
             if q.range_of is not None:
                 continue
             if q.range_end is not None:
-                params[q.name], params[q.range_end] = range_candidates(self.today)[0]
+                params[q.name], params[q.range_end] = range_candidates(self.today, q.type)[0]
             elif q.type == "reference" and q.ref is not None:
                 if q.name == skip:
                     params[q.name] = None  # filled by the caller, kept in the declared order

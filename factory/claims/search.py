@@ -64,6 +64,12 @@ class Witness:
     lookup_refused: tuple[Call, str] | None = None
 
 
+# Steps above a number a named row holds, tried in order (whole numbers; amounts in cents).
+_INT_STEPS = (0, 1, 5, 12, 40, 120, 350, 1000)
+NEAR_USERS, NEAR_SAMPLES, NEAR_MARKS = 6, 4, 10
+_MONEY_STEPS = (0, 100, 500, 1000, 5000, 25000, 100000, 500000)
+
+
 def _distance(p: ParamSpec, a: Any, b: Any) -> float:
     """How far apart two values of a parameter are, in its own unit (1 = adjacent)."""
     if a is None or b is None:
@@ -91,7 +97,7 @@ class WitnessSearch:
             if p.range_of is not None:
                 continue
             if p.range_end is not None:
-                domains[p.name] = range_candidates(self.today)
+                domains[p.name] = range_candidates(self.today, p.type)
             elif p.type == "reference":
                 ids = self.oracle.options(wf, p.name, user)
                 if not ids and p.required:
@@ -167,7 +173,39 @@ class WitnessSearch:
                     witness.user, witness.params, witness.outcome = user, params, outcome
                 if complete and witness.user == user:
                     break
+        if witness.params is None:
+            self._near_rows(wf, witness)
         return witness
+
+    # A whole number or an amount compared with a row's ("the odometer reads at least what it read
+    # at pick-up") lies near that row's value, far from the fixed candidates: a second pass tries
+    # values around the numbers the named rows hold.
+    def _near_rows(self, wf: WorkflowSpec, witness: Witness) -> None:
+        numeric = [p for p in wf.params if p.type in ("int", "money") and p.range_of is None]
+        if not numeric:
+            return
+        for user in [u.id for u in self.spec.users][:NEAR_USERS]:  # bounded: a workflow nothing completes
+            domains = self._domains(wf, user)                      # must not cost minutes
+            if domains is None:
+                continue
+            rng = random.Random(f"{self.spec.random_seed}:{wf.name}:{user}:near")
+            for params in self._samples(wf, domains, rng)[:NEAR_SAMPLES]:
+                base = Call(wf.name, user, params)
+                marks = sorted({v for p in numeric for v in self.row_values(wf, base, p.type) if isinstance(v, int)})
+                for mark in marks[:NEAR_MARKS]:
+                    for ints, cents in zip(_INT_STEPS, _MONEY_STEPS, strict=True):
+                        trial = {**params}
+                        for p in numeric:
+                            value = mark + (ints if p.type == "int" else cents)
+                            lo = None if p.min is None else round(p.min * (100 if p.type == "money" else 1))
+                            hi = None if p.max is None else round(p.max * (100 if p.type == "money" else 1))
+                            if (lo is None or value >= lo) and (hi is None or value <= hi):
+                                trial[p.name] = value
+                        outcome = self.oracle.outcome([Call(wf.name, user, trial)])
+                        if outcome.ok:
+                            witness.user, witness.params, witness.outcome = user, trial, outcome
+                            witness.bases.append(Call(wf.name, user, trial))
+                            return
 
     # ---- conditional and bulk effects -----------------------------------------------------------
     @staticmethod
@@ -283,18 +321,19 @@ class WitnessSearch:
             if p.range_of is not None:
                 continue
             if p.range_end is not None:
-                for start, end in range_candidates(self.today)[:12] + self._ranges_around_today():
+                for start, end in range_candidates(self.today, p.type)[:12] + self._ranges_around_today(p.type):
                     out.append((p, {**base.params, p.name: start, p.range_end: end}))
                 continue
             for value in self._near(wf, base, p):
                 out.append((p, {**base.params, p.name: value}))
         return out
 
-    def _ranges_around_today(self) -> list[tuple[str, str]]:
+    def _ranges_around_today(self, kind: str = "date") -> list[tuple[str, str]]:
         """Periods one day either side of today at each end: a period that must have ended (ends
         today vs tomorrow) or must not have begun (starts tomorrow vs today)."""
         day = dt.timedelta(days=1)
-        return [(a.isoformat(), b.isoformat()) for a, b in (
+        clock = "T10:00:00" if kind == "datetime" else ""
+        return [(a.isoformat() + clock, b.isoformat() + clock) for a, b in (
             (self.today, self.today), (self.today - 7 * day, self.today), (self.today - 7 * day, self.today + day),
             (self.today + day, self.today + 7 * day), (self.today - day, self.today))]
 

@@ -64,9 +64,12 @@ def scalar_candidates(param: ParamSpec, today: dt.date) -> list[Any]:
     return unique
 
 
-def range_candidates(today: dt.date) -> list[tuple[str, str]]:
+def range_candidates(today: dt.date, kind: str = "date") -> list[tuple[str, str]]:
     """(start, end) pairs for date-range parameters: future periods first (a stay, a trip), then
-    periods that have ended or end today (an expense report's month, a statement's range)."""
+    periods that have ended or end today (an expense report's month, a statement's range). A range
+    of datetimes (a car's pick-up and return) gets a time of day: a datetime input takes no bare date."""
+    if kind == "datetime":
+        return [(f"{a}T10:00:00", f"{b}T10:00:00") for a, b in range_candidates(today)]
     pairs = []
     for start, length in itertools.product((14, 30, 60, 7, 120, 200, 1, 3), (3, 2, 5, 1, 7)):
         begin = today + dt.timedelta(days=start)

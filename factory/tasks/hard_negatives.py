@@ -23,7 +23,13 @@ def wrong_currency(found: Answer) -> str | None:
     US dollars: the number alone must not score."""
     if found.kind != "money" or not found.currency:
         return None
-    return money_label(round(found.value * 100), None)
+    # A dollar of another country is still written "$" by its own people ("$14" for CA$14.00 is
+    # right), so its wrong currency is one with a symbol of its own.
+    other = "EUR" if found.currency in _DOLLARS else None
+    return money_label(round(found.value * 100), other)
+
+
+_DOLLARS = frozenset({"CAD", "AUD"})
 
 
 def wrong_answer(found: Answer, world: UserView, user_id: int, entity: str) -> str:

@@ -97,8 +97,8 @@ def _fill(session: Session, control: Locator, param: ParamSpec, value: Any, choi
             control.select_option(value=str(value))
     elif widget == "money":
         control.fill("" if value is None else _major(int(value)))
-    elif widget == "datetime":
-        control.fill("" if value is None else str(value)[:19])
+    elif widget == "datetime" or (widget == "date_range" and param.type == "datetime"):
+        control.fill("" if value is None else str(value)[:19])  # a datetime range's start is a datetime too
     elif isinstance(value, (dt.date, dt.datetime)):
         control.fill(value.isoformat())
     else:

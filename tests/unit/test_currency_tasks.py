@@ -113,3 +113,18 @@ def test_a_money_parameter_takes_the_currency_of_the_field_it_sets() -> None:
                 if p.name == "price").currency == "EUR"
     plain = build_spec(load_seed_text(FIXTURE.read_text(), "lookups.yaml"))
     assert all(p.currency is None for w in plain.workflows for p in w.params)
+
+
+@pytest.mark.parametrize(("currency", "right", "wrong_symbol"), [("CAD", "$14", "€"), ("AUD", "A$14", "€"),
+                                                                  ("EUR", "€14", "$"), ("GBP", "£14", "$")])
+def test_the_wrong_currency_is_one_its_own_people_would_not_write(currency: str, right: str, wrong_symbol: str) -> None:
+    """A Canadian writes "$14" for CA$14.00, so "$14" is no wrong currency for it (the gate found
+    such negatives scoring 1 and threw good tasks away): the negative is an amount in euros."""
+    from factory.tasks.language.answer import Answer
+    from verifiers.answers.match import read_quantity
+
+    found = Answer("money", 14.0, currency=currency)
+    text = wrong_currency(found)
+    assert text is not None and text.startswith(wrong_symbol)
+    assert read_quantity(right, money=True, currency=currency).value == 14.0
+    assert read_quantity(text, money=True, currency=currency).value is None

@@ -38,3 +38,13 @@ def test_money_candidates_span_the_whole_range_up_to_the_bound() -> None:
     assert values[0] == 2500  # the likeliest first, as before
     small = scalar_candidates(_money(0.01, 50), TODAY)
     assert max(small) == 5000 and all(1 <= v <= 5000 for v in small)
+
+
+def test_a_range_of_datetimes_gets_a_time_of_day() -> None:
+    """A stranger's car-rental seed picked its pick-up and return as a datetime range: the witness
+    was two bare dates, which the API took but a datetime input in the form refused, so the browser
+    claim could not submit the form and no repair could help (a factory defect)."""
+    pairs = range_candidates(TODAY, "datetime")
+    assert pairs and all(len(a) == 19 and a[10] == "T" and len(b) == 19 for a, b in pairs)
+    assert [(a[:10], b[:10]) for a, b in pairs] == range_candidates(TODAY)
+    assert all(dt.datetime.fromisoformat(a) < dt.datetime.fromisoformat(b) for a, b in pairs)

@@ -122,7 +122,9 @@ _PHRASE_ENDS = frozenset(["one", "ones", "first", "last", "same", "other", "othe
                           "fewest", "latest", "earliest", "highest", "lowest", "oldest", "newest", "next", "previous",
                           "mine", "both", "all", "each", "none"])
 _NAME = "qname"  # what a quoted name, an amount or a number stands as: a noun
-_VERB_SLOTS = re.compile(r"(?:^|(?<=[.?!;:] )|\bplease |\bcould you |\bcan you |\bi need to |\bthen |\band then |"
+# Where a request's verb must stand: after the words that ask for something. A sentence's first
+# word may be its subject ("Plans changed, so …"), so it is judged by the noun rule, not this one.
+_VERB_SLOTS = re.compile(r"(?:\bplease |\bcould you |\bcan you |\bi need to |\bthen |\band then |"
                          r"\bfirst, )([a-z]+)")
 _OPENERS = frozenset(["what", "which", "who", "whom", "when", "where", "how", "is", "are", "does", "do", "did", "was",
                       "were", "has", "have", "can", "could", "please", "i", "i'm", "my", "first", "then", "and", "in",

@@ -113,7 +113,8 @@ _ENDS = {"from": ("start date", "sender", "origin"), "since": ("start date", "se
 
 
 # A label led by a question word names what the question asks for ("Why comped" → the reason).
-_WH = {"why": "reason", "when": "date", "where": "place", "who": "person", "whom": "person", "how": "amount"}
+_WH = {"why": "reason", "when": "date", "where": "place", "who": "person", "whom": "person", "how": "amount",
+       "what": "description"}
 
 
 def field_noun(field: FieldSpec | ParamSpec) -> str:
@@ -157,6 +158,18 @@ def field_noun(field: FieldSpec | ParamSpec) -> str:
             or (len(words) > 1 and grammar.is_participle(words[0]) and not grammar.is_noun(words[0])
                 and words[1] in grammar.CLOSED | grammar.PARTICLES)):  # "Spent this year", not "Paid hours"
         return f"{'amount' if field.type == 'money' else 'number'} {text}"  # "the amount spent", never "the spent"
+    if field.ref and len(words) >= 2 and words[-1] in grammar.PREPOSITIONS and words[-1] != "by" \
+            and grammar.is_participle(words[0]):
+        # "Parked at" a branch: the row it points at, said by its kind; "Paid to" a person: the
+        # "-ee" noun where English has one ("payee"); else the label stays and `check` asks for a `say:`
+        verb = grammar.participle_of(words[0]) or words[0]
+        if field.ref != "user":
+            return field.ref.replace("_", " ")
+        patient = verb[:-1] + "ee" if verb.endswith("e") else verb + "ee"
+        if words[-1] == "to" and grammar.noun_only(patient):
+            return patient
+    if field.type in ("money", "int") and len(words) >= 2 and "ADP" in grammar.tags(words[0]):
+        return f"{'amount' if field.type == 'money' else 'number'} {text}"  # "Per day" → "the amount per day"
     if field.ref == "user" and len(words) == 2 and words[1] == "by" and grammar.is_participle(words[0]):
         agent = _agent(grammar.participle_of(words[0]) or words[0])  # "Graded by" → "grader"
         if grammar.noun_only(agent):

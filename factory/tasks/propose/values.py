@@ -101,6 +101,7 @@ class ValuesMixin(ProposerBase):
                     return None
                 values[p.name] = value
         self._near_amounts(workflow, values)
+        self._near_counts(workflow, values)
         self._agree(workflow, values)
         self._pair_kinds(workflow, values)
         self._keep_most(workflow, values)
@@ -197,6 +198,25 @@ class ValuesMixin(ProposerBase):
             near = round_amount(self.rng.choice(amounts) * self.rng.choice(NEAR_FACTORS))
             if low <= near <= high:
                 values[p.name] = near
+
+    def _near_counts(self, workflow: WorkflowSpec, values: dict[str, Any]) -> None:
+        """Half the time, a whole number a rule compares with a row's ("the odometer reads at least
+        what it read at pick-up") takes a value at or a little above a number on the rows the run
+        names: the fixed small choices never reach 38,000 miles."""
+        compared = {p.name for p in workflow.params if p.type == "int" and any(
+            re.search(rf"\b{re.escape(p.name)}\b", c.source) and "." in c.source for c in workflow.preconditions)}
+        if not compared:
+            return
+        counts = sorted({int(row[f.column]) for p in workflow.params if p.ref and p.name in values
+                         for row in [self.world.row(p.ref, values[p.name])] if row is not None
+                         for f in self.spec.entity(p.ref).fields
+                         if f.type == "int" and isinstance(row.get(f.column), int) and row[f.column] > 0})
+        for p in workflow.params:
+            if p.name not in compared or p.name not in values or not counts or self.rng.random() < 0.5:
+                continue
+            value = self.rng.choice(counts) + self.rng.choice((0, 1, 5, 12, 40, 120, 350))
+            if (p.min is None or value >= p.min) and (p.max is None or value <= p.max):
+                values[p.name] = value
 
     def _day(self, regime: str) -> dt.date:
         if regime == "recent":
