@@ -243,7 +243,7 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
     one = kinds.get(params[settings[0]].type, "") if len(settings) == 1 else ""
     # The workflow's one range of days (a stay, a leave) is said as people say one, without its
     # label: "from June 24 to June 26, 2026".
-    ranges = [(p.name, p.range_end) for p in workflow.params if p.range_end and p.type == "date"]
+    ranges = [(p.name, p.range_end) for p in workflow.params if p.range_end and p.type in ("date", "datetime")]
     placed_or_set: set[str | None] = {*placed, *settings}
     span = ranges[0] if len(ranges) == 1 and not set(ranges[0]) & placed_or_set else None
     return Frame(workflow.name, tuple(pieces), settings, " to " if len(settings) == 1 else ": set the ", rest_lead, one,
@@ -358,7 +358,8 @@ def _listed(parts: list[str]) -> str:
 
 # A slot's text by its kind: amounts and dates as written, anything else lazily up to the next
 # words of the frame, never splitting a quoted name.
-_SLOTS = {"amount": r"-?\$[\d,]+(?:\.\d{1,2})?", "date": r"[A-Z][a-z]+ \d{1,2}(?:, \d{4})?"}
+_SLOTS = {"amount": MONEY.pattern, "date": r"[A-Z][a-z]+ \d{1,2}(?:, \d{4})?"}  # amounts in any currency ("£45")
+_MOMENT = _SLOTS["date"] + r"(?: at \d{1,2}:\d{2})?"  # a range's ends: days, or moments ("June 6, 2026 at 10:00")
 _TEXT = r'(?:[^"]|"[^"]*")+?'
 
 
@@ -375,7 +376,7 @@ def frame_pattern(f: Frame) -> re.Pattern[str]:
     elif f.settings:
         parts.append(r"(?:: set the (?P<_many>.+))?")  # a list of its own: "…, the city to … and …"
     if f.span is not None:
-        parts.append(f"(?: from (?P<_from>{_SLOTS['date']}) to (?P<_to>{_SLOTS['date']}))?")
+        parts.append(f"(?: from (?P<_from>{_MOMENT}) to (?P<_to>{_MOMENT}))?")
     parts.append(f"(?:{re.escape(f.rest_lead)}(?P<_rest>.+?))?")
     return re.compile("".join(parts) + "$", re.IGNORECASE)
 
@@ -488,7 +489,7 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
     if f.span is not None and m["_from"]:
         end_text = _with_year(spec, params[f.span[1]], m["_to"])
         year = re.search(r", \d{4}$", end_text)
-        start_text = m["_from"] if re.search(r", \d{4}$", m["_from"]) else m["_from"] + (year[0] if year else "")
+        start_text = m["_from"] if re.search(r", \d{4}\b", m["_from"]) else m["_from"] + (year[0] if year else "")
         args[f.span[0]] = whole_value(params[f.span[0]], _with_year(spec, params[f.span[0]], start_text))
         args[f.span[1]] = whole_value(params[f.span[1]], end_text)
     if m["_rest"]:

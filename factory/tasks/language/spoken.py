@@ -126,6 +126,10 @@ def field_noun(field: FieldSpec | ParamSpec) -> str:
     text = noun(said(field))
     words = text.split()
     when_kind = "time" if field.type == "datetime" else "date"
+    if len(words) == 2 and grammar.is_verb(words[0]) and words[1] in grammar.PARTICLES:
+        # a phrasal verb as a noun is one word: "Pick up" → "pick-up", "Check in" → "check-in date"
+        joined = "-".join(words)
+        return f"{joined} {when_kind}" if field.type in ("date", "datetime") else joined
     if len(words) == 1 and words[0] in _ENDS and (field.ref or field.type in ("date", "datetime")):
         # "From", "To": a preposition is no noun; a date is an end of a span, a row where something goes
         when, person, spot = _ENDS[words[0]]
