@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
+from factory.spec.naming import identifier
 from factory.tasks.language import grammar
 from factory.tasks.language.asks import ONLY, ParseError, RefText
 from factory.tasks.language.spoken import count_noun, counted, noun, param_said, said, verb_words
@@ -130,7 +131,10 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
     date = next((p for p in workflow.params if p.type == "date" and p.required and not p.range_end
                  and not p.range_of and (source or obj) and p.name not in set_fields(workflow)), None)
     taken = {q.name for q in (source, dest, obj, amount, date) if q is not None} | {subject}
-    settings = tuple(n for n in set_fields(workflow) if n not in taken) if verb in SETTING_VERBS else ()
+    # A setting verb says its values "to …"; so does any verb whose parameter is labelled as the new
+    # value of the row's field ("Extend my rental … to June 5", never "with the new return time …")
+    settings = tuple(n for n in set_fields(workflow) if n not in taken and (
+        verb in SETTING_VERBS or noun(said(params[n])).startswith("new ")))
     made = next((e.entity for e in workflow.effects if e.kind == "create"), None)
     if not after and not subject and obj is None and amount is None and made is not None:
         after = noun(said(spec.entity(made))).split()  # "Compose": "Compose a message to …", not "Compose to …"
@@ -256,6 +260,10 @@ def _template_split(ent: EntitySpec, label: str) -> tuple[str, str] | None:
     m = _FIRST_FIELD.match(ent.display)
     if not m or not m["lit"].startswith(" ") or not m["lit"].strip() or m["lit"].strip()[0].isalnum():
         return None
+    second = re.match(r"\{(\w+)\}", ent.display[m.end() - 1:])
+    code = next((f for f in ent.fields if second and f.name == second[1]), None)
+    if code is None or not identifier(code):
+        return None  # "{student} – {section}" is two names, not a name and its code
     cut = label.rfind(m["lit"])
     if cut <= 0 or "(" in label or ")" in label:
         return None

@@ -347,8 +347,8 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
             return f"How many {adj}{plural} {'do I have' if scope == 'my' else 'are there'}?"
         if variant % 2:
             return f"Count {scope} {plural}{with_conds(conds)}."
-        if with_conds(conds) == f" {conds}":  # "…payments from account "X" are there?", not "have from"
-            return f"How many of {scope} {plural} {conds} are there?"
+        if with_conds(conds) == f" {conds}":  # "How many branches in the city "Bristol" are there?", not "have in"
+            return f"How many {plural} {conds} {'do I have' if scope == 'my' else 'are there'}?"
         return f"How many of {scope} {plural} have {conds}?"
     if q.op == "sum":
         assert q.field is not None

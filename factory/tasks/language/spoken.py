@@ -139,6 +139,9 @@ def field_noun(field: FieldSpec | ParamSpec) -> str:
     if words and words[0] in _WH:  # "Why waived", "When", "Where", "How much": the thing the question asks for
         asked = _WH[words[0]]
         return when_kind if asked == "date" else asked
+    if len(words) == 1 and field.type in ("date", "datetime") and grammar.is_adjective(words[0]) \
+            and not grammar.is_participle(words[0]) and words[0] not in _WH:
+        return f"{words[0]} date"  # "Due" → "the due date" (of a moment too: people say "due date")
     if len(words) == 1 and field.type in ("date", "datetime") and grammar.is_participle(words[0]):
         return _DATE_NOUNS.get(words[0], f"{when_kind} {words[0]}")  # "Booked" → "date booked"
     if field.type in ("date", "datetime"):
@@ -152,6 +155,13 @@ def field_noun(field: FieldSpec | ParamSpec) -> str:
                 return f"{head} date"
         if text.endswith(" since"):
             return f"{text.replace(' ', '-')} date"
+        if words[-1] in ("until", "till", "to", "through", "from") and len(words) > 1:
+            # "Licence valid until" → "licence end date", "Frozen until" → "end date of the freeze" is
+            # too far: the nouns before the preposition name what ends or starts
+            core = [w for w in words[:-1] if grammar.is_noun(w) and not grammar.is_participle(w)
+                    and not grammar.is_adjective(w)]
+            end = "start" if words[-1] == "from" else "end"
+            return " ".join([*core, end, when_kind])
         if text.split()[-1] in ("start", "end", "begin", "finish"):  # "the current statement start date"
             return f"{text} date"
     place = re.fullmatch(r"(?:place|position|spot) in (?:the )?([a-z]+)", text)
@@ -448,7 +458,10 @@ def adjective(entity: EntitySpec, conds: tuple[Cond, ...]) -> tuple[str, tuple[C
     word = first.value[1:-1] if first.value.startswith('"') and first.value.endswith('"') else ""
     # A plural value ("bills", "groceries") reads badly before a noun; "savings" does not.
     plural = word.endswith("s") and not word.endswith(("ss", "ngs"))
-    in_noun = word in noun(said(entity)).split()  # not "my scheduled scheduled payments"
+    heads = noun(said(entity)).split()
+    stems = {word, *grammar.lemmas(word, "VERB")}
+    # not "my scheduled scheduled payments", nor "my enrolled enrollments" (the state is its noun's verb)
+    in_noun = word in heads or any(h.startswith(stem) for h in heads for stem in stems if len(stem) >= 4)
     if (f.type != "enum" or first.upper is not None or not re.fullmatch(r"[a-z]+", word) or plural or in_noun
             or [c.field for c in _owners(entity, word)] != [f.name]):
         return "", conds
