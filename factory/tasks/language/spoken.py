@@ -139,7 +139,8 @@ def field_noun(field: FieldSpec | ParamSpec) -> str:
     if words and words[0] in _WH:  # "Why waived", "When", "Where", "How much": the thing the question asks for
         asked = _WH[words[0]]
         return when_kind if asked == "date" else asked
-    if len(words) == 1 and field.type in ("date", "datetime") and grammar.is_adjective(words[0]) \
+    tags = grammar.tags(words[0]) if len(words) == 1 else frozenset()
+    if field.type in ("date", "datetime") and "ADJ" in tags and ("NOUN" not in tags or "ADV" in tags) \
             and not grammar.is_participle(words[0]) and words[0] not in _WH:
         return f"{words[0]} date"  # "Due" → "the due date" (of a moment too: people say "due date")
     if len(words) == 1 and field.type in ("date", "datetime") and grammar.is_participle(words[0]):
