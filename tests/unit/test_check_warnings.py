@@ -146,3 +146,37 @@ def test_check_prints_the_warnings_and_still_passes(tmp_path: Path, capsys: pyte
     assert f"warning {seed}:" in err and "are both labelled 'set a Reminder'" in err
     assert "the task proposer will not use 'How many active notes do I have?'" in err
     assert f"ok {seed}" in err
+
+
+def test_labels_the_grammar_cannot_say_are_warned_with_the_hint_and_the_seed_still_builds(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 30: a bare label that is no verb ("Comp") and a field label that is no noun phrase
+    ("Booked by") are named at their lines with the `say:` that fixes them; "Archive" stays
+    quiet (a verb), and so does a participle label the grammar turns into "Mark … as …"."""
+    from factory.tasks.language.confidence import confidence_warnings
+    from factory.world.assemble import build_world
+
+    text = _mutate("    label: Archive note\n", "    label: Comp\n").replace(
+        "{name: color, type: enum, values: [red, green, blue], filter: true}",
+        "{name: color, type: enum, values: [red, green, blue], filter: true}\n"
+        "      - {name: booker, type: reference, to: user, label: Booked by, required: false}", 1)
+    loaded = load_seed_text(text, "mock.yaml")
+    found = confidence_warnings(loaded, build_spec(loaded))
+    assert any(f"mock.yaml:{_line(text, 'label: Comp')}:" in w and "'comp' is no English word" in w
+               and "say:" in w for w in found), found
+    assert any(f"mock.yaml:{_line(text, 'label: Booked by')}:" in w and "is no noun phrase" in w for w in found), found
+    assert not any("Archive" in w or "Move" in w for w in found)
+    seed = tmp_path / "mock.yaml"
+    seed.write_text(text)
+    assert main(["check", str(seed)]) == 0
+    assert "'Comp'" in capsys.readouterr().err
+    world = build_world(seed, tmp_path / "worlds", frontend=False).path  # the warnings stop nothing
+    assert (world / "spec.json").is_file()
+
+
+def test_the_repository_seeds_have_no_label_the_grammar_cannot_say_as_a_verb() -> None:
+    from factory.tasks.language.confidence import confidence_warnings
+
+    for path in QUIET:
+        loaded = load_seed(path)
+        assert not [w for w in confidence_warnings(loaded, build_spec(loaded)) if "workflows[" in w], path
