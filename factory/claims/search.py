@@ -182,6 +182,9 @@ class WitnessSearch:
     # values around the numbers the named rows hold.
     def _near_rows(self, wf: WorkflowSpec, witness: Witness) -> None:
         numeric = [p for p in wf.params if p.type in ("int", "money") and p.range_of is None]
+        timed = [p for p in wf.params if p.type == "datetime" and p.range_of is None and p.range_end is None]
+        if timed and self._near_moments(wf, witness, timed):
+            return
         if not numeric:
             return
         for user in [u.id for u in self.spec.users][:NEAR_USERS]:  # bounded: a workflow nothing completes
@@ -206,6 +209,30 @@ class WitnessSearch:
                             witness.user, witness.params, witness.outcome = user, trial, outcome
                             witness.bases.append(Call(wf.name, user, trial))
                             return
+
+    def _near_moments(self, wf: WorkflowSpec, witness: Witness, timed: list[ParamSpec]) -> bool:
+        """Moments a rule compares with a row's ("the leg departs after pickup", "the ETA after the
+        departure"): each datetime parameter a little after a moment the named rows hold, in the
+        parameters' order (the second later than the first)."""
+        for user in [u.id for u in self.spec.users][:NEAR_USERS]:
+            domains = self._domains(wf, user)
+            if domains is None:
+                continue
+            rng = random.Random(f"{self.spec.random_seed}:{wf.name}:{user}:moments")
+            for params in self._samples(wf, domains, rng)[:NEAR_SAMPLES]:
+                base = Call(wf.name, user, params)
+                marks = sorted({str(v)[:19] for v in self.row_values(wf, base, "datetime") if isinstance(v, str)})
+                for mark in [m for m in marks if len(m) >= 16][:NEAR_MARKS]:
+                    start = dt.datetime.fromisoformat(mark)
+                    for days in (0, 1, 2, 7):
+                        trial = {**params, **{p.name: (start + dt.timedelta(days=days + i, hours=1)).isoformat()
+                                              for i, p in enumerate(timed)}}
+                        outcome = self.oracle.outcome([Call(wf.name, user, trial)])
+                        if outcome.ok:
+                            witness.user, witness.params, witness.outcome = user, trial, outcome
+                            witness.bases.append(Call(wf.name, user, trial))
+                            return True
+        return False
 
     # ---- conditional and bulk effects -----------------------------------------------------------
     @staticmethod
