@@ -47,6 +47,18 @@ REASON_THEMES: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = (
 )
 
 
+# Reasons a task asks an agent to type where no theme's words fit the act (excusing a submission,
+# reassigning a shift): words any domain's staff would write, never another domain's story ("Booked
+# by mistake" as a reason to excuse coursework). The seed data keeps the themes above.
+NEUTRAL_REASONS: tuple[str, ...] = (
+    "As discussed with the team", "Special circumstances", "Agreed exception, see notes",
+    "Documentation provided", "Per our policy", "Approved by the team lead",
+)
+# The words of the acts the customer's catch-all theme speaks for.
+_CUSTOMER_ACTS = frozenset({"cancel", "cancellation", "reschedule", "leave", "withdraw", "drop", "booking",
+                            "reservation", "trip", "stay", "guest", "rental"})
+
+
 POOLS: dict[str, tuple[str, ...]] = {
     "memo": (
         "Rent for June", "Dinner with Sam", "Monthly savings", "Car repair", "Groceries", "Birthday gift",
@@ -175,21 +187,25 @@ def kind_of(entity: str, field: str) -> str | None:
     return None
 
 
-def themed(kind: str | None, about: str) -> tuple[str, ...]:
+def themed(kind: str | None, about: str, neutral: bool = False) -> tuple[str, ...]:
     """The kind's pool, narrowed for reasons to the first theme whose words `about` (a workflow's
-    or an entity's name and a field's: "cancel_booking_as_host.reason") names."""
+    or an entity's name and a field's: "cancel_booking_as_host.reason") names; with `neutral`,
+    an act no theme names gets `NEUTRAL_REASONS` rather than the customer's catch-all."""
     if kind != "reason":
         return POOLS[kind or "note"]
     words = set(re.split(r"[^a-z]+", about.lower()))
-    return next(phrases for theme, phrases in REASON_THEMES if not theme or theme & words)
+    found = next(phrases for theme, phrases in REASON_THEMES if not theme or theme & words)
+    if neutral and found is REASON_THEMES[-1][1] and not words & _CUSTOMER_ACTS:
+        return NEUTRAL_REASONS
+    return found
 
 
 def pick(kind: str | None, rng: random.Random, pool: Sequence[str] | None = None, max_length: int | None = None,
-         avoid: frozenset[str] | set[str] = frozenset(), about: str = "") -> str:
+         avoid: frozenset[str] | set[str] = frozenset(), about: str = "", neutral: bool = False) -> str:
     """A value of the seed's own pool (when given) or the kind's (`themed` by what it is `about`),
     fitting `max_length`, drawn with `rng`; one not in `avoid` while any is left (an owner's rows
     read apart)."""
-    phrases = list(pool) if pool else list(themed(kind, about))
+    phrases = list(pool) if pool else list(themed(kind, about, neutral))
     choices = [v for v in phrases if max_length is None or len(v) <= max_length]
     fresh = [v for v in choices if v not in avoid]
     choices = fresh or choices

@@ -340,7 +340,7 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
     if len(f.settings) == 1 and settings:
         out.append(f.setting_lead + _value_text(spec, params[settings[0]], args[settings[0]], "setting"))
     elif settings:
-        items = [f"{param_said(params[n])} to {param_text(params[n], args[n])}" for n in settings]
+        items = [f"{param_said(params[n], setting=True)} to {param_text(params[n], args[n])}" for n in settings]
         out.append(": set the " + _listed([items[0], *(f"the {i}" for i in items[1:])]))
     rest = [n for n in args if n not in f.params() and params[n].range_of not in args]
     if f.span is not None and f.span[0] in args and f.span[1] in args:
@@ -413,13 +413,13 @@ def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "
         return counted(word, value)
     flag = bool_flag(param.type) if joiner == " " else ""
     words = noun(said(param)).split()
-    if words and (words[0] in _PREPOSITIONS or words[-1] in _PREPOSITIONS):
+    if joiner == " " and words and (words[0] in _PREPOSITIONS or words[-1] in _PREPOSITIONS):
         article = ""  # a label that is a predicate reads bare: "starts on July 20", "check in June 4"
     return article + _arg_label(param, value, joiner, flag)
 
 
 def _arg_label(param: ParamSpec, value: Any, joiner: str, flag: str) -> str:
-    return f"{param_said(param)}{joiner}{flag}{param_text(param, value)}"
+    return f"{param_said(param, setting=joiner == ' to ')}{joiner}{flag}{param_text(param, value)}"
 
 
 IT = "it"  # the row a find-then-act found: "…, then report it as lost or stolen"

@@ -100,7 +100,7 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
         return {}
     # Parameters as spoken (`spoken.noun`) and as labelled, longest first.
     names = sorted(((n.lower(), p) for p in workflow.params for n in {p.label, noun(said(p)), param_noun(said(p)),
-                                                                                    param_said(p)}),
+                                                                                    param_said(p), param_said(p, True)}),
                    key=lambda pair: -len(pair[0]))
     args: dict[str, Any] = {}
     pos = 0

@@ -156,6 +156,9 @@ def field_noun(field: FieldSpec | ParamSpec) -> str:
                 return f"{head} date"
         if text.endswith(" since"):
             return f"{text.replace(' ', '-')} date"
+        if words[-1] == "by" and len(words) > 1:  # "Return by" → "return deadline", "Pay by" → "pay deadline"
+            core = [w for w in words[:-1] if grammar.is_noun(w) and not grammar.is_participle(w)]
+            return " ".join([*core, "deadline"])
         if words[-1] in ("until", "till", "to", "through", "from") and len(words) > 1:
             # "Licence valid until" → "licence end date", "Frozen until" → "end date of the freeze" is
             # too far: the nouns before the preposition name what ends or starts
@@ -220,14 +223,15 @@ _PREDICATE_PREPOSITIONS = frozenset(["between", "to", "from", "for", "on", "in",
                                      "toward", "as"])
 
 
-def param_said(p: ParamSpec) -> str:
+def param_said(p: ParamSpec, setting: bool = False) -> str:
     """How a sentence names a parameter before its value: its `say:`, a predicate label as it is
     ("starts on"), else the noun its label makes ("Why" → "reason", "Carried over" → "number
-    carried over"), as a field of that label would be said."""
+    carried over"), as a field of that label would be said. After "Set the" (`setting`) it is
+    always a noun: "Set the return deadline to …", never "set the return by to …"."""
     if p.say:
         return noun(p.say)
     words = noun(p.label).split()
-    if words and (words[0] in _PREDICATE_PREPOSITIONS or words[-1] in _PREDICATE_PREPOSITIONS):
+    if not setting and words and (words[0] in _PREDICATE_PREPOSITIONS or words[-1] in _PREDICATE_PREPOSITIONS):
         return param_noun(p.label)
     return field_noun(p)
 

@@ -299,7 +299,7 @@ class ValuesMixin(ProposerBase):
         elif "city" in name:
             value = fake.city()
         elif kind is not None:  # the same pools the seed data is drawn from
-            value = pick(kind, self.rng, None, p.max_length or 60, about=f"{workflow}.{name}")
+            value = pick(kind, self.rng, None, p.max_length or 60, about=f"{workflow}.{name}", neutral=True)
         elif name == "name" or name.endswith("_name"):
             value = fake.company() if name == "name" else fake.name()
         elif "number" in name:
