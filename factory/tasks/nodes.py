@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import shutil
 import time
 from collections import Counter
@@ -338,20 +339,52 @@ TOP_UP_MIN = 10
 
 def _top_up(spec: Spec, proposer: Proposer, drafts: list[Draft], near: list[str], total: int
             ) -> tuple[list[Draft], list[str]]:
-    """The drafts, with the plan's shortfall proposed again (a world with many workflows gets as
-    many drafts as one with few): each pass plans only what is missing, in the plan's own mix, and
-    keeps what is no near-duplicate of a draft already made."""
+    """The drafts, with what the plan fell short of proposed again. Depth first: where errands fell
+    short (their rows are rarer than single acts'), more are asked for until two or more distinct
+    actions make `MULTI_TARGET` of the writes; then count: the plan's shortfall, in its own mix (a
+    world with many workflows gets as many drafts as one with few). Each pass keeps only drafts that
+    are no near-duplicate of one already made."""
+    for _ in range(ERRAND_PASSES):
+        need = _errands_needed(drafts)
+        if need < 3:
+            break
+        base = Plan.for_total(190)
+        scale = need / max(1, sum(base.compounds().values()))
+        more_plan = Plan(read=0, write=0, read_write=0, act_report=0, undo=round(base.undo * scale),
+                         find_errand=round(base.find_errand * scale), errand=round(base.errand * scale) + 1,
+                         pair=round(base.pair * scale), redo=round(base.redo * scale), multi=round(base.multi * scale))
+        drafts, near, added = _more(spec, proposer, drafts, near, more_plan)
+        if not added:
+            break
     for _ in range(TOP_UP_PASSES):
         short = total - len(drafts)
         if short < TOP_UP_MIN:
             break
-        more, dropped = _distinct(spec, proposer, drafts + proposer.propose(Plan.for_total(short)))
-        added = more[len(drafts):] if more[:len(drafts)] == drafts else [d for d in more if d not in drafts]
-        near = near + dropped
+        drafts, near, added = _more(spec, proposer, drafts, near, Plan.for_total(short), limit=short)
         if not added:
             break
-        drafts = drafts + added[:short]
     return drafts, near
+
+
+def _more(spec: Spec, proposer: Proposer, drafts: list[Draft], near: list[str], plan: Plan,
+          limit: int | None = None) -> tuple[list[Draft], list[str], int]:
+    """The drafts with those of one more pass of `plan` that are new (at most `limit`)."""
+    more, dropped = _distinct(spec, proposer, drafts + proposer.propose(plan))
+    added = [d for d in more if d not in drafts][:limit]
+    return drafts + added, near + dropped, len(added)
+
+
+ERRAND_PASSES = 4
+MULTI_TARGET = 0.38  # above the corpus's 30 % floor: the gates discard more errands than single acts
+
+
+def _errands_needed(drafts: list[Draft]) -> int:
+    """How many more two-action drafts would lift their share of the writes to `MULTI_TARGET`."""
+    writes = [d for d in drafts if d.task_type != "read"]
+    multi = sum(1 for d in writes if len({(s.workflow, repr(sorted(s.params.items()))) for s in d.steps}) >= 2)
+    if not writes or multi / len(writes) >= MULTI_TARGET:
+        return 0
+    return min(60, math.ceil((MULTI_TARGET * len(writes) - multi) / (1 - MULTI_TARGET)))
 
 
 def _mix(drafts: list[Draft]) -> str:
