@@ -264,6 +264,9 @@ def _template_split(ent: EntitySpec, label: str) -> tuple[str, str] | None:
     code = next((f for f in ent.fields if second and f.name == second[1]), None)
     if code is None or not identifier(code):
         return None  # "{student} – {section}" is two names, not a name and its code
+    first = (label.split() or [""])[0]
+    if first[:1].islower() and not (grammar.noun_only(first) or not grammar.known(first)):
+        return None  # a name of common words ("any", "eat") said bare would read as English: it stays quoted
     cut = label.rfind(m["lit"])
     if cut <= 0 or "(" in label or ")" in label:
         return None
@@ -413,7 +416,7 @@ def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "
         return counted(word, value)
     flag = bool_flag(param.type) if joiner == " " else ""
     words = noun(said(param)).split()
-    if joiner == " " and words and (words[0] in _PREPOSITIONS or words[-1] in _PREPOSITIONS):
+    if joiner == " " and len(words) > 1 and (words[0] in _PREPOSITIONS or words[-1] in _PREPOSITIONS):
         article = ""  # a label that is a predicate reads bare: "starts on July 20", "check in June 4"
     return article + _arg_label(param, value, joiner, flag)
 

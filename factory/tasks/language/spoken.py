@@ -231,7 +231,7 @@ def param_said(p: ParamSpec, setting: bool = False) -> str:
     if p.say:
         return noun(p.say)
     words = noun(p.label).split()
-    if not setting and words and (words[0] in _PREDICATE_PREPOSITIONS or words[-1] in _PREDICATE_PREPOSITIONS):
+    if not setting and len(words) > 1 and (words[0] in _PREDICATE_PREPOSITIONS or words[-1] in _PREDICATE_PREPOSITIONS):
         return param_noun(p.label)
     return field_noun(p)
 

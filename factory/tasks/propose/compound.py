@@ -172,6 +172,10 @@ class CompoundMixin(ProposerBase):
             draft = maker()
             if draft is None or draft.goal in goals:
                 continue
+            hits = self.lint_hits(draft)  # an errand is held to the language rules like a single act
+            if hits:
+                self.skipped.append(f"language: {hits[0].rule}: {hits[0].why} ({draft.goal!r})")
+                continue
             flow = tuple(s.workflow for s in draft.steps)
             if seen.get(flow, 0) >= REPEATS:
                 continue
