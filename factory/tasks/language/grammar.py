@@ -56,7 +56,7 @@ def tags(word: str) -> frozenset[str]:
     """Every part of speech `word` can be: lemminflect's universal tags (NOUN, VERB, ADJ, ADV,
     PROPN, AUX) for open-class words, DET/ADP/PART/CCONJ/PRON for the closed classes; empty for a
     word the lexicon does not know (a name, jargon, a coinage)."""
-    w = word.lower()
+    w = word.lower().strip(".,!?;:\"'()")  # "Approve!" is the verb "approve"
     out: set[str] = set()
     if w in DETERMINERS:
         out.add("DET")
@@ -84,6 +84,7 @@ _VERB_PREFIXES = ("un", "re", "dis", "de", "pre", "co")
 
 
 def _prefixed_verb(word: str) -> bool:
+    word = word.replace("-", "", 1) if re.match(r"^(?:un|re|dis|de|pre|co)-", word) else word  # "un-archive"
     return any(word.startswith(p) and len(word) - len(p) >= 3 and word[len(p):] in
                lemminflect.getAllLemmas(word[len(p):]).get("VERB", ()) for p in _VERB_PREFIXES)
 
@@ -105,7 +106,7 @@ def lemmas(word: str, pos: str) -> tuple[str, ...]:
 
 def is_verb(word: str) -> bool:
     """Whether `word` is a verb in its base form, so it can start a request ("Prescribe", "Deny")."""
-    w = word.lower()
+    w = word.lower().strip(".,!?;:\"'()")
     return "VERB" in tags(w) and w in lemmas(w, "VERB")
 
 
