@@ -46,6 +46,9 @@ SETTING_VERBS = frozenset(["set", "rename", "change", "update", "edit"])  # verb
 _FIRST_FIELD = re.compile(r"^\{(\w+)\}(?P<lit>[^{]*)\{")
 
 
+PARTICLE_BEFORE, PARTICLE_AFTER = "particle", "particle_after"  # roles of a phrasal verb's particle
+
+
 @dataclass(frozen=True)
 class Piece:
     """A literal (`param` None) or a slot filled by one parameter's value, after its `lead` words."""
@@ -238,9 +241,11 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
     if date is not None:
         pieces.append(Piece(" on ", date.name, "date"))
     if len(verb_list) == 2 and len(pieces) > 1 and pieces[1].role == "subject" and pieces[1].lead == " ":
-        # a particle follows the row ("Pick my open shift … up", "pick it up"), as it must after "it"
+        # the particle stands before a row said by its name ("Check out my rental …") and after a
+        # pronoun ("check it out"): both places are pieces, and the renderer says one of them
         pieces[0] = Piece(verb_list[0][:1].upper() + verb_list[0][1:])
-        pieces.insert(2, Piece(" " + verb_list[1]))
+        pieces.insert(1, Piece(" " + verb_list[1], None, PARTICLE_BEFORE))
+        pieces.insert(3, Piece(" " + verb_list[1], None, PARTICLE_AFTER))
     placed = {pc.param for pc in pieces if pc.param}
     settings = tuple(n for n in settings if n not in placed)
     kinds = {"money": "amount", "date": "date"}
@@ -334,8 +339,12 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
     if missing:
         raise ParseError(f"a sentence of {workflow.label!r} says its {', '.join(missing)}")
     out = []
+    pronoun = any(p.role == "subject" and args.get(p.param or "") == RefText(IT, ONLY) for p in f.pieces)
     for piece in f.pieces:
-        if piece.param is None:
+        if piece.role in (PARTICLE_BEFORE, PARTICLE_AFTER):
+            if (piece.role == PARTICLE_AFTER) == pronoun:
+                out.append(piece.lead)
+        elif piece.param is None:
             out.append(piece.lead)
         elif piece.param in args:
             out.append(piece.lead + _value_text(spec, params[piece.param], args[piece.param], piece.role))
@@ -378,7 +387,9 @@ def frame_pattern(f: Frame) -> re.Pattern[str]:
     """The frame's pieces as one pattern: literals as written, each slot lazily up to the next."""
     parts = []
     for piece in f.pieces:
-        if piece.param is None:
+        if piece.role in (PARTICLE_BEFORE, PARTICLE_AFTER):
+            parts.append(f"(?:{re.escape(piece.lead)})?")  # said in one of its two places
+        elif piece.param is None:
             parts.append(re.escape(piece.lead))
         else:
             parts.append(f"(?:{re.escape(piece.lead)}(?P<{piece.param}>{_SLOTS.get(piece.role, _TEXT)}))?")

@@ -306,7 +306,10 @@ class ValuesMixin(ProposerBase):
             value = fake.numerify("##-####")
         else:
             value = pick("title" if p.type == "string" else "note", self.rng, None, p.max_length or 60)
-        return _fit(value.replace('"', "").replace(";", ","), limit)
+        value = value.replace('"', "").replace(";", ",")
+        if value.endswith(".") and ". " not in value and not value.endswith(".."):
+            value = value[:-1]  # one sentence typed into a field: the instruction's own stop ends it ("…damage".)
+        return _fit(value, limit)
 
     def _written(self, workflow: str, param: str) -> list[str]:
         """The values the world's rows hold in the fields a run of `workflow` writes `param` into
