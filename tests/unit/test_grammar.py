@@ -8,7 +8,26 @@ import pytest
 from factory.spec.model import EffectSpec, FieldSpec, WorkflowSpec
 from factory.tasks.language import grammar
 from factory.tasks.language.lint import grammar_hits
-from factory.tasks.language.spoken import VERBS, field_noun, verb_phrase, verb_words
+from factory.tasks.language.spoken import field_noun, verb_phrase, verb_words
+
+# The verbs our own seeds' labels used, once a hand-written list in the language: now only a test
+# set (the grammar must know each without being told).
+VERBS = frozenset([
+    "accept", "add", "apply", "approve", "archive", "ask", "assign", "block", "book", "borrow", "buy",
+    "cancel", "change", "check", "claim", "close", "compose", "confirm", "copy", "create", "decline",
+    "delete", "deposit", "disable", "dispute", "downgrade", "draft", "duplicate", "edit", "enable", "enroll",
+    "file", "flag", "follow", "forget", "forward", "freeze", "hide", "hire", "invite", "join", "leave",
+    "link", "lock", "log", "mark", "message", "move", "mute", "open", "order", "pause", "pay", "pin", "plan",
+    "post", "publish", "put", "rate", "reactivate", "record", "redeem", "refund", "register", "reject",
+    "release", "remove", "rename", "renew", "rent", "reopen", "reply", "report", "request", "reschedule",
+    "reserve", "respond", "restore", "resume", "return", "review", "save", "schedule", "send", "set", "share",
+    "sign", "snooze", "star", "start", "stop", "submit", "subscribe", "suspend", "switch", "tag", "transfer",
+    "unarchive", "unblock", "unfreeze", "unlink", "unlock", "unmute", "unpin", "unpublish", "unstar",
+    "unsubscribe", "update", "upgrade", "upload", "verify", "void", "waive", "withdraw", "write",
+    "place", "finish", "fill", "complete", "lend", "repair", "collect", "deliver", "ship", "grant", "revoke",
+    "settle", "hold", "issue", "dispatch", "extend", "shorten", "increase", "decrease", "raise", "lower", "reduce",
+    "make", "give", "take", "keep", "sell", "swap", "trade", "clear", "empty", "reset",
+])
 
 
 def test_every_verb_our_seeds_used_is_a_verb_to_the_grammar() -> None:

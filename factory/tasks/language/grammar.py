@@ -38,6 +38,8 @@ PRONOUNS = frozenset(["i", "me", "you", "he", "him", "she", "it", "we", "us", "t
 AUXILIARIES = frozenset(["is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had", "do", "does",
                          "did", "can", "could", "will", "would", "shall", "should", "may", "might", "must"])
 CLOSED = DETERMINERS | PREPOSITIONS | CONJUNCTIONS | PRONOUNS | AUXILIARIES
+_CLOSED_TAGS = (("DET", DETERMINERS), ("ADP", PREPOSITIONS), ("PART", PARTICLES), ("CCONJ", CONJUNCTIONS),
+                ("PRON", PRONOUNS), ("AUX", AUXILIARIES))
 # Letters whose spoken names start with a vowel sound: "an SLA", "an HR request", "an MRI scan".
 _VOWEL_LETTERS = frozenset("AEFHILMNORSX")
 # Spellings whose first sound is not what the letter says: a vowel letter said with a consonant
@@ -57,19 +59,7 @@ def tags(word: str) -> frozenset[str]:
     PROPN, AUX) for open-class words, DET/ADP/PART/CCONJ/PRON for the closed classes; empty for a
     word the lexicon does not know (a name, jargon, a coinage)."""
     w = word.lower().strip(".,!?;:\"'()")  # "Approve!" is the verb "approve"
-    out: set[str] = set()
-    if w in DETERMINERS:
-        out.add("DET")
-    if w in PREPOSITIONS:
-        out.add("ADP")
-    if w in PARTICLES:
-        out.add("PART")
-    if w in CONJUNCTIONS:
-        out.add("CCONJ")
-    if w in PRONOUNS:
-        out.add("PRON")
-    if w in AUXILIARIES:
-        out.add("AUX")
+    out = {tag for tag, members in _CLOSED_TAGS if w in members}
     if out & {"DET", "ADP", "CCONJ", "PRON", "AUX"}:
         return frozenset(out)  # the lexicon's guesses about "to" or "from" are noise
     out |= set(lemminflect.getAllLemmas(w))

@@ -15,25 +15,6 @@ from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, Spec, WorkflowS
 from factory.tasks.language import grammar
 from factory.tasks.language.asks import Cond
 
-# Verbs of the repository's seeds, kept only as a test set for the grammar (every one is a verb
-# to `grammar.is_verb`): the language asks the grammar, never this list.
-VERBS = frozenset([
-    "accept", "add", "apply", "approve", "archive", "ask", "assign", "block", "book", "borrow", "buy",
-    "cancel", "change", "check", "claim", "close", "compose", "confirm", "copy", "create", "decline",
-    "delete", "deposit", "disable", "dispute", "downgrade", "draft", "duplicate", "edit", "enable", "enroll",
-    "file", "flag", "follow", "forget", "forward", "freeze", "hide", "hire", "invite", "join", "leave",
-    "link", "lock", "log", "mark", "message", "move", "mute", "open", "order", "pause", "pay", "pin", "plan",
-    "post", "publish", "put", "rate", "reactivate", "record", "redeem", "refund", "register", "reject",
-    "release", "remove", "rename", "renew", "rent", "reopen", "reply", "report", "request", "reschedule",
-    "reserve", "respond", "restore", "resume", "return", "review", "save", "schedule", "send", "set", "share",
-    "sign", "snooze", "star", "start", "stop", "submit", "subscribe", "suspend", "switch", "tag", "transfer",
-    "unarchive", "unblock", "unfreeze", "unlink", "unlock", "unmute", "unpin", "unpublish", "unstar",
-    "unsubscribe", "update", "upgrade", "upload", "verify", "void", "waive", "withdraw", "write",
-    "place", "finish", "fill", "complete", "lend", "repair", "collect", "deliver", "ship", "grant", "revoke",
-    "settle", "hold", "issue", "dispatch", "extend", "shorten", "increase", "decrease", "raise", "lower", "reduce",
-    "make", "give", "take", "keep", "sell", "swap", "trade", "clear", "empty", "reset",
-])
-
 # Date fields labelled "<participle> on" are spoken of as a kind of date ("opened on" → "opening
 # date"); participles not listed here read "<participle> date" ("posted date").
 _DATE_NOUNS = {
