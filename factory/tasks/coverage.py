@@ -104,7 +104,8 @@ def _task_reasons(wf: WorkflowSpec, report: dict[str, Any]) -> list[str]:
         if key.search(str(d.get("id", ""))):
             reasons.append(f"discarded {d.get('id')} ({d.get('layer')}/{d.get('kind')}): {str(d.get('reason', ''))[:160]}")
     if not wf.params:
-        reasons.append("the proposer drafts no task for a workflow without parameters")
+        reasons.append("a workflow without parameters is asked for by the first sentence of its description, "
+                       "which must be a request that starts with a verb (\"Mark every overdue invoice as overdue.\")")
     return reasons or ["no draft was proposed for it (no feasible candidate recorded)"]
 
 

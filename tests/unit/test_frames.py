@@ -161,3 +161,58 @@ def test_only_a_date_that_lies_years_back_by_nature_is_drawn_decades_ago() -> No
     assert _of_history(date("birth_date", "Date of birth")) and _of_history(date("dob", "DOB"))
     assert _of_history(date("founded_on", "Founded on"))
     assert not _of_history(date("placed_on", "Placed on")) and not _of_history(date("due_on", "Due date"))
+
+
+def _template(spec: Spec, workflow: str) -> str:
+    from factory.tasks.language.frames import PARTICLE_AFTER, frame
+
+    found = frame(spec, next(w for w in spec.workflows if w.name == workflow))
+    assert found is not None, workflow
+    text = "".join(p.lead + (f"<{p.param}>" if p.param else "") for p in found.pieces if p.role != PARTICLE_AFTER)
+    return text + (f"{found.setting_lead}<{','.join(found.settings)}>" if found.settings else "")
+
+
+@pytest.mark.parametrize(("seed", "workflow", "said"), [
+    # an activity or a state is said as the label says it; a place a row goes to takes "the"
+    ("helpdesk", "put_on_hold", "Put <ticket> on hold"),
+    ("helpdesk", "send_for_repair", "Send <asset> for repair"),
+    ("car_rental", "send_to_workshop", "Send <vehicle> to the workshop"),
+    ("leases", "take_off_market", "Take <unit> off the market"),
+    # a prepositional verb keeps its own object; the row follows the whole phrase
+    ("hr_leave", "ask_for_cover", "Ask for cover for <shift>"),
+    # a label that is a state, not a verb
+    ("helpdesk", "back_from_repair", "Mark <asset> as back in stock"),
+    # a noun compound naming the field it changes
+    ("project_tracker", "adjust_budget", "Change the budget for <project> to <budget>"),
+    # a phrasal verb and the thing it moves; a part of a row's name is no row ("leave" of a leave request)
+    ("helpdesk", "hand_over_queue", "Hand over the queue from <from_tech> to <to_tech>"),
+    ("hr_leave", "request_leave", "Request leave"),
+    ("gym", "sign_up", "Sign up <member>"),
+    # a row the run makes takes "a"; a desk named on a booking is a detail, not the thing booked
+    ("project_tracker", "request_review", "Request a review for <issue>"),
+    ("freight", "book_shipment", "Book a shipment from <origin> to <destination>"),
+    # a fused particle makes a verb
+    ("hr_leave", "onboard", "Onboard <member> on <started_on>"),
+])
+def test_a_frame_follows_the_grammar_of_its_label(seed: str, workflow: str, said: str) -> None:
+    """Labels written by strangers ("Put on hold", "Ask for cover", "Back in stock", "Budget
+    change") are said as English says them, from the grammar and the workflow, not a word list."""
+    spec = build_spec(load_seed(SEEDS / "suite" / f"{seed}.yaml"))
+    assert _template(spec, workflow) == said
+
+
+def test_the_sentences_of_strangers_labels_read_back() -> None:
+    """Every such sentence parses back to the run it says."""
+    helpdesk = build_spec(load_seed(SEEDS / "suite" / "helpdesk.yaml"))
+    hr = build_spec(load_seed(SEEDS / "suite" / "hr_leave.yaml"))
+    steps = [(helpdesk, AskStep("put_on_hold", {"ticket": RefText("INC-101 Monitor or dock not working")}),
+              'ut the open ticket "INC-101 Monitor or dock not working" on hold'),
+             (helpdesk, AskStep("back_from_repair", {"asset": RefText("BWL-1045 Jabra Evolve2 40")}),
+              'as back in stock'),
+             (hr, AskStep("ask_for_cover", {"shift": RefText("Mary Romero, May 28 Late (14:00-22:00)")}),
+              'sk for cover for my shift "Mary Romero, May 28 Late (14:00-22:00)"')]
+    for spec, step, words in steps:
+        for variant in range(3):
+            text = render(spec, Ask("write", steps=(step,)), variant)
+            assert words in text, text
+            assert parse(spec, text).steps == (step,), text

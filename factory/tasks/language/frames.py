@@ -21,8 +21,17 @@ from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
 from factory.spec.naming import identifier
 from factory.tasks.language import grammar
 from factory.tasks.language.asks import ONLY, ParseError, RefText
-from factory.tasks.language.spoken import count_noun, counted, noun, param_said, said, verb_words
-from factory.tasks.language.values import MONEY, param_text, scan_value
+from factory.tasks.language.spoken import (
+    count_noun,
+    counted,
+    field_noun,
+    noun,
+    param_said,
+    said,
+    verb_words,
+    with_unit,
+)
+from factory.tasks.language.values import MONEY, param_text, priced, scan_value
 from factory.tasks.language.words import my_only
 
 _ARTICLES = ("a", "an", "the", "my", "your")
@@ -35,10 +44,6 @@ _PREPOSITIONS = frozenset(["between", "to", "from", "for", "on", "in", "into", "
 # Verbs that take their row after a preposition ("Reply to my message …"), and the preposition a
 # verb puts before the row a named thing goes to or comes off ("Apply my label … to my message").
 _VERB_TO = {"reply": " to ", "respond": " to "}
-# Activities and states a row is sent to without an article: "Send the copy … to repair", never
-# "to the repair" (a place keeps it: "Move my message … to the inbox").
-_NO_ARTICLE = frozenset(["repair", "review", "print", "auction", "approval", "sale", "maintenance", "production",
-                         "quarantine", "storage", "recycling", "collections", "service", "inspection", "sleep"])
 # Words after a verb that say how, not what ("Delete forever"): they follow the row, never "the forever".
 _ADVERBS = frozenset(["forever", "permanently", "now", "again", "immediately", "later", "today", "back"])
 _ONTO = {"apply": " to ", "add": " to ", "attach": " to ", "remove": " from ", "delete": " from ", "detach": " from "}
@@ -113,9 +118,16 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
     params = {p.name: p for p in workflow.params}
     subject_noun = (noun(said(spec.entity(params[workflow.subject].ref or ""))).split()
                     if workflow.subject in params and params[workflow.subject].ref else [])
-    if len(verb_list) == 2 and after and after[0] not in grammar.PREPOSITIONS and not _part_of(after, subject_noun):
-        # "Take off market": the particle is a preposition with its own noun ("Take my flat off the market")
+    param_nouns = [noun(said(p)).split() for p in workflow.params]
+    if len(verb_list) == 2 and after and after[0] not in grammar.PREPOSITIONS and not _part_of(after, subject_noun) \
+            and after not in param_nouns and workflow.subject in params:
+        # "Take off market": the particle is a preposition with its own noun ("Take my flat off the
+        # market"); "Sign up member" keeps its phrasal verb (the member is a parameter)
         verb_list, after = verb_list[:1], [verb_list[1], *after]
+    sets = {w for n, field in set_fields(workflow).items() for w in (field.replace("_", " "), noun(said(params[n])))}
+    if len(verb_list) == 1 and len(after) == 1 and grammar.is_verb(after[0]) and verb_list[0] in sets:
+        # "Budget change" is a noun compound naming the field it changes: "Change the budget for …"
+        verb_list, after = after, verb_list
     verb = " ".join(verb_list)
     own_article = ""  # "Place a hold": the label's own "a" is kept where the thing is named
     if after and after[0] in _ARTICLES:
@@ -127,7 +139,11 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
     dest = next((p for p in refs if p is not source and (_first(p) in ("to", "destination")
                                                           or p.name.startswith("to_"))), None) or next(
         (p for p in refs if p is not source and _moves(workflow, p, "+")), None)
-    obj = None if subject else next((p for p in refs if p not in (source, dest) and p.required), None)
+    making = next((e for e in workflow.effects if e.kind == "create"), None)
+    # a person is the thing acted on only when the row made stands for them ("Add the user "Kofi
+    # Mensah" as a contact"); a desk or a broker named on a booking is one of its details
+    obj = None if subject else next((p for p in refs if p not in (source, dest) and p.required
+                                     and (p.ref != "user" or making is None or _stands_for(spec, making, p))), None)
     moved = {e.to or "" for e in workflow.effects if e.kind == "set"}
     amount = next((p for p in workflow.params if p.type == "money" and p.required and (source or dest or obj)
                    and (p.name == "amount" or any(re.search(rf"\b{p.name}\b", t) for t in moved))), None)
@@ -135,14 +151,26 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
                  and not p.range_of and (source or obj) and p.name not in set_fields(workflow)), None)
     taken = {q.name for q in (source, dest, obj, amount, date) if q is not None} | {subject}
     # A setting verb says its values "to …"; so does any verb whose parameter is labelled as the new
-    # value of the row's field ("Extend my rental … to June 5", never "with the new return time …")
+    # value of the row's field ("Extend my rental … to June 5", never "with the new return time …"),
+    # and one whose label names the field it sets ("Reassess duty": "Reassess the duty for … to $120")
+    object_words = [w for w in after if w not in _ARTICLES]
     settings = tuple(n for n in set_fields(workflow) if n not in taken and (
-        verb in SETTING_VERBS or noun(said(params[n])).startswith("new ")))
-    made = next((e.entity for e in workflow.effects if e.kind == "create"), None)
+        verb in SETTING_VERBS or noun(said(params[n])).startswith("new ")
+        or (bool(object_words) and object_words in (noun(said(params[n])).split(), field_noun(params[n]).split()))))
+    made = making.entity if making is not None else None
     if not after and not subject and obj is None and amount is None and made is not None:
         after = noun(said(spec.entity(made))).split()  # "Compose": "Compose a message to …", not "Compose to …"
+    if not subject and len(verb_list) == 1 and len(after) > 1 and after[0] in grammar.PARTICLES \
+            and after[0] not in _PREPOSITIONS:  # "Hand over queue": a phrasal verb and its object
+        verb_list, after = [*verb_list, after[0]], after[1:]
+        verb = " ".join(verb_list)
     pieces: list[Piece] = [Piece(verb[:1].upper() + verb[1:])]
     lead = " "
+    if subject and verb_list[0] in grammar.PARTICLES and (not after or after[0] in grammar.PREPOSITIONS):
+        # "Back in stock", "Back on": a state, not a verb: "Mark my asset … as back in stock"
+        state = " ".join([*verb_list, *after])
+        pieces = [Piece("Mark"), Piece(" ", subject, "subject"), Piece(" as " + state)]
+        return Frame(workflow.name, tuple(pieces), (), " to ", " with ")
     if subject:
         held = spec.entity(params[subject].ref or "")
         thing = noun(said(held)).split()
@@ -162,7 +190,12 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
         elif not after or thing[-len(after):] == after or _part_of(after, thing):
             # "Restore", "Unblock dates" (blocked dates), "Deny request" (a leave request), "Cancel approved leave"
             pieces.append(Piece(_VERB_TO.get(verb, " "), subject, "subject"))
-        elif after[0] in _PREPOSITIONS and after[1:]:  # "Mark as read", "Move to inbox", "Add to trip"
+        elif (verb, after[0]) in grammar.PREPOSITIONAL_VERBS and after[1:] and not _part_of(after[1:], thing) \
+                and [w for w in after[1:] if w not in _ARTICLES] != thing:
+            # "Ask for cover": the preposition brings the verb's own object; the row follows it all
+            pieces += [Piece(" " + " ".join(after)), Piece(" for ", subject, "subject")]
+        elif (after[0] in _PREPOSITIONS or after[0] in _PLACE_PREPOSITIONS) and after[1:]:
+            # "Mark as read", "Move to inbox", "Add to trip", "Take off market"
             prep, words = after[0], [w for w in after[1:] if w not in _ARTICLES]
             into = next((p for p in refs if p.required and words in (noun(said(p)).split(),
                                                                        noun(said(spec.entity(p.ref or ""))).split())), None)
@@ -177,7 +210,14 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
             else:  # "Mark my message … as read", "Remove my saved listing … from the wishlist"
                 gerund = bool(words) and words[-1].endswith("ing") and grammar.participle_of(words[-1]) is None \
                     and "VERB" in grammar.tags(words[-1][:-3] + "e") | grammar.tags(words[-1][:-3])
-                article = "" if prep == "as" or gerund or words[-1:] in ([w] for w in _NO_ARTICLE) else "the "
+                # the label's own article where it has one; else "the" before a thing of this world
+                # (a kind of row, a field, a value: "to the inbox", "from the wishlist") and a place
+                # a row goes to ("to the workshop"); an activity or a state is said bare ("for
+                # repair", "on hold", "under review", "to inspection")
+                own = [w for w in after[1:2] if w in _ARTICLES]
+                article = "" if prep == "as" or gerund else f"{own[0]} " if own else (
+                    "the " if _worldly(spec, words) or (prep in _PLACE_PREPOSITIONS and not _activity(words[-1]))
+                    else "")
                 pieces += [Piece(" ", subject, "subject"), Piece(f" {prep} {article}{' '.join(words)}")]
         elif (named := next((p for p in refs if p.required and after in (
                 noun(said(p)).split(), noun(said(spec.entity(p.ref or ""))).split())), None)) is not None:
@@ -195,8 +235,14 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
                 else state
             pieces += [Piece(" ", subject, "subject"), Piece(" as " + said_as)]
         else:  # "Place a hold": "Place a hold for the book …"; "Edit price": "Edit the price for …"
-            article = own_article if own_article in ("a", "an") else "the"
-            pieces += [Piece(" " + " ".join([article, *after]) if after else ""), Piece(" for ", subject, "subject")]
+            plural = bool(after) and grammar.singular(after[-1]) != after[-1]  # "Request changes for …"
+            # a row this run makes is "a" ("Request a review for my issue …" makes a code review)
+            makes = any(noun(said(spec.entity(e.entity))).split()[-len(after):] == after
+                        for e in workflow.effects if e.kind == "create")
+            article = own_article if own_article in ("a", "an") else "" if plural else "a" if makes else "the"
+            article = grammar.with_article(after[0]).split()[0] if article == "a" else article
+            pieces += [Piece(" " + " ".join([w for w in (article, *after) if w]) if after else ""),
+                       Piece(" for ", subject, "subject")]
         rest_lead = " with "
     else:
         said_re = rf"\b{re.escape(' '.join(after))}\b"
@@ -210,7 +256,21 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
                 obj = None
         else:
             phrase = " ".join(after)  # "Buy tickets": a plural takes no article ("Buy tickets for …")
-            pieces.append(Piece(" " + (phrase if grammar.singular(phrase) != phrase else grammar.with_article(phrase))))
+            # a thing made takes "a" ("Book a shipment", "Add a viewing slot"); a word that is only
+            # part of its name is said as the label says it ("Request leave" makes a leave
+            # request: "Request leave from June 4 …", never "request a leave")
+            made_noun = noun(said(spec.entity(made))).split() if made else []
+            counted_thing = bool(own_article) or not (made_noun and len(after) < len(made_noun)
+                                                      and _part_of(after, made_noun))
+            if own_article:
+                said_phrase = f"{own_article} {phrase}"
+            elif grammar.singular(phrase) != phrase or not counted_thing or not grammar.is_noun(after[-1]):
+                said_phrase = phrase  # "Buy tickets", "Request leave", "Flag overdue"
+            elif not made:  # nothing is made: the thing is one the world has ("Hand over the queue")
+                said_phrase = f"the {phrase}"
+            else:
+                said_phrase = grammar.with_article(phrase)
+            pieces.append(Piece(" " + said_phrase))
             lead = " of "
             # A thing made is named right after its noun: 'Add a payee "Daniel Cho" with …'
             named = next((p for p in workflow.params if p.name in ("name", "title") and p.required
@@ -259,6 +319,50 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
                  span)
 
 
+def _person(spec: Spec, entity: str) -> bool:
+    """Whether rows of `entity` are the world's users: people, named by their names."""
+    ent = spec.entity(entity)
+    return ent.builtin and ent.name == "user"
+
+
+def _stands_for(spec: Spec, made: Any, p: ParamSpec) -> bool:
+    """Whether the row a workflow makes stands for the person `p` names: a field of its display
+    (its name) is copied from them ("Add contact": a contact's name is the person's)."""
+    ent = spec.entity(made.entity)
+    shown = set(re.findall(r"\{(\w+)\}", ent.display)) or {ent.display}
+    return any(field in shown and (expr == p.name or expr.startswith(f"{p.name}."))
+               for field, expr in (made.values or {}).items())
+
+
+# Prepositions of motion and place: what follows is somewhere a row goes or is ("to the workshop").
+_PLACE_PREPOSITIONS = frozenset(["to", "into", "onto", "from", "in", "at", "out", "off"])
+# Suffixes of nouns that name an activity or a process ("inspection", "approval", "storage").
+_ACTIVITY = re.compile(r"(?:tion|sion|ment|ance|ence|al|age|ing|ure|ery|sis)$")
+
+
+def _activity(word: str) -> bool:
+    """Whether a noun names an activity or a process by its suffix ("inspection", "approval",
+    "storage"): after "to" it takes no article ("to inspection"), where a place does ("to the
+    workshop")."""
+    return len(word) > 5 and _ACTIVITY.search(word.lower()) is not None
+
+
+def _worldly(spec: Spec, words: list[str], rows_only: bool = False) -> bool:
+    """Whether `words` name a thing of this world: a kind of row, else (unless `rows_only`) a field
+    or a value of one ("the inbox"), so a sentence says it with an article."""
+    said_words = " ".join(words).lower()
+    for ent in spec.entities:
+        if said_words in (noun(said(ent)), noun(ent.label), grammar.singular(noun(ent.plural))):
+            return True
+        if rows_only:
+            continue
+        for f in ent.fields:
+            if said_words in (noun(f.label), field_noun(f)) or said_words in {
+                    v.replace("_", " ").lower() for v in (f.values or [])}:
+                return True
+    return False
+
+
 def _template_split(ent: EntitySpec, label: str) -> tuple[str, str] | None:
     """A label that is a name and a code ("Main Checking ··3808" from "{nickname} ··{last4}"):
     the name and the code; None for other labels."""
@@ -289,8 +393,8 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
         raise ParseError(f"a row named by its fields cannot be said in a sentence ({ref.text!r})")
     mine = ref.mine if ref.mine is not None else ent.visibility != "public"
     owner = "my " if mine else "the "
-    if role == "object" and ent.visibility != "public":
-        return ref.text
+    if (role == "object" and ent.visibility != "public") or (_person(spec, entity) and ref.by is None):
+        return ref.text  # money goes to "Sunvale Energy"; a person is named by their name ("to Liam O'Connor")
     split = _template_split(ent, ref.text)
     if split is not None:
         return f"{owner}{split[0]} {thing} ({split[1]})"
@@ -334,7 +438,7 @@ def _with_year(spec: Spec, p: ParamSpec, text: str) -> str:
 
 def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, Any]) -> str:
     """The run `args` of `workflow` as a sentence (no final stop), or ParseError when it cannot be said."""
-    params = {p.name: p for p in workflow.params}
+    params = priced(workflow.params, args)
     missing = [pc.param for pc in f.pieces if pc.param and params[pc.param].required and pc.param not in args]
     if missing:
         raise ParseError(f"a sentence of {workflow.label!r} says its {', '.join(missing)}")
@@ -433,7 +537,8 @@ def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "
 
 
 def _arg_label(param: ParamSpec, value: Any, joiner: str, flag: str) -> str:
-    return f"{param_said(param, setting=joiner == ' to ')}{joiner}{flag}{param_text(param, value)}"
+    text = param_text(param, value)  # a measure with its unit: "the allowance 25 days"
+    return f"{param_said(param, setting=joiner == ' to ')}{joiner}{flag}{with_unit(param, text)}"
 
 
 IT = "it"  # the row a find-then-act found: "…, then report it as lost or stolen"
@@ -490,6 +595,8 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
         # Rows are "my …" / "the …", except one paid by name; a shared row stays "the tool "X"" even
         # as the thing acted on (`name_of`).
         named = piece.role != "object" or (p.ref is not None and spec.entity(p.ref).visibility == "public")
+        if p.ref is not None and _person(spec, p.ref):
+            named = False  # a person is named by their name, whatever their part (`name_of`)
         if p.ref and owned != named:
             raise ParseError(f"{m[p.name]!r} is not how this sentence names its {p.label.lower()}")
         args[p.name] = read_name(spec, p.ref, m[p.name]) if p.ref else whole_value(p, _with_year(spec, p, m[p.name]))

@@ -31,6 +31,17 @@ PREPOSITIONS = frozenset([
 # Adverbial particles that make a phrasal verb with the verb before them ("check out", "sign up").
 PARTICLES = frozenset(["up", "down", "in", "out", "on", "off", "over", "back", "away", "through", "around", "aside",
                        "forward", "ahead", "apart"])
+# Prepositional verbs: the preposition brings the verb's own object ("ask for cover", "apply for a
+# visa"), so a row the verb is done about follows the whole phrase ("ask for cover for my shift …"),
+# never between the two ("ask my shift for cover"). A transitive verb keeps its row before its
+# preposition ("send the laptop for repair", "put the ticket on hold").
+PREPOSITIONAL_VERBS = frozenset([("ask", "for"), ("apply", "for"), ("wait", "for"), ("call", "for"), ("look", "for"),
+                                 ("search", "for"), ("hope", "for"), ("vote", "for"), ("vote", "on"), ("opt", "for"),
+                                 ("qualify", "for"), ("register", "for"), ("sign", "for"), ("account", "for"),
+                                 ("care", "for"), ("plan", "for"), ("pray", "for"), ("bid", "for"), ("bid", "on"),
+                                 ("comment", "on"), ("report", "on"), ("listen", "to"), ("object", "to"),
+                                 ("agree", "to"), ("consent", "to"), ("subscribe", "to"), ("reply", "to"),
+                                 ("respond", "to"), ("react", "to"), ("opt", "out"), ("opt", "in")])
 CONJUNCTIONS = frozenset(["and", "or", "but", "nor", "so", "yet", "if", "when", "while", "because", "than"])
 PRONOUNS = frozenset(["i", "me", "you", "he", "him", "she", "it", "we", "us", "they", "them", "who", "whom", "whose",
                       "what", "which", "why", "how", "when", "where", "mine", "yours", "ours", "theirs", "someone",
@@ -68,9 +79,10 @@ def tags(word: str) -> frozenset[str]:
     return frozenset(out)
 
 
-# Derivational prefixes that make a verb of a verb ("unstar", "unpublish", "reassign"): a word the
-# lexicon lacks is a verb when its stem is one.
-_VERB_PREFIXES = ("un", "re", "dis", "de", "pre", "co")
+# Derivational prefixes that make a verb of a verb ("unstar", "unpublish", "reassign"), and the
+# particles English fuses onto one ("onboard", "offboard", "upsell"): a word the lexicon lacks is a
+# verb when its stem is one.
+_VERB_PREFIXES = ("un", "re", "dis", "de", "pre", "co", "on", "off", "up", "out", "over", "under", "down", "back")
 
 
 def _prefixed_verb(word: str) -> bool:

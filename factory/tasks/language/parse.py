@@ -16,7 +16,7 @@ from factory.tasks.language.asks import ONLY, AskStep, Cond, ParseError, Questio
 from factory.tasks.language.frames import IT, name_of, parse_frame, read_name
 from factory.tasks.language.parse_conds import entity_and_conds, entity_by, field_by, parse_conds, same
 from factory.tasks.language.registers import drop_context
-from factory.tasks.language.render import holder_field, pick_verb, split_verb
+from factory.tasks.language.render import bulk_sentence, holder_field, lower_first, pick_verb, split_verb
 from factory.tasks.language.spoken import (
     bool_adjective,
     bool_feature,
@@ -30,6 +30,7 @@ from factory.tasks.language.spoken import (
     spoken_plural,
     times_done,
     verb_phrase,
+    with_unit,
 )
 from factory.tasks.language.values import scan_value
 from factory.tasks.language.words import my_only, possessed_head, scope_word, subject_entity
@@ -145,6 +146,9 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
             quoted = text.startswith('"', pos)
             value, pos = scan_value(p.type if not quoted else "string", text, pos)
             args[p.name] = RefText(value) if p.type == "reference" else value
+            unit = with_unit(p, str(value)).removeprefix(str(value))
+            if unit and text.startswith(unit, pos):  # "the allowance 25 days" (`frames.arg_phrase`)
+                pos += len(unit)
             end = next((q for q in workflow.params if q.name == p.range_end), None)
             if end is not None and joiner == " " and text.startswith(" to ", pos):
                 # "period May 5, 2026 to May 11, 2026": a range's end said with its start
@@ -189,6 +193,10 @@ def parse_step(spec: Spec, text: str) -> AskStep:
             return parse_step(spec, bare)
         except ParseError:
             pass  # "I …, so" may be the words of a seed phrasing: the forms below are tried as well
+    for w in spec.workflows:  # a run of a workflow without parameters, said by what it does
+        whole = bulk_sentence(w) if not w.params and not w.system else None
+        if whole is not None and text in (f"{whole}.", f"Please {lower_first(whole)}.", f"Could you {lower_first(whole)}?"):
+            return AskStep(w.name, {})
     framed = _pick_framed(spec, text)
     if framed is not None:
         return framed
@@ -209,10 +217,10 @@ def parse_step(spec: Spec, text: str) -> AskStep:
         return AskStep(workflow.name, args, (param, q))
     m = _PICK.match(text)
     if m:
-        ent = entity_by(spec, m["entity"], plural=False)
+        ent, first_conds = entity_and_conds(spec, m["entity"], plural=False)
         workflow = _workflow_by(spec, m["wf"])
         q = Question(DIRECTIONS[m["dir"]], ent.name, field_by(ent, m["field"]),
-                     conds=parse_conds(ent, m["conds"]))
+                     conds=first_conds + parse_conds(ent, m["conds"]))
         param = next((p.name for p in workflow.params if p.ref == ent.name
                       and p.name == (workflow.subject or p.name)), None)
         if param is None:

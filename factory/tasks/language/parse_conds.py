@@ -129,10 +129,14 @@ def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
             continue
         # "the folder "inbox"", "a due date between …" (`render.render_conds`); a field said with
         # its own preposition has no article; a place rows are kept in is "in the folder "inbox"".
-        said = next((w for w in ("in", "for") if not conds and text.lower().startswith(f"{w} the ", pos)), None)
+        # "whose make is "Ford"" (`render.after_noun`): no article, the value after "is"
+        whose = text.startswith("whose ", pos)
+        pos += len("whose ") if whose else 0
+        said = next((w for w in ("in", "for") if not whose and not conds
+                     and text.lower().startswith(f"{w} the ", pos)), None)
         inside = said is not None
         pos += len(f"{said} ") if said else 0
-        article = next((w for w in ("the ", "an ", "a ") if text.lower().startswith(w, pos)), "")
+        article = "" if whose else next((w for w in ("the ", "an ", "a ") if text.lower().startswith(w, pos)), "")
         hit = next(((n, name) for n, name in names if text.lower().startswith(n + " ", pos + len(article))), None)
         if hit is None and article:
             article = ""
@@ -145,11 +149,15 @@ def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
             raise ParseError(f"a {ent.label.lower()} is not said '{said}' its {hit[0]}")
         pos += len(hit[0]) + 1
         kind = "int" if f.type == "reference" else f.type
-        if f.type == "bool":
+        if whose:
+            if not text.startswith("is ", pos) or f.type == "bool":
+                raise ParseError(f"expected 'whose <field> is <value>' at {text[pos:pos + 30]!r}")
+            pos += len("is ")
+        elif f.type == "bool":
             if not text.startswith("set to ", pos):
                 raise ParseError(f"expected 'set to yes/no' at {text[pos:pos + 30]!r}")
             pos += len("set to ")
-        if text.startswith("between ", pos):
+        if text.startswith("between ", pos) and not whose:
             low, pos = scan_value(kind, text, pos + len("between "))
             if not text.startswith(" and ", pos):
                 raise ParseError(f"expected 'and' in a range at {text[pos:pos + 30]!r}")

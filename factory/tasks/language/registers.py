@@ -11,6 +11,7 @@ context (`drop_context`): it says why, never what.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from factory.tasks.language import grammar
@@ -43,7 +44,12 @@ def persona_context(persona: str) -> str | None:
         return f"I {first}{tail}"  # "Moved here last year"
     if first in ("a", "an"):
         return f"I'm {clause[:1].lower()}{clause[1:]}"
-    said = clause if words[0].isupper() and len(words[0]) > 1 else clause[:1].lower() + clause[1:]
+    # a name keeps its capitals: an acronym ("HR partner"), a name the lexicon does not know, or
+    # one of several capitalised words ("Picking & Packing manager"); a common word is lowered
+    head = list(itertools.takewhile(lambda w: w.lower() not in grammar.PREPOSITIONS, words))  # "… at the Rotterdam office"
+    named = (words[0].isupper() and len(words[0]) > 1) or not grammar.known(first.split("-")[0]) \
+        or any(w[:1].isupper() for w in head[1:])
+    said = clause if named else clause[:1].lower() + clause[1:]
     return f"I'm {grammar.article(said)} {said}"
 
 

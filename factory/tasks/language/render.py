@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from factory.spec.model import EntitySpec, FieldSpec, Spec, WorkflowSpec
+from factory.tasks.language import grammar
 from factory.tasks.language.asks import ONLY, AskStep, Cond, ParseError, Question, RefText
 from factory.tasks.language.frames import IT, arg_phrase, bool_flag, frame, name_of, render_frame
 from factory.tasks.language.spoken import (
@@ -30,7 +31,7 @@ from factory.tasks.language.spoken import (
     times_done,
     verb_phrase,
 )
-from factory.tasks.language.values import param_text
+from factory.tasks.language.values import param_text, priced
 from factory.tasks.language.words import possessed_head, scope_word, subject_entity
 
 TIE_BREAK = " If several tie, name the one that comes first alphabetically."
@@ -123,7 +124,24 @@ def not_state(field: FieldSpec) -> str | None:
 
 
 # Words that open conditions said right after the noun, without "with".
-BARE_LEADS = LEADING_PREPOSITIONS | {"not"}
+BARE_LEADS = LEADING_PREPOSITIONS | {"not", "whose"}
+
+
+def after_noun(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
+    """The conditions after a noun, as people put them: "the models whose make is "Ford"" when
+    each is a field equal to a value ("and whose …" for the next), never "the models with the make
+    "Ford""; any other shape as `with_conds` says it ("with a due date between …", "in the folder
+    …", "not withdrawn"). `parse_conds` reads both."""
+    ent = spec.entity(entity)
+    plain = []
+    for c in conds:
+        f = ent.field_named(c.field)
+        name = field_noun(f)
+        if (c.upper is not None or f.type == "bool" or phrase_state(ent, f, c.value) is not None
+                or lead_word(f) is not None or name.split(" ", 1)[0] in LEADING_PREPOSITIONS):
+            return with_conds(render_conds(spec, entity, conds))
+        plain.append(f"whose {name} is {c.value}")
+    return f" {' and '.join(plain)}" if plain else ""
 
 
 def with_conds(conds: str) -> str:
@@ -153,7 +171,7 @@ def render_list(workflow: WorkflowSpec, args: dict[str, Any], joiner: str = " ",
     """The arguments as a list (`from account "A", to account "B" and amount $5.00`); `lead`
     goes before each label ("the "), `joiner` between label and value (" to "). A range's end
     goes with its start: `period May 5, 2026 to May 11, 2026`."""
-    params = {p.name: p for p in workflow.params}
+    params = priced(workflow.params, args)
     parts = []
     for name, value in args.items():
         p = params[name]
@@ -210,6 +228,10 @@ def render_sentence(spec: Spec, workflow: WorkflowSpec, args: dict[str, Any], st
     starts with a verb is said by its frame (`frames.py`): "Transfer $200 from my … to my …"
     (terse), "Please transfer …." (polite) or "Could you transfer …?" (a question)."""
     found = frame(spec, workflow)
+    whole = bulk_sentence(workflow) if not workflow.params else None
+    if whole is not None:  # "Mark every sent invoice … as overdue" says what a run of "Chase overdue" does
+        return (f"Please {lower_first(whole)}." if style % 3 == 1 else
+                f"Could you {lower_first(whole)}?" if style % 3 == 2 else f"{whole}.")
     if found is not None:
         try:
             body = render_frame(spec, found, workflow, args)
@@ -231,6 +253,22 @@ def render_sentence(spec: Spec, workflow: WorkflowSpec, args: dict[str, Any], st
     return f"{phrase}{', ' if len(rest) < len(args) else ' with '}{items}."
 
 
+# The seed's description speaks to the user ("your freelancers"); the user's request speaks of them.
+_FIRST_PERSON = {"your": "my", "you": "I", "yours": "mine", "yourself": "myself"}
+
+
+def bulk_sentence(workflow: WorkflowSpec) -> str | None:
+    """What a run of a workflow without parameters does, as its user asks for it: the first
+    sentence of its description when that is a request ("Mark every sent invoice of your
+    freelancers that is past due as overdue." → "Mark every sent invoice of my freelancers …"),
+    else None (the label says it). `parse.parse_step` reads it back."""
+    first = re.split(r"(?<=[.!?])\s", (workflow.description or "").strip(), maxsplit=1)[0].rstrip(".!? ")
+    words = first.split()
+    if not words or not grammar.is_verb(words[0]) or re.search(r"[\"{};:()]", first):
+        return None
+    return " ".join(_FIRST_PERSON.get(w.lower(), w) for w in words)
+
+
 def _word(spec: Spec, entity: str, field: str, op: str) -> str:
     f = spec.entity(entity).field_named(field)
     if f.type in ("date", "datetime"):
@@ -250,7 +288,8 @@ def ranked(spec: Spec, entity: str, field: str, op: str) -> str:
         return f"has been {done} the {_word(spec, entity, field, op)} times"
     if recency_field(spec.entity(entity)) is f:  # "the message that is the most recent", not "has the latest day"
         return "is the most recent" if op == "max" else "is the oldest"
-    return f"has the {_word(spec, entity, field, op)} {field_noun(f)}"
+    # a count is ranked by the things counted: "has the most reopens", never "the most reopen count"
+    return f"has the {_word(spec, entity, field, op)} {count_noun(f) or field_noun(f)}"
 
 
 def _lookup(field: FieldSpec, named: str, variant: int) -> str:
@@ -346,7 +385,7 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
                 return f"Count {scope} {adj}{plural}."
             return f"How many {adj}{plural} {'do I have' if scope == 'my' else 'are there'}?"
         if variant % 2:
-            return f"Count {scope} {plural}{with_conds(conds)}."
+            return f"Count {scope} {plural}{after_noun(spec, q.entity, q.conds)}."
         if with_conds(conds) == f" {conds}":  # "How many branches in the city "Bristol" are there?", not "have in"
             return f"How many {plural} {conds} {'do I have' if scope == 'my' else 'are there'}?"
         return f"How many of {scope} {plural} have {conds}?"
@@ -358,9 +397,9 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
         total = f if f.startswith("total ") else f"total {f}"  # never "the total total price"
         # "the total amount spent across the budgets": "of" would join the budgets to "spent"
         over = "of" if len(f.split()) == 1 else "across"
-        return f"What is the {total} {over} {scope} {plural}{with_conds(conds)}?"
+        return f"What is the {total} {over} {scope} {plural}{after_noun(spec, q.entity, q.conds)}?"
     assert q.field is not None
-    which = with_conds(conds)
+    which = after_noun(spec, q.entity, q.conds)
     tie = TIE_BREAK if q.tie else ""
     return f"Which of {scope} {plural}{which} {ranked(spec, q.entity, q.field, q.op)}?{tie}"
 
@@ -420,9 +459,8 @@ def render_step(spec: Spec, step: AskStep, variant: int) -> str:
         ent = spec.entity(q.entity)
         q = replace(q, conds=spoken_order(ent, q.conds))
         adj, rest_conds = adjective(ent, q.conds)
-        conds = render_conds(spec, q.entity, rest_conds)
         assert q.field is not None
-        which = with_conds(conds)
+        which = after_noun(spec, q.entity, rest_conds)
         rest = {k: v for k, v in step.args.items() if k != param}
         found = frame(spec, workflow)
         act = ""
@@ -437,7 +475,7 @@ def render_step(spec: Spec, step: AskStep, variant: int) -> str:
         if act:
             return (f"Find {scope_word(ent)} {adj}{noun(said(ent))}{which} that "
                     f"{ranked(spec, q.entity, q.field, q.op)}, then {lower_first(act)}.")
-        which = with_conds(render_conds(spec, q.entity, q.conds))
+        which = after_noun(spec, q.entity, q.conds)
         tail = f" with {render_list(workflow, rest)}" if rest else ""
         return (f"Find {scope_word(ent)} {noun(said(ent))}{which} that "
                 f"{ranked(spec, q.entity, q.field, q.op)}, then {pick_verb(spec, workflow, q.entity)}{tail}.")

@@ -117,15 +117,24 @@ def field_noun(field: FieldSpec | ParamSpec) -> str:
         return when if field.type in ("date", "datetime") else person if field.ref == "user" else spot
     if len(words) == 1 and field.type in ("date", "datetime") and "ADP" in grammar.tags(words[0]):
         return when_kind  # "On", "At", "By": the day or the moment itself
-    if words and words[0] in _WH:  # "Why waived", "When", "Where", "How much": the thing the question asks for
-        asked = _WH[words[0]]
+    wh = re.sub(r"['’](?:s|re)$", "", words[0]) if words else ""  # "What's still wrong": "what"
+    if wh in _WH:  # "Why waived", "When", "Where", "How much": the thing the question asks for
+        asked = _WH[wh]
+        named = field.name.replace("_", " ").split()
+        if wh == "what" and named and grammar.is_noun(named[-1]) and wh not in named:
+            return " ".join(named)  # "What's still wrong" of a field named "reason": the reason
         return when_kind if asked == "date" else asked
     tags = grammar.tags(words[0]) if len(words) == 1 else frozenset()
     if field.type in ("date", "datetime") and "ADJ" in tags and ("NOUN" not in tags or "ADV" in tags) \
-            and not grammar.is_participle(words[0]) and words[0] not in _WH:
+            and not grammar.is_participle(words[0]) and wh not in _WH:
         return f"{words[0]} date"  # "Due" → "the due date" (of a moment too: people say "due date")
     if len(words) == 1 and field.type in ("date", "datetime") and grammar.is_participle(words[0]):
         return _DATE_NOUNS.get(words[0], f"{when_kind} {words[0]}")  # "Booked" → "date booked"
+    if field.type in ("date", "datetime") and words:
+        lemma = next((m for m in grammar.lemmas(words[-1], "VERB") if m != words[-1]
+                      and grammar.third_person(m) == words[-1]), None)
+        if lemma is not None:  # "Starts", "Pattern starts": a clause; its moment is "the pattern start date"
+            return " ".join([*words[:-1], lemma, when_kind])
     if field.type in ("date", "datetime"):
         for suffix in (" on", " at"):
             if text.endswith(suffix):
@@ -241,12 +250,27 @@ def times_done(field: FieldSpec | ParamSpec) -> str | None:
     return m[1] if field.type == "int" and m is not None else None
 
 
+def unit_of(field: FieldSpec | ParamSpec) -> str | None:
+    """The unit a number's label gives in parentheses ("Allowance (days)" → "days", "Weight (kg)"
+    → "kg"): the number is a measure in it, said "25 days"; None when the label gives none."""
+    m = re.search(r"\(([A-Za-z]+)\)\s*$", field.label)
+    return m[1].lower() if m and field.type in ("int", "float") else None
+
+
+def with_unit(field: FieldSpec | ParamSpec, number: str) -> str:
+    """A measure with its unit ("25 days", "1 day", "5 kg"); the bare number without one."""
+    unit = unit_of(field)
+    if unit is None:
+        return number
+    return f"{number} {grammar.singular(unit) if number == '1' else unit}"
+
+
 def count_noun(field: FieldSpec | ParamSpec) -> str | None:
     """A whole-number field labelled by one plural noun ("Travellers", "Renewals"), or as a count of
     one ("Transaction count", "Number of nights"), is a count of things: people ask "how many
     transactions", "the most travellers", never "the transaction count of"; None for any other field."""
     word = noun(said(field))
-    if field.type != "int":
+    if field.type != "int" or unit_of(field) is not None:  # "Terms (days)" counts days, not terms
         return None
     # "Transaction count" and "Number of transactions" count transactions too
     named = re.fullmatch(r"(?:number of (?P<plural>[a-z]{3,}s)|(?P<one>[a-z]{3,}) count)", word)

@@ -96,3 +96,18 @@ def parse_scalar(kind: str, text: str) -> Any:
     except ValueError as exc:
         raise ParseError(f"{text!r} is not a {kind} value") from exc
     return text
+
+
+def priced(params: list[ParamSpec], args: dict[str, Any]) -> dict[str, ParamSpec]:
+    """The parameters by name, an amount without a currency of its own in the currency another
+    parameter of the run chooses ("the currency "EUR", the standard rate €120", never "$120"):
+    the value that run gives, else that parameter's default."""
+    chooser = next((p for p in params if p.type == "enum" and p.values
+                    and all(re.fullmatch(r"[A-Z]{3}", v) for v in p.values)), None)
+    chosen = args.get(chooser.name, chooser.default) if chooser is not None else None
+    out = {}
+    for p in params:
+        if p.type == "money" and p.currency is None and isinstance(chosen, str) and re.fullmatch(r"[A-Z]{3}", chosen):
+            p = p.model_copy(update={"currency": chosen})
+        out[p.name] = p
+    return out

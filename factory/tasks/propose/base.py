@@ -32,6 +32,7 @@ from factory.tasks.draft import Draft
 from factory.tasks.language.asks import ONLY, Ask, AskStep, Cond, RefText, joint_ref
 from factory.tasks.language.intents import intent_forms
 from factory.tasks.language.lint import DATE_ISO, Change, Hit, lint_goal
+from factory.tasks.language.render import bulk_sentence
 from factory.tasks.language.resolve import find_rows, select
 
 Options = Callable[[str, str, str], list[int]]  # (username, workflow, param) -> offered row ids
@@ -82,7 +83,8 @@ class ProposerBase:
         return [e for e in self.spec.entities if not e.builtin and "list" in e.operations]
 
     def _workflows(self) -> list[WorkflowSpec]:
-        return [w for w in self.spec.workflows if not w.system and w.params]
+        # a workflow without parameters too: one task says what its run does ("Mark every overdue …")
+        return [w for w in self.spec.workflows if not w.system and (w.params or bulk_sentence(w) is not None)]
 
     def _candidates(self, user: Any, workflow: WorkflowSpec, p: ParamSpec) -> list[int]:
         assert p.ref is not None

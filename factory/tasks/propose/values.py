@@ -281,9 +281,14 @@ class ValuesMixin(ProposerBase):
             return _fit(self._identifier(name), limit)  # (a phone number is contact data: 555-01xx below)
         # Only values that fit whole: a body cut at its limit ("…keep this email for your re") is no
         # text a person types.
-        existing = [] if contact or sets else [v for v in typed(self._existing(p, workflow)) if len(v) <= limit]
+        # A value a precondition says must not exist yet ("not exists(c in client where c.name ==
+        # name)") is never one the world holds: every such draft would be refused.
+        fresh = any(re.search(rf"not exists\(.*\b{re.escape(p.name)}\b", c.source)
+                    for w in self.spec.workflows if w.name == workflow for c in w.preconditions)
+        existing = [] if contact or sets or fresh else [
+            v for v in typed(self._existing(p, workflow)) if len(v) <= limit]
         kind = kind_of(workflow, name)
-        written = [] if contact else [v for v in typed(self._written(workflow, p.name)) if len(v) <= limit]
+        written = [] if contact or fresh else [v for v in typed(self._written(workflow, p.name)) if len(v) <= limit]
         # Three or more of the world's own values say what this field holds better than a pool
         # shared by every domain ("The book drop was closed" as a reason to reject an expense).
         # The world's words come first wherever it has any: the built-in pools are shared by every

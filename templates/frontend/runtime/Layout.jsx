@@ -35,7 +35,7 @@ function UserBox({ user, onLogout }) {
     <div className="topbar-user">
       <span className="avatar" aria-hidden="true">{(user.name || user.username).charAt(0)}</span>
       <span className="user-name" data-testid="user-name">{user.name || user.username}</span>
-      {user.role && <span className="badge user-role" data-testid="user-role">{user.role}</span>}
+      {user.role && <span className="badge user-role" data-testid="user-role">{humanize(user.role)}</span>}
       <button type="button" className="btn btn-sm" data-testid="logout" onClick={onLogout}>Log out</button>
     </div>
   );
