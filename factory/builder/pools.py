@@ -54,6 +54,12 @@ NEUTRAL_REASONS: tuple[str, ...] = (
     "As discussed with the team", "Special circumstances", "Agreed exception, see notes",
     "Documentation provided", "Per our policy", "Approved by the team lead",
 )
+# Notes a task asks an agent to type where the world has none of its own: words any domain's
+# staff would write ("Please call before delivery" is a courier's note, not a shift's).
+NEUTRAL_NOTES: tuple[str, ...] = (
+    "Follow up next week", "Needs a manager's sign-off", "Discussed on the phone", "Please confirm when done",
+    "See the details in the ticket", "Keep for the records", "Checked with the team first",
+)
 # The words of the acts the customer's catch-all theme speaks for.
 _CUSTOMER_ACTS = frozenset({"cancel", "cancellation", "reschedule", "leave", "withdraw", "drop", "booking",
                             "reservation", "trip", "stay", "guest", "rental"})
@@ -190,7 +196,10 @@ def kind_of(entity: str, field: str) -> str | None:
 def themed(kind: str | None, about: str, neutral: bool = False) -> tuple[str, ...]:
     """The kind's pool, narrowed for reasons to the first theme whose words `about` (a workflow's
     or an entity's name and a field's: "cancel_booking_as_host.reason") names; with `neutral`,
-    an act no theme names gets `NEUTRAL_REASONS` rather than the customer's catch-all."""
+    an act no theme names gets `NEUTRAL_REASONS` rather than the customer's catch-all, and a note
+    `NEUTRAL_NOTES`."""
+    if kind in (None, "note") and neutral:
+        return NEUTRAL_NOTES
     if kind != "reason":
         return POOLS[kind or "note"]
     words = set(re.split(r"[^a-z]+", about.lower()))

@@ -216,3 +216,42 @@ def test_the_sentences_of_strangers_labels_read_back() -> None:
             text = render(spec, Ask("write", steps=(step,)), variant)
             assert words in text, text
             assert parse(spec, text).steps == (step,), text
+
+
+def test_a_strangers_values_are_said_as_their_fields_mean_them() -> None:
+    """A measure keeps its unit ("the terms 5 days"), an amount takes the currency the run chooses
+    ("the currency "CAD", the standard rate CA$200"), a wh-label is said by what it names ("What's
+    still wrong" of a field named reason: "the reason"), the user's only row is "my client" (never
+    "the client my client"), a run without parameters is asked for by its description. Each reads back."""
+    from factory.tasks.language.spoken import field_noun
+
+    invoicing = build_spec(load_seed(SEEDS / "suite" / "invoicing.yaml"))
+    helpdesk = build_spec(load_seed(SEEDS / "suite" / "helpdesk.yaml"))
+    add = AskStep("add_client", {"name": "Snyder-Lee", "contact": RefText("Jonas Keller"),
+                                 "accountant": RefText("Beatriz Santos"), "currency": "CAD", "rate": 20000,
+                                 "terms_days": "5"})
+    text = render(invoicing, Ask("write", steps=(add,)), 0)
+    assert "the terms 5 days" in text and "CA$200" in text and "5 terms" not in text, text
+    back = parse(invoicing, text).steps[0]
+    assert back.args == {**add.args, "rate": "CA$200"}, text  # amounts read back as said
+    reopen = next(w for w in helpdesk.workflows if w.name == "reopen")
+    assert field_noun(next(p for p in reopen.params if p.name == "reason")) == "reason"
+    chase = AskStep("chase_overdue", {})
+    for variant in range(3):
+        said = render(invoicing, Ask("write", steps=(chase,)), variant)
+        assert "every sent or part-paid invoice of my freelancers" in said.lower(), said
+        assert parse(invoicing, said).steps == (chase,), said
+    project = next(w for w in invoicing.workflows if w.name == "new_project")
+    client = next(p for p in project.params if p.ref == "client")
+    only = AskStep("new_project", {client.name: RefText("my client", ONLY), "name": "Beach houses"})
+    text = render(invoicing, Ask("write", steps=(only,)), 0)
+    assert "client my client" not in text and "my client" in text, text
+    assert parse(invoicing, text).steps == (only,), text
+
+
+def test_a_persona_keeps_the_capitals_of_a_name() -> None:
+    """"I'm a Picking & Packing manager" (a department's name), but "I'm a fleet manager for London"."""
+    assert persona_context("Picking & Packing manager, runs the floor") == "I'm a Picking & Packing manager"
+    assert persona_context("Fleet manager for London") == "I'm a fleet manager for London"
+    assert persona_context("Desk-side technician at the Rotterdam office") == \
+        "I'm a desk-side technician at the Rotterdam office"

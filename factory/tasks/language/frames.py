@@ -529,6 +529,8 @@ def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "
     word = count_noun(param)
     if word is not None and joiner == " " and re.fullmatch(r"\d+", str(value)):
         return counted(word, value)
+    if isinstance(value, RefText) and value.by == ONLY and joiner == " ":
+        return value.text  # the user's only one says what it is: "my client", never "the client my client"
     flag = bool_flag(param.type) if joiner == " " else ""
     words = noun(said(param)).split()
     if joiner == " " and len(words) > 1 and (words[0] in _PREPOSITIONS or words[-1] in _PREPOSITIONS):

@@ -120,6 +120,15 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
     while True:
         if lead and lowered.startswith(lead, pos):
             pos += len(lead)
+        owned = next(((q, phrase) for q in workflow.params if joiner == " " and q.name not in args
+                      and (phrase := _mine(spec_of_refs, q, text, pos))), None)
+        if owned is not None:  # "… with my client, the name …" (`frames.arg_phrase`)
+            args[owned[0].name] = RefText(owned[1], ONLY)
+            pos += len(owned[1])
+            if pos == len(text):
+                return args
+            pos = _separator(text, pos, separators)
+            continue
         count = _count_at(workflow, lowered, pos) if joiner == " " else None
         if count is not None:  # "4 guests" (`frames.arg_phrase`)
             p, value, pos = count

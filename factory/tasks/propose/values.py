@@ -16,6 +16,7 @@ from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, WorkflowSpec
 from factory.spec.naming import identifier
 from factory.tasks.language.frames import set_fields
+from factory.tasks.language.spoken import FOR_NOUNS, field_noun
 from factory.tasks.propose.base import ProposerBase
 from factory.tasks.propose.sentiment import agreeing, is_rating, leaning
 
@@ -276,7 +277,7 @@ class ValuesMixin(ProposerBase):
         # Rewards Card"): a field the run sets on its row draws from the pools, never the world.
         sets = any(p.name in set_fields(w) for w in self.spec.workflows if w.name == workflow)
         limit = p.max_length or 60
-        if p.type == "string" and not contact and ("number" in name or identifier(p)):
+        if p.type == "string" and not contact and ("number" in name or identifier(p) or self._coded(name)):
             # an account number, a member ID, a code: the user's own, shaped like the world's
             return _fit(self._identifier(name), limit)  # (a phone number is contact data: 555-01xx below)
         # Only values that fit whole: a body cut at its limit ("…keep this email for your re") is no
@@ -287,7 +288,8 @@ class ValuesMixin(ProposerBase):
                     for w in self.spec.workflows if w.name == workflow for c in w.preconditions)
         existing = [] if contact or sets or fresh else [
             v for v in typed(self._existing(p, workflow)) if len(v) <= limit]
-        kind = kind_of(workflow, name)
+        # a text said as a reason ("Why" → the reason) is drawn as one, whatever its name says
+        kind = "reason" if field_noun(p) in FOR_NOUNS else kind_of(workflow, name)
         written = [] if contact or fresh else [v for v in typed(self._written(workflow, p.name)) if len(v) <= limit]
         # Three or more of the world's own values say what this field holds better than a pool
         # shared by every domain ("The book drop was closed" as a reason to reject an expense).
@@ -369,6 +371,14 @@ class ValuesMixin(ProposerBase):
                 return value
         return value
 
+    def _coded(self, name: str) -> bool:
+        """Whether the world writes the field `name` as codes ("PO-40950", "EXP/6760"): nearly every
+        value one word with a digit. A reference typed into it is then one of that shape, never a
+        title ("Ski season" as a shipment's reference)."""
+        values = self._existing_contact(name)
+        shaped = [v for v in values if _CODE.fullmatch(v)]
+        return len(values) >= 3 and len(shaped) >= 0.8 * len(values)
+
     def _existing_contact(self, name: str) -> list[str]:
         """Every value the world holds in fields named `name` (whoever's row it is)."""
         key = f"contact:{name}"
@@ -377,6 +387,9 @@ class ValuesMixin(ProposerBase):
                 {str(r[f.column]) for ent in self.spec.entities for f in ent.fields
                  if f.name == name for r in self.world.rows(ent.name) if r.get(f.column)})
         return self._existing_cache[key]
+
+
+_CODE = re.compile(r"[A-Za-z0-9]*\d[A-Za-z0-9\-/.#]*|[A-Za-z]+[\-/.#]?\d[A-Za-z0-9\-/.#]*")
 
 
 def _fit(text: str, limit: int) -> str:
