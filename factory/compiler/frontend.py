@@ -31,6 +31,7 @@ from factory.errors import BuildError
 from factory.expr.syntax import Attr, Binary, Name, names_in, parse
 from factory.runtime.node import ensure_node_modules
 from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, Spec, WorkflowSpec
+from factory.spec import naming
 from factory.spec.naming import identifier
 
 log = logging.getLogger(__name__)
@@ -59,6 +60,14 @@ WIDGET_COMPONENTS: dict[str, str] = {
 
 # ---------------------------------------------------------------- headers and templates
 
+
+
+def count_noun(label: str, plural: str) -> str:
+    """What a list's count says ("11 courses"): the plural when it inflects the label, else the
+    label's own plural: a page titled "Catalogue" holds courses, not "11 catalogue"."""
+    if plural[:2].lower() == label[:2].lower():
+        return plural.lower()
+    return naming.plural(label.lower().replace(" ", "_")).replace("_", " ")
 
 def header(template: str, spec_hash: str) -> str:
     """The first line of every generated file, in the comment syntax of its extension."""
@@ -228,6 +237,7 @@ def _entity_view(entity: EntitySpec, spec: Spec, refs: dict[str, dict[str, str |
         "name": entity.name,
         "label": entity.label,
         "plural": entity.plural,
+        "countNoun": count_noun(entity.label, entity.plural),
         "api": f"/api/{path}",
         "listHref": f"/{path}",
         "detailHref": f"/{path}/:id",

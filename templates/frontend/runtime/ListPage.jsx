@@ -102,7 +102,7 @@ export function ListPage({ entity }) {
       <div className="page-header">
         <div>
           <h1 className="page-title">{entity.plural}</h1>
-          <p className="page-subtitle">{data ? `${data.total} ${data.total === 1 ? entity.label.toLowerCase() : entity.plural.toLowerCase()}` : "Loading…"}</p>
+          <p className="page-subtitle">{data ? `${data.total} ${data.total === 1 ? entity.label.toLowerCase() : entity.countNoun}` : "Loading…"}</p>
         </div>
         <div className="actions">
           {focus && SPEC.look.layout === "calendar" && (
