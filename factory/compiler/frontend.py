@@ -30,8 +30,8 @@ from factory.compiler.lists import columns_view, filters_view
 from factory.errors import BuildError
 from factory.expr.syntax import Attr, Binary, Name, names_in, parse
 from factory.runtime.node import ensure_node_modules
-from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, Spec, WorkflowSpec
 from factory.spec import naming
+from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, Spec, WorkflowSpec
 from factory.spec.naming import identifier
 
 log = logging.getLogger(__name__)
