@@ -43,10 +43,6 @@ _DATE_NOUNS = {
     "inspected": "inspection date", "installed": "installation date", "expired": "expiry date",
     "terminated": "termination date", "graduated": "graduation date", "married": "wedding date",
 }
-# Amounts labelled by a participle that does not end in -ed ("Spent", "Paid"): "the amount spent".
-_PARTICIPLES = frozenset(["spent", "paid", "owed", "left", "due", "lent", "won", "lost", "sold", "held", "kept", "withdrawn",
-                          "broken", "frozen", "stolen", "taken", "written", "chosen", "shown", "sent", "built", "drawn",
-                          "given", "gone", "seen", "known", "worn", "torn", "shut", "cut"])
 # Participles that take "un-" as a state ("unpaid", "unread"); others ("withdrawn") do not.
 _UN_TAKERS = frozenset(["read", "paid", "sold", "sent", "broken", "written", "seen", "known", "spent", "won"])
 _SCALE = re.compile(r"\s*\([^)]*\)")  # "USD per unit (x10000)": a storage scale, never spoken
@@ -162,7 +158,8 @@ def field_noun(field: FieldSpec | ParamSpec) -> str:
     if field.type == "int" and place is not None:  # "Place in queue" → "the queue position of my hold"
         return f"{place[1]} position"
     if field.type in ("money", "int") and words and (
-            (len(words) == 1 and (text in _PARTICIPLES or (text.endswith("ed") and not text.endswith("eed") and len(text) > 4)))
+            # one participle or adjective ("Spent", "Agreed", "Due", "Outstanding"): "the amount agreed"
+            (len(words) == 1 and (grammar.is_participle(text) or (grammar.is_adjective(text) and not grammar.is_noun(text))))
             or (len(words) > 1 and grammar.is_participle(words[0]) and not grammar.is_noun(words[0])
                 and words[1] in grammar.CLOSED | grammar.PARTICLES)):  # "Spent this year", not "Paid hours"
         return f"{'amount' if field.type == 'money' else 'number'} {text}"  # "the amount spent", never "the spent"
@@ -182,6 +179,10 @@ def field_noun(field: FieldSpec | ParamSpec) -> str:
         agent = _agent(grammar.participle_of(words[0]) or words[0])  # "Graded by" → "grader"
         if grammar.noun_only(agent):
             return agent
+    named = field.name.replace("_", " ").split()
+    if len(words) > 1 and words[-1] in grammar.PREPOSITIONS and not field.ref and named \
+            and grammar.is_noun(named[-1]) and not set(named) & grammar.PREPOSITIONS:
+        return " ".join(named)  # "Bills in" (a currency) is a predicate, not a noun: "the currency"
     return _SPOKEN_NOUNS.get(text, text)
 
 
@@ -428,7 +429,7 @@ def bool_adjective(field: FieldSpec, value: str) -> str | None:
     if field.type != "bool" or not re.fullmatch(r"[a-z]+", word):
         return None
     regular = (word.endswith("ed") and len(word) > 3) or word in _UN_TAKERS
-    if not (regular or word in _STATE_WORDS or word in _PARTICIPLES):
+    if not (regular or word in _STATE_WORDS or grammar.is_participle(word)):
         return None
     if value == "yes":
         return word  # "withdrawn books"
@@ -442,7 +443,7 @@ def bool_feature(field: FieldSpec) -> str | None:
     allowed") and labels led by a preposition ("In stock"), which keep "set to yes"."""
     words = noun(said(field)).split()
     if (field.type != "bool" or not words or not all(re.fullmatch(r"[a-z]+", w) for w in words)
-            or words[0] in _PREPOSITIONS or words[-1] in _PARTICIPLES or words[-1] in _STATE_WORDS
+            or words[0] in _PREPOSITIONS or grammar.is_participle(words[-1]) or words[-1] in _STATE_WORDS
             or (words[-1].endswith("ed") and len(words[-1]) > 3) or words[-1] == "read"):
         return None
     return " ".join(words)

@@ -295,6 +295,15 @@ class ValuesMixin(ProposerBase):
         # shared by every domain ("The book drop was closed" as a reason to reject an expense).
         # The world's words come first wherever it has any: the built-in pools are shared by every
         # domain and know only a kind of text, so they are the last resort, never the first.
+        made_from = [v for v in typed(self._existing(p, workflow)) if len(v) < limit - 2] if fresh else []
+        if made_from and not (name == "name" or name.endswith("_name")):
+            # a new one of the world's kind ("Midterm" → "Midterm 2", "Problem set 3" → "Problem set
+            # 4"), never another domain's title ("Summer trip" as a history assignment)
+            taken = set(self._existing(p, workflow))
+            for _ in range(20):
+                value = _next_of(self.rng.choice(made_from))
+                if value not in taken:
+                    return _fit(value, limit)
         if written and self.rng.random() < (0.95 if len(written) >= 3 else 0.85):
             value = self.rng.choice(written)  # a reason the world's own rows give ("Missing receipts")
         elif existing and self.rng.random() < 0.85:
@@ -387,6 +396,16 @@ class ValuesMixin(ProposerBase):
                 {str(r[f.column]) for ent in self.spec.entities for f in ent.fields
                  if f.name == name for r in self.world.rows(ent.name) if r.get(f.column)})
         return self._existing_cache[key]
+
+
+def _next_of(text: str) -> str:
+    """The next of a series: its last number counted on ("Problem set 3: Determinants" → "Problem
+    set 4: Determinants"), else " 2" after it ("Midterm" → "Midterm 2")."""
+    numbers = list(re.finditer(r"\d+", text))
+    if numbers:
+        m = numbers[-1]
+        return f"{text[:m.start()]}{int(m.group()) + 1}{text[m.end():]}"
+    return f"{text} 2"
 
 
 _CODE = re.compile(r"[A-Za-z0-9]*\d[A-Za-z0-9\-/.#]*|[A-Za-z]+[\-/.#]?\d[A-Za-z0-9\-/.#]*")
