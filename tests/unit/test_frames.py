@@ -255,3 +255,14 @@ def test_a_persona_keeps_the_capitals_of_a_name() -> None:
     assert persona_context("Fleet manager for London") == "I'm a fleet manager for London"
     assert persona_context("Desk-side technician at the Rotterdam office") == \
         "I'm a desk-side technician at the Rotterdam office"
+
+
+def test_a_dative_verb_gives_its_row_to_the_one_person_named() -> None:
+    """"Assign the open ticket … to Mei Lin", never "… with the technician "Mei Lin""; it reads back."""
+    helpdesk = build_spec(load_seed(SEEDS / "suite" / "helpdesk.yaml"))
+    assert _template(helpdesk, "assign_ticket") == "Assign <ticket> to <technician>"
+    step = AskStep("assign_ticket", {"ticket": RefText("INC-151 Locked out or password expired"),
+                                     "technician": RefText("Mei Lin")})
+    text = render(helpdesk, Ask("write", steps=(step,)), 0)
+    assert text.endswith(" to Mei Lin."), text
+    assert parse(helpdesk, text).steps == (step,), text

@@ -142,6 +142,9 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
     making = next((e for e in workflow.effects if e.kind == "create"), None)
     # a person is the thing acted on only when the row made stands for them ("Add the user "Kofi
     # Mensah" as a contact"); a desk or a broker named on a booking is one of its details
+    people = [p for p in refs if p.ref == "user" and p.required and p not in (source,)]
+    if dest is None and subject and verb_list[0] in grammar.DATIVE_VERBS and len(people) == 1:
+        dest = people[0]  # "Assign my ticket … to Mei Lin": the one person a dative verb gives it to
     obj = None if subject else next((p for p in refs if p not in (source, dest) and p.required
                                      and (p.ref != "user" or making is None or _stands_for(spec, making, p))), None)
     moved = {e.to or "" for e in workflow.effects if e.kind == "set"}
@@ -156,7 +159,8 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
     object_words = [w for w in after if w not in _ARTICLES]
     settings = tuple(n for n in set_fields(workflow) if n not in taken and (
         verb in SETTING_VERBS or noun(said(params[n])).startswith("new ")
-        or (bool(object_words) and object_words in (noun(said(params[n])).split(), field_noun(params[n]).split()))))
+        or (bool(object_words) and params[n].type not in ("string", "text")  # text is left "with", never set "to"
+            and object_words in (noun(said(params[n])).split(), field_noun(params[n]).split()))))
     made = making.entity if making is not None else None
     if not after and not subject and obj is None and amount is None and made is not None:
         after = noun(said(spec.entity(made))).split()  # "Compose": "Compose a message to …", not "Compose to …"

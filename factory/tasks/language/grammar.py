@@ -42,6 +42,10 @@ PREPOSITIONAL_VERBS = frozenset([("ask", "for"), ("apply", "for"), ("wait", "for
                                  ("comment", "on"), ("report", "on"), ("listen", "to"), ("object", "to"),
                                  ("agree", "to"), ("consent", "to"), ("subscribe", "to"), ("reply", "to"),
                                  ("respond", "to"), ("react", "to"), ("opt", "out"), ("opt", "in")])
+# Dative verbs: their second object is the person a thing goes to ("assign the ticket to Mei Lin",
+# "give the shift to Tom"), said with "to".
+DATIVE_VERBS = frozenset(["assign", "reassign", "give", "hand", "transfer", "issue", "send", "pass", "delegate",
+                          "allocate", "lend", "offer", "sell", "forward", "refer", "route", "escalate"])
 CONJUNCTIONS = frozenset(["and", "or", "but", "nor", "so", "yet", "if", "when", "while", "because", "than"])
 PRONOUNS = frozenset(["i", "me", "you", "he", "him", "she", "it", "we", "us", "they", "them", "who", "whom", "whose",
                       "what", "which", "why", "how", "when", "where", "mine", "yours", "ours", "theirs", "someone",
