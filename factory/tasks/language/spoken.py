@@ -103,7 +103,9 @@ def field_noun(field: FieldSpec | ParamSpec) -> str:
     text = noun(said(field))
     words = text.split()
     when_kind = "time" if field.type == "datetime" else "date"
-    if len(words) == 2 and grammar.is_verb(words[0]) and words[1] in grammar.PARTICLES:
+    dated = field.type in ("date", "datetime")
+    if len(words) == 2 and grammar.is_verb(words[0]) and words[1] in grammar.PARTICLES \
+            and not (dated and words[1] in ("on", "at", "by")):  # "Pay on" a day is the pay date, not a "pay-on"
         # a phrasal verb as a noun is one word: "Pick up" → "pick-up", "Check in" → "check-in date"
         joined = "-".join(words)
         return f"{joined} {when_kind}" if field.type in ("date", "datetime") else joined
@@ -148,7 +150,10 @@ def field_noun(field: FieldSpec | ParamSpec) -> str:
         if words[-1] in ("until", "till", "to", "through", "from") and len(words) > 1:
             # "Licence valid until" → "licence end date", "Frozen until" → "end date of the freeze" is
             # too far: the nouns before the preposition name what ends or starts
-            core = [w for w in words[:-1] if grammar.is_noun(w) and not grammar.is_participle(w)
+            lead = 0  # "In force from": a state said with its preposition names no thing that starts
+            while lead < len(words) - 1 and words[lead] in grammar.PREPOSITIONS:
+                lead += 2
+            core = [w for w in words[lead:-1] if grammar.is_noun(w) and not grammar.is_participle(w)
                     and not grammar.is_adjective(w)]
             end = "start" if words[-1] == "from" else "end"
             return " ".join([*core, end, when_kind])

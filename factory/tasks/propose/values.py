@@ -308,6 +308,8 @@ class ValuesMixin(ProposerBase):
             value = self.rng.choice(written)  # a reason the world's own rows give ("Missing receipts")
         elif existing and self.rng.random() < 0.85:
             value = self.rng.choice(existing)
+        elif existing and p.type == "string" and not (name == "name" or name.endswith("_name")):
+            value = _next_of(self.rng.choice(existing))  # the world's kind of title, never another domain's
         elif contact:
             value = self._contact(name)
         elif "state" in name:  # one of the fifty states, not "FM" (Micronesia) or "GU"
