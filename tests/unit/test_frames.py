@@ -79,8 +79,10 @@ def test_goal_first_context_comes_from_the_persona(bank: Spec) -> None:
     assert persona_context("Travels with his dog, so only books pet-friendly places.") is None
     assert persona_context("") is None
     goal = with_context("I travel for work", "Report my visa card ··9929 as lost or stolen.")
-    assert goal == "I travel for work, so report my visa card ··9929 as lost or stolen."
+    assert goal == "I travel for work. Report my visa card ··9929 as lost or stolen."  # no "so": no reason claimed
     assert drop_context(goal) == "Report my visa card ··9929 as lost or stolen."
+    assert drop_context("I travel for work, so report my visa card ··9929 as lost or stolen.") == \
+        "Report my visa card ··9929 as lost or stolen."  # the older form still reads
     assert parse(bank, goal).steps[0].workflow == "report_card_lost"
 
 

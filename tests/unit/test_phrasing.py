@@ -793,3 +793,17 @@ def test_a_row_is_picked_by_whose_field_equals_a_value() -> None:
             assert parse(rental, again).question == q, again
     ranged = Question("count", "car_model", conds=(Cond("daily_rate", "$10", "$50"),))
     assert "whose" not in render(rental, Ask("read", question=ranged), 1)
+
+
+def test_a_value_of_several_words_or_a_code_goes_before_the_noun() -> None:
+    """"Count the upper year courses.", "How many EUR invoices do I have?", never "the courses whose
+    level is "upper year""; each reads back to its question."""
+    courses = build_spec(load_seed(SEEDS / "suite" / "courses.yaml"))
+    invoicing = build_spec(load_seed(SEEDS / "suite" / "invoicing.yaml"))
+    cases = [(courses, Question("count", "course", conds=(Cond("level", '"upper year"'),)), "upper year courses"),
+             (invoicing, Question("count", "invoice", conds=(Cond("currency", '"EUR"'),)), "EUR invoices")]
+    for spec, q, said in cases:
+        for variant in range(2):
+            text = render(spec, Ask("read", question=q), variant)
+            assert said in text and "whose" not in text, text
+            assert parse(spec, text).question == q, text

@@ -51,8 +51,8 @@ _Q_PATTERNS = [
     ("count", re.compile(r"^How many of (?:my|the) (?P<plural>.+?) are there\?$")),  # "…from account "X" are there?"
     ("count", re.compile(r"^How many of (?:my|the) (?P<plural>.+?) have (?P<conds>.+)\?$")),
     ("count", re.compile(r"^Count (?:my|the) (?P<plural>.+?) with (?P<conds>.+)\.$")),
-    ("count", re.compile(r"^Count (?:my|the) (?P<plural>[a-z]+ .+?)\.$")),  # "Count my active cards."
-    ("count", re.compile(r"^How many (?P<plural>[a-z]+ .+?) (?:do I have|are there)\?$")),
+    ("count", re.compile(r"^Count (?:my|the) (?P<plural>[A-Za-z0-9]+ .+?)\.$")),  # "Count my active cards."
+    ("count", re.compile(r"^How many (?P<plural>[A-Za-z0-9]+ .+?) (?:do I have|are there)\?$")),
     ("sum", re.compile(r"^What is the total (?P<field>.+?) (?:of|across) (?:my|the) (?P<plural>.+?)(?: with (?P<conds>.+))?\?$")),
     ("named", re.compile(r'^What is the (?P<field>.+?) (?:of|for) (?P<named>(?:my|the) [^"]+)\?$')),  # frames.name_of
     ("named", re.compile(r'^Look up the (?P<field>.+?) (?:of|for) (?P<named>(?:my|the) [^"]+)\.$')),

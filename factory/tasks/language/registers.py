@@ -17,7 +17,7 @@ import re
 from factory.tasks.language import grammar
 
 _THIRD = re.compile(r"\b(?:she|he|they|her|him|his|hers|their|them|she's|he's)\b", re.IGNORECASE)
-_CONTEXT = re.compile(r"^(?:I|I'm) [^\"$\d]+?, so (?P<rest>.+)$")
+_CONTEXT = re.compile(r"^(?:I|I'm) [^\"$\d]+?(?:, so (?P<rest>.+)|\. (?P<said>[A-Z].+))$")
 
 
 def persona_context(persona: str) -> str | None:
@@ -91,8 +91,9 @@ def fits(persona: str, goal: str) -> bool:
 
 
 def with_context(context: str, goal: str) -> str:
-    """The goal-first register: "<context>, so <goal, lower case first>"."""
-    return f"{context}, so {goal[:1].lower()}{goal[1:]}"
+    """The goal after who is asking, as two sentences: "I'm a Leeds adjuster. Please add …" (a
+    "so" would claim the role is the reason for the request; `drop_context` still reads it)."""
+    return f"{context}. {goal[:1].upper()}{goal[1:]}"
 
 
 def drop_context(text: str) -> str | None:
@@ -100,5 +101,5 @@ def drop_context(text: str) -> str | None:
     m = _CONTEXT.match(text)
     if m is None:
         return None
-    rest = m["rest"]
+    rest = m["rest"] or m["said"]
     return rest[:1].upper() + rest[1:]

@@ -417,7 +417,12 @@ def verb_of(spec: Spec, text: str) -> WorkflowSpec | None:
 
 
 def _enum_owners(entity: EntitySpec, word: str) -> list[FieldSpec]:
-    return [f for f in entity.fields if f.type == "enum" and word in (f.values or [])]
+    return [f for f in entity.fields if f.type == "enum" and word in {v.replace("_", " ") for v in f.values or []}]
+
+
+# A value said before a noun: one to three lower-case words ("compact", "upper year", "winter
+# 2026") or a code in capitals ("EUR"): "my upper year courses", "my EUR invoices".
+_MODIFIER = re.compile(r"[a-z][a-z0-9]*(?: [a-z0-9]+){0,2}|[A-Z]{2,5}")
 
 
 # Yes/no fields labelled by a state word that is no participle, said before the noun like one
@@ -478,7 +483,9 @@ def adjective(entity: EntitySpec, conds: tuple[Cond, ...]) -> tuple[str, tuple[C
     stems = {word, *grammar.lemmas(word, "VERB")}
     # not "my scheduled scheduled payments", nor "my enrolled enrollments" (the state is its noun's verb)
     in_noun = word in heads or any(h.startswith(stem) for h in heads for stem in stems if len(stem) >= 4)
-    if (f.type != "enum" or first.upper is not None or not re.fullmatch(r"[a-z]+", word) or plural or in_noun
+    plural = plural or any(w.endswith("s") and not w.endswith(("ss", "ngs")) for w in word.split()[:-1])
+    led = word.split(" ", 1)[0] in grammar.PREPOSITIONS  # "on loan" follows its noun: "the copies on loan"
+    if (f.type != "enum" or first.upper is not None or not _MODIFIER.fullmatch(word) or plural or in_noun or led
             or [c.field for c in _owners(entity, word)] != [f.name]):
         return "", conds
     return word + " ", conds[1:]
@@ -499,5 +506,5 @@ def read_adjective(entity: EntitySpec, text: str, plural: bool) -> Cond | None:
     if not text.lower().endswith(" " + name):
         return None
     word = text[: -len(name) - 1]
-    owners = _owners(entity, word) if re.fullmatch(r"[a-z]+", word) else []
+    owners = _owners(entity, word) if _MODIFIER.fullmatch(word) else []
     return owners[0] if len(owners) == 1 else None

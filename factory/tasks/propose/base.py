@@ -55,6 +55,7 @@ class ProposerBase:
         self.skipped: list[str] = []  # why candidates were passed over (for the report)
         self._why_not: dict[str, Counter[str]] = {}  # per workflow: why no draft of it could be made
         self._existing_cache: dict[str, list[str]] = {}
+        self._one_each_cache: dict[str, bool] = {}
         self._keys: dict[str, int] = {}
         self._made: dict[tuple[str, int], Row] = {}  # rows the current draft's setup creates
 
@@ -75,6 +76,16 @@ class ProposerBase:
     def _unique_label(self, entity: str, row: Row, user_id: int) -> bool:
         label = self._label(entity, row)
         return '"' not in label and len(find_rows(self.world, entity, user_id, RefText(label))) == 1
+
+    def _one_each(self, entity: str) -> bool:
+        """Whether every user who has rows of `entity` has exactly one ("my contact details"): only
+        then does "my <entity>" name a row; a freelancer who happens to have one project still
+        names it, since projects are many."""
+        key = f"one_each:{entity}"
+        if key not in self._one_each_cache:
+            counts = [len(self._visible(entity, u.id)) for u in self.users]
+            self._one_each_cache[key] = bool(counts) and max(counts) == 1
+        return self._one_each_cache[key]
 
     def _users_with(self, entity: str) -> list[Any]:
         return [u for u in self.users if self._visible(entity, u.id)]

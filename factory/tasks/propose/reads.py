@@ -96,7 +96,7 @@ class ReadsMixin(ProposerBase):
                 draft = self._intent_read(form, ent, row, user)
                 if draft is not None:
                     return draft
-            if len(rows) == 1 and ent.visibility != "public" and ent.owner_fields:  # "my contact details"
+            if len(rows) == 1 and ent.visibility != "public" and ent.owner_fields and self._one_each(ent.name):
                 target = RefText(my_only(ent), ONLY)
             else:
                 target = RefText(spoken_label(self._label(ent.name, row), self.spec.today[:4]))

@@ -202,7 +202,7 @@ class WritesMixin(ProposerBase):
                 row = self.world.row(p.ref, value)
                 ent = self.spec.entity(p.ref)
                 if (row is not None and ent.visibility != "public" and ent.owner_fields
-                        and [r["id"] for r in self._visible(p.ref, user.id)] == [value]):
+                        and [r["id"] for r in self._visible(p.ref, user.id)] == [value] and self._one_each(p.ref)):
                     args[p.name] = RefText(my_only(ent), ONLY)  # the user's only one: "my profile"
                     continue
                 if row is None:
