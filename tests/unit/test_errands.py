@@ -143,6 +143,29 @@ def test_act_then_report_reads_back_as_its_step_and_question(bank: Spec) -> None
         assert [s.workflow for s in back.steps] == ["transfer_funds"], text
 
 
+def test_a_report_on_the_row_just_acted_on_says_its(bank: Spec) -> None:
+    """"… Afterwards, what is its balance now?", never the row's full name again (which may be
+    said with another date format); it reads back to the same question."""
+    from factory.tasks.language.frames import set_fields
+    from factory.tasks.language.spoken import field_noun
+
+    alert = next(w for w in bank.workflows if w.name == "set_low_balance_alert")
+    param, field = next(iter(set_fields(alert).items()))
+    step = AskStep(alert.name, {"account": RefText("Main Checking ··3808"), param: 2500})  # "$25" when read
+    q = Question("lookup", "account", field, RefText("Main Checking ··3808"))
+    ask = Ask("read_write", steps=(step,), question=q)
+    said = field_noun(bank.entity("account").field_named(field))
+    for variant in range(9):
+        text = render_errand_report(bank, ask, "Before rent is due:", variant)
+        assert text.endswith(f" Afterwards, what is its {said} now?"), text
+        back = parse(bank, text)
+        assert back.question == q and [s.workflow for s in back.steps] == [alert.name], text
+    # two accounts named: "its" could be either, so the row keeps its name
+    two = render_errand_report(bank, Ask("read_write", steps=(MOVE,), question=Question(
+        "lookup", "account", "balance", MOVE.args["to_account"])), "Before rent is due:", 0)
+    assert "what is its" not in two, two
+
+
 ECHOBANK = Path(__file__).resolve().parents[2] / "worlds" / "echobank"
 
 

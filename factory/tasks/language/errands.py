@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import re
 
-from factory.spec.model import Spec
-from factory.tasks.language.asks import Ask, AskStep
+from factory.spec.model import Spec, WorkflowSpec
+from factory.tasks.language.asks import Ask, AskStep, Question, RefText
 from factory.tasks.language.render import lower_first, render_question, render_step
-from factory.tasks.language.spoken import verb_phrase
+from factory.tasks.language.spoken import count_noun, field_noun, times_done, verb_phrase
 
 # Purpose sentences by the first verb of the errand's first action; each ends with ":" or "."
 # and is followed by one space. Keep them free of quotes, digits and field values.
@@ -60,9 +60,9 @@ PURPOSES: dict[str, tuple[str, ...]] = {
 GENERIC = ("I'm sorting out a few things today:", "A couple of errands while I think of them:",
            "Before the weekend:")
 # Make, then undo at once: the errand of someone who changed their mind.
-UNDO = ("I changed my mind right after setting this up:", "I'm trying this out, then taking it back:")
+UNDO = ("I want to see how this works, then undo it:", "I'm trying this out, then taking it back:")
 # Undo, then redo: cancel a row, then make it again with other values.
-REDO = ("Plans changed, so I need to redo something:", "I got one of these wrong and want to redo it:",
+REDO = ("Plans changed, so I need to redo something:", "I made a mistake and want to redo it:",
         "My dates moved, so let's start over:")
 
 ALL_PURPOSES: tuple[str, ...] = tuple(sorted({p for pool in PURPOSES.values() for p in pool}
@@ -156,7 +156,14 @@ def purposes_for(spec: Spec, ask: Ask, redo: bool = False, undo: bool = False) -
         return tuple(p for p in UNDO if fits_world(p, words) and fits_action(p, acting)) or UNDO
     if redo:  # "My dates moved" redoes a booking, not a saved listing
         return tuple(p for p in REDO if fits_world(p, words) and fits_action(p, acting)) or REDO[:2]
-    return tuple(p for p in PURPOSES.get(verb, ()) + GENERIC if fits_world(p, words) and fits_action(p, acting))
+    found = tuple(p for p in PURPOSES.get(verb, ()) + GENERIC if fits_world(p, words) and fits_action(p, acting))
+    if len(ask.steps) == 1:  # one action (then a question) is not "a couple of errands"
+        found = tuple(p for p in found if p not in _SEVERAL) or ("Before the weekend:",)
+    return found
+
+
+# Purposes that say there are several things to do.
+_SEVERAL = frozenset(["I'm sorting out a few things today:", "A couple of errands while I think of them:"])
 
 
 def _part(spec: Spec, step: AskStep) -> str:
@@ -191,4 +198,46 @@ def render_report(spec: Spec, ask: Ask, purpose: str, variant: int) -> str:
     acts = render_errand(spec, Ask("write", steps=ask.steps), purpose, variant)
     if acts.endswith("?"):  # "Could you …?" asks one thing: the report needs its own sentence
         acts = render_errand(spec, Ask("write", steps=ask.steps), purpose, 0)
+    own = its_field(spec, ask.steps, ask.question)
+    if own is not None:  # the row just acted on is "it": "… Afterwards, what is its status now?"
+        return f"{acts}{REPORT}what is its {own} now?"
     return acts + REPORT + lower_first(render_question(spec, ask.question, 0))
+
+
+def its_field(spec: Spec, steps: tuple[AskStep, ...], q: Question) -> str | None:
+    """The field a report asks of the row a step named (said "its <field>"), None when the
+    question is about another row or its field has words of its own ("How many …")."""
+    if q.op != "lookup" or q.field is None or q.target is None:
+        return None
+    f = spec.entity(q.entity).field_named(q.field)
+    if f.type == "bool" or count_noun(f) is not None or times_done(f) is not None:
+        return None
+    named = {a for s in steps for p in _workflow(spec, s.workflow).params if p.ref == q.entity
+             for a in [s.args.get(p.name)] if isinstance(a, RefText)}
+    # only one row of its kind was named: "its" cannot mean another ("Transfer … from A to B")
+    return field_noun(f) if named == {q.target} and _said_once(spec, steps, field_noun(f)) else None
+
+
+def _said_once(spec: Spec, steps: tuple[AskStep, ...], field_said: str) -> bool:
+    """Whether exactly one row the steps name has a field said `field_said` (so "its" is one)."""
+    rows = {(p.ref, a) for s in steps for p in _workflow(spec, s.workflow).params
+            for a in [s.args.get(p.name)] if p.ref and isinstance(a, RefText)
+            and any(field_noun(f) == field_said for f in spec.entity(p.ref).fields)}
+    return len(rows) == 1
+
+
+def read_its(spec: Spec, steps: tuple[AskStep, ...], field_said: str) -> Question | None:
+    """The question "what is its <field> now?" asks after `steps` (`its_field`, read back)."""
+    for s in reversed(steps):
+        for p in _workflow(spec, s.workflow).params:
+            arg = s.args.get(p.name)
+            if p.ref is None or not isinstance(arg, RefText):
+                continue
+            f = next((f for f in spec.entity(p.ref).fields if field_noun(f) == field_said), None)
+            if f is not None:
+                return Question("lookup", p.ref, f.name, arg)
+    return None
+
+
+def _workflow(spec: Spec, name: str) -> WorkflowSpec:
+    return next(w for w in spec.workflows if w.name == name)

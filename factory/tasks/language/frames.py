@@ -230,7 +230,11 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
         elif after and all(w in _ADVERBS for w in after):  # "Delete forever": "Delete my message … forever"
             pieces += [Piece(" ", subject, "subject"), Piece(" " + " ".join(after))]
         elif after and verb in _ONTO and not settings:  # "Remove the label from my message …"
-            pieces += [Piece(" the " + " ".join(after)), Piece(_ONTO[verb], subject, "subject")]
+            # a thing the run makes is "a" ("Add a note to the claim …" makes an adjuster note)
+            makes = any(noun(said(spec.entity(e.entity))).split()[-len(after):] == after
+                        for e in workflow.effects if e.kind == "create")
+            article = grammar.with_article(" ".join(after)).split()[0] if makes else "the"
+            pieces += [Piece(f" {article} " + " ".join(after)), Piece(_ONTO[verb], subject, "subject")]
         elif after and len(settings) == 1 and verb == "set":  # "Set the low-balance alert on my account"
             pieces += [Piece(" the " + " ".join(after)), Piece(" on ", subject, "subject")]
         elif verb in ("mark", "flag") and after:  # "Mark no-show": "Mark my shift … as a no-show"

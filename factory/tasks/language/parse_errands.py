@@ -4,9 +4,11 @@ is read by `parse.parse_step`, so an errand parses only when every one of its st
 
 from __future__ import annotations
 
+import re
+
 from factory.spec.model import Spec
 from factory.tasks.language.asks import Ask, AskStep, ParseError
-from factory.tasks.language.errands import ALL_PURPOSES, CONNECTORS, OPENERS, REPORT
+from factory.tasks.language.errands import ALL_PURPOSES, CONNECTORS, OPENERS, REPORT, read_its
 from factory.tasks.language.parse import parse_question, parse_step
 
 
@@ -49,11 +51,13 @@ def parse_compound(spec: Spec, text: str) -> Ask | None:
         return None
     body = text[len(purpose) + 1:]
     question = None
+    its = None
     cut = next((start for start, _end in _splits(body, (REPORT,)) if body[start - 1:start] == "."), None)
     if cut is not None:  # act, then report: the question about the result comes last
         asked = body[cut + len(REPORT):]
-        question = parse_question(spec, asked[:1].upper() + asked[1:])
-        if question is None:
+        its = re.fullmatch(r"what is its (?P<field>.+) now\?", asked)
+        question = None if its else parse_question(spec, asked[:1].upper() + asked[1:])
+        if question is None and its is None:
             raise ParseError(f"no question follows {REPORT.strip()!r} in {text[-60:]!r}")
         body = body[:cut]
     ending = "."
@@ -64,10 +68,14 @@ def parse_compound(spec: Spec, text: str) -> Ask | None:
     if not body.endswith(ending):
         raise ParseError(f"an errand ends with {ending!r}: {text[-30:]!r}")
     problem: list[ParseError] = []
-    single = None if question is None else _one_step(spec, body[:-1], problem)
+    single = None if question is None and its is None else _one_step(spec, body[:-1], problem)
     steps = (single,) if single is not None else _steps_of_errand(spec, body[:-1], CONNECTORS, problem)
     if steps is None:
         raise problem[-1] if problem else ParseError(f"no actions follow the purpose in {text[:60]!r}")
+    if its is not None:  # "… Afterwards, what is its status now?": the row a step named
+        question = read_its(spec, steps, its["field"])
+        if question is None:
+            raise ParseError(f"no row of {text[:40]!r} has a {its['field']!r}")
     kind = "read_write" if question is not None or any(s.pick for s in steps) else "write"
     return Ask(kind, steps=steps, question=question)
 

@@ -25,6 +25,7 @@ emitted only when its text reads back as exactly its steps.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from factory.errors import FactoryError
@@ -407,6 +408,12 @@ class CompoundMixin(ProposerBase):
         ask_step = self._ask_step(workflow, step, user)
         if ask_step is None:
             return None
+        # the row acted on keeps the name the action gave it, so the report can say "its"
+        same = [ask_step.args[p.name] for p in workflow.params
+                if p.ref == ent.name and step.params.get(p.name) == row_id and isinstance(ask_step.args.get(p.name), RefText)
+                and ask_step.args[p.name].by is None]
+        if same:
+            q = replace(q, target=same[0])
         ask = Ask("read_write", steps=(ask_step,), question=q)
         variant = self.rng.randrange(9)
         goal = render_report(self.spec, ask, self.rng.choice(purposes_for(self.spec, ask)), variant)
