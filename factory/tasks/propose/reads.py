@@ -86,7 +86,10 @@ class ReadsMixin(ProposerBase):
         rows = self._visible(ent.name, user.id)
         row = self.rng.choice(rows)
         if op == "lookup":
-            fields = [f for f in self._lookup_fields(ent) if row.get(f.column) not in (None, "")]
+            label = self._label(ent.name, row).lower()
+            # a value the row's own name says is no question ("the city of the branch "London King's Cross"")
+            fields = [f for f in self._lookup_fields(ent) if row.get(f.column) not in (None, "")
+                      and not (f.type in ("string", "enum") and str(row[f.column]).replace("_", " ").lower() in label)]
             if not fields or not self._unique_label(ent.name, row, user.id):
                 return None
             f = self.rng.choice(fields)
