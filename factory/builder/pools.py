@@ -60,6 +60,12 @@ NEUTRAL_NOTES: tuple[str, ...] = (
     "Follow up next week", "Needs a manager's sign-off", "Discussed on the phone", "Please confirm when done",
     "See the details in the ticket", "Keep for the records", "Checked with the team first",
 )
+# Titles a task asks an agent to type where the world has none of its own: a piece of work any
+# domain has, never another domain's story ("Ski season" as a freelance project).
+NEUTRAL_TITLES: tuple[str, ...] = (
+    "Spring update", "Annual review", "Pilot phase", "Q3 plan", "Process refresh", "Customer survey",
+    "Second round", "Follow-up work",
+)
 # The words of the acts the customer's catch-all theme speaks for.
 _CUSTOMER_ACTS = frozenset({"cancel", "cancellation", "reschedule", "leave", "withdraw", "drop", "booking",
                             "reservation", "trip", "stay", "guest", "rental"})
@@ -200,6 +206,8 @@ def themed(kind: str | None, about: str, neutral: bool = False) -> tuple[str, ..
     `NEUTRAL_NOTES`."""
     if kind in (None, "note") and neutral:
         return NEUTRAL_NOTES
+    if kind == "title" and neutral:
+        return NEUTRAL_TITLES
     if kind != "reason":
         return POOLS[kind or "note"]
     words = set(re.split(r"[^a-z]+", about.lower()))

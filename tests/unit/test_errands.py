@@ -144,7 +144,7 @@ def test_act_then_report_reads_back_as_its_step_and_question(bank: Spec) -> None
 
 
 def test_a_report_on_the_row_just_acted_on_says_its(bank: Spec) -> None:
-    """"… Afterwards, what is its balance now?", never the row's full name again (which may be
+    """"… Afterwards, what is its balance?", never the row's full name again (which may be
     said with another date format); it reads back to the same question."""
     from factory.tasks.language.frames import set_fields
     from factory.tasks.language.spoken import field_noun
@@ -157,7 +157,7 @@ def test_a_report_on_the_row_just_acted_on_says_its(bank: Spec) -> None:
     said = field_noun(bank.entity("account").field_named(field))
     for variant in range(9):
         text = render_errand_report(bank, ask, "Before rent is due:", variant)
-        assert text.endswith(f" Afterwards, what is its {said} now?"), text
+        assert text.endswith(f" Afterwards, what is its {said}?"), text
         back = parse(bank, text)
         assert back.question == q and [s.workflow for s in back.steps] == [alert.name], text
     # two accounts named: "its" could be either, so the row keeps its name

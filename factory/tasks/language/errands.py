@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from factory.spec.model import Spec, WorkflowSpec
+from factory.tasks.language import grammar
 from factory.tasks.language.asks import Ask, AskStep, Question, RefText
 from factory.tasks.language.render import lower_first, render_question, render_step
 from factory.tasks.language.spoken import count_noun, field_noun, times_done, verb_phrase
@@ -199,8 +200,9 @@ def render_report(spec: Spec, ask: Ask, purpose: str, variant: int) -> str:
     if acts.endswith("?"):  # "Could you …?" asks one thing: the report needs its own sentence
         acts = render_errand(spec, Ask("write", steps=ask.steps), purpose, 0)
     own = its_field(spec, ask.steps, ask.question)
-    if own is not None:  # the row just acted on is "it": "… Afterwards, what is its status now?"
-        return f"{acts}{REPORT}what is its {own} now?"
+    if own is not None:  # the row just acted on is "it": "… Afterwards, what is its status?"
+        last = own.split()[-1]
+        return f"{acts}{REPORT}what {'are' if grammar.singular(last) != last else 'is'} its {own}?"
     return acts + REPORT + lower_first(render_question(spec, ask.question, 0))
 
 

@@ -41,9 +41,8 @@ _CONTAINERS = frozenset(["notebook", "folder", "list", "wishlist", "board", "pro
                          "workspace", "space", "drive", "binder", "journal", "diary", "thread", "conversation",
                          "group", "account", "wallet", "portfolio", "library", "catalog", "catalogue", "directory"])
 _PREPOSITIONS = frozenset(["between", "to", "from", "for", "on", "in", "into", "at", "of", "with", "by", "toward", "as"])
-# Verbs that take their row after a preposition ("Reply to my message …"), and the preposition a
-# verb puts before the row a named thing goes to or comes off ("Apply my label … to my message").
-_VERB_TO = {"reply": " to ", "respond": " to "}
+# The preposition a verb puts before the row a named thing goes to or comes off ("Apply my label … to
+# my message"); a verb that takes its row after a preposition is `grammar.INTRANSITIVE`.
 # Words after a verb that say how, not what ("Delete forever"): they follow the row, never "the forever".
 _ADVERBS = frozenset(["forever", "permanently", "now", "again", "immediately", "later", "today", "back"])
 _ONTO = {"apply": " to ", "add": " to ", "attach": " to ", "remove": " from ", "delete": " from ", "detach": " from "}
@@ -193,7 +192,8 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
                 pieces.append(Piece((" " if tail[0] in _PREPOSITIONS else " as ") + " ".join(tail)))
         elif not after or thing[-len(after):] == after or _part_of(after, thing):
             # "Restore", "Unblock dates" (blocked dates), "Deny request" (a leave request), "Cancel approved leave"
-            pieces.append(Piece(_VERB_TO.get(verb, " "), subject, "subject"))
+            lead_in = grammar.INTRANSITIVE.get(verb) if not after else None
+            pieces.append(Piece(f" {lead_in} " if lead_in else " ", subject, "subject"))
         elif (verb, after[0]) in grammar.PREPOSITIONAL_VERBS and after[1:] and not _part_of(after[1:], thing) \
                 and [w for w in after[1:] if w not in _ARTICLES] != thing:
             # "Ask for cover": the preposition brings the verb's own object; the row follows it all

@@ -55,7 +55,7 @@ def parse_compound(spec: Spec, text: str) -> Ask | None:
     cut = next((start for start, _end in _splits(body, (REPORT,)) if body[start - 1:start] == "."), None)
     if cut is not None:  # act, then report: the question about the result comes last
         asked = body[cut + len(REPORT):]
-        its = re.fullmatch(r"what is its (?P<field>.+) now\?", asked)
+        its = re.fullmatch(r"what (?:is|are) its (?P<field>.+?)(?: now)?\?", asked)
         question = None if its else parse_question(spec, asked[:1].upper() + asked[1:])
         if question is None and its is None:
             raise ParseError(f"no question follows {REPORT.strip()!r} in {text[-60:]!r}")

@@ -439,7 +439,8 @@ def bool_adjective(field: FieldSpec, value: str) -> str | None:
     if field.type != "bool" or not re.fullmatch(r"[a-z]+", word):
         return None
     regular = (word.endswith("ed") and len(word) > 3) or word in _UN_TAKERS
-    if not (regular or word in _STATE_WORDS or grammar.is_participle(word)):
+    adjective_only = grammar.is_adjective(word) and not grammar.is_noun(word)  # "billable", "refundable"
+    if not (regular or word in _STATE_WORDS or grammar.is_participle(word) or adjective_only):
         return None
     if value == "yes":
         return word  # "withdrawn books"
@@ -454,6 +455,7 @@ def bool_feature(field: FieldSpec) -> str | None:
     words = noun(said(field)).split()
     if (field.type != "bool" or not words or not all(re.fullmatch(r"[a-z]+", w) for w in words)
             or words[0] in _PREPOSITIONS or grammar.is_participle(words[-1]) or words[-1] in _STATE_WORDS
+            or (grammar.is_adjective(words[-1]) and not grammar.is_noun(words[-1]))  # "Billable" is no thing a row has
             or (words[-1].endswith("ed") and len(words[-1]) > 3) or words[-1] == "read"):
         return None
     return " ".join(words)

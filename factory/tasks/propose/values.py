@@ -323,7 +323,7 @@ class ValuesMixin(ProposerBase):
         elif "number" in name:
             value = fake.numerify("##-####")
         else:
-            value = pick("title" if p.type == "string" else "note", self.rng, None, p.max_length or 60)
+            value = pick("title" if p.type == "string" else "note", self.rng, None, p.max_length or 60, neutral=True)
         value = value.replace('"', "").replace(";", ",")
         if value.endswith(".") and ". " not in value and not value.endswith(".."):
             value = value[:-1]  # one sentence typed into a field: the instruction's own stop ends it ("…damage".)
