@@ -212,7 +212,10 @@ def themed(kind: str | None, about: str, neutral: bool = False) -> tuple[str, ..
         return POOLS[kind or "note"]
     words = set(re.split(r"[^a-z]+", about.lower()))
     found = next(phrases for theme, phrases in REASON_THEMES if not theme or theme & words)
-    if neutral and found is REASON_THEMES[-1][1] and not words & _CUSTOMER_ACTS:
+    if neutral and (found is not REASON_THEMES[-1][1] or not words & _CUSTOMER_ACTS):
+        # a task's reason where the world has none: the themes are our own domains' stories ("The
+        # book drop was closed" matched by the word "dispute"), so only the customer's own acts
+        # (cancelling a booking) keep theirs
         return NEUTRAL_REASONS
     return found
 

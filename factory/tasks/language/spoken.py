@@ -204,7 +204,7 @@ def _agent(verb: str) -> str:
 _SPOKEN_NOUNS = {"phone": "phone number", "mobile": "mobile number", "cell": "cell number", "fax": "fax number",
                  "zip": "zip code", "postcode": "postcode", "dob": "date of birth"}
 # Nouns whose row follows "for", not "of" ("the reason for my blocked dates").
-FOR_NOUNS = frozenset(["reason", "explanation", "justification", "excuse", "motive"])
+FOR_NOUNS = frozenset(["reason", "explanation", "justification", "excuse", "motive", "grounds", "cause", "rationale"])
 
 
 def param_noun(label: str) -> str:
