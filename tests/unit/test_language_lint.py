@@ -88,3 +88,13 @@ def test_a_label_ending_in_an_adverb_keeps_it_after_the_row() -> None:
 def test_fields_asked_about_as_they_are_not_spoken_are_caught(seed: str, goal: str) -> None:
     spec = build_spec(load_seed(SEEDS / f"{seed}.yaml"))
     assert "raw_field_label" in {h.rule for h in lint_goal(spec, goal)}
+
+
+def test_a_label_inside_a_longer_label_is_not_raw() -> None:
+    """"with the agreed loss $340" names the parameter "Agreed loss", not the field "Agreed" said
+    raw; "the highest agreed" still is."""
+    insurance = build_spec(load_seed(SEEDS / "suite" / "insurance.yaml"))
+    fine = 'Could you approve the open claim "Vet bills claim, September 2" with the agreed loss $340?'
+    assert not [h for h in lint_goal(insurance, fine) if h.rule == "raw_field_label"]
+    raw = 'Find my open claim that has the highest agreed, then close it.'
+    assert [h for h in lint_goal(insurance, raw) if h.rule == "raw_field_label"]

@@ -74,13 +74,18 @@ def lint_goal(spec: Spec, goal: str, changes: tuple[Change, ...] = (), owns: boo
     adverb = re.search(r"\bthe (forever|permanently|immediately|again)\b", unquoted)
     if adverb:  # "delete the forever from my message": a label's adverb made a thing
         hit("label_as_verb", f"'the {adverb[1]}': a label's adverb said as a thing")
+    labels = {x.label.lower() for e in spec.entities for x in e.fields} | {
+        x.label.lower() for w in spec.workflows for x in w.params}
     for ent in spec.entities:
         for f in ent.fields:
             spoken = field_noun(f)
             raw = f.label.lower()
-            # "the phone" is the label, "the phone number" the spoken noun that starts with it
-            rest = re.escape(spoken.lower()[len(raw):]) if spoken.lower().startswith(raw) else ""
-            beyond = f"(?!{rest})" if rest else ""
+            # "the phone" is the label, "the phone number" the spoken noun that starts with it; "the
+            # agreed loss" is another label that starts with "agreed"
+            longer = [spoken.lower()[len(raw):]] if spoken.lower().startswith(raw) else []
+            longer += [other[len(raw):] for other in labels if other.startswith(raw + " ")]
+            longer = [x for x in longer if x]
+            beyond = f"(?!{'|'.join(re.escape(x) for x in longer)})" if longer else ""
             if spoken.lower() != raw and re.search(
                     rf"\bthe (?:highest |lowest |latest |earliest |total )?{re.escape(raw)}\b{beyond}", lowered):
                 hit("raw_field_label", f"{f.label!r} is a label, people say {spoken!r}")
