@@ -24,6 +24,7 @@ emitted only when its text reads back as exactly its steps.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -57,6 +58,10 @@ REPEATS = 2  # errands of one category running the same workflows in the same or
 # What a workflow that takes a row back starts with (its verb phrase): the undo of undo and redo.
 UNDO_VERBS = frozenset({"cancel", "remove", "delete", "withdraw", "void", "unblock", "unsave", "decline"})
 
+
+
+# Effect values that are the action's own word, not a result worked out ("today()" is a date stamp).
+_LITERALS = frozenset(["true", "false", "today()", "now()", "me"])
 
 class CompoundMixin(ProposerBase):
     """Part of `Proposer`: find-then-act drafts and the errands of several actions."""
@@ -384,6 +389,15 @@ class CompoundMixin(ProposerBase):
                    and f.name not in tables[table].owner_fields
                    and f.name not in tables[table].display_fields and not identifier(f)
                    and self._nameable(tables[table], f.name)]
+        if not choices:
+            return None
+        # A value the action itself names is no question: a status it sets to a constant ("cancel"
+        # → cancelled), a value the user typed ("extend to June 12" → its end date). Only a value
+        # the run works out ("its fees owed" after a waiver, a balance after a transfer) is asked.
+        said = {*(p.name for p in workflow.params), *_LITERALS}
+        told = {(e.entity, e.field) for e in workflow.effects if e.kind == "set" and e.field and (
+            (e.to or "").strip() in said or re.fullmatch(r"'[^']*'|\d+(?:\.\d+)?", (e.to or "").strip()))}
+        choices = [c for c in choices if (c[0].name, c[2].name) not in told]
         if not choices:
             return None
         # An amount or a count the run changed says more of the result than a status it set.

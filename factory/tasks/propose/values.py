@@ -101,6 +101,7 @@ class ValuesMixin(ProposerBase):
                 if value is None:
                     return None
                 values[p.name] = value
+        _in_order(workflow, values)
         self._near_amounts(workflow, values)
         self._near_counts(workflow, values)
         self._agree(workflow, values)
@@ -398,6 +399,23 @@ class ValuesMixin(ProposerBase):
                 {str(r[f.column]) for ent in self.spec.entities for f in ent.fields
                  if f.name == name for r in self.world.rows(ent.name) if r.get(f.column)})
         return self._existing_cache[key]
+
+
+_BEFORE = re.compile(r"\b(?P<a>\w+)\s*(?P<op>>=?|<=?)\s*(?P<b>\w+)\b")
+
+
+def _in_order(workflow: WorkflowSpec, values: dict[str, Any]) -> None:
+    """Moments a precondition orders ("arrives_at > departs_at") drawn in that order: the later
+    one moved past the earlier, so no draft is refused for "The ETA has to be after departure."
+    (a range declared with `range_end` is drawn in order already)."""
+    moments = {p.name for p in workflow.params if p.type in ("date", "datetime") and p.name in values}
+    for check in workflow.preconditions:
+        for m in _BEFORE.finditer(check.source):
+            later, earlier = (m["a"], m["b"]) if m["op"].startswith(">") else (m["b"], m["a"])
+            if {later, earlier} <= moments and str(values[later]) <= str(values[earlier]):
+                start = dt.datetime.fromisoformat(str(values[earlier]))
+                moved = start + dt.timedelta(days=1 + len(later) % 3)  # a day or three after
+                values[later] = moved.date().isoformat() if "T" not in str(values[earlier]) else moved.isoformat()
 
 
 def _next_of(text: str) -> str:
