@@ -284,11 +284,11 @@ class ValuesMixin(ProposerBase):
         # Only values that fit whole: a body cut at its limit ("…keep this email for your re") is no
         # text a person types.
         # A value a precondition says must not exist yet ("not exists(c in client where c.name ==
-        # name)") is never one the world holds: every such draft would be refused.
+        # name)") is often new: where every user holds the same names, every draft drawing one
+        # would be refused.
         fresh = any(re.search(rf"not exists\(.*\b{re.escape(p.name)}\b", c.source)
                     for w in self.spec.workflows if w.name == workflow for c in w.preconditions)
-        existing = [] if contact or sets or fresh else [
-            v for v in typed(self._existing(p, workflow)) if len(v) <= limit]
+        existing = [] if contact or sets else [v for v in typed(self._existing(p, workflow)) if len(v) <= limit]
         # a text said as a reason ("Why" → the reason) is drawn as one, whatever its name says
         kind = "reason" if field_noun(p) in FOR_NOUNS else kind_of(workflow, name)
         written = [] if contact or fresh else [v for v in typed(self._written(workflow, p.name)) if len(v) <= limit]
@@ -297,7 +297,7 @@ class ValuesMixin(ProposerBase):
         # The world's words come first wherever it has any: the built-in pools are shared by every
         # domain and know only a kind of text, so they are the last resort, never the first.
         made_from = [v for v in typed(self._existing(p, workflow)) if len(v) < limit - 2] if fresh else []
-        if made_from and not (name == "name" or name.endswith("_name")):
+        if made_from and not (name == "name" or name.endswith("_name")) and self.rng.random() < 0.5:
             # a new one of the world's kind ("Midterm" → "Midterm 2", "Problem set 3" → "Problem set
             # 4"), never another domain's title ("Summer trip" as a history assignment)
             taken = set(self._existing(p, workflow))
@@ -307,7 +307,9 @@ class ValuesMixin(ProposerBase):
                     return _fit(value, limit)
         if written and self.rng.random() < (0.95 if len(written) >= 3 else 0.85):
             value = self.rng.choice(written)  # a reason the world's own rows give ("Missing receipts")
-        elif existing and self.rng.random() < 0.85:
+        elif existing and self.rng.random() < (0.5 if fresh else 0.85):
+            # a value that must be new to its owner is still often one other users hold (a payee
+            # name): half the time, the rest new ones, so some draft of every run passes the check
             value = self.rng.choice(existing)
         elif existing and p.type == "string" and not (name == "name" or name.endswith("_name")):
             value = _next_of(self.rng.choice(existing))  # the world's kind of title, never another domain's
