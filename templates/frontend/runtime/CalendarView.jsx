@@ -15,6 +15,18 @@ function dayNumber(text) {
   return match ? Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])) / 86400000 : null;
 }
 
+// A day said in a label ("HIIT at Jun 1, 2026, 6:30 AM"): the calendar's cell already says it.
+const SAID_DAY = /\s*(?:\b(?:at|on|from)\s+)?\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.? \d{1,2}(?:, \d{4})?(?:,? (?:at )?\d{1,2}:\d{2}(?: ?[AP]M)?)?,?/g;
+
+/** What a cell shows of a row: the time it starts (when it has one) and its label without the day
+ * the cell is ("06:30 HIIT", not "HIIT at Jun 1, 2026, 6:…"); the whole label stays its tooltip. */
+function entryText(row, look) {
+  const start = String(row[look.start] ?? "");
+  const time = /T(\d{2}:\d{2})/.exec(start);
+  const rest = String(row.label ?? "").replace(SAID_DAY, "").replace(/^[\s,·:–-]+|[\s,·:–-]+$/g, "");
+  return `${time ? `${time[1]} ` : ""}${rest || row.label}`;
+}
+
 function isoDay(day) {
   return new Date(day * 86400000).toISOString().slice(0, 10);
 }
@@ -92,7 +104,7 @@ export function CalendarView({ entity }) {
               <span className="calendar-date">{new Date(day * 86400000).getUTCDate()}</span>
               {rows.slice(0, SHOWN_PER_DAY).map((row) => (
                 <Link key={row.id} className="calendar-entry" to={fillPath(entity.detailHref, { id: row.id })}
-                  title={row.label}>{row.label}</Link>
+                  title={row.label}>{entryText(row, look)}</Link>
               ))}
               {rows.length > SHOWN_PER_DAY && <span className="calendar-more muted">+{rows.length - SHOWN_PER_DAY} more</span>}
             </div>
