@@ -333,6 +333,11 @@ def _person(spec: Spec, entity: str) -> bool:
     return ent.builtin and ent.name == "user"
 
 
+def _own_lookup(p: ParamSpec) -> bool:
+    """Whether the app finds `p`'s row itself among the user's own (`lookup: first(… == me)`)."""
+    return bool(p.ref and p.lookup and re.search(r"==\s*me\b|\bme\s*==", p.lookup))
+
+
 def _stands_for(spec: Spec, made: Any, p: ParamSpec) -> bool:
     """Whether the row a workflow makes stands for the person `p` names: a field of its display
     (its name) is copied from them ("Add contact": a contact's name is the person's)."""
@@ -460,6 +465,9 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
             out.append(piece.lead)
         elif piece.param in args:
             out.append(piece.lead + _value_text(spec, params[piece.param], args[piece.param], piece.role))
+        elif piece.role == "subject" and _own_lookup(params[piece.param]):
+            # the app finds the user's own row ("Freeze my membership until …"): said, never left out
+            out.append(piece.lead + "my " + noun(said(spec.entity(params[piece.param].ref or ""))))
     settings = [n for n in f.settings if n in args]
     if len(f.settings) == 1 and settings:
         out.append(f.setting_lead + _value_text(spec, params[settings[0]], args[settings[0]], "setting"))
@@ -594,6 +602,7 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
           separators: tuple[str, ...], parse_args: Any, it: str | None = None) -> dict[str, Any]:
     params = {p.name: p for p in workflow.params}
     args: dict[str, Any] = {}
+    found_by_app: set[str] = set()
     for piece in f.pieces:
         if piece.param is None or m[piece.param] is None:
             continue
@@ -601,6 +610,9 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
         if it is not None and m[p.name] == IT and p.ref == it:
             args[p.name] = RefText(IT, ONLY)
             continue
+        if piece.role == "subject" and _own_lookup(p) and m[p.name].lower() == f"my {noun(said(spec.entity(p.ref or '')))}":
+            found_by_app.add(p.name)
+            continue  # "Freeze my membership …": the row the app finds itself, left out of the call
         owned = m[p.name].lower().startswith(("my ", "the "))
         # Rows are "my …" / "the …", except one paid by name; a shared row stays "the tool "X"" even
         # as the thing acted on (`name_of`).
@@ -611,11 +623,12 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
             raise ParseError(f"{m[p.name]!r} is not how this sentence names its {p.label.lower()}")
         args[p.name] = read_name(spec, p.ref, m[p.name]) if p.ref else whole_value(p, _with_year(spec, p, m[p.name]))
     subject = workflow.subject
-    if subject in params and subject not in args and params[subject].ref:
+    if subject in params and subject not in args and subject not in found_by_app and params[subject].ref:
         ent = spec.entity(params[subject].ref or "")
         if any(pc.param == subject for pc in f.pieces) and ent.name in refs:
             args[subject] = RefText(my_only(ent), ONLY)  # "Update my contact details": the user's only one
-    missing = [pc.param for pc in f.pieces if pc.param and params[pc.param].required and pc.param not in args]
+    missing = [pc.param for pc in f.pieces if pc.param and params[pc.param].required and pc.param not in args
+               and pc.param not in found_by_app]
     if missing:
         raise ParseError(f"the sentence does not say its {', '.join(missing)}")
     if m["_one"] if len(f.settings) == 1 else None:
