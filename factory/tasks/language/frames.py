@@ -31,6 +31,14 @@ from factory.tasks.language.spoken import (
     verb_words,
     with_unit,
 )
+from factory.tasks.language.things import (
+    PLACE_PREPOSITIONS,
+    activity,
+    own_lookup,
+    person,
+    stands_for,
+    worldly,
+)
 from factory.tasks.language.values import MONEY, param_text, priced, scan_value
 from factory.tasks.language.words import my_only
 
@@ -145,7 +153,7 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
     if dest is None and subject and verb_list[0] in grammar.DATIVE_VERBS and len(people) == 1:
         dest = people[0]  # "Assign my ticket … to Mei Lin": the one person a dative verb gives it to
     obj = None if subject else next((p for p in refs if p not in (source, dest) and p.required
-                                     and (p.ref != "user" or making is None or _stands_for(spec, making, p))), None)
+                                     and (p.ref != "user" or making is None or stands_for(spec, making, p))), None)
     moved = {e.to or "" for e in workflow.effects if e.kind == "set"}
     amount = next((p for p in workflow.params if p.type == "money" and p.required and (source or dest or obj)
                    and (p.name == "amount" or any(re.search(rf"\b{p.name}\b", t) for t in moved))), None)
@@ -198,7 +206,7 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
                 and [w for w in after[1:] if w not in _ARTICLES] != thing:
             # "Ask for cover": the preposition brings the verb's own object; the row follows it all
             pieces += [Piece(" " + " ".join(after)), Piece(" for ", subject, "subject")]
-        elif (after[0] in _PREPOSITIONS or after[0] in _PLACE_PREPOSITIONS) and after[1:]:
+        elif (after[0] in _PREPOSITIONS or after[0] in PLACE_PREPOSITIONS) and after[1:]:
             # "Mark as read", "Move to inbox", "Add to trip", "Take off market"
             prep, words = after[0], [w for w in after[1:] if w not in _ARTICLES]
             into = next((p for p in refs if p.required and words in (noun(said(p)).split(),
@@ -220,7 +228,7 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
                 # repair", "on hold", "under review", "to inspection")
                 own = [w for w in after[1:2] if w in _ARTICLES]
                 article = "" if prep == "as" or gerund else f"{own[0]} " if own else (
-                    "the " if _worldly(spec, words) or (prep in _PLACE_PREPOSITIONS and not _activity(words[-1]))
+                    "the " if worldly(spec, words) or (prep in PLACE_PREPOSITIONS and not activity(words[-1]))
                     else "")
                 pieces += [Piece(" ", subject, "subject"), Piece(f" {prep} {article}{' '.join(words)}")]
         elif (named := next((p for p in refs if p.required and after in (
@@ -327,55 +335,6 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
                  span)
 
 
-def _person(spec: Spec, entity: str) -> bool:
-    """Whether rows of `entity` are the world's users: people, named by their names."""
-    ent = spec.entity(entity)
-    return ent.builtin and ent.name == "user"
-
-
-def _own_lookup(p: ParamSpec) -> bool:
-    """Whether the app finds `p`'s row itself among the user's own (`lookup: first(… == me)`)."""
-    return bool(p.ref and p.lookup and re.search(r"==\s*me\b|\bme\s*==", p.lookup))
-
-
-def _stands_for(spec: Spec, made: Any, p: ParamSpec) -> bool:
-    """Whether the row a workflow makes stands for the person `p` names: a field of its display
-    (its name) is copied from them ("Add contact": a contact's name is the person's)."""
-    ent = spec.entity(made.entity)
-    shown = set(re.findall(r"\{(\w+)\}", ent.display)) or {ent.display}
-    return any(field in shown and (expr == p.name or expr.startswith(f"{p.name}."))
-               for field, expr in (made.values or {}).items())
-
-
-# Prepositions of motion and place: what follows is somewhere a row goes or is ("to the workshop").
-_PLACE_PREPOSITIONS = frozenset(["to", "into", "onto", "from", "in", "at", "out", "off"])
-# Suffixes of nouns that name an activity or a process ("inspection", "approval", "storage").
-_ACTIVITY = re.compile(r"(?:tion|sion|ment|ance|ence|al|age|ing|ure|ery|sis)$")
-
-
-def _activity(word: str) -> bool:
-    """Whether a noun names an activity or a process by its suffix ("inspection", "approval",
-    "storage"): after "to" it takes no article ("to inspection"), where a place does ("to the
-    workshop")."""
-    return len(word) > 5 and _ACTIVITY.search(word.lower()) is not None
-
-
-def _worldly(spec: Spec, words: list[str], rows_only: bool = False) -> bool:
-    """Whether `words` name a thing of this world: a kind of row, else (unless `rows_only`) a field
-    or a value of one ("the inbox"), so a sentence says it with an article."""
-    said_words = " ".join(words).lower()
-    for ent in spec.entities:
-        if said_words in (noun(said(ent)), noun(ent.label), grammar.singular(noun(ent.plural))):
-            return True
-        if rows_only:
-            continue
-        for f in ent.fields:
-            if said_words in (noun(f.label), field_noun(f)) or said_words in {
-                    v.replace("_", " ").lower() for v in (f.values or [])}:
-                return True
-    return False
-
-
 def _template_split(ent: EntitySpec, label: str) -> tuple[str, str] | None:
     """A label that is a name and a code ("Main Checking ··3808" from "{nickname} ··{last4}"):
     the name and the code; None for other labels."""
@@ -406,7 +365,7 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
         raise ParseError(f"a row named by its fields cannot be said in a sentence ({ref.text!r})")
     mine = ref.mine if ref.mine is not None else ent.visibility != "public"
     owner = "my " if mine else "the "
-    if (role == "object" and ent.visibility != "public") or (_person(spec, entity) and ref.by is None):
+    if (role == "object" and ent.visibility != "public") or (person(spec, entity) and ref.by is None):
         return ref.text  # money goes to "Sunvale Energy"; a person is named by their name ("to Liam O'Connor")
     split = _template_split(ent, ref.text)
     if split is not None:
@@ -465,7 +424,7 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
             out.append(piece.lead)
         elif piece.param in args:
             out.append(piece.lead + _value_text(spec, params[piece.param], args[piece.param], piece.role))
-        elif piece.role == "subject" and _own_lookup(params[piece.param]):
+        elif piece.role == "subject" and own_lookup(params[piece.param]):
             # the app finds the user's own row ("Freeze my membership until …"): said, never left out
             out.append(piece.lead + "my " + noun(said(spec.entity(params[piece.param].ref or ""))))
     settings = [n for n in f.settings if n in args]
@@ -610,14 +569,14 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
         if it is not None and m[p.name] == IT and p.ref == it:
             args[p.name] = RefText(IT, ONLY)
             continue
-        if piece.role == "subject" and _own_lookup(p) and m[p.name].lower() == f"my {noun(said(spec.entity(p.ref or '')))}":
+        if piece.role == "subject" and own_lookup(p) and m[p.name].lower() == f"my {noun(said(spec.entity(p.ref or '')))}":
             found_by_app.add(p.name)
             continue  # "Freeze my membership …": the row the app finds itself, left out of the call
         owned = m[p.name].lower().startswith(("my ", "the "))
         # Rows are "my …" / "the …", except one paid by name; a shared row stays "the tool "X"" even
         # as the thing acted on (`name_of`).
         named = piece.role != "object" or (p.ref is not None and spec.entity(p.ref).visibility == "public")
-        if p.ref is not None and _person(spec, p.ref):
+        if p.ref is not None and person(spec, p.ref):
             named = False  # a person is named by their name, whatever their part (`name_of`)
         if p.ref and owned != named:
             raise ParseError(f"{m[p.name]!r} is not how this sentence names its {p.label.lower()}")
