@@ -281,3 +281,15 @@ def test_a_row_the_app_finds_itself_is_still_said() -> None:
         text = render(gym, Ask("write", steps=(step,)), variant)
         assert "reeze my membership with" in text, text
         assert parse(gym, text).steps[0].args == {"until": "July 4, 2026"}, text
+
+
+def test_moments_a_precondition_orders_are_drawn_in_order() -> None:
+    """"arrives_at > departs_at" read from the check's syntax tree moves the later moment past the
+    earlier (freight's "Add leg" was refused on every draft); "not (a <= b)" orders them alike."""
+    from factory.tasks.propose.values import _in_order
+
+    freight = build_spec(load_seed(SEEDS / "suite" / "freight.yaml"))
+    leg = next(w for w in freight.workflows if w.name == "add_leg")
+    values = {"departs_at": "2026-06-20T10:00:00", "arrives_at": "2026-06-18T09:00:00"}
+    _in_order(leg, values)
+    assert values["arrives_at"] > values["departs_at"], values

@@ -12,6 +12,8 @@ import re
 from typing import Any
 
 from factory.builder.pools import kind_of, pick
+from factory.errors import ExpressionError
+from factory.expr.syntax import Binary, Name, Node, Unary, parse
 from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, WorkflowSpec
 from factory.spec.naming import identifier
@@ -403,7 +405,19 @@ class ValuesMixin(ProposerBase):
         return self._existing_cache[key]
 
 
-_BEFORE = re.compile(r"\b(?P<a>\w+)\s*(?P<op>>=?|<=?)\s*(?P<b>\w+)\b")
+def _orderings(node: Node) -> list[tuple[str, str]]:
+    """(later, earlier) for every comparison of two plain names under `node` ("arrives_at >
+    departs_at" → (arrives_at, departs_at)), read from the expression's syntax tree."""
+    found: list[tuple[str, str]] = []
+    if isinstance(node, Binary):
+        if node.op in (">", ">=", "<", "<=") and isinstance(node.left, Name) and isinstance(node.right, Name):
+            pair = (node.left.id, node.right.id)
+            found.append(pair if node.op.startswith(">") else pair[::-1])
+        found += _orderings(node.left) + _orderings(node.right)
+    elif isinstance(node, Unary):  # "not (a <= b)" orders them the other way round
+        inner = _orderings(node.operand)
+        found += [(b, a) for a, b in inner] if node.op == "not" else inner
+    return found
 
 
 def _in_order(workflow: WorkflowSpec, values: dict[str, Any]) -> None:
@@ -412,8 +426,11 @@ def _in_order(workflow: WorkflowSpec, values: dict[str, Any]) -> None:
     (a range declared with `range_end` is drawn in order already)."""
     moments = {p.name for p in workflow.params if p.type in ("date", "datetime") and p.name in values}
     for check in workflow.preconditions:
-        for m in _BEFORE.finditer(check.source):
-            later, earlier = (m["a"], m["b"]) if m["op"].startswith(">") else (m["b"], m["a"])
+        try:
+            pairs = _orderings(parse(check.source))
+        except ExpressionError:
+            continue  # a check the compiler took is parsed; a stale spec's odd one is left alone
+        for later, earlier in pairs:
             if {later, earlier} <= moments and str(values[later]) <= str(values[earlier]):
                 start = dt.datetime.fromisoformat(str(values[earlier]))
                 moved = start + dt.timedelta(days=1 + len(later) % 3)  # a day or three after
