@@ -8,7 +8,8 @@ Layout written into `<app_dir>/frontend/`:
     src/spec.gen.js            the world as data: entities, pages, workflows (rendered)
     src/App.jsx                wires one form component per workflow into the runtime (rendered)
     src/forms/<Name>Form.jsx   one explicit form layout per non-system workflow (rendered)
-    dist/index.html, dist/assets/app.js, dist/assets/app.css   the bundle
+    dist/index.html, dist/_app/app.js, dist/_app/app.css       the bundle (served at /_app/: no
+                                                          entity route starts with "_", so a seed's "Assets" page is its own)
 
 Everything the pages need is computed here as plain dicts; the Jinja templates only print them.
 """
@@ -455,13 +456,13 @@ def build_frontend(app_dir: Path) -> None:
     node_modules = ensure_node_modules()
     dist = frontend / "dist"
     shutil.rmtree(dist, ignore_errors=True)
-    (dist / "assets").mkdir(parents=True)
+    (dist / "_app").mkdir(parents=True)
     command = [
         str(node_modules / ".bin" / "esbuild"), "src/main.jsx",
         "--bundle", "--minify", "--format=iife", "--target=es2020", "--charset=utf8",
         "--jsx=automatic", "--loader:.js=jsx", "--legal-comments=none", "--log-level=warning",
         "--define:process.env.NODE_ENV=\"production\"",
-        "--outfile=dist/assets/app.js",
+        "--outfile=dist/_app/app.js",
     ]
     # NODE_PATH lets esbuild resolve react from the shared cache without a node_modules per world.
     env = {**os.environ, "NODE_PATH": str(node_modules)}

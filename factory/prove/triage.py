@@ -125,7 +125,7 @@ def suspected_files(result: ClaimResult, layer: str) -> list[str]:
     else:
         if result.kind == "ui_workflow":
             files.append(f"{FRONTEND}/src/forms/{''.join(p.capitalize() for p in subject.split('_'))}Form.jsx")
-        files += [f"{FRONTEND}/src/runtime", f"{FRONTEND}/dist/assets/app.js"]
+        files += [f"{FRONTEND}/src/runtime", f"{FRONTEND}/dist/_app/app.js"]
     return list(dict.fromkeys(files))
 
 

@@ -63,7 +63,7 @@ _SHAPES: tuple[_Shape, ...] = (
 )
 _SUSPECTS = {
     "backend": [f"{BACKEND}/workflows.py", f"{BACKEND}/routers/workflows.py", f"{BACKEND}/runtime.py"],
-    "frontend": [f"{FRONTEND}/src/forms", f"{FRONTEND}/src/runtime", f"{FRONTEND}/dist/assets/app.js"],
+    "frontend": [f"{FRONTEND}/src/forms", f"{FRONTEND}/src/runtime", f"{FRONTEND}/dist/_app/app.js"],
 }
 
 

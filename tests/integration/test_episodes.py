@@ -139,7 +139,8 @@ PRIVILEGED = ["/episodes", "/health", "/tasks", "/__control/database", "/__launc
               "/%5F%5Fcontrol/database", "/api/../__control/database", "//__control/database", "/api/%2e%2e/episodes",
               "/episodes/ep-0/grade", "/api/episodes", "/__episodes", "/docs", "/openapi.json",
               # the world's own files are never served, however the path is spelled
-              "/assets/..%2f..%2f..%2fdata/seed.db", "/assets/%2e%2e/%2e%2e/%2e%2e/data/seed.db",
+              "/assets/..%2f..%2f..%2fdata/seed.db", "/_app/..%2f..%2f..%2fdata/seed.db",
+              "/_app/%2e%2e/%2e%2e/spec.json", "/assets/%2e%2e/%2e%2e/%2e%2e/data/seed.db",
               "/..%2f..%2fdata/seed.db", "/assets/..%252f..%252fspec.json", "/app/backend/deps.py", "/run/episodes"]
 
 

@@ -100,7 +100,7 @@ def test_every_target_of_every_kind_applies(mock_world: Path, tmp_path: Path) ->
                 if rel.endswith(".py"):
                     py_compile.compile(str(world / rel), doraise=True)  # a fault must misbehave, not crash on import
             if fault.layer == "frontend":
-                assert "app/frontend/dist/assets/app.js" in fault.files
+                assert "app/frontend/dist/_app/app.js" in fault.files
             repo.git.reset("--hard", base)
 
 

@@ -16,7 +16,7 @@ SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 
 def test_mock_world_layout(mock_world: Path) -> None:
     for needed in ("seed.yaml", "spec.json", "manifest.json", "README.md", "data/seed.db", "app/backend/app.py",
-                   "app/frontend/dist/index.html", "app/frontend/dist/assets/app.js"):
+                   "app/frontend/dist/index.html", "app/frontend/dist/_app/app.js"):
         assert (mock_world / needed).is_file(), needed
     manifest = read_manifest(mock_world / "manifest.json")
     assert manifest.seed_db_sha256 == sha256_file(mock_world / "data" / "seed.db")
@@ -73,3 +73,24 @@ def test_rederiving_from_spec_json_changes_nothing(tmp_path: Path) -> None:
     world = build_world(SEEDS / "echostay.yaml", tmp_path, frontend=False).path  # storyline params in seed order
     assert regenerate_backend(world) == []
     assert regenerate_data(world) == []
+
+
+def test_an_entity_called_assets_has_its_own_pages_beside_the_bundle(tmp_path: Path) -> None:
+    """A help desk's "Assets" (issue 30, point 6: the suite's helpdesk lost four workflows to it):
+    /assets/<id> is the entity's detail page, served as the single-page app, and the bundle lives
+    where no entity route can (/_app/)."""
+    import httpx
+
+    from factory.runtime.client import Backend
+    from factory.spec.model import Spec
+
+    text = (SEEDS / "mock.yaml").read_text().replace("notebook", "asset").replace("Notebook", "Asset")
+    (tmp_path / "mock.yaml").write_text(text)
+    world = build_world(tmp_path / "mock.yaml", tmp_path / "worlds").path
+    spec = Spec.model_validate_json((world / "spec.json").read_text())
+    assert spec.entity("asset").path.strip("/") == "assets"
+    with Backend(world, spec, tmp_path / "work") as backend, httpx.Client(base_url=backend.server.url) as client:
+        page = client.get("/assets/1")
+        assert page.status_code == 200 and '<div id="root">' in page.text, page.text[:200]
+        assert client.get("/_app/app.js").status_code == 200
+        assert client.get("/_app/app.css").status_code == 200

@@ -89,7 +89,7 @@ def test_a_form_the_ui_cannot_fill_is_rebuilt_by_stage_one(proven_mock: Path, tm
     kept = [r for r in report["world_repairs"] if r["outcome"] == "kept"]
     assert [r["fixer"] for r in kept] == ["regenerate_frontend"], report["world_repairs"]
     assert any(c.startswith("frontend:task_ui_blocked:") for c in kept[0]["clusters"])
-    assert "app/frontend/dist/assets/app.js" in kept[0]["files"]  # the bundle was rebuilt, not only the source
+    assert "app/frontend/dist/_app/app.js" in kept[0]["files"]  # the bundle was rebuilt, not only the source
     for rel in fault.files:
         assert (world / rel).read_bytes() == (proven_mock / rel).read_bytes(), rel
     records = [json.loads(line) for line in (world / "tasks" / "tasks.jsonl").read_text().splitlines()]

@@ -202,3 +202,17 @@ def test_undo_and_report_errands_get_rewards_from_their_text_alone() -> None:
                 assert view.row(subject.ref, d.steps[1].params[subject.name]) is None, d.goal
             finally:
                 view.close()
+
+
+def test_the_same_action_on_a_second_row_is_said_once(bank: Spec) -> None:
+    """Two runs of one workflow that differ only in their row: "lock my card A …, and then do the
+    same for my card B"; it reads back to both steps. Runs that differ in more repeat the verb."""
+    other = AskStep("lock_card", {"card": RefText("Mastercard ··9591"), "reason": "travel"})
+    ask = Ask("write", steps=(LOCK, other))
+    for variant in range(len(OPENERS) * len(CONNECTORS)):
+        text = render_errand(bank, ask, "I'm going away soon:", variant)
+        assert "do the same for" in text and text.count("ock my") == 1, text
+        assert parse(bank, text).steps == ask.steps, text
+    differs = AskStep("lock_card", {"card": RefText("Mastercard ··9591"), "reason": "lost"})
+    text = render_errand(bank, Ask("write", steps=(LOCK, differs)), "I'm going away soon:", 0)
+    assert "do the same" not in text and parse(bank, text).steps == (LOCK, differs), text

@@ -476,14 +476,14 @@ def test_each_kind_edits_what_it_says(world: Path, kind: str) -> None:
     view = _view(world)
     hits = [t for t in injector.targets(view) if part in t.name]
     assert len(hits) == 1, f"{kind}: {part!r} names {[t.name for t in hits]} among {[t.name for t in injector.targets(view)]}"
-    dist = (world / "app/frontend/dist/assets/app.js").read_bytes()
+    dist = (world / "app/frontend/dist/_app/app.js").read_bytes()
     applied = injector.apply(view, hits[0], random.Random(f"0:{kind}:{hits[0].name}"))
     changed = set(git.Repo(world).git.status("--porcelain").split()[1::2])
     assert changed == set(applied.paths), f"{kind} says it wrote {applied.paths}, git sees {changed}"
     for rel in applied.paths:
         if rel.endswith(".py"):
             py_compile.compile(str(world / rel), doraise=True)  # a fault misbehaves; it never stops the import
-    assert (world / "app/frontend/dist/assets/app.js").read_bytes() == dist  # apply alone never rebuilds
+    assert (world / "app/frontend/dist/_app/app.js").read_bytes() == dist  # apply alone never rebuilds
     assert applied.description
     check(world)
 
@@ -512,21 +512,21 @@ def test_a_changed_anchor_fails_loudly_and_leaves_nothing(copy: Path) -> None:
 
 
 def test_a_frontend_fault_rebuilds_the_bundle(copy: Path) -> None:
-    before = (copy / "app/frontend/dist/assets/app.js").read_text()
+    before = (copy / "app/frontend/dist/_app/app.js").read_text()
     fault = inject(copy, "filter_param_renamed", 0, target="wallet filter kind (?kind)", suite="independent")
     repo = git.Repo(copy)
     assert repo.head.commit.message == f"mutation: filter_param_renamed {fault.target}"
-    assert set(fault.files) >= {"app/frontend/src/spec.gen.js", "app/frontend/dist/assets/app.js"}
-    after = (copy / "app/frontend/dist/assets/app.js").read_text()
+    assert set(fault.files) >= {"app/frontend/src/spec.gen.js", "app/frontend/dist/_app/app.js"}
+    after = (copy / "app/frontend/dist/_app/app.js").read_text()
     assert '"kind_eq"' in after and '"kind_eq"' not in before
     assert not repo.is_dirty(untracked_files=True)
 
 
 def test_money_scale_reaches_the_bundle(copy: Path) -> None:
-    before = (copy / "app/frontend/dist/assets/app.js").read_text()
+    before = (copy / "app/frontend/dist/_app/app.js").read_text()
     fault = inject(copy, "money_scale", 0, target="majorToCents in runtime/format.js", suite="independent")
-    assert fault.layer == "frontend" and "app/frontend/dist/assets/app.js" in fault.files
-    after = (copy / "app/frontend/dist/assets/app.js").read_text()
+    assert fault.layer == "frontend" and "app/frontend/dist/_app/app.js" in fault.files
+    after = (copy / "app/frontend/dist/_app/app.js").read_text()
     assert re.search(r"Math\.round\(\w+\*10\)", after) and not re.search(r"Math\.round\(\w+\*10\)", before)
 
 

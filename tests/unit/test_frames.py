@@ -208,7 +208,7 @@ def test_the_sentences_of_strangers_labels_read_back() -> None:
     helpdesk = build_spec(load_seed(SEEDS / "suite" / "helpdesk.yaml"))
     hr = build_spec(load_seed(SEEDS / "suite" / "hr_leave.yaml"))
     steps = [(helpdesk, AskStep("put_on_hold", {"ticket": RefText("INC-101 Monitor or dock not working")}),
-              'ut the open ticket "INC-101 Monitor or dock not working" on hold'),
+              'ut the ticket "INC-101 Monitor or dock not working" on hold'),
              (helpdesk, AskStep("back_from_repair", {"asset": RefText("BWL-1045 Jabra Evolve2 40")}),
               'as back in stock'),
              (hr, AskStep("ask_for_cover", {"shift": RefText("Mary Romero, May 28 Late (14:00-22:00)")}),
@@ -260,7 +260,7 @@ def test_a_persona_keeps_the_capitals_of_a_name() -> None:
 
 
 def test_a_dative_verb_gives_its_row_to_the_one_person_named() -> None:
-    """"Assign the open ticket … to Mei Lin", never "… with the technician "Mei Lin""; it reads back."""
+    """"Assign the ticket … to Mei Lin", never "… with the technician "Mei Lin""; it reads back."""
     helpdesk = build_spec(load_seed(SEEDS / "suite" / "helpdesk.yaml"))
     assert _template(helpdesk, "assign_ticket") == "Assign <ticket> to <technician>"
     step = AskStep("assign_ticket", {"ticket": RefText("INC-151 Locked out or password expired"),
@@ -293,3 +293,43 @@ def test_moments_a_precondition_orders_are_drawn_in_order() -> None:
     values = {"departs_at": "2026-06-20T10:00:00", "arrives_at": "2026-06-18T09:00:00"}
     _in_order(leg, values)
     assert values["arrives_at"] > values["departs_at"], values
+
+
+def test_an_amount_is_said_in_the_currency_of_the_row_it_is_for() -> None:
+    """A payout's amount has no currency of its own; on a sterling claim it is "£50", never "$50",
+    and "£50" reads back to the same cents. A row of no known currency keeps dollars."""
+    insurance = build_spec(load_seed(SEEDS / "suite" / "insurance.yaml"))
+    pay = AskStep("issue_payout", {"claim": RefText("Vet bills claim, August 17", currency="GBP"), "amount": 5000})
+    text = render(insurance, Ask("write", steps=(pay,)), 0)
+    assert "£50" in text and "$" not in text, text
+    assert parse(insurance, text).steps[0].args["amount"] in (5000, "£50"), text
+    plain = AskStep("issue_payout", {"claim": RefText("Vet bills claim, August 17"), "amount": 5000})
+    assert "$50" in render(insurance, Ask("write", steps=(plain,)), 0)
+
+
+def test_a_state_in_an_entitys_label_is_not_said_of_its_rows() -> None:
+    """"Open claim" is a claim: closing one is "close the claim …", never "close the open claim";
+    a noun or a participle before the head stays ("Saved listing", "Business trip")."""
+    from factory.tasks.language.spoken import kind_of
+
+    assert kind_of("Open claim") == "Claim" and kind_of("Pending order") == "Order"
+    assert kind_of("Saved listing") == "Saved listing" and kind_of("Business trip") == "Business trip"
+    assert kind_of("Blocked dates") == "Blocked dates" and kind_of("Claim") == "Claim"
+    insurance = build_spec(load_seed(SEEDS / "suite" / "insurance.yaml"))
+    step = AskStep("withdraw_claim", {"claim": RefText("Storm claim, Sep 7, 2026, awaiting signoff")})
+    for variant in range(3):
+        text = render(insurance, Ask("write", steps=(step,)), variant)
+        assert "open claim" not in text.lower() and 'claim "Storm claim, Sep 7' in text, text
+        assert parse(insurance, text).steps == (step,), text
+
+
+def test_a_clause_label_is_said_as_a_noun_in_a_list() -> None:
+    """"Happened on" (field incident_on) is "the incident date" among "the …" values, never
+    "…, happened on September 1"; it reads back."""
+    insurance = build_spec(load_seed(SEEDS / "suite" / "insurance.yaml"))
+    step = AskStep("file_claim", {"policy": RefText("Home 40985015"), "category": "collision",
+                                  "incident_on": "2026-09-01", "description": "Side swiped while parked",
+                                  "amount_claimed": 22000})
+    text = render(insurance, Ask("write", steps=(step,)), 0)
+    assert "the incident date September 1, 2026" in text and "happened on" not in text, text
+    assert parse(insurance, text).steps[0].args["incident_on"] == "September 1, 2026", text

@@ -98,10 +98,10 @@ def test_build_produces_deterministic_dist(spec: Spec, tmp_path: Path) -> None:
         render_frontend(spec, tmp_path / name, SPEC_HASH)
         build_frontend(tmp_path / name)
     dist = tmp_path / "a" / "frontend" / "dist"
-    for relative in ("index.html", "assets/app.js", "assets/app.css"):
+    for relative in ("index.html", "_app/app.js", "_app/app.css"):
         assert (dist / relative).stat().st_size > 0, relative
     assert _snapshot(dist) == _snapshot(tmp_path / "b" / "frontend" / "dist")
-    bundle = (dist / "assets" / "app.js").read_text()
+    bundle = (dist / "_app" / "app.js").read_text()
     assert str(tmp_path) not in bundle  # no absolute paths leak into the bundle
     assert "sourceMappingURL" not in bundle
 

@@ -105,7 +105,7 @@ def test_a_patch_touching_a_forbidden_path_is_refused_whole(tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize("path", ["app/backend/invariants.py", "app/backend/seed.py", "tasks/tasks.jsonl", "spec.json",
-                                  "data/seed.db", "app/frontend/dist/assets/app.js", "tests/test_app.py",
+                                  "data/seed.db", "app/frontend/dist/_app/app.js", "tests/test_app.py",
                                   "app/backend/tests/test_x.py", "app/backend/../../claims.json", "/etc/passwd",
                                   "reports/verification.json", "seed.yaml"])
 def test_the_allow_list_keeps_out_everything_but_the_apps_code(path: str) -> None:
@@ -217,8 +217,8 @@ def test_a_frontend_patch_rebuilds_the_bundle_and_commits_both(tmp_path: Path, m
         source = (app / "frontend" / "src" / "App.jsx").read_text()
         if "syntax error" in source:
             raise BuildError("esbuild: App.jsx:1: Unexpected token")
-        (app / "frontend" / "dist" / "assets").mkdir(parents=True, exist_ok=True)
-        (app / "frontend" / "dist" / "assets" / "app.js").write_text(source)
+        (app / "frontend" / "dist" / "_app").mkdir(parents=True, exist_ok=True)
+        (app / "frontend" / "dist" / "_app" / "app.js").write_text(source)
 
     monkeypatch.setattr(patcher, "build_frontend", bundle)
     frontend = "app/frontend/src/App.jsx"
@@ -228,8 +228,8 @@ def test_a_frontend_patch_rebuilds_the_bundle_and_commits_both(tmp_path: Path, m
                                            Scripted({"rationale": "both layers", "diff": both})], tries=2)
     assert [r.outcome for r in records] == ["not-applied", "kept"] and built == [world / "app"] * 2
     assert "the frontend no longer builds: esbuild: App.jsx:1: Unexpected token" in fake.requests[1]["messages"][-1]["content"]
-    assert records[1].files == [CODE, frontend, "app/frontend/dist/assets/app.js"]
-    assert (world / "app/frontend/dist/assets/app.js").read_text() == "export default 2;\n"
+    assert records[1].files == [CODE, frontend, "app/frontend/dist/_app/app.js"]
+    assert (world / "app/frontend/dist/_app/app.js").read_text() == "export default 2;\n"
     assert (world / frontend).read_text() == "export default 2;\n"
     assert changed_paths(world) == {REPAIRS}
 

@@ -42,6 +42,9 @@ class RefText:
     # Whether the sentence says "my" (the acting user holds the row) or "the"; None: by the
     # entity's visibility. How the row is named, not which row: equal refs may differ in it.
     mine: bool | None = field(default=None, compare=False)
+    # The ISO code the row's amounts are in, when it has one: an amount the run gives for this
+    # row is said in it ("pay out £50 on the claim …", never "$50" for a sterling claim).
+    currency: str | None = field(default=None, compare=False)
 
 
 def joint_ref(pairs: list[tuple[str, str]]) -> RefText:

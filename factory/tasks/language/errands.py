@@ -20,9 +20,11 @@ import re
 
 from factory.spec.model import Spec, WorkflowSpec
 from factory.tasks.language import grammar
-from factory.tasks.language.asks import Ask, AskStep, Question, RefText
+from factory.tasks.language.asks import ONLY, Ask, AskStep, Question, RefText
+from factory.tasks.language.frames import name_of, read_name
 from factory.tasks.language.render import lower_first, render_question, render_step
 from factory.tasks.language.spoken import count_noun, field_noun, times_done, verb_phrase
+from factory.tasks.language.words import subject_entity
 
 # Purpose sentences by the first verb of the errand's first action; each ends with ":" or "."
 # and is followed by one space. Keep them free of quotes, digits and field values.
@@ -69,6 +71,8 @@ REDO = ("Plans changed, so I need to redo something:", "I made a mistake and wan
 ALL_PURPOSES: tuple[str, ...] = tuple(sorted({p for pool in PURPOSES.values() for p in pool}
                                              | set(GENERIC) | set(REDO) | set(UNDO), key=lambda p: -len(p)))
 CONNECTORS = (", and then ", ", then ", ". After that, ")
+# The same action on another row, said once: "lock my card "A", and then do the same for my card "B"".
+SAME = "do the same for "
 REPORT = " Afterwards, "  # act, then report: the question about the result follows
 OPENERS = ("", "Please ", "Could you ")
 
@@ -182,7 +186,8 @@ def render_errand(spec: Spec, ask: Ask, purpose: str, variant: int) -> str:
     connector = CONNECTORS[(variant // len(OPENERS)) % len(CONNECTORS)]
     if opener == "Could you " and connector.startswith("."):
         connector = ", then "  # a question is one sentence
-    parts = [_part(spec, s) for s in ask.steps]
+    parts = [_part(spec, s) if i == 0 else (same_for(spec, ask.steps[i - 1], s) or _part(spec, s))
+             for i, s in enumerate(ask.steps)]
     body = parts[0]
     for part in parts[1:]:
         body += connector + part
@@ -190,6 +195,33 @@ def render_errand(spec: Spec, ask: Ask, purpose: str, variant: int) -> str:
     # After a colon the errand runs on in lower case; after a full stop it starts a sentence.
     text = lower_first(text) if purpose.endswith(":") else text[:1].upper() + text[1:]
     return f"{purpose} {text}"
+
+
+def same_for(spec: Spec, before: AskStep, step: AskStep) -> str | None:
+    """The action `step` said as `before` again on another row ("do the same for my card "B""),
+    when it runs the same workflow with the same arguments on another row; else None."""
+    found = subject_entity(spec, _workflow(spec, step.workflow))
+    if step.workflow != before.workflow or found is None:
+        return None
+    param, ent = found
+    mine, theirs = step.args.get(param.name), before.args.get(param.name)
+    if not isinstance(mine, RefText) or not isinstance(theirs, RefText) or mine == theirs or ONLY in (mine.by, theirs.by):
+        return None
+    if {k: v for k, v in step.args.items() if k != param.name} != {k: v for k, v in before.args.items() if k != param.name}:
+        return None
+    if mine.by is not None or mine.also:
+        return None  # a row named by its fields is said inside its action's own words
+    return SAME + name_of(spec, ent.name, mine, "subject")
+
+
+def read_same(spec: Spec, before: AskStep, part: str) -> AskStep | None:
+    """The step `same_for` wrote as `part` after `before`, or None when `part` is no such text."""
+    if not part.startswith(SAME):
+        return None
+    found = subject_entity(spec, _workflow(spec, before.workflow))
+    if found is None:
+        return None
+    return AskStep(before.workflow, {**before.args, found[0].name: read_name(spec, found[1].name, part[len(SAME):])})
 
 
 def render_report(spec: Spec, ask: Ask, purpose: str, variant: int) -> str:

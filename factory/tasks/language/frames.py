@@ -370,8 +370,8 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
     split = _template_split(ent, ref.text)
     if split is not None:
         return f"{owner}{split[0]} {thing} ({split[1]})"
-    if re.search(rf"\b{re.escape(thing)}\b", ref.text.lower()):
-        return owner + ref.text
+    if "," not in ref.text and re.search(rf"\b{re.escape(thing)}\b", ref.text.lower()):
+        return owner + ref.text  # a name that says what it is ("my visa card ··9591"); a list is quoted
     return f'{owner}{thing} "{ref.text}"'
 
 
@@ -410,7 +410,7 @@ def _with_year(spec: Spec, p: ParamSpec, text: str) -> str:
 
 def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, Any]) -> str:
     """The run `args` of `workflow` as a sentence (no final stop), or ParseError when it cannot be said."""
-    params = priced(workflow.params, args)
+    params = priced(workflow.params, args, workflow.subject)
     missing = [pc.param for pc in f.pieces if pc.param and params[pc.param].required and pc.param not in args]
     if missing:
         raise ParseError(f"a sentence of {workflow.label!r} says its {', '.join(missing)}")
@@ -509,13 +509,17 @@ def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "
     flag = bool_flag(param.type) if joiner == " " else ""
     words = noun(said(param)).split()
     if joiner == " " and len(words) > 1 and (words[0] in _PREPOSITIONS or words[-1] in _PREPOSITIONS):
+        if article and words[0] not in _PREPOSITIONS and param_said(param, setting=True) != noun(said(param)):
+            # in a list of "the …" a predicate is said by its noun: "with the type of loss
+            # "glass", the incident date August 9", never "…, happened on August 9"
+            return article + _arg_label(param, value, joiner, flag, as_noun=True)
         article = ""  # a label that is a predicate reads bare: "starts on July 20", "check in June 4"
     return article + _arg_label(param, value, joiner, flag)
 
 
-def _arg_label(param: ParamSpec, value: Any, joiner: str, flag: str) -> str:
+def _arg_label(param: ParamSpec, value: Any, joiner: str, flag: str, as_noun: bool = False) -> str:
     text = param_text(param, value)  # a measure with its unit: "the allowance 25 days"
-    return f"{param_said(param, setting=joiner == ' to ')}{joiner}{flag}{with_unit(param, text)}"
+    return f"{param_said(param, setting=as_noun or joiner == ' to ')}{joiner}{flag}{with_unit(param, text)}"
 
 
 IT = "it"  # the row a find-then-act found: "…, then report it as lost or stolen"

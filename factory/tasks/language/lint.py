@@ -31,6 +31,8 @@ DATE_ISO = re.compile(r"^\d{4}-\d{2}-\d{2}")  # a stored date value, for the com
 _FILLER = frozenset(w.lower() for words in (*CompanyWords.catch_phrase_words, *CompanyWords.bsWords) for w in words)
 _LOREM = frozenset(LoremWords.word_list)
 _GLUE = frozenset(["a", "an", "the", "for", "to", "of", "and", "in", "on", "at", "my", "with", "from", "is", "it"])
+# Words of quantity a counted noun follows ("the most reopens"): a closed class of English.
+_QUANTIFIERS = frozenset(["most", "fewest", "least", "more", "fewer", "many", "few", "several"])
 _COMPARATIVE = {"lower": -1, "reduce": -1, "decrease": -1, "cut": -1, "drop": -1,
                 "raise": 1, "increase": 1, "bump": 1, "earlier": -1, "later": 1}
 
@@ -161,6 +163,8 @@ def grammar_hits(goal: str) -> list[tuple[str, str]]:
                 j -= 1  # the gerund was the noun: "a picking & packing manager" reads "picking" as a noun
                 nxt = lower[j]
             nounish = grammar.is_noun(nxt) or nxt.endswith("ing") if nxt is not None else False
+            if nxt is not None and not nounish and lower[j - 1] in _QUANTIFIERS and "VERB" in grammar.tags(nxt):
+                nounish = True  # after a quantifier a verb is its own noun: "the most reopens", "fewer visits"
             if nxt is not None and nounish and not (grammar.tags(nxt) & {"ADP", "DET", "CCONJ", "PRON", "AUX"}):
                 if w in ("a", "an") and j == i + 1 and nxt != _NAME and words[j][:1].islower():
                     want = grammar.article(nxt)

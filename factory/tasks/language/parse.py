@@ -22,6 +22,7 @@ from factory.tasks.language.spoken import (
     bool_feature,
     count_noun,
     counted,
+    entity_noun,
     field_noun,
     noun,
     param_noun,
@@ -349,7 +350,7 @@ def _sentence_rest(spec: Spec, workflow: WorkflowSpec, body: str, pos: int, poss
         args[found[0].name], pos = _subject_ref(found[1], body, pos)
     elif tail and found is not None:  # the verb split around its row: "save <row> to the wishlist"
         param, ent = found
-        noun = f"{scope_word(ent)} {ent.label.lower()}"
+        noun = f"{scope_word(ent)} {entity_noun(ent)}"
         if not body.lower().startswith(noun, pos):
             raise ParseError(f"expected {noun!r} at {body[pos:pos + 30]!r}")
         args[param.name], pos = _subject_ref(ent, body, pos + len(noun))
@@ -361,7 +362,7 @@ def _sentence_rest(spec: Spec, workflow: WorkflowSpec, body: str, pos: int, poss
     elif found is not None:
         param, ent = found
         for link in (" for ", " "):
-            noun = f"{link}{scope_word(ent)} {ent.label.lower()}"
+            noun = f"{link}{scope_word(ent)} {entity_noun(ent)}"
             if body.lower().startswith(noun, pos):
                 args[param.name], pos = _subject_ref(ent, body, pos + len(noun))
                 break

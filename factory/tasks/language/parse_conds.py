@@ -13,6 +13,7 @@ from factory.tasks.language.render import BARE_LEADS, lead_word, not_state, phra
 from factory.tasks.language.spoken import (
     bool_feature,
     count_noun,
+    entity_noun,
     field_noun,
     read_adjective,
     recency_field,
@@ -27,7 +28,8 @@ def same(a: str, b: str) -> bool:
 
 def entity_by(spec: Spec, text: str, plural: bool) -> EntitySpec:
     for ent in spec.entities:
-        if same(spoken_plural(ent) if plural else ent.label, text) or (plural and same(ent.plural, text)):
+        if (same(spoken_plural(ent) if plural else entity_noun(ent), text) or same(ent.label, text)
+                or (plural and same(ent.plural, text))):
             return ent
     raise ParseError(f"no entity is called {text!r}")
 

@@ -8,7 +8,7 @@ import re
 
 from factory.spec.model import Spec
 from factory.tasks.language.asks import Ask, AskStep, ParseError
-from factory.tasks.language.errands import ALL_PURPOSES, CONNECTORS, OPENERS, REPORT, read_its
+from factory.tasks.language.errands import ALL_PURPOSES, CONNECTORS, OPENERS, REPORT, read_its, read_same
 from factory.tasks.language.parse import parse_question, parse_step
 
 
@@ -24,19 +24,20 @@ def _splits(text: str, connectors: tuple[str, ...]) -> list[tuple[int, int]]:
     return found
 
 
-def _steps_of_errand(spec: Spec, body: str, connectors: tuple[str, ...], problem: list[ParseError]
-                     ) -> tuple[AskStep, ...] | None:
+def _steps_of_errand(spec: Spec, body: str, connectors: tuple[str, ...], problem: list[ParseError],
+                     before: AskStep | None = None) -> tuple[AskStep, ...] | None:
     """The actions of an errand body: the first split into a step that parses and a rest that
-    parses as one step or, recursively, as more (every connector outside quotes is tried)."""
+    parses as one step or, recursively, as more (every connector outside quotes is tried);
+    `before` is the action before the body, which "do the same for …" repeats."""
     for start, end in _splits(body, connectors):
-        head = _one_step(spec, body[:start], problem)
+        head = _one_step(spec, body[:start], problem, before)
         if head is None:
             continue
         tail = body[end:]
-        rest = _one_step(spec, tail, problem)
+        rest = _one_step(spec, tail, problem, head)
         if rest is not None:
             return (head, rest)
-        more = _steps_of_errand(spec, tail, connectors, problem)
+        more = _steps_of_errand(spec, tail, connectors, problem, head)
         if more is not None:
             return (head, *more)
     return None
@@ -80,9 +81,14 @@ def parse_compound(spec: Spec, text: str) -> Ask | None:
     return Ask(kind, steps=steps, question=question)
 
 
-def _one_step(spec: Spec, part: str, problem: list[ParseError]) -> AskStep | None:
-    """One action of an errand, or None (its reason kept in `problem`)."""
+def _one_step(spec: Spec, part: str, problem: list[ParseError], before: AskStep | None = None) -> AskStep | None:
+    """One action of an errand, or None (its reason kept in `problem`); after `before`, "do the
+    same for …" is `before` on another row."""
     try:
+        if before is not None:
+            same = read_same(spec, before, part)
+            if same is not None:
+                return same
         return parse_step(spec, part[:1].upper() + part[1:] + ".")
     except ParseError as exc:
         problem.append(exc)

@@ -22,6 +22,7 @@ from factory.tasks.language.spoken import (
     bool_adjective,
     bool_feature,
     count_noun,
+    entity_noun,
     field_noun,
     noun,
     of_word,
@@ -171,7 +172,7 @@ def render_list(workflow: WorkflowSpec, args: dict[str, Any], joiner: str = " ",
     """The arguments as a list (`from account "A", to account "B" and amount $5.00`); `lead`
     goes before each label ("the "), `joiner` between label and value (" to "). A range's end
     goes with its start: `period May 5, 2026 to May 11, 2026`."""
-    params = priced(workflow.params, args)
+    params = priced(workflow.params, args, workflow.subject)
     parts = []
     for name, value in args.items():
         p = params[name]
@@ -198,7 +199,7 @@ def _subject_phrase(spec: Spec, workflow: WorkflowSpec, args: dict[str, Any]) ->
     head = possessed_head(spec, workflow)
     if head is not None:  # "my card" already says which when it is the user's only one
         return (head if only else f"{head} {param_text(param, value)}"), rest
-    named = value.text if only else f"{scope_word(ent)} {ent.label.lower()} {param_text(param, value)}"
+    named = value.text if only else f"{scope_word(ent)} {entity_noun(ent)} {param_text(param, value)}"
     split = split_verb(verb)
     if split is not None:  # "Save the listing "Loft" to the wishlist", never "Save to wishlist for …"
         return f"{split[0]} {named} {split[1]}", rest

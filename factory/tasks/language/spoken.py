@@ -60,8 +60,26 @@ def noun(label: str) -> str:
 
 
 def said(thing: EntitySpec | FieldSpec | ParamSpec | WorkflowSpec) -> str:
-    """What a sentence calls a spec name: the seed's `say:` hint when it gives one, else its label."""
-    return thing.say or thing.label
+    """What a sentence calls a spec name: the seed's `say:` hint when it gives one, else its label
+    (an entity's without a state it names, see `kind_of`)."""
+    if thing.say:
+        return thing.say
+    return kind_of(thing.label) if isinstance(thing, EntitySpec) else thing.label
+
+
+def kind_of(label: str) -> str:
+    """An entity's label without a leading word that can only be an adjective ("Open claim",
+    "Pending order", "New hire"): such a word names a state the row is in when it is made, not
+    what it is, and a sentence about a row that has left it would contradict itself ("close the
+    open claim", "the closed open slots"). Nouns and participles stay ("Business trip", "Saved
+    listing", "Blocked dates"): they say which kind of row it is."""
+    words = label.split()
+    first = words[0].lower() if words else ""
+    if (len(words) > 1 and grammar.is_adjective(first) and not grammar.is_noun(first)
+            and not grammar.is_participle(first)):
+        rest = " ".join(words[1:])
+        return rest[:1].upper() + rest[1:]
+    return label
 
 
 def spoken_plural(entity: EntitySpec) -> str:
@@ -69,7 +87,7 @@ def spoken_plural(entity: EntitySpec) -> str:
     label ("payees", "blocked dates"), else the label made plural: a seed may title its list page
     "Wishlists" for the rows it calls "Saved listing", and "my wishlists with the wishlist …"
     would be said of saved listings."""
-    label, plural = noun(said(entity)), noun(entity.plural)
+    label, plural = noun(said(entity)), noun(entity.plural if entity.say else kind_of(entity.plural))
     if grammar.singular(label) != label:  # a label that is a plural already ("Contact details", "Blocked dates")
         return label
     one = grammar.singular(plural).split()
@@ -134,6 +152,13 @@ def field_noun(field: FieldSpec | ParamSpec) -> str:
         if lemma is not None:  # "Starts", "Pattern starts": a clause; its moment is "the pattern start date"
             return " ".join([*words[:-1], lemma, when_kind])
     if field.type in ("date", "datetime"):
+        named = field.name.split("_")
+        if (len(words) > 1 and words[-1] in ("on", "at") and named[-1] in ("on", "at") and named[:-1]
+                and all(grammar.is_noun(w) and not grammar.is_participle(w) for w in named[:-1])
+                and not set(named[:-1]) & set(words)):
+            # "Happened on" is a clause about the row; its field's name ("incident_on") has the
+            # noun people use: "the incident date", never "the date happened"
+            return f"{' '.join(named[:-1])} {when_kind}"
         for suffix in (" on", " at"):
             if text.endswith(suffix):
                 head = text[: -len(suffix)]

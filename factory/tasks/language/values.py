@@ -98,16 +98,28 @@ def parse_scalar(kind: str, text: str) -> Any:
     return text
 
 
-def priced(params: list[ParamSpec], args: dict[str, Any]) -> dict[str, ParamSpec]:
+def priced(params: list[ParamSpec], args: dict[str, Any], subject: str | None = None) -> dict[str, ParamSpec]:
     """The parameters by name, an amount without a currency of its own in the currency another
     parameter of the run chooses ("the currency "EUR", the standard rate €120", never "$120"):
-    the value that run gives, else that parameter's default."""
+    the value that run gives, else that parameter's default; failing that, in the currency of
+    the row acted on (`subject`), else of the rows the run names when they all share one."""
     chooser = next((p for p in params if p.type == "enum" and p.values
                     and all(re.fullmatch(r"[A-Z]{3}", v) for v in p.values)), None)
     chosen = args.get(chooser.name, chooser.default) if chooser is not None else None
+    if chooser is None:
+        chosen = _row_currency(args, subject)
     out = {}
     for p in params:
         if p.type == "money" and p.currency is None and isinstance(chosen, str) and re.fullmatch(r"[A-Z]{3}", chosen):
             p = p.model_copy(update={"currency": chosen})
         out[p.name] = p
     return out
+
+
+def _row_currency(args: dict[str, Any], subject: str | None) -> str | None:
+    """The currency of the row acted on, else the one currency every named row with one shares."""
+    own = args.get(subject or "")
+    if isinstance(own, RefText) and own.currency:
+        return own.currency
+    found = {v.currency for v in args.values() if isinstance(v, RefText) and v.currency}
+    return found.pop() if len(found) == 1 else None

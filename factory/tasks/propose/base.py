@@ -73,6 +73,15 @@ class ProposerBase:
     def _label(self, entity: str, row: Row) -> str:
         return self.world.label(entity, row)
 
+    def _currency(self, entity: str, row: Row) -> str | None:
+        """The ISO code of the row's amounts: its currency field's value, else a fixed one."""
+        for f in self.spec.entity(entity).fields:
+            if f.type == "money" and f.currency_field and row.get(f.currency_field):
+                return str(row[f.currency_field])
+            if f.type == "money" and f.currency:
+                return f.currency
+        return None
+
     def _unique_label(self, entity: str, row: Row, user_id: int) -> bool:
         label = self._label(entity, row)
         return '"' not in label and len(find_rows(self.world, entity, user_id, RefText(label))) == 1

@@ -15,7 +15,7 @@ from factory.builder.pools import kind_of, pick
 from factory.errors import ExpressionError
 from factory.expr.syntax import Binary, Name, Node, Unary, parse
 from factory.runtime.step import Step
-from factory.spec.model import ParamSpec, WorkflowSpec
+from factory.spec.model import EntitySpec, ParamSpec, WorkflowSpec
 from factory.spec.naming import identifier
 from factory.tasks.language.frames import set_fields
 from factory.tasks.language.spoken import FOR_NOUNS, field_noun
@@ -107,7 +107,9 @@ class ValuesMixin(ProposerBase):
         self._near_amounts(workflow, values)
         self._near_counts(workflow, values)
         self._agree(workflow, values)
-        self._pair_kinds(workflow, values)
+        if not self._from_one_row(workflow, values):
+            self._pair_kinds(workflow, values)
+        self._fit_subject(workflow, values)
         self._keep_most(workflow, values)
         return Step(workflow.name, values)
 
@@ -142,6 +144,105 @@ class ValuesMixin(ProposerBase):
                         said = [c for c in choices if re.search(rf"\b{re.escape(c.replace('_', ' '))}", str(text).lower())]
                         values[src] = said[0] if said else "other" if "other" in choices else values[src]
                 break
+
+    def _from_one_row(self, workflow: WorkflowSpec, values: dict[str, Any]) -> bool:
+        """The kinds, numbers and texts a new row is made with come together from one row the
+        world holds, so they agree with each other ("glass" damage with "Spilled paint across the
+        carpet" is two claims' halves; an essay out of 100, not out of 3); of the world's rows, one
+        whose referenced rows are most like the run's (a claim on a pet policy for a run on a pet
+        policy, an assignment of the same course). A name is a new one of that row's kind
+        ("Book review" → "Book review 2"), and unique fields stay the run's own. True when done."""
+        params = {p.name: p for p in workflow.params}
+        checked = " ".join(c.source for c in workflow.preconditions)
+        for effect in workflow.effects:
+            if effect.kind != "create" or not effect.values:
+                continue
+            ent = self.spec.entity(effect.entity)
+            names = {f.name for f in ent.fields}
+            copied = {src: ent.field_named(fname) for fname, src in effect.values.items()
+                      if src in values and src in params and fname in names and not params[src].ref
+                      and (params[src].type in ("enum", "text", "string")
+                           or (params[src].type == "int" and not re.search(rf"\b{re.escape(src)}\b", checked)))
+                      and not ent.field_named(fname).unique}
+            if len(copied) < 2 or not any(params[s].type == "enum" for s in copied):
+                continue
+            refs = {fname: values[src] for fname, src in effect.values.items()
+                    if src in values and src in params and params[src].ref and fname in names}
+            fits = [r for r in self.world.rows(ent.name)
+                    if all(self._fits(params[s], r.get(f.column)) for s, f in copied.items())]
+            if not fits:
+                continue
+            scores = [self._likeness(ent, refs, r) for r in fits]
+            best = [r for r, sc in zip(fits, scores, strict=True) if sc == max(scores)]
+            row = self.rng.choice(best)
+            for src, f in copied.items():
+                value = row[f.column]
+                if params[src].type in ("text", "string"):
+                    value = _typed_in(str(value))
+                    if f.name in ent.display_fields:  # a name: a new one of its kind
+                        value = _fit(_next_of(value), params[src].max_length or 60)
+                values[src] = value
+            return True
+        return False
+
+    @staticmethod
+    def _fits(p: ParamSpec, value: Any) -> bool:
+        """Whether a value the world holds may be given to `p` as it is."""
+        if value is None:
+            return False
+        if p.type == "enum":
+            return value in (p.values or [])
+        if p.type == "int":
+            return isinstance(value, int) and (p.min is None or value >= p.min) and (p.max is None or value <= p.max)
+        text = str(value)
+        return len(text) <= (p.max_length or 60) and '"' not in text and ";" not in text
+
+    def _fit_subject(self, workflow: WorkflowSpec, values: dict[str, Any]) -> None:
+        """A text the run writes on the row it acts on (a reason for denying a claim) is one the
+        world wrote on a row of the same kinds: a storm claim is not denied over "the vet records"."""
+        params = {p.name: p for p in workflow.params}
+        for effect in workflow.effects:
+            if (effect.kind != "set" or effect.field is None or effect.target not in values or effect.to not in values
+                    or effect.to not in params or params[effect.to].type not in ("string", "text")
+                    or effect.for_each is not None):
+                continue
+            ent = self.spec.entity(effect.entity)
+            f, own = ent.field_named(effect.field), self.world.row(ent.name, values[effect.target])
+            limit = params[effect.to].max_length or 60
+            if own is None or f.unique or f.name in ent.display_fields:
+                continue
+            fits = [r for r in self.world.rows(ent.name) if r.get(f.column) and r["id"] != own["id"]
+                    and len(str(r[f.column])) <= limit and '"' not in str(r[f.column]) and ";" not in str(r[f.column])]
+            # its kinds, not its states: a field some workflow moves (a status) says nothing of the text
+            moved = {e.field for w in self.spec.workflows for e in w.effects if e.kind == "set" and e.entity == ent.name}
+            kinds = [g for g in ent.fields if g.type == "enum" and g.name not in moved and own.get(g.column) is not None]
+            if not fits or not kinds:
+                continue
+            scores = [sum(1 for g in kinds if r.get(g.column) == own[g.column]) for r in fits]
+            if max(scores) == 0:
+                continue
+            best = [r for r, sc in zip(fits, scores, strict=True) if sc == max(scores)]
+            values[effect.to] = _typed_in(str(self.rng.choice(best)[f.column]))
+
+    def _likeness(self, ent: EntitySpec, refs: dict[str, Any], row: dict[str, Any]) -> int:
+        """How many kinds the rows `row` points at share with the rows the run points at (`refs`:
+        the ids the run gives, by the field of `ent` they go in)."""
+        score = 0
+        for fname, wanted in refs.items():
+            f = ent.field_named(fname)
+            pointed = row.get(f.column)
+            if f.ref is None or not isinstance(pointed, int):
+                continue
+            theirs, ours = self.world.row(f.ref, pointed), self.world.row(f.ref, wanted)
+            if theirs is None or ours is None:
+                continue
+            if theirs["id"] == ours["id"]:
+                score += 4  # the very row the run names (the same section)
+            # a row they point at in turn weighs most (the same course), then a kind they share
+            score += sum(2 if g.ref else 1 for g in self.spec.entity(f.ref).fields
+                         if (g.type == "enum" or (g.ref and g.ref != "user"))
+                         and theirs.get(g.column) is not None and theirs.get(g.column) == ours.get(g.column))
+        return score
 
     def _agree(self, workflow: WorkflowSpec, values: dict[str, Any]) -> None:
         """A rating sent with a text agrees with it: a one-star review does not praise the place.
@@ -329,10 +430,7 @@ class ValuesMixin(ProposerBase):
             value = fake.numerify("##-####")
         else:
             value = pick("title" if p.type == "string" else "note", self.rng, None, p.max_length or 60, neutral=True)
-        value = value.replace('"', "").replace(";", ",")
-        if value.endswith(".") and ". " not in value and not value.endswith(".."):
-            value = value[:-1]  # one sentence typed into a field: the instruction's own stop ends it ("…damage".)
-        return _fit(value, limit)
+        return _fit(_typed_in(value.replace('"', "").replace(";", ",")), limit)
 
     def _written(self, workflow: str, param: str) -> list[str]:
         """The values the world's rows hold in the fields a run of `workflow` writes `param` into
@@ -435,6 +533,13 @@ def _in_order(workflow: WorkflowSpec, values: dict[str, Any]) -> None:
                 start = dt.datetime.fromisoformat(str(values[earlier]))
                 moved = start + dt.timedelta(days=1 + len(later) % 3)  # a day or three after
                 values[later] = moved.date().isoformat() if "T" not in str(values[earlier]) else moved.isoformat()
+
+
+def _typed_in(value: str) -> str:
+    """One sentence typed into a field ends where the instruction's own stop does ("…damage".)."""
+    if value.endswith(".") and ". " not in value and not value.endswith(".."):
+        return value[:-1]
+    return value
 
 
 def _next_of(text: str) -> str:

@@ -196,7 +196,8 @@ class WritesMixin(ProposerBase):
             value = step.params[p.name]
             if p.ref and (p.ref, value) in self._made:
                 made = self._label(p.ref, self._made[(p.ref, value)])
-                args[p.name] = RefText(spoken_label(made, self.spec.today[:4]))  # new, so unique
+                args[p.name] = RefText(spoken_label(made, self.spec.today[:4]),  # new, so unique
+                                       currency=self._currency(p.ref, self._made[(p.ref, value)]))
                 continue
             if p.ref:
                 row = self.world.row(p.ref, value)
@@ -214,7 +215,8 @@ class WritesMixin(ProposerBase):
                     return None
                 # "my" only of a row the user holds (the card they own, not one they administer), in
                 # a public entity too (the host's own listing, the review they wrote)
-                args[p.name] = RefText(name, mine=self._holds(user.id, p.ref, value))
+                args[p.name] = RefText(name, mine=self._holds(user.id, p.ref, value),
+                                       currency=self._currency(p.ref, row))
             else:
                 if isinstance(value, str) and ('"' in value or "; " in value):
                     return None
@@ -249,8 +251,12 @@ class WritesMixin(ProposerBase):
             slot_texts.update(texts)
             args[param] = ref
         literals = []
+        currency = self._step_currency(workflow, step)
         for written, param in form.literals:
-            text = self._literal_text(literal_kind(written), params[param], step.params[param])
+            p = params[param]
+            if p.type == "money" and p.currency is None and currency:
+                p = p.model_copy(update={"currency": currency})  # "£200" on a sterling claim
+            text = self._literal_text(literal_kind(written), p, step.params[param])
             if text is None:
                 return None
             literals.append(text)
@@ -264,7 +270,10 @@ class WritesMixin(ProposerBase):
             if rest is None:
                 return None
             args.update(rest.args)
-            tail = extras_sentence(workflow, rest.args, self.spec)
+            priced_wf = workflow if currency is None else workflow.model_copy(update={"params": [
+                q.model_copy(update={"currency": currency}) if q.type == "money" and q.currency is None else q
+                for q in workflow.params]})  # "Set the agreed loss to £250" on a sterling claim
+            tail = extras_sentence(priced_wf, rest.args, self.spec)
         return AskStep(workflow.name, args), render_intent(form, slot_texts, literals, tail)
 
     def _says_direction(self, text: str, workflow: WorkflowSpec, step: Step) -> bool:
@@ -309,6 +318,15 @@ class WritesMixin(ProposerBase):
         row = self.world.row(entity, row_id) if row_id is not None else None
         named = None if row is None else self._slot_texts(entity, row, slots)
         return named is not None and len(find_rows(self.world, entity, user.id, named[1])) == 1
+
+    def _step_currency(self, workflow: WorkflowSpec, step: Step) -> str | None:
+        """The currency of the row the step acts on (its subject), which an amount it gives is in."""
+        found = next((p for p in workflow.params if p.name == workflow.subject and p.ref), None)
+        if found is None or found.ref is None or step.params.get(found.name) is None:
+            return None
+        key = (found.ref, step.params[found.name])
+        row = self._made.get(key) or self.world.row(*key)
+        return None if row is None else self._currency(found.ref, row)
 
     @staticmethod
     def _literal_text(kind: str, p: ParamSpec, value: Any) -> str | None:

@@ -1,0 +1,63 @@
+"""Values a run makes a row with agree with each other and with the rows it names: its kinds, texts
+and numbers come from one row the world holds, of the rows most like the run's (issue 30, point 3)."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from factory.builder.build import build_spec
+from factory.predict.rows import UserView
+from factory.seed.loader import load_seed
+from factory.tasks.propose.proposer import Proposer
+
+SEEDS = Path(__file__).resolve().parents[2] / "seeds"
+
+
+def _proposer(rows: dict[str, list[dict[str, Any]]]) -> Proposer:
+    """A proposer over the courses spec whose world holds exactly `rows` (by entity)."""
+    spec = build_spec(load_seed(SEEDS / "suite" / "courses.yaml"))
+    view = UserView(spec, sqlite3.connect(":memory:"), _rows=rows,
+                    _by_id={e: {r["id"]: r for r in rs} for e, rs in rows.items()})
+    proposer = object.__new__(Proposer)
+    proposer.spec, proposer.world, proposer.rng = spec, view, random.Random(3)
+    return proposer
+
+
+def _columns(proposer: Proposer, entity: str, **values: Any) -> dict[str, Any]:
+    ent = proposer.spec.entity(entity)
+    return {ent.field_named(k).column if k != "id" else "id": v for k, v in values.items()}
+
+
+def test_a_new_rows_kind_text_and_number_come_from_one_row_of_the_same_course() -> None:
+    """Posting to a history section takes a history assignment's kind and points, its title made
+    new ("Book review" → "Book review 2"); never a computing lab's title with an essay's kind."""
+    probe = _proposer({})
+    rows = {
+        "course": [_columns(probe, "course", id=1, code="HIST1100", title="History"),
+                   _columns(probe, "course", id=2, code="COMP1010", title="Computing")],
+        "section": [_columns(probe, "section", id=10, course=1, term="winter_2026"),
+                    _columns(probe, "section", id=11, course=1, term="fall_2025"),
+                    _columns(probe, "section", id=20, course=2, term="winter_2026")],
+        "assignment": [_columns(probe, "assignment", id=100, section=11, title="Book review", kind="essay", points=50),
+                       _columns(probe, "assignment", id=200, section=20, title="Lab 1: Hello, variables",
+                                kind="lab_report", points=10)],
+    }
+    proposer = _proposer(rows)
+    post = next(w for w in proposer.spec.workflows if w.name == "post_assignment")
+    for seed in range(6):
+        proposer.rng = random.Random(seed)
+        values = {"section": 10, "title": "Lab 1: Hello, variables", "kind": "quiz", "points": 3,
+                  "due_at": "2026-04-02T10:00:00"}
+        assert proposer._from_one_row(post, values)
+        assert values == {"section": 10, "title": "Book review 2", "kind": "essay", "points": 50,
+                          "due_at": "2026-04-02T10:00:00"}, values
+
+
+def test_a_world_without_such_rows_leaves_the_values_as_drawn() -> None:
+    proposer = _proposer({"assignment": [], "section": [], "course": []})
+    post = next(w for w in proposer.spec.workflows if w.name == "post_assignment")
+    values = {"section": 10, "title": "Quiz 1", "kind": "quiz", "points": 3}
+    assert not proposer._from_one_row(post, dict(values))
