@@ -22,6 +22,7 @@ from factory.predict.overlay import Rows
 from factory.runtime.step import Step
 from factory.spec.labels import currency_of
 from factory.spec.model import EntitySpec
+from factory.spec.roles import sees
 
 ROWS_PER_ENTITY = 3
 
@@ -111,12 +112,25 @@ def _json(value: Any) -> Any:
 
 
 def _observe(ctx: ClaimContext, e: EntitySpec, picked: list[tuple[int, int]], rows: Rows,
-             into: dict[int, dict[str, Any]]) -> None:
-    """The computed values, after a predicted call, of the rows of `e` it created and of the picked rows."""
+             into: dict[int, dict[str, Any]], owners: dict[int, list[int]]) -> None:
+    """The computed values, after a predicted call, of the rows of `e` it created and of the picked
+    rows; with the users each row names in its owner fields (`owners`), who may read it."""
     created = [rid for entity, rid in rows.created if entity == e.name]
     for rid in created + [r for r, _ in picked]:
-        if rows.get(e.name, rid) is not None:
+        row = rows.get(e.name, rid)
+        if row is not None:
             into[rid] = _values(ctx, rows, e, rid)
+            owners[rid] = [row[c] for o in e.owner_fields for c in [e.field_named(o).column]
+                           if isinstance(row.get(c), int)]
+
+
+def _created_viewer(ctx: ClaimContext, e: EntitySpec, caller: int, owners: list[int]) -> int | None:
+    """Who reads a row the call created: the caller when they may (a public row, one they own),
+    else the first user it names as an owner whose role sees it (a host seats a party; the
+    table's order is the waiter's), else None."""
+    if e.visibility == "public" or e.builtin or caller in owners:
+        return caller if sees(ctx.spec, e, caller) else None
+    return next((u for u in owners if sees(ctx.spec, e, u) and u in ctx.usernames), None)
 
 
 def _after_write(ctx: ClaimContext, e: EntitySpec, picked: list[tuple[int, int]],
@@ -128,9 +142,10 @@ def _after_write(ctx: ClaimContext, e: EntitySpec, picked: list[tuple[int, int]]
         if wf.system or witness is None or witness.user is None or witness.params is None:
             continue
         seen: dict[int, dict[str, Any]] = {}
+        owners: dict[int, list[int]] = {}
         try:
             prediction = predict(ctx.spec, ctx.oracle.db, witness.user, [Step(wf.name, witness.params)],
-                                 functools.partial(_observe, ctx, e, picked, into=seen))
+                                 functools.partial(_observe, ctx, e, picked, into=seen, owners=owners))
         except PredictionError:
             continue
         if prediction.refusals:
@@ -139,8 +154,11 @@ def _after_write(ctx: ClaimContext, e: EntitySpec, picked: list[tuple[int, int]]
             if values == before.get(rid):
                 continue
             viewer = next((u for r, u in picked if r == rid), witness.user)
-            if rid not in ctx.rows.visible_ids(e.name, viewer, limit=10**6) and rid not in before:
-                viewer = witness.user  # a row the call created: its owner is the caller
+            if rid not in before and rid not in ctx.rows.visible_ids(e.name, viewer, limit=10**6):
+                found = _created_viewer(ctx, e, witness.user, owners.get(rid, []))
+                if found is None:
+                    continue  # no user of the world may read the new row
+                viewer = found
             shown = ", ".join(f"{k} {v!r}" for k, v in values.items())
             return ctx.http(f"data:computed:{e.name}:after:{wf.name}", "computed_fresh", f"entities[{e.name}].computed",
                             f"right after {wf.label.lower()}, {e.label.lower()} {rid} shows its new computed values "
