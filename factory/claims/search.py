@@ -22,10 +22,13 @@ from typing import Any
 
 from factory.claims.oracle import Call, Oracle, Outcome
 from factory.claims.witness import range_candidates, scalar_candidates
+from factory.expr.syntax import names_in, parse
 from factory.predict.derived import LOOKUP_CODE
+from factory.predict.solve import descend, ladder, rule_weights
 from factory.spec.model import ParamSpec, Spec, WorkflowSpec
 
 SAMPLES_PER_USER = 40
+JOINT_ROWS = 40  # rows per parameter the joint search tries, per user
 BASES = 4  # successful calls, of different users, that the boundary search varies
 NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w.])")
 _DAYS = re.compile(r"days\((\d+)\)")
@@ -175,7 +178,40 @@ class WitnessSearch:
                     break
         if witness.params is None:
             self._near_rows(wf, witness)
+        if witness.params is None:
+            self._jointly(wf, witness)
         return witness
+
+    def _jointly(self, wf: WorkflowSpec, witness: Witness) -> None:
+        """Rules that hold only together (a flat the user viewed, an offer within 10% of its rent,
+        an income 30 times the offer): the rows and numbers they name are re-chosen one at a time
+        (`predict.solve.descend`), for each user in turn, until every rule holds."""
+        named = set().union(*(names_in(parse(c.source)) for c in wf.preconditions))
+        for user in [u.id for u in self.spec.users]:
+            domains = self._domains(wf, user)
+            if domains is None:
+                continue
+            start = self._params(wf, {n: values[0] for n, values in domains.items()})
+            search = {p.name: (ladder(p) if p.type in ("int", "money") else domains[p.name][:JOINT_ROWS])
+                      for p in wf.params if p.name in named and p.name in domains and p.range_end is None}
+
+            weights = rule_weights(wf, set(search))
+
+            def failures(params: dict[str, Any], user: int = user, weights: dict[str, float] = weights) -> float | None:
+                outcome = self.oracle.outcome([Call(wf.name, user, params)])
+                if outcome.ok:
+                    return 0
+                if outcome.prediction is None or not outcome.prediction.failed:
+                    return None
+                return sum(weights.get(m, 1.0) for m in outcome.prediction.failed)
+
+            found = descend(start, search, failures)
+            if found is not None:
+                call = Call(wf.name, user, found)
+                outcome = self.oracle.outcome([call])
+                witness.bases.append(call)
+                witness.user, witness.params, witness.outcome = user, found, outcome
+                return
 
     # A whole number or an amount compared with a row's ("the odometer reads at least what it read
     # at pick-up") lies near that row's value, far from the fixed candidates: a second pass tries

@@ -104,6 +104,7 @@ def _field(label: str, type_: str = "money", ref: str | None = None, say: str | 
     ("To", "date", None, "end date"), ("From", "datetime", None, "start date"), ("To", "reference", "user", "recipient"),
     ("From", "string", None, "from"), ("Picked up at", "datetime", None, "time picked up"),
     ("Graded by", "reference", "user", "grader"), ("Requested on", "date", None, "request date"),
+    ("Each", "money", None, "amount each"), ("Move in on", "date", None, "move-in date"),
 ])
 def test_field_labels_become_noun_phrases(label: str, type_: str, ref: str | None, said: str) -> None:
     assert field_noun(_field(label, type_, ref)) == said

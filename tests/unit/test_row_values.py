@@ -61,3 +61,18 @@ def test_a_world_without_such_rows_leaves_the_values_as_drawn() -> None:
     post = next(w for w in proposer.spec.workflows if w.name == "post_assignment")
     values = {"section": 10, "title": "Quiz 1", "kind": "quiz", "points": 3}
     assert not proposer._from_one_row(post, dict(values))
+
+
+def test_a_row_made_again_keeps_the_old_rows_name_and_kind() -> None:
+    """Redo: "remove the quiz "Big-O", then post "Big-O" again with a new due date", never an
+    unrelated new assignment; its dates and numbers stay the run's own."""
+    from factory.runtime.step import Step
+
+    proposer = _proposer({})
+    post = next(w for w in proposer.spec.workflows if w.name == "post_assignment")
+    old = _columns(proposer, "assignment", id=100, section=10, title="Quiz: Big-O", kind="quiz", points=10)
+    step = Step("post_assignment", {"section": 10, "title": "ER diagram exercise 2", "kind": "homework",
+                                    "points": 20, "due_at": "2026-04-05T16:00:00"})
+    again = proposer._same_kind(post, "assignment", old, step)
+    assert again is not None and again.params == {**step.params, "title": "Quiz: Big-O", "kind": "quiz"}
+    assert step.params["title"] == "ER diagram exercise 2"  # the draft's own step is left as it was

@@ -46,7 +46,7 @@ PREPOSITIONAL_VERBS = frozenset([("ask", "for"), ("apply", "for"), ("wait", "for
 # "Enroll in the section …", "Reply" → "Reply to my message …").
 INTRANSITIVE = {"enroll": "in", "enrol": "in", "register": "for", "subscribe": "to", "reply": "to", "respond": "to",
                 "react": "to", "object": "to", "consent": "to", "qualify": "for", "wait": "for", "comment": "on",
-                "listen": "to", "opt": "into"}
+                "listen": "to", "opt": "into", "apply": "for", "vote": "on", "bid": "on"}
 # Dative verbs: their second object is the person a thing goes to ("assign the ticket to Mei Lin",
 # "give the shift to Tom"), said with "to".
 DATIVE_VERBS = frozenset(["assign", "reassign", "give", "hand", "transfer", "issue", "send", "pass", "delegate",

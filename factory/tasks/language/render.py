@@ -407,8 +407,7 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
 
 # Verbs whose object takes a preposition ("reply to it"), and words after a verb that put the
 # object before them ("mark it as read", "move it to inbox", "delete it forever").
-_INTRANSITIVE = {"reply": "to ", "respond": "to ", "comment": "on ", "vote": "on ", "subscribe": "to ",
-                 "object": "to ", "react": "to "}
+_INTRANSITIVE = {verb: f"{prep} " for verb, prep in grammar.INTRANSITIVE.items()}
 _PARTICLES = frozenset({"as", "to", "from", "forever", "into", "onto", "in", "out", "off", "back", "up", "down",
                         "over", "away", "aside"})
 _STATES = frozenset({"lost", "stolen", "missing", "damaged", "done", "paid", "complete", "read", "unread", "closed",

@@ -166,6 +166,9 @@ def field_noun(field: FieldSpec | ParamSpec) -> str:
                     return _DATE_NOUNS[head]
                 if head.split() and grammar.is_participle(head.split()[0]):  # "Picked up at" → "time picked up"
                     return f"{'time' if field.type == 'datetime' else 'date'} {head}"
+                parts = head.split()
+                if len(parts) == 2 and grammar.is_verb(parts[0]) and parts[1] in grammar.PARTICLES:
+                    return f"{'-'.join(parts)} date"  # "Move in on" → "the move-in date"
                 return f"{head} date"
         if text.endswith(" since"):
             return f"{text.replace(' ', '-')} date"
@@ -205,6 +208,9 @@ def field_noun(field: FieldSpec | ParamSpec) -> str:
             return patient
     if field.type in ("money", "int") and len(words) >= 2 and "ADP" in grammar.tags(words[0]):
         return f"{'amount' if field.type == 'money' else 'number'} {text}"  # "Per day" → "the amount per day"
+    if field.type in ("money", "int") and len(words) == 1 and grammar.tags(words[0]) & {"DET", "ADV"} \
+            and not grammar.is_noun(words[0]):
+        return f"{'amount' if field.type == 'money' else 'number'} {text}"  # "Each" → "the amount each"
     if field.ref == "user" and len(words) == 2 and words[1] == "by" and grammar.is_participle(words[0]):
         agent = _agent(grammar.participle_of(words[0]) or words[0])  # "Graded by" → "grader"
         if grammar.noun_only(agent):

@@ -251,6 +251,10 @@ class ProposerBase:
         """The step pointed at a row its setup creates first (`setups.py`)."""
         raise NotImplementedError
 
+    def _solved(self, user: Any, step: Step) -> Step:
+        """The step with the rows and numbers of its failing rules chosen jointly (`setups.py`)."""
+        raise NotImplementedError
+
     def _conds(self, ent: EntitySpec, row: Row, user: Any, want_range: bool) -> tuple[tuple[Cond, ...], list[str]]:
         """Conditions the row itself meets, and the capabilities they exercise (`reads.py`)."""
         raise NotImplementedError
@@ -262,3 +266,16 @@ class ProposerBase:
     def _reads_back(self, goal: str, ask: Ask) -> bool:
         """Whether the text parses back to the same ask (`readback.py`)."""
         raise NotImplementedError
+
+
+def fits_param(p: ParamSpec, value: Any) -> bool:
+    """Whether a value the world holds may be given to `p` as it is (a kind it offers, a number in
+    its range, a text that fits and reads back inside quotes)."""
+    if value is None:
+        return False
+    if p.type == "enum":
+        return value in (p.values or [])
+    if p.type == "int":
+        return isinstance(value, int) and (p.min is None or value >= p.min) and (p.max is None or value <= p.max)
+    text = str(value)
+    return len(text) <= (p.max_length or 60) and '"' not in text and ";" not in text

@@ -48,7 +48,7 @@ from factory.tasks.language.resolve import (
     select,
 )
 from factory.tasks.language.spoken import spoken_label, verb_phrase
-from factory.tasks.propose.base import ORDERED, ProposerBase
+from factory.tasks.propose.base import ORDERED, ProposerBase, fits_param
 
 # A found-and-acted-on row: the acting user, the step, its ask (with the question that picks the
 # row) and the capabilities the question exercises.
@@ -310,7 +310,30 @@ class CompoundMixin(ProposerBase):
                 copied += 1
         if not copied:
             return None  # nothing ties the new row to the undone one: not a redo
+        again = self._same_kind(make, subject.ref, row, b)
+        if again is not None and self._passes(user, [a, again]):
+            b = again  # else the old name is still taken (a removed row kept): a new one
         return self._errand_draft("write", "redo", user, [a, b], None, redo=True)
+
+    def _same_kind(self, make: WorkflowSpec, entity: str, row: dict[str, Any], step: Step) -> Step | None:
+        """The row made again is the one taken back with new dates or numbers: its names, kinds
+        and texts are the old row's ("remove the quiz "Big-O", then post "Big-O" due a week
+        later"), never an unrelated new row. Only when some date or number of the run stays its own;
+        None when nothing would change."""
+        params = {p.name: p for p in make.params}
+        ent = self.spec.entity(entity)
+        names = {f.name for f in ent.fields}
+        stored = {src: ent.field_named(fname) for e in make.effects if e.kind == "create" and e.entity == entity
+                  for fname, src in (e.values or {}).items() if src in params and src in step.params and fname in names}
+        own = [s for s, f in stored.items() if params[s].type in ("date", "datetime", "int", "money")]
+        if not own:
+            return None
+        again = Step(step.workflow, dict(step.params))
+        for src, f in stored.items():
+            kept = params[src].type in ("enum", "string", "text") and not params[src].ref
+            if kept and fits_param(params[src], row.get(f.column)):
+                again.params[src] = row[f.column]
+        return again if again.params != step.params else None
 
     def _undo(self) -> Draft | None:
         """Make a row, then take it back (schedule a payment, then cancel it): the second run acts

@@ -9,9 +9,11 @@ phrased from the seed's labels.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from factory.expr.syntax import names_in, parse
+from factory.predict.solve import descend, ladder, rule_weights
 from factory.runtime.step import Step
 from factory.spec.model import WorkflowSpec
 from factory.tasks.language.asks import RefText
@@ -19,6 +21,7 @@ from factory.tasks.language.resolve import find_rows
 from factory.tasks.propose.base import ProposerBase
 
 MEND_TRIES = 12  # candidates tried per parameter when mending a run's rows
+_DAYS_AHEAD = (7, 10, 14, 21, 30, 45, 60, 90, 120)  # dates the joint search tries
 
 
 class SetupsMixin(ProposerBase):
@@ -78,6 +81,37 @@ class SetupsMixin(ProposerBase):
             if left == 0:
                 break
         return best
+
+    def _solved(self, user: Any, step: Step) -> Step:
+        """The step with the rows and numbers its failing rules name re-chosen together, one at a
+        time (`predict.solve.descend`): an offer within 10% of the rent and an income 30 times the
+        offer hold only jointly, which `_mended`'s one-row swaps never reach. Unchanged when no
+        choice makes every rule hold."""
+        prediction = self._prediction(user, [step])
+        if prediction is None or not prediction.failed:
+            return step
+        workflow = next(w for w in self.spec.workflows if w.name == step.workflow)
+        named = set().union(*(names_in(parse(c.source)) for c in workflow.preconditions if c.message in prediction.failed))
+        domains: dict[str, list[Any]] = {}
+        for p in workflow.params:
+            if p.name not in step.params or p.name not in named:
+                continue
+            if p.ref:
+                pool = self._candidates(user, workflow, p)
+                domains[p.name] = self.rng.sample(pool, min(len(pool), 3 * MEND_TRIES))
+            elif p.type in ("money", "int"):
+                domains[p.name] = ladder(p)
+            elif p.type == "date" and not p.range_of and not p.range_end:  # days ahead, as a request gives them
+                domains[p.name] = [(self.today + dt.timedelta(days=d)).isoformat() for d in _DAYS_AHEAD]
+
+        weights = rule_weights(workflow, set(domains))
+
+        def failures(params: dict[str, Any]) -> float | None:
+            found = self._prediction(user, [Step(step.workflow, params)])
+            return None if found is None else sum(weights.get(m, 1.0) for m in found.failed)
+
+        solved = descend(step.params, domains, failures)
+        return step if solved is None else Step(step.workflow, solved)
 
     def _relabels(self, workflow: WorkflowSpec, entity: str) -> bool:
         """Whether `workflow` can change how rows of `entity` are named (a setup must not: the

@@ -19,7 +19,7 @@ from factory.spec.model import EntitySpec, ParamSpec, WorkflowSpec
 from factory.spec.naming import identifier
 from factory.tasks.language.frames import set_fields
 from factory.tasks.language.spoken import FOR_NOUNS, field_noun
-from factory.tasks.propose.base import ProposerBase
+from factory.tasks.propose.base import ProposerBase, fits_param
 from factory.tasks.propose.sentiment import agreeing, is_rating, leaning
 
 # Contact data belongs to one person: a value is made up for the user, never copied from another row.
@@ -169,7 +169,7 @@ class ValuesMixin(ProposerBase):
             refs = {fname: values[src] for fname, src in effect.values.items()
                     if src in values and src in params and params[src].ref and fname in names}
             fits = [r for r in self.world.rows(ent.name)
-                    if all(self._fits(params[s], r.get(f.column)) for s, f in copied.items())]
+                    if all(fits_param(params[s], r.get(f.column)) for s, f in copied.items())]
             if not fits:
                 continue
             scores = [self._likeness(ent, refs, r) for r in fits]
@@ -184,18 +184,6 @@ class ValuesMixin(ProposerBase):
                 values[src] = value
             return True
         return False
-
-    @staticmethod
-    def _fits(p: ParamSpec, value: Any) -> bool:
-        """Whether a value the world holds may be given to `p` as it is."""
-        if value is None:
-            return False
-        if p.type == "enum":
-            return value in (p.values or [])
-        if p.type == "int":
-            return isinstance(value, int) and (p.min is None or value >= p.min) and (p.max is None or value <= p.max)
-        text = str(value)
-        return len(text) <= (p.max_length or 60) and '"' not in text and ";" not in text
 
     def _fit_subject(self, workflow: WorkflowSpec, values: dict[str, Any]) -> None:
         """A text the run writes on the row it acts on (a reason for denying a claim) is one the

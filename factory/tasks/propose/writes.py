@@ -100,11 +100,13 @@ class WritesMixin(ProposerBase):
         # rely on that to get a plain generic draft).
         forms = [f for f in self.forms if f.workflow == workflow.name]
         chosen = self.rng.choice(forms) if forms and attempt % 3 != 1 else None
-        for _ in range(4):  # other rows, values and date regimes before giving up on this user
+        for tries in range(4):  # other rows, values and date regimes before giving up on this user
             step = self._fill(workflow, user)
             if step is None:
                 return None
             step = self._mended(user, step)
+            if tries == 3:  # the slow joint search, once the quick draws have failed
+                step = self._solved(user, step)
             if chosen is not None:
                 self._namable_rows(chosen, workflow, step, user)
             if attempt % 3 == 2:
