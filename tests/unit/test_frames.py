@@ -333,3 +333,17 @@ def test_a_clause_label_is_said_as_a_noun_in_a_list() -> None:
     text = render(insurance, Ask("write", steps=(step,)), 0)
     assert "the incident date September 1, 2026" in text and "happened on" not in text, text
     assert parse(insurance, text).steps[0].args["incident_on"] == "September 1, 2026", text
+
+
+def test_a_yes_no_label_led_by_a_preposition_is_a_state_after_the_noun() -> None:
+    """"How many dishes are on tonight", never "dishes on tonight set to yes"; "not on tonight" for
+    no; both read back."""
+    restaurant = build_spec(load_seed(SEEDS / "suite" / "restaurant.yaml"))
+    ent = next(e for e in restaurant.entities if any(f.type == "bool" and f.label.lower().startswith("on ")
+                                                      for f in e.fields))
+    field = next(f for f in ent.fields if f.type == "bool" and f.label.lower().startswith("on "))
+    for value, said in (("yes", "on tonight"), ("no", "not on tonight")):
+        q = Question("count", ent.name, None, None, (Cond(field.name, value),))
+        text = render(restaurant, Ask("read", question=q), 0)
+        assert said in text and "set to" not in text, text
+        assert parse(restaurant, text).question == q, text

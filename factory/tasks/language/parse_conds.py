@@ -9,7 +9,7 @@ import re
 
 from factory.spec.model import EntitySpec, Spec
 from factory.tasks.language.asks import Cond, ParseError
-from factory.tasks.language.render import BARE_LEADS, lead_word, not_state, phrase_state
+from factory.tasks.language.render import BARE_LEADS, bool_phrase, lead_word, not_state, phrase_state
 from factory.tasks.language.spoken import (
     bool_feature,
     count_noun,
@@ -119,7 +119,8 @@ def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
     while True:
         # said bare: "not withdrawn" (`render.not_state`), "on loan" (`render.phrase_state`),
         # "wifi", "no pool" (`spoken.bool_feature`)
-        bare = _not_state_at(ent, text, pos) or _phrase_state_at(ent, text, pos) or _feature_at(ent, text, pos)
+        bare = (_bool_phrase_at(ent, text, pos) or _not_state_at(ent, text, pos) or _phrase_state_at(ent, text, pos)
+                or _feature_at(ent, text, pos))
         if bare is not None:
             cond, pos = bare
             conds.append(cond)
@@ -175,6 +176,19 @@ def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
         if joiner is None:
             raise ParseError(f"expected {'with' if inside else 'and'!r} between conditions at {text[pos:pos + 30]!r}")
         pos += len(joiner)
+
+
+def _bool_phrase_at(ent: EntitySpec, text: str, pos: int) -> tuple[Cond, int] | None:
+    """A yes/no state said bare ("on tonight", "not on tonight": `render.bool_phrase`) at `pos`."""
+    for f in ent.fields:
+        said = bool_phrase(f)
+        if said is None:
+            continue
+        for lead, value in (("not ", "no"), ("", "yes")):
+            end = pos + len(lead + said)
+            if text.startswith(lead + said, pos) and (end == len(text) or text.startswith(" and ", end)):
+                return Cond(f.name, value), end
+    return None
 
 
 def _phrase_state_at(ent: EntitySpec, text: str, pos: int) -> tuple[Cond, int] | None:

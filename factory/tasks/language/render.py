@@ -55,6 +55,8 @@ def render_conds(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
             parts.append(f"{name if tied else a(name)} between {c.value} and {c.upper}")
         elif f.type == "bool" and bool_feature(f) is not None:  # "with wifi", "with no pool"
             parts.append(("no " if c.value == "no" else "") + str(bool_feature(f)))
+        elif f.type == "bool" and bool_phrase(f) is not None:  # "the dishes on tonight", "… not in stock"
+            parts.append(("not " if c.value == "no" else "") + str(bool_phrase(f)))
         elif f.type == "bool" and c.value == "no" and not_state(f) is not None:  # "the books not withdrawn"
             parts.append(f"not {not_state(f)}")
         elif f.type == "bool":
@@ -115,6 +117,16 @@ def container(field: FieldSpec) -> bool:
 # Words a field label may start with that tie it to a row by themselves ("From account"): such a
 # condition follows the noun without "with" ("scheduled payments from account "X"").
 LEADING_PREPOSITIONS = frozenset(["from", "to", "in", "on", "at", "for", "by", "of", "into", "via"])
+
+
+def bool_phrase(field: FieldSpec) -> str | None:
+    """A yes/no label led by a preposition ("On tonight", "In stock"): a state said bare after the
+    noun ("the dishes on tonight", "the dishes not on tonight"), never "on tonight set to yes"."""
+    words = noun(said(field)).split()
+    if field.type != "bool" or len(words) < 2 or words[0] not in LEADING_PREPOSITIONS \
+            or not all(re.fullmatch(r"[a-z]+", w) for w in words):
+        return None
+    return " ".join(words)
 
 
 def not_state(field: FieldSpec) -> str | None:
