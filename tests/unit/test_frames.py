@@ -347,3 +347,25 @@ def test_a_yes_no_label_led_by_a_preposition_is_a_state_after_the_noun() -> None
         text = render(restaurant, Ask("read", question=q), 0)
         assert said in text and "set to" not in text, text
         assert parse(restaurant, text).question == q, text
+
+
+def test_a_number_labelled_by_a_clause_is_said_after_its_value() -> None:
+    """"Adjust the allowance … to 30 with 6 carried over", never "the number carried over 6"; a
+    participle before its noun ("Agreed loss") keeps its place. Both read back."""
+    from factory.tasks.language.spoken import value_first
+
+    hr = build_spec(load_seed(SEEDS / "suite" / "hr_leave.yaml"))
+    adjust = next(w for w in hr.workflows if w.name == "adjust_allowance")
+    carried = next(p for p in adjust.params if p.name == "carried_over")
+    assert value_first(carried) == "carried over"
+    insurance = build_spec(load_seed(SEEDS / "suite" / "insurance.yaml"))
+    approve = next(w for w in insurance.workflows if w.name == "approve_claim")
+    assert all(value_first(p) is None for p in approve.params)
+    subject = next(p for p in adjust.params if p.name == adjust.subject)
+    others = {p.name: ("30" if p.type == "int" else RefText("Aisha Bello")) for p in adjust.params
+              if p.required and p.name not in (subject.name, carried.name)}
+    step = AskStep("adjust_allowance", {subject.name: RefText("Aisha Bello"), **others, carried.name: "6"})
+    for variant in range(3):
+        text = render(hr, Ask("write", steps=(step,)), variant)
+        assert "6 carried over" in text and "number carried over" not in text, text
+        assert parse(hr, text).steps[0].args[carried.name] == "6", text

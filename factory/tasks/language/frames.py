@@ -28,6 +28,7 @@ from factory.tasks.language.spoken import (
     noun,
     param_said,
     said,
+    value_first,
     verb_words,
     with_unit,
 )
@@ -506,6 +507,9 @@ def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "
         return counted(word, value)
     if isinstance(value, RefText) and value.by == ONLY and joiner == " ":
         return value.text  # the user's only one says what it is: "my client", never "the client my client"
+    after = value_first(param) if joiner == " " else None
+    if after is not None and value is not None:
+        return f"{param_text(param, value)} {after}"  # "6 carried over", "£40 per day"
     flag = bool_flag(param.type) if joiner == " " else ""
     words = noun(said(param)).split()
     if joiner == " " and len(words) > 1 and (words[0] in _PREPOSITIONS or words[-1] in _PREPOSITIONS):

@@ -30,6 +30,7 @@ from factory.tasks.language.spoken import (
     said,
     spoken_plural,
     times_done,
+    value_first,
     verb_phrase,
     with_unit,
 )
@@ -130,7 +131,7 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
                 return args
             pos = _separator(text, pos, separators)
             continue
-        count = _count_at(workflow, lowered, pos) if joiner == " " else None
+        count = (_count_at(workflow, lowered, pos) or _value_first_at(workflow, text, pos)) if joiner == " " else None
         if count is not None:  # "4 guests" (`frames.arg_phrase`)
             p, value, pos = count
             if p.name in args:
@@ -179,6 +180,22 @@ def _count_at(workflow: WorkflowSpec, lowered: str, pos: int) -> tuple[ParamSpec
         word = count_noun(p)
         if word is not None and m[2] == counted(word, m[1]).split(" ", 1)[1]:
             return p, m[1], m.end()
+    return None
+
+
+def _value_first_at(workflow: WorkflowSpec, text: str, pos: int) -> tuple[ParamSpec, Any, int] | None:
+    """A value said before its label ("6 carried over", "£40 per day": `spoken.value_first`)."""
+    for p in workflow.params:
+        after = value_first(p)
+        if after is None:
+            continue
+        try:
+            value, end = scan_value(p.type, text, pos)
+        except ParseError:
+            continue
+        if text.lower().startswith(f" {after}", end) and (end + len(after) + 1 == len(text)
+                                                           or not text[end + len(after) + 1].isalnum()):
+            return p, value, end + len(after) + 1
     return None
 
 

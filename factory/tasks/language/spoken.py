@@ -331,6 +331,22 @@ def additive(field: FieldSpec) -> bool:
     return not set(re.findall(r"[a-z]+", field.label.lower())) & _NOT_ADDITIVE
 
 
+def value_first(param: FieldSpec | ParamSpec) -> str | None:
+    """A number or an amount labelled by a participle phrase ("Carried over", "Spent this year") or
+    by a rate ("Per day"): said after its value, as people do ("with 6 carried over", "£40 per
+    day"), never "the number carried over 6"; None for other labels."""
+    if param.type not in ("int", "money") or param.say:
+        return None
+    words = noun(said(param)).split()
+    if not words or not all(re.fullmatch(r"[a-z]+", w) for w in words):
+        return None
+    # a clause ("carried over", "spent this year"), not a participle modifying its noun ("agreed loss")
+    participle = (len(words) > 1 and grammar.is_participle(words[0]) and not grammar.is_noun(words[0])
+                  and words[1] in grammar.CLOSED | grammar.PARTICLES)
+    rate = param.type == "money" and len(words) == 2 and words[0] == "per"
+    return " ".join(words) if participle or rate else None
+
+
 def counted(word: str, n: int | str) -> str:
     """`n` things: "4 guests", "1 guest" (the count noun's singular when there is one)."""
     return f"{n} {word[:-1] if str(n) == '1' else word}"
