@@ -23,6 +23,7 @@ def _proposer(rows: dict[str, list[dict[str, Any]]]) -> Proposer:
                     _by_id={e: {r["id"]: r for r in rs} for e, rs in rows.items()})
     proposer = object.__new__(Proposer)
     proposer.spec, proposer.world, proposer.rng = spec, view, random.Random(3)
+    proposer._existing_cache = {}
     return proposer
 
 

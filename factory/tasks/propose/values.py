@@ -163,7 +163,7 @@ class ValuesMixin(ProposerBase):
                       if src in values and src in params and fname in names and not params[src].ref
                       and (params[src].type in ("enum", "text", "string")
                            or (params[src].type == "int" and not re.search(rf"\b{re.escape(src)}\b", checked)))
-                      and not ent.field_named(fname).unique}
+                      and not ent.field_named(fname).unique and not self._own_text(params[src])}
             if len(copied) < 2 or not any(params[s].type == "enum" for s in copied):
                 continue
             refs = {fname: values[src] for fname, src in effect.values.items()
@@ -211,6 +211,13 @@ class ValuesMixin(ProposerBase):
                 continue
             best = [r for r, sc in zip(fits, scores, strict=True) if sc == max(scores)]
             values[effect.to] = _typed_in(str(self.rng.choice(best)[f.column]))
+
+    def _own_text(self, p: ParamSpec) -> bool:
+        """A text that is the new row's own and never another row's: a name ("Skyline Cable 2" is
+        no payee's name; `_pair_kinds` files a name), an account number, a code."""
+        name = p.name.lower()
+        return p.type == "string" and (name == "name" or name.endswith("_name") or "number" in name
+                                       or identifier(p) or self._coded(name))
 
     def _likeness(self, ent: EntitySpec, refs: dict[str, Any], row: dict[str, Any]) -> int:
         """How many kinds the rows `row` points at share with the rows the run points at (`refs`:
