@@ -513,7 +513,9 @@ def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "
     flag = bool_flag(param.type) if joiner == " " else ""
     words = noun(said(param)).split()
     if joiner == " " and len(words) > 1 and (words[0] in _PREPOSITIONS or words[-1] in _PREPOSITIONS):
-        if article and words[0] not in _PREPOSITIONS and param_said(param, setting=True) != noun(said(param)):
+        as_noun = param_said(param, setting=True)
+        if (article and words[0] not in _PREPOSITIONS and as_noun != noun(said(param))
+                and not grammar.verb_only(as_noun.split()[0])):  # "the incident date", never "the remind date"
             # in a list of "the …" a predicate is said by its noun: "with the type of loss
             # "glass", the incident date August 9", never "…, happened on August 9"
             return article + _arg_label(param, value, joiner, flag, as_noun=True)

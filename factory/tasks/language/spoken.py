@@ -154,7 +154,7 @@ def field_noun(field: FieldSpec | ParamSpec) -> str:
     if field.type in ("date", "datetime"):
         named = field.name.split("_")
         if (len(words) > 1 and words[-1] in ("on", "at") and named[-1] in ("on", "at") and named[:-1]
-                and all(grammar.is_noun(w) and not grammar.is_participle(w) for w in named[:-1])
+                and all(grammar.is_noun(w) and not grammar.is_verb(w) and not grammar.is_participle(w) for w in named[:-1])
                 and not set(named[:-1]) & set(words)):
             # "Happened on" is a clause about the row; its field's name ("incident_on") has the
             # noun people use: "the incident date", never "the date happened"
