@@ -369,3 +369,22 @@ def test_a_number_labelled_by_a_clause_is_said_after_its_value() -> None:
         text = render(hr, Ask("write", steps=(step,)), variant)
         assert "6 carried over" in text and "number carried over" not in text, text
         assert parse(hr, text).steps[0].args[carried.name] == "6", text
+
+
+def test_an_amount_is_of_its_noun_and_a_bare_preposition_label_is_said_as_itself() -> None:
+    """"Assess … with an estimate of £120" (never "with the estimate £120"); a label that is only
+    prepositions ("Out of") has no noun to say: "… out of 20" (never "the number out of 20"). Both
+    read back."""
+    cars = build_spec(load_seed(SEEDS / "suite" / "car_rental.yaml"))
+    assess = AskStep("assess_damage", {"damage_report": RefText("Ford Galaxy EA22 MDT: Interior, April 29 at 9:00 AM"),
+                                       "estimate": 12000})
+    courses = build_spec(load_seed(SEEDS / "suite" / "courses.yaml"))
+    post = AskStep("post_assignment", {"section": RefText("COMP2140-A-W26"), "title": "Quiz 2", "kind": "quiz",
+                                       "points": "20", "due_at": "2026-04-02T10:00:00"})
+    for variant in range(3):
+        text = render(cars, Ask("write", steps=(assess,)), variant)
+        assert "with an estimate of £120" in text, text
+        assert parse(cars, text).steps[0].args["estimate"] == "£120", text
+        said = render(courses, Ask("write", steps=(post,)), variant)
+        assert ", out of 20 and" in said and "number out of" not in said, said
+        assert parse(courses, said).steps[0].args["points"] == "20", said

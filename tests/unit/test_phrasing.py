@@ -708,7 +708,7 @@ def test_a_state_with_no_un_word_is_said_not() -> None:
 
 
 def test_a_form_without_a_frame_says_each_value_with_its_article() -> None:
-    """"Create a new expense report with the title "Taxi rides", the period …, the amount $1,200 …",
+    """"Create a new expense report with the title "Taxi rides", the period …, an amount of $1,200 …",
     and as one question "Could you … with the title …?"; each reads back."""
     from factory.tasks.language.render import render_step
 
@@ -717,7 +717,7 @@ def test_a_form_without_a_frame_says_each_value_with_its_article() -> None:
                                     "amount": 120000, "manager": RefText("Grace Okafor")})
     texts = [render_step(approvals, step, variant) for variant in range(3)]
     assert texts[0] == ('Create a new expense report with the title "Taxi rides", the period May 21, 2026 to '
-                        'May 22, 2026, the amount $1,200 and the manager "Grace Okafor".')
+                        'May 22, 2026, an amount of $1,200 and the manager "Grace Okafor".')
     assert texts[2].startswith("Could you create a new expense report with the title ") and texts[2].endswith('"?')
     for text in texts:
         back = parse(approvals, text).steps[0]

@@ -510,6 +510,13 @@ def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "
     after = value_first(param) if joiner == " " else None
     if after is not None and value is not None:
         return f"{param_text(param, value)} {after}"  # "6 carried over", "£40 per day"
+    words = noun(said(param)).split()
+    if (joiner == " " and param.type in ("int", "money") and not param.say and len(words) > 1
+            and all(w in grammar.PREPOSITIONS or w in grammar.PARTICLES for w in words)):
+        return f"{' '.join(words)} {param_text(param, value)}"  # "out of 20", "up to £500": no noun to say
+    if joiner == " " and article == "the " and param.type == "money" and value is not None:
+        # an amount is "of" its noun: "with an estimate of £20", "an offer of £2,000"
+        return f"{grammar.with_article(param_said(param))} of {param_text(param, value)}"
     flag = bool_flag(param.type) if joiner == " " else ""
     words = noun(said(param)).split()
     if joiner == " " and len(words) > 1 and (words[0] in _PREPOSITIONS or words[-1] in _PREPOSITIONS):

@@ -142,10 +142,16 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
             pos = _separator(text, pos, separators)
             continue
         hit = next(((p, n) for n, p in names if lowered.startswith(n + joiner, pos)), None)
-        if hit is None:
+        amount = None
+        if hit is None and lead and joiner == " ":  # "an estimate of £20" (`frames.arg_phrase`)
+            amount = next(((p, art + n + " of ") for n, p in names for art in ("a ", "an ")
+                           if p.type == "money" and lowered.startswith(art + n + " of ", pos)), None)
+        if hit is not None:
+            p, pos = hit[0], pos + len(hit[1]) + len(joiner)
+        elif amount is not None:
+            p, pos = amount[0], pos + len(amount[1])
+        else:
             raise ParseError(f"unknown argument at {text[pos:pos + 40]!r} ({workflow.label})")
-        p = hit[0]
-        pos += len(hit[1]) + len(joiner)
         if p.name in args:
             raise ParseError(f"argument {p.label!r} is given twice")
         mine = _mine(spec_of_refs, p, text, pos)
