@@ -70,4 +70,4 @@ def descend(start: dict[str, Any], domains: dict[str, list[Any]], failures: Call
     return None
 
 
-__all__ = ["descend", "ladder"]
+__all__ = ["descend", "ladder", "rule_weights"]

@@ -196,11 +196,10 @@ class ValuesMixin(ProposerBase):
                 continue
             ent = self.spec.entity(effect.entity)
             f, own = ent.field_named(effect.field), self.world.row(ent.name, values[effect.target])
-            limit = params[effect.to].max_length or 60
             if own is None or f.unique or f.name in ent.display_fields:
                 continue
             fits = [r for r in self.world.rows(ent.name) if r.get(f.column) and r["id"] != own["id"]
-                    and len(str(r[f.column])) <= limit and '"' not in str(r[f.column]) and ";" not in str(r[f.column])]
+                    and fits_param(params[effect.to], r[f.column])]
             # its kinds, not its states: a field some workflow moves (a status) says nothing of the text
             moved = {e.field for w in self.spec.workflows for e in w.effects if e.kind == "set" and e.entity == ent.name}
             kinds = [g for g in ent.fields if g.type == "enum" and g.name not in moved and own.get(g.column) is not None]
