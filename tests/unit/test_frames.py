@@ -255,6 +255,8 @@ def test_a_persona_keeps_the_capitals_of_a_name() -> None:
     """"I'm a Picking & Packing manager" (a department's name), but "I'm a fleet manager for London"."""
     assert persona_context("Picking & Packing manager, runs the floor") == "I'm a Picking & Packing manager"
     assert persona_context("Fleet manager for London") == "I'm a fleet manager for London"
+    assert persona_context("Looks after the Bristol flats and chases referencing hard.") == \
+        "I look after the Bristol flats and chase referencing hard"  # every verb agrees
     assert persona_context("Desk-side technician at the Rotterdam office") == \
         "I'm a desk-side technician at the Rotterdam office"
 

@@ -37,6 +37,8 @@ def persona_context(persona: str) -> str | None:
     compound = (noun_follows and not grammar.is_adjective(nxt) and grammar.singular(nxt) == nxt
                 and "NOUN" in grammar.tags(first))  # "Claims adjuster": a plural noun naming a kind of work
     if base is not None and not compound:
+        # "Looks after X and chases Y" → "I look after X and chase Y": every verb of the clause agrees
+        tail = re.sub(r"\b(and|or) ([a-z]+)\b", lambda m: f"{m[1]} {_base_of_third_person(m[2]) or m[2]}", tail)
         return f"I {base}{tail}"  # "Travels for work"; not "Claims adjuster" (a noun phrase)
     if "ADV" in grammar.tags(first) and first.endswith("ly"):
         return f"I {first}{tail}"
