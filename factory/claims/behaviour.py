@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from factory.claims.context import ClaimContext
 from factory.claims.model import Claim, EffectsExactly, Expected, Footprint, HttpStep, RejectedUnchanged
-from factory.claims.oracle import Call
+from factory.claims.oracle import Call, Oracle
 from factory.claims.search import Pair, Witness, WitnessSearch
 from factory.errors import FactoryError
 from factory.expr.syntax import Binary, Literal, Name, parse
@@ -49,8 +49,11 @@ def shadowed_by_bounds(source: str, wf: WorkflowSpec) -> str | None:
 
 
 def footprint(ctx: ClaimContext, wf: WorkflowSpec, calls: list[Call] | None = None) -> EffectsExactly:
-    """What a successful call of `wf` may change, and (for the witness, or `calls`) exactly how."""
+    """What a successful call of `wf` may change, and (for the witness, or `calls`) exactly how.
+
+    A witness on planted rows is predicted by its own oracle, over the planted copy its claims run on."""
     witness = ctx.witnesses.get(wf.name)
+    oracle = witness.oracle if witness is not None and witness.oracle is not None else ctx.oracle
     tables: dict[str, Footprint] = {}
     must_insert: list[str] = []
     must_delete: list[str] = []
@@ -71,8 +74,8 @@ def footprint(ctx: ClaimContext, wf: WorkflowSpec, calls: list[Call] | None = No
             fp.delete = True
             if eff.when is None and eff.for_each is None:
                 must_delete.append(table)
-    expect = _expected(ctx, calls) if calls else (
-        ctx.oracle.expected(witness.outcome.prediction) if witness and witness.outcome and witness.outcome.prediction else None)
+    expect = _expected(oracle, calls) if calls else (
+        oracle.expected(witness.outcome.prediction) if witness and witness.outcome and witness.outcome.prediction else None)
     # a set effect must show, unless the call itself only re-writes values a row already holds
     set_tables = {t for t, fp in tables.items() if fp.update}
     must_update = sorted(set_tables & {r.table for r in expect.updated}) if expect else []
@@ -80,9 +83,9 @@ def footprint(ctx: ClaimContext, wf: WorkflowSpec, calls: list[Call] | None = No
                           must_insert=sorted(set(must_insert)), must_delete=sorted(set(must_delete)), expect=expect)
 
 
-def _expected(ctx: ClaimContext, calls: list[Call]) -> Expected | None:
-    outcome = ctx.oracle.outcome(calls)
-    return ctx.oracle.expected(outcome.prediction) if outcome.prediction is not None else None
+def _expected(oracle: Oracle, calls: list[Call]) -> Expected | None:
+    outcome = oracle.outcome(calls)
+    return oracle.expected(outcome.prediction) if outcome.prediction is not None else None
 
 
 def steps_of(ctx: ClaimContext, wf_paths: dict[str, str], calls: list[Call]) -> list[HttpStep]:
@@ -97,18 +100,19 @@ def behaviour_claims(ctx: ClaimContext) -> list[Claim]:
             continue
         w = ctx.witnesses[wf.name]
         where = f"workflows[{wf.name}]"
+        planted = " (on rows planted for it: the seed data has none it acts on)" if w.plant else ""
         steps = []
         if w.params is not None and w.user is not None:
             steps = [HttpStep(method="POST", path=wf.path, user=ctx.usernames[w.user], body=w.params)]
         else:
             ctx.unwitnessed.append(f"{wf.name}: no user can complete it on the seed data (every sampled call is refused)")
         out.append(ctx.http(f"behaviour:{wf.name}:effects", "wf_effects", where + ".effects",
-                            f"a valid {wf.label.lower()} changes exactly what its effects compute", steps,
-                            footprint(ctx, wf), fresh=True))
+                            f"a valid {wf.label.lower()} changes exactly what its effects compute{planted}", steps,
+                            footprint(ctx, wf), fresh=True, plant=w.plant))
         out.append(ctx.http(f"behaviour:{wf.name}:anonymous", "wf_anonymous", where,
                             f"{wf.label} is refused to anonymous visitors and changes nothing",
                             [HttpStep(method="POST", path=wf.path, body=w.params or {})],
-                            RejectedUnchanged(status=401), fresh=True))
+                            RejectedUnchanged(status=401), fresh=True, plant=w.plant))
         if any(p.required and p.default is None for p in wf.params):
             out.append(ctx.http(f"behaviour:{wf.name}:validation", "wf_validation", where + ".params",
                                 f"{wf.label} without its required parameters is refused (422) and changes nothing",
@@ -122,19 +126,20 @@ def behaviour_claims(ctx: ClaimContext) -> list[Claim]:
                 ctx.unwitnessed.append(f"{check.id}: " + (reason or f"no call found that breaks only `{check.source}`, "
                                                           "with or without a setup call of any workflow before it"))
                 continue
-            message = _shown_message(ctx, pair) if check.message_py else check.message
-            out += _pair_claims(ctx, wf, check.id, check.source, message, pair, paths)
+            message = _shown_message(w.oracle or ctx.oracle, pair) if check.message_py else check.message
+            out += _pair_claims(ctx, wf, check.id, check.source, message, pair, paths, w)
         if w.lookup_refused is not None:
             call, message = w.lookup_refused
             out.append(ctx.http(f"behaviour:{wf.name}:lookup", "wf_lookup", where + ".params",
                                 f"when its lookup finds no row, {wf.label.lower()} is refused with “{message}” (409) "
                                 "and changes nothing", steps_of(ctx, paths, [call]),
-                                RejectedUnchanged(status=409, detail=message, precondition=LOOKUP_CODE), fresh=True))
+                                RejectedUnchanged(status=409, detail=message, precondition=LOOKUP_CODE), fresh=True,
+                                plant=w.plant))
         ownership = _ownership_call(ctx, wf, w)
         if ownership is not None:
             out.append(ctx.http(f"behaviour:{wf.name}:ownership", "wf_ownership", where + ".params",
                                 f"another user cannot {wf.label.lower()} on {ctx.usernames[w.user or 0]}'s rows",
-                                [ownership], RejectedUnchanged(status=404), fresh=True))
+                                [ownership], RejectedUnchanged(status=404), fresh=True, plant=w.plant))
     return out
 
 
@@ -159,32 +164,33 @@ def _branch_claims(ctx: ClaimContext, wf: WorkflowSpec, w: Witness) -> list[Clai
         step = HttpStep(method="POST", path=wf.path, user=ctx.usernames[call.user], body=call.params)
         out.append(ctx.http(f"behaviour:{wf.name}:{key.replace(':', '_', 1).replace(':', '_')}", "wf_effect_branch",
                             f"workflows[{wf.name}].effects[{number - 1}]", f"{wf.label}: {what}, with exactly its effects",
-                            [step], footprint(ctx, wf, [call]), fresh=True))
+                            [step], footprint(ctx, wf, [call]), fresh=True, plant=w.plant))
     return out
 
 
-def _shown_message(ctx: ClaimContext, pair: Pair) -> str | None:
+def _shown_message(oracle: Oracle, pair: Pair) -> str | None:
     """The text a refused call's message with `{expression}` holes reads, as the oracle fills it in
     (None, so no text is claimed, when the oracle cannot say)."""
-    outcome = ctx.oracle.outcome(pair.refused)
+    outcome = oracle.outcome(pair.refused)
     return outcome.message if outcome.status == 409 and outcome.message else None
 
 
 def _pair_claims(ctx: ClaimContext, wf: WorkflowSpec, rule: str, source: str, message: str | None, pair: Pair,
-                 paths: dict[str, str]) -> list[Claim]:
+                 paths: dict[str, str], w: Witness) -> list[Claim]:
     """The two sides of one rule's boundary: allowed with exact effects, refused with nothing changed."""
     where = f"workflows[{wf.name}].preconditions[{rule}]"
     setups = pair.refused[:-1]
-    refused_expect = _expected(ctx, setups) if setups else None
+    refused_expect = _expected(w.oracle or ctx.oracle, setups) if setups else None
     side = f" ({pair.note})"
     return [
         ctx.http(f"behaviour:{rule}", "wf_precondition", where,
                  f"breaking `{source}` is refused with “{message}” and changes nothing{side}",
                  steps_of(ctx, paths, pair.refused),
-                 RejectedUnchanged(status=409, detail=message, precondition=rule, expect=refused_expect), fresh=True),
+                 RejectedUnchanged(status=409, detail=message, precondition=rule, expect=refused_expect), fresh=True,
+                 plant=w.plant),
         ctx.http(f"behaviour:{rule}:allowed", "wf_boundary_allowed", where,
                  f"just inside `{source}` the call succeeds with exactly its effects{side}",
-                 steps_of(ctx, paths, pair.allowed), footprint(ctx, wf, pair.allowed), fresh=True),
+                 steps_of(ctx, paths, pair.allowed), footprint(ctx, wf, pair.allowed), fresh=True, plant=w.plant),
     ]
 
 

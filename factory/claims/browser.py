@@ -81,7 +81,7 @@ def browser_claims(ctx: ClaimContext) -> list[Claim]:
         out.append(Claim(id=f"ui:workflow:{wf.name}", layer="frontend", kind="ui_workflow",
                          description=f"{wf.label} can be completed through its form and the database shows its effects",
                          provenance=f"workflows[{wf.name}]",
-                         getter=UiGetter(script="workflow", user=runner, args=args),
+                         getter=UiGetter(script="workflow", user=runner, args=args, plant=w.plant),
                          predicate=UiPasses(effects=footprint(ctx, wf))))
     out += _capabilities(ctx, world)
     out += _role_pages(ctx)

@@ -20,6 +20,7 @@ from factory.claims.lookups import lookup_claims
 from factory.claims.model import ClaimSet
 from factory.claims.oracle import Call, Oracle
 from factory.claims.ownership import ownership_claims
+from factory.claims.planting import Plantings
 from factory.claims.reasons import explain
 from factory.claims.roles import role_claims
 from factory.claims.routes import route_claims
@@ -53,14 +54,16 @@ def compile_claims(world: Path, spec: Spec | None = None, db: Path | None = None
     spec = spec or World(world).spec
     db = db or World(world).seed_db
     oracle = Oracle(spec, db)
+    plantings = Plantings(spec, oracle)
     try:
-        witnesses = find_witnesses(spec, oracle)
+        witnesses = find_witnesses(spec, oracle, plantings)
         rows = SeedRows(spec, db)
         ctx = ClaimContext(spec, rows, witnesses, oracle)
         claims = (route_claims(ctx) + ownership_claims(ctx) + role_claims(ctx) + state_claims(ctx) + data_claims(ctx)
                   + computed_claims(ctx) + currency_claims(ctx) + behaviour_claims(ctx) + lookup_claims(ctx)
                   + validation_claims(ctx) + browser_claims(ctx))
     finally:
+        plantings.close()
         oracle.close()
     ids = [c.id for c in claims]
     duplicates = {i for i in ids if ids.count(i) > 1}
@@ -71,18 +74,27 @@ def compile_claims(world: Path, spec: Spec | None = None, db: Path | None = None
                     claims=claims, unwitnessed=ctx.unwitnessed)
 
 
-def find_witnesses(spec: Spec, oracle: Oracle) -> dict[str, Witness]:
-    """A witness per user-facing workflow, each precondition at its boundary where one is found."""
+def find_witnesses(spec: Spec, oracle: Oracle, plantings: Plantings | None = None) -> dict[str, Witness]:
+    """A witness per user-facing workflow, each precondition at its boundary where one is found;
+    with `plantings`, a workflow the seed data gives no call for is witnessed on planted rows."""
     search = WitnessSearch(spec, oracle)
     workflows = [w for w in spec.workflows if not w.system]
     witnesses = {wf.name: search.search(wf) for wf in workflows}
     for wf in workflows:
+        planted = plantings.witness(wf) if plantings is not None and witnesses[wf.name].params is None else None
+        if planted is not None:
+            witnesses[wf.name] = planted  # its boundaries and branches were searched on the planted copy
+            continue
         search.boundaries(wf, witnesses[wf.name])
         search.branches(wf, witnesses[wf.name])
-    # setup calls start from each workflow's own witness (re-aimed at the rows a rule reads)
+    # setup calls start from each workflow's own witness (re-aimed at the rows a rule reads); a
+    # planted witness's calls hold only on its planted copy, so none start from it
     examples = {name: Call(name, w.user, w.params) for name, w in witnesses.items()
-                if w.user is not None and w.params is not None}
+                if w.user is not None and w.params is not None and not w.plant}
     for wf in workflows:
+        if witnesses[wf.name].plant:
+            explain(spec, wf, witnesses[wf.name])
+            continue
         with_setups(search, wf, witnesses[wf.name], examples)
         with_repeats(search, wf, witnesses[wf.name], examples)
         explain(spec, wf, witnesses[wf.name])

@@ -139,7 +139,7 @@ def _after_write(ctx: ClaimContext, e: EntitySpec, picked: list[tuple[int, int]]
     computes another value, as a claim that the API shows the new value at once."""
     for wf in ctx.spec.workflows:
         witness = ctx.witnesses.get(wf.name)
-        if wf.system or witness is None or witness.user is None or witness.params is None:
+        if wf.system or witness is None or witness.user is None or witness.params is None or witness.plant:
             continue
         seen: dict[int, dict[str, Any]] = {}
         owners: dict[int, list[int]] = {}

@@ -81,9 +81,9 @@ class ClaimContext:
         return visible[0] if visible else None
 
     def http(self, cid: str, kind: str, where: str, text: str, steps: list[HttpStep], predicate: Any,
-              fresh: bool = False) -> Claim:
+              fresh: bool = False, plant: list[str] | None = None) -> Claim:
         return Claim(id=cid, layer="backend", kind=kind, description=text, provenance=where,
-                     getter=HttpGetter(steps=steps, fresh_db=fresh), predicate=predicate)
+                     getter=HttpGetter(steps=steps, fresh_db=fresh, plant=list(plant or [])), predicate=predicate)
 
     def visible_rows(self, e: EntitySpec, user: int) -> list[sqlite3.Row]:
         ids = self.rows.visible_ids(e.name, user, limit=10**6)

@@ -30,7 +30,7 @@ def lookup_claims(ctx: ClaimContext) -> list[Claim]:
     out: list[Claim] = []
     for wf in ctx.spec.workflows:
         witness = ctx.witnesses.get(wf.name)
-        if wf.system or witness is None or witness.params is None:
+        if wf.system or witness is None or witness.params is None or witness.plant:
             continue
         for p in (x for x in wf.params if x.lookup):
             claim = _claim(ctx, wf, p, witness.params)

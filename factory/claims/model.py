@@ -33,7 +33,8 @@ class HttpGetter(Strict):
     """Requests against a running app; the last step's response is judged.
 
     With `fresh_db` the claim runs on its own copy of the seed database and the row-level
-    difference it caused is part of the evidence.
+    difference it caused is part of the evidence; with `plant`, that copy is planted first and the
+    difference is taken from the planted copy.
     """
 
     type: Literal["http"] = "http"
@@ -64,6 +65,8 @@ class UiGetter(Strict):
     script: Literal["page", "workflow", "date_range_filter", "nested_filter", "pagination", "filter", "labels"]
     user: str
     args: dict[str, Any] = Field(default_factory=dict)
+    plant: list[str] = Field(default_factory=list, description="SQL run on the fresh copy before the browser opens "
+                             "it (rows planted for a workflow the seed data gives nothing to act on)")
 
 
 Getter = Annotated[HttpGetter | SqlGetter | InvariantGetter | UiGetter, Field(discriminator="type")]

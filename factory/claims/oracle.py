@@ -121,7 +121,7 @@ class Oracle:
         probe = f"exists(it in {entity} where ({source}))"
         try:
             node = parse(probe)
-            check(probe, node, self._scope(wf), BOOL, False)
+            check(probe, node, self.scope(wf), BOOL, False)
         except ExpressionError:
             return set()  # as `_where_holds` answers for a filter that does not check: no row
         if not isinstance(node, Query) or node.where is None or mentions(node.where, param):
@@ -140,7 +140,8 @@ class Oracle:
             rows.close()
         return held
 
-    def _scope(self, wf: WorkflowSpec) -> Scope:
+    def scope(self, wf: WorkflowSpec) -> Scope:
+        """The names a workflow's expressions may use: `me` and its parameters, typed."""
         schema = spec_schema(self.spec)
         return Scope(schema, {"me": Type("ref", entity="user"),
                               **{p.name: field_type(p.type, p.ref, p.values) for p in wf.params}})
@@ -159,7 +160,7 @@ class Oracle:
 
         try:
             node = parse(source)
-            check(source, node, self._scope(wf), BOOL, False)
+            check(source, node, self.scope(wf), BOOL, False)
         except ExpressionError:
             return None
         rows = Rows(self.spec, self.db)

@@ -65,6 +65,10 @@ class Witness:
     branches: dict[str, Call] = field(default_factory=dict)
     # a call refused because a row lookup found nothing, with the message it answers (409)
     lookup_refused: tuple[Call, str] | None = None
+    # a witness the seed data cannot give: SQL that plants the rows it acts on, and the oracle of the
+    # planted copy that predicts its effects (`factory.claims.planting`)
+    plant: list[str] = field(default_factory=list)
+    oracle: Oracle | None = None
 
 
 # Steps above a number a named row holds, tried in order (whole numbers; amounts in cents).

@@ -216,12 +216,14 @@ class Verifier:
         lane.server.use_db(db)
         return db
 
-    def _plant(self, db: Path, statements: list[str]) -> None:
-        """Run a claim's planting SQL on its own database copy (the seed database is never touched)."""
+    def _plant(self, db: Path, statements: list[str]) -> Path:
+        """Run a claim's planting SQL on its own database copy (the seed database is never touched);
+        return a copy of the planted state, the baseline the claim's changes are read against."""
         with sqlite3.connect(db) as conn:
             for statement in statements:
                 conn.execute(statement)
         conn.close()
+        return copy_db(db, db.with_name(db.stem + "-planted.db"))
 
     def _http(self, claim: Claim, lane: Lane, state: _LaneState) -> ClaimResult:
         server = lane.server
@@ -234,8 +236,9 @@ class Verifier:
             return self._result(claim, False, "no witness: the claims compiler found no call that completes it",
                                 started, evidence)
         db = self._fresh(lane, state) if getter.fresh_db or getter.plant else None
+        baseline = self.seed
         if getter.plant and db is not None:
-            self._plant(db, getter.plant)
+            baseline = self._plant(db, getter.plant)
         status, body, content_type = 0, None, ""
         try:
             for step in getter.steps:
@@ -253,7 +256,7 @@ class Verifier:
             if db is not None:
                 server.use_db(lane.db)
             return self._result(claim, False, f"request failed: {exc}", started, evidence)
-        diff = diff_databases(self.seed, db) if db is not None else None
+        diff = diff_databases(baseline, db) if db is not None else None
         if diff is not None:
             evidence.db_diff = diff.to_json()
         evidence.server_log = server.log_tail(offset)[0][-40:]
@@ -287,6 +290,7 @@ class Verifier:
         assert isinstance(getter, UiGetter) and isinstance(predicate, UiPasses)
         _, offset = server.log_tail(0)
         db = self._fresh(lane, state)
+        baseline = self._plant(db, getter.plant) if getter.plant else self.seed
         browser = lane.browser()  # started at the lane's first browser claim
         self.shots.mkdir(parents=True, exist_ok=True)
         outcome = run_ui_claim(browser, server.url, self.spec, getter, self.passwords.__getitem__, self.shots,
@@ -295,7 +299,7 @@ class Verifier:
                             screenshot=str(Path(outcome.screenshot).relative_to(self.world)) if outcome.screenshot else None)
         ok, message = outcome.ok, outcome.message
         if predicate.effects is not None:
-            diff = diff_databases(self.seed, db)
+            diff = diff_databases(baseline, db)
             evidence.db_diff = diff.to_json()
             if ok:
                 ok, message = judge_effects(predicate.effects, 200, None, diff)
