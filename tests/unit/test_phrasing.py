@@ -388,6 +388,21 @@ def test_a_row_named_by_several_fields_must_match_them_all(bank: Spec, tmp_path:
     world.close()
 
 
+def test_a_slot_named_after_a_value_parameter_says_its_value(stay: Spec) -> None:
+    """`{price_per_night}` declared as the field the workflow sets from `price_per_night` is the new
+    price, never the row's present one (the leases seed: "give notice with a leaving date of
+    {leaving_on}" named the lease by its current end date, then appended another leaving date)."""
+    phrasing = "Charge {price_per_night} a night for {listing}."
+    odd = _with_intents(stay, [{"name": "x", "kind": "write", "workflow": "update_listing", "phrasings": [phrasing],
+                                "slots": {"listing": "listing.title", "price_per_night": "listing.price_per_night"}}])
+    form = _form(odd, "x", phrasing)
+    assert form.literals == [("$1", "price_per_night")], form
+    assert {s: p for s, (_e, _f, p) in form.slots.items()} == {"listing": "listing"}
+    assert "price_per_night" not in form.extras
+    text = render_intent(form, {"listing": "Sea View Loft"}, ["$180"])
+    assert text == "Charge $180 a night for Sea View Loft."
+
+
 def test_missing_parameters_are_appended_and_read_back(bank: Spec) -> None:
     from factory.tasks.language.intents import extras_sentence
 

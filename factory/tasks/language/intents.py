@@ -208,11 +208,15 @@ _SPAN_START = frozenset(["from", "since", "starting", "between"])
 _SPAN_END = frozenset(["to", "until", "till", "through", "and"])
 
 
-def _bind_literals(workflow: WorkflowSpec, tokens: list[_Token], taken: set[str]
+def _bind_literals(workflow: WorkflowSpec, tokens: list[_Token], taken: set[str], forced: dict[int, str] | None = None
                    ) -> list[tuple[str, str]] | str:
     literals: list[tuple[str, str]] = []
     for token in tokens:
         written = token.text if token.kind != "quoted" else f"'{token.text}'"
+        if forced and token.start in forced:  # a value slot: the parameter it is named after
+            taken.add(forced[token.start])
+            literals.append((written, forced[token.start]))
+            continue
         if token.before in _RELATIVE:
             return f"'{token.before} {written}' states a change, not a value to set"
         candidates = [p for p in workflow.params if p.type in _LITERAL_TYPES[token.kind] and p.name not in taken]
@@ -273,9 +277,45 @@ def _contradiction(p: ParamSpec, words: str) -> str | None:
     return None
 
 
+# A value slot is written as a literal of its parameter's type, so the machinery for literals
+# (binding, rendering, reading back) carries it; the placeholder's text is never shown.
+_PLACEHOLDERS = {"money": "$1", "int": "1", "date": "January 1, 2000", "string": '"x"', "text": '"x"',
+                 "email": '"x"', "enum": '"x"'}
+_FAMILY = {"money": "number", "int": "number", "string": "text", "text": "text", "email": "text", "enum": "text"}
+
+
+def _value_slots(spec: Spec, workflow: WorkflowSpec, decl: dict[str, str], phrasing: str
+                 ) -> tuple[str, dict[int, str]]:
+    """The phrasing with every value slot written as a literal, and those literals' offsets → the
+    parameter each fills.
+
+    A slot named after a parameter that takes a value, not a row (`{leaving_on}` in "give notice
+    with a leaving date of {leaving_on}", declared as `lease.end_on`, the field the workflow sets
+    from it), says that parameter's value. Bound by its entity instead, it would name the lease by
+    its present end date and leave the new date to an appended sentence that contradicts it."""
+    params = {p.name: p for p in workflow.params if p.type in _PLACEHOLDERS}
+    out, forced, pos = [], {}, 0
+    for m in re.finditer(r"\{([a-z_][a-z0-9_]*)\}", phrasing):
+        p = params.get(m.group(1))
+        entity, _, fname = decl.get(m.group(1), "").partition(".")
+        declared = next((f for e in spec.entities if e.name == entity for f in e.fields if f.name == fname), None)
+        if p is None or declared is None or _FAMILY.get(declared.type, declared.type) != _FAMILY.get(p.type, p.type):
+            continue
+        out.append(phrasing[pos:m.start()])
+        forced[sum(map(len, out))] = p.name
+        out.append(_PLACEHOLDERS[p.type])
+        pos = m.end()
+    out.append(phrasing[pos:])
+    return "".join(out), forced
+
+
 def _form(spec: Spec, intent: dict[str, Any], workflow: WorkflowSpec | None, phrasing: str) -> IntentForm | str:
     """The grounded form of one phrasing, or the reason it cannot be grounded."""
     decl: dict[str, str] = intent.get("slots", {})
+    forced: dict[int, str] = {}
+    written = phrasing  # the form keeps the seed's words; the value slots are literals inside
+    if intent.get("kind") == "write" and workflow is not None:
+        phrasing, forced = _value_slots(spec, workflow, decl, phrasing)
     tokens = _tokens(phrasing)
     slots: list[tuple[_Token, str, str]] = []
     for t in (t for t in tokens if t.kind == "slot"):
@@ -303,7 +343,7 @@ def _form(spec: Spec, intent: dict[str, Any], workflow: WorkflowSpec | None, phr
         return fixed_text
     fixed, masked = fixed_text
     live = [t for t in tokens if t.kind != "slot" and masked[t.start:t.end].strip()]
-    literals = _bind_literals(workflow, live, set(bound.values()) | set(fixed))
+    literals = _bind_literals(workflow, live, set(bound.values()) | set(fixed), forced)
     if isinstance(literals, str):
         return literals
     said = set(bound.values()) | set(fixed) | {p for _l, p in literals}
@@ -318,7 +358,7 @@ def _form(spec: Spec, intent: dict[str, Any], workflow: WorkflowSpec | None, phr
     form_slots: dict[str, tuple[str, str, str | None]] = {
         t.text: (entity, fname, bound[t.text]) for t, entity, fname in slots}
     template = _template(phrasing, tokens, live)
-    return IntentForm(intent["name"], "write", workflow.name, phrasing, form_slots, literals, None,
+    return IntentForm(intent["name"], "write", workflow.name, written, form_slots, literals, None,
                       tuple(p.name for p in extras), fixed, template,
                       _pattern(spec, template, form_slots, literals, bool(extras)))
 
