@@ -668,13 +668,13 @@ def test_a_row_is_in_the_place_it_is_kept() -> None:
         (mail, Question("count", "message", conds=(Cond("folder", '"archive"'), Cond("category", '"promotions"'))),
          'Count my messages in the folder "archive" with the category "promotions".'),
         (notes, Question("sum", "note", "priority", conds=(Cond("notebook", '"Work notes"'), Cond("status", '"active"'))),
-         'What is the total priority of my active notes in the notebook "Work notes"?'),
+         'What is the total priority of my active notes in the Work notes notebook?'),
         # said in the order a person says them, whatever the order proposed: the place first
         (mail, Question("count", "message", conds=(Cond("category", '"promotions"'), Cond("folder", '"archive"'))),
          'Count my messages in the folder "archive" with the category "promotions".'),
         # a state said before the noun, wherever it was among the conditions
         (notes, Question("max", "note", "priority", conds=(Cond("notebook", '"Work notes"'), Cond("pinned", "no"))),
-         'Which of my unpinned notes in the notebook "Work notes" has the highest priority?'),
+         'Which of my unpinned notes in the Work notes notebook has the highest priority?'),
     ]
     for world, q, said in cases:
         assert render(world, Ask("read", question=q), 1) == said
@@ -683,6 +683,28 @@ def test_a_row_is_in_the_place_it_is_kept() -> None:
             assert parse(world, text).question == q, text
     with pytest.raises(ParseError):
         parse(mail, 'Count my messages in the category "promotions".')
+
+
+def test_a_proper_name_is_said_before_its_noun_and_a_place_alone() -> None:
+    """"the cars for the London Heathrow T5 branch", "the flats in London", never "the cars for the
+    branch "London Heathrow T5"" (issue 30, the suite's readings); a name that says its noun ("Flat
+    19"), a title ("The Clockwork Fox"), a lower-case value or a list stays quoted after the noun."""
+    cars = build_spec(load_seed(SEEDS / "suite" / "car_rental.yaml"))
+    flats = build_spec(load_seed(SEEDS / "suite" / "leases.yaml"))
+    cases = [
+        (cars, Question("count", "vehicle", conds=(Cond("branch", '"London Heathrow T5"'),)),
+         "Count the cars for the London Heathrow T5 branch."),
+        (flats, Question("count", "unit", conds=(Cond("city", '"London"'),)), "Count the flats in London."),
+        (flats, Question("count", "unit", conds=(Cond("city", '"London"'), Cond("property", '"Albion Court"'))),
+         'Count the flats in London with the property "Albion Court".'),
+    ]
+    for world, q, said in cases:
+        assert render(world, Ask("read", question=q), 1) == said
+        for variant in (0, 1):
+            text = render(world, Ask("read", question=q), variant)
+            assert parse(world, text).question == q, text
+    kept = Question("count", "viewing", conds=(Cond("unit", '"Flat 19, Ropewalk Apartments"'),))
+    assert '"Flat 19, Ropewalk Apartments"' in render(flats, Ask("read", question=kept), 1)
 
 
 def test_a_verb_with_a_preposition_takes_its_row_inside() -> None:
@@ -704,7 +726,7 @@ def test_a_verb_with_a_preposition_takes_its_row_inside() -> None:
             text = render_step(world, step, variant)
             assert parse(world, text).steps == (step,), text
     count = Question("count", "wishlist_item", conds=(Cond("wishlist", '"Work trips"'),))
-    assert render(stay, Ask("read", question=count), 1) == 'Count my saved listings in the wishlist "Work trips".'
+    assert render(stay, Ask("read", question=count), 1) == 'Count my saved listings in the Work trips wishlist.'
     pick = AskStep("cancel_booking", {}, ("booking", Question("min", "booking", "nights")))
     assert "Plans changed, so:" in purposes_for(stay, Ask("read_write", steps=(pick, save)))
 
@@ -797,7 +819,7 @@ def test_a_row_is_picked_by_whose_field_equals_a_value() -> None:
     ford = Cond("make", '"Ford"')
     cases = [(Question("count", "car_model", conds=(ford,)), 1, 'Count the models whose make is "Ford".'),
              (Question("max", "car_model", "daily_rate", conds=(ford, Cond("transmission", '"manual"'))), 0,
-              'Which of the manual models whose make is "Ford" has the highest amount per day?'),
+              'Which of the manual models whose make is "Ford" has the highest daily rate?'),
              (Question("sum", "car_model", "seats", conds=(ford,)), 0, None)]
     for q, variant, said in cases:
         text = render(rental, Ask("read", question=q), variant)

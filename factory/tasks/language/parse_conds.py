@@ -9,7 +9,16 @@ import re
 
 from factory.spec.model import EntitySpec, Spec
 from factory.tasks.language.asks import Cond, ParseError
-from factory.tasks.language.render import BARE_LEADS, bool_phrase, lead_word, not_state, phrase_state
+from factory.tasks.language.render import (
+    BARE_LEADS,
+    PLACES,
+    PROPER_NAME,
+    bool_phrase,
+    container,
+    lead_word,
+    not_state,
+    phrase_state,
+)
 from factory.tasks.language.spoken import (
     bool_feature,
     count_noun,
@@ -130,6 +139,17 @@ def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
                 raise ParseError(f"expected 'and' between conditions at {text[pos:pos + 30]!r}")
             pos += len(" and ")
             continue
+        first = None if conds else _name_first_at(ent, text, pos)
+        if first is not None:  # "for the Heathrow T5 branch", "in London" (`render.name_first`)
+            cond, pos = first
+            conds.append(cond)
+            if pos == len(text):
+                return tuple(conds)
+            joiner = next((j for j in (" with ", " and ") if text.startswith(j, pos)), None)
+            if joiner is None:
+                raise ParseError(f"expected 'with' or 'and' between conditions at {text[pos:pos + 30]!r}")
+            pos += len(joiner)
+            continue
         # "the folder "inbox"", "a due date between …" (`render.render_conds`); a field said with
         # its own preposition has no article; a place rows are kept in is "in the folder "inbox"".
         # "whose make is "Ford"" (`render.after_noun`): no article, the value after "is"
@@ -176,6 +196,31 @@ def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
         if joiner is None:
             raise ParseError(f"expected {'with' if inside else 'and'!r} between conditions at {text[pos:pos + 30]!r}")
         pos += len(joiner)
+
+
+def _name_first_at(ent: EntitySpec, text: str, pos: int) -> tuple[Cond, int] | None:
+    """A first condition said by a proper name at `pos` (`render.name_first`): "for the Heathrow
+    T5 branch" (the name before the field's noun), "in London" (the entity's one place, alone)."""
+    ends = [m.start() for m in re.finditer(r" (?:and|with) ", text[pos:])] + [len(text) - pos]
+    places = [f for f in ent.fields if container(f) and field_noun(f) in PLACES]
+    for f in ent.fields:
+        lead, name = lead_word(f), field_noun(f)
+        if lead is None:
+            continue
+        if name in PLACES:
+            if places != [f] or not text.startswith("in ", pos):
+                continue
+            inner = text[pos + 3:pos + ends[0]]
+        else:
+            opener = f"{lead} the "
+            tail = f" {name}"
+            if not text.startswith(opener, pos) or not text[pos:pos + ends[0]].endswith(tail):
+                continue
+            inner = text[pos + len(opener):pos + ends[0] - len(tail)]
+        if (PROPER_NAME.fullmatch(inner) and any(w[:1].isupper() for w in inner.split())
+                and inner.split()[0].lower() not in ("the", "a", "an")):
+            return Cond(f.name, f'"{inner}"'), pos + ends[0]
+    return None
 
 
 def _bool_phrase_at(ent: EntitySpec, text: str, pos: int) -> tuple[Cond, int] | None:

@@ -32,6 +32,7 @@ from factory.tasks.language.spoken import (
     times_done,
     verb_phrase,
 )
+from factory.tasks.language.things import person
 from factory.tasks.language.values import param_text, priced
 from factory.tasks.language.words import possessed_head, scope_word, subject_entity
 
@@ -63,15 +64,48 @@ def render_conds(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
             parts.append(f"{name} {bool_flag(f.type)}{c.value}")
         elif c.upper is None and phrase_state(ent, f, c.value) is not None:  # "the copies on loan"
             parts.append(str(phrase_state(ent, f, c.value)))
+        elif not parts and not tied and c.upper is None and (first := name_first(spec, ent, f, c.value)) is not None:
+            parts.append(f"{lead_word(f)} {first}")  # "cars for the Heathrow T5 branch", "flats in London"
         elif not parts and not tied and c.upper is None and lead_word(f) is not None:
             parts.append(f"{lead_word(f)} the {name} {c.value}")  # "messages in the folder "archive""
         else:  # "with the folder "inbox"", "have the account "Main Checking ··3808""
             parts.append(f"{name if tied else 'the ' + name} {c.value}")
-    if parts and parts[0].startswith(("in the ", "for the ")) and len(parts) > 1:
+    if parts and parts[0].split(" ", 1)[0] in ("in", "for") and len(parts) > 1:
         # "in the folder "x" with the category "y"", but "in the folder "x" and not archived"
         joiner = " and " if parts[1].split(" ", 1)[0] in BARE_LEADS else " with "
         return f"{parts[0]}{joiner}{' and '.join(parts[1:])}"
     return " and ".join(parts)
+
+
+# A proper name said before its noun ("the Transport department"): capitalised words, no commas,
+# brackets or quotes (a list or a code stays quoted after the noun).
+PROPER_NAME = re.compile(r"[A-Z0-9][\w&'.-]*(?: [A-Za-z0-9&][\w&'.-]*){0,5}")
+# Places a row is in, said by the place's name alone ("the flats in London").
+PLACES = frozenset(["city", "country", "town", "region", "neighbourhood", "neighborhood", "district", "area"])
+
+
+def name_first(spec: Spec, ent: EntitySpec, field: FieldSpec, value: str) -> str | None:
+    """A first condition naming a row or a place by its proper name, as people say one: "the
+    Heathrow T5 branch", "the Transport department" (a row's name before its noun), "London" (a
+    place alone); None when the value is no proper name (a list, a code, a lower-case value), says
+    its noun itself ("Flat 19"), names a person, or the entity has two places to be in."""
+    inner = value[1:-1] if len(value) > 2 and value[0] == value[-1] == '"' else ""
+    lead = lead_word(field)
+    if (lead is None or not PROPER_NAME.fullmatch(inner) or not any(w[:1].isupper() for w in inner.split())
+            or re.search(r" (?:and|with) ", inner)  # the words that join conditions end a name read back
+            or inner.split()[0].lower() in ("the", "a", "an")):  # a title ("The Clockwork Fox") stays quoted
+        return None
+    name = field_noun(field)
+    if set(grammar.words_of(name.lower())) & set(grammar.words_of(inner.lower())):
+        return None
+    if field.type == "reference" and (field.ref is None or person(spec, field.ref)):
+        return None
+    if inner.lower() in {u.name.lower() for u in spec.users}:  # a row named by a person ("Cindy Beard")
+        return None
+    if name in PLACES:
+        places = [f for f in ent.fields if container(f) and field_noun(f) in PLACES]
+        return inner if places == [field] else None
+    return f"the {inner} {name}"
 
 
 _PHRASE_STATE = re.compile(r"(?:on|in|at) [a-z]+")

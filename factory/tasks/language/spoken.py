@@ -207,6 +207,10 @@ def field_noun(field: FieldSpec | ParamSpec) -> str:
         if words[-1] == "to" and grammar.noun_only(patient):
             return patient
     if field.type in ("money", "int") and len(words) >= 2 and "ADP" in grammar.tags(words[0]):
+        named = field.name.split("_")
+        if (len(named) > 1 and grammar.is_noun(named[-1]) and not set(named) & set(words)
+                and all(grammar.is_noun(w) or grammar.is_adjective(w) for w in named)):
+            return " ".join(named)  # "Per day" of a field named "daily_rate": "the daily rate"
         return f"{'amount' if field.type == 'money' else 'number'} {text}"  # "Per day" → "the amount per day"
     if field.type in ("money", "int") and len(words) == 1 and grammar.tags(words[0]) & {"DET", "ADV"} \
             and not grammar.is_noun(words[0]):
