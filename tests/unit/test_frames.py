@@ -65,9 +65,17 @@ def test_find_then_act_says_it(bank: Spec) -> None:
     q = Question("max", "card", "daily_limit", conds=(Cond("status", '"active"'),))
     step = AskStep("report_card_lost", {}, ("card", q))
     text = render(bank, Ask("read_write", steps=(step,)), 0)
+    assert text == "Report whichever of my active cards has the highest daily limit as lost or stolen."
+    assert parse(bank, text).steps[0] == step
+    text = render(bank, Ask("read_write", steps=(step,)), 2)  # every third variant finds, then acts
     assert text == "Find my active card that has the highest daily limit, then report it as lost or stolen."
     assert parse(bank, text).steps[0] == step
     assert IT == "it"
+    # the row found stands where the act says "it", its ranking's field read up to the act's next words
+    rates = AskStep("lock_card", {"reason": "travel"}, ("card", Question("min", "card", "expires_on")))
+    text = render(bank, Ask("read_write", steps=(rates,)), 0)
+    assert text.startswith("Lock whichever of my cards has the earliest "), text
+    assert parse(bank, text).steps[0] == rates, text
 
 
 def test_goal_first_context_comes_from_the_persona(bank: Spec) -> None:

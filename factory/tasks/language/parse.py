@@ -15,6 +15,7 @@ from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language.asks import ONLY, AskStep, Cond, ParseError, Question, RefText
 from factory.tasks.language.frames import IT, name_of, parse_frame, read_name
 from factory.tasks.language.parse_conds import entity_and_conds, entity_by, field_by, parse_conds, same
+from factory.tasks.language.parse_picks import pick_whichever
 from factory.tasks.language.registers import drop_context
 from factory.tasks.language.render import bulk_sentence, holder_field, lower_first, pick_verb, split_verb
 from factory.tasks.language.spoken import (
@@ -230,7 +231,7 @@ def parse_step(spec: Spec, text: str) -> AskStep:
         whole = bulk_sentence(w) if not w.params and not w.system else None
         if whole is not None and text in (f"{whole}.", f"Please {lower_first(whole)}.", f"Could you {lower_first(whole)}?"):
             return AskStep(w.name, {})
-    framed = _pick_framed(spec, text)
+    framed = _pick_framed(spec, text) or pick_whichever(spec, text, my_phrases(spec), LIST_SEPARATORS, parse_args)
     if framed is not None:
         return framed
     m = _PICK_THEN.match(text)

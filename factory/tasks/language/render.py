@@ -495,6 +495,28 @@ def pick_verb(spec: Spec, workflow: WorkflowSpec, entity: str | None = None) -> 
     return f"{phrase} for it"
 
 
+_IT_WORD = re.compile(r"(?<![\w\"'])it(?![\w\"'])")
+
+
+def whichever(spec: Spec, ent: EntitySpec, adj: str, which: str, rank: str, act: str) -> str | None:
+    """A find-then-act said as one sentence, the row found in the act's own place: "Retire
+    whichever car for the Heathrow T5 branch has the latest service date.", "Accept the offer for
+    whichever of my applications for the flat "Flat 26" has the highest offer."; None when the act
+    has no single "it" outside quotes to put it in, or the row is ranked by its age ("the most
+    recent", said "Find …, then …"). `parse_picks.pick_whichever` reads it back."""
+    outside = re.sub(r'"[^"]*"', lambda m: " " * len(m.group(0)), act)
+    places = list(_IT_WORD.finditer(outside))
+    if not act or len(places) != 1 or not rank.startswith("has "):
+        return None
+    if scope_word(ent) == "my":
+        said_row = f"whichever of my {adj}{spoken_plural(ent)}{which} {rank}"
+    else:
+        said_row = f"whichever {adj}{noun(said(ent))}{which} {rank}"
+    at = places[0]
+    text = act[:at.start()] + said_row + act[at.end():]
+    return text[:1].upper() + text[1:] + "."
+
+
 def render_step(spec: Spec, step: AskStep, variant: int) -> str:
     """One workflow run, as a person would type it (`render_sentence`: terse, "Please …", "Could
     you … for me?"). The older colon forms (`Lock card: "A"; reason "travel".`) are still read
@@ -516,6 +538,9 @@ def render_step(spec: Spec, step: AskStep, variant: int) -> str:
             except ParseError:
                 act = ""
         age = ranked(spec, q.entity, q.field, q.op).removeprefix("is the ")
+        chosen = whichever(spec, ent, adj, which, ranked(spec, q.entity, q.field, q.op), act) if variant % 3 != 2 else None
+        if chosen is not None:  # "Retire whichever car for the Heathrow T5 branch has the latest service date."
+            return chosen
         if act and age in ("most recent", "oldest"):  # "Find my most recent unread message in …, then …"
             return f"Find {scope_word(ent)} {age} {adj}{noun(said(ent))}{which}, then {lower_first(act)}."
         if act:

@@ -1,0 +1,63 @@
+"""Reading back a find-then-act said as one sentence (`render.whichever`): "Retire whichever car
+for the Heathrow T5 branch has the latest service date.", "Accept the offer for whichever of my
+applications for the flat "Flat 26" has the highest offer.".
+
+The row found stands where the act says "it": the words from "whichever" up to the end of its
+ranking ("has the highest offer") are the pick, the rest is the act with "it" put back, read by the
+workflow frames. Where the ranking's field ends is not marked, so each word boundary after "has the
+<direction>" is tried, shortest first, until the field, the conditions and the act all read.
+The parser passes in how it reads a row the user holds, a list's separators and its argument
+reader (as `frames.parse_frame` takes them), so this module stays beneath it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from factory.spec.model import Spec
+from factory.tasks.language.asks import ONLY, AskStep, ParseError, Question, RefText
+from factory.tasks.language.frames import IT, parse_frame
+from factory.tasks.language.parse_conds import entity_and_conds, field_by
+
+_DIRECTIONS = {"highest": "max", "lowest": "min", "latest": "max", "earliest": "min", "most": "max", "fewest": "min"}
+_WHICHEVER = re.compile(r"\b[Ww]hichever (?P<mine>of my )?")
+_RANK = re.compile(rf" has the (?P<dir>{'|'.join(_DIRECTIONS)}) ")
+
+
+def pick_whichever(spec: Spec, text: str, mine: dict[str, str], separators: tuple[str, ...],
+                   parse_args: Any) -> AskStep | None:
+    """The find-then-act step a "whichever" sentence says, or None when it says none."""
+    body = text[:-1] if text.endswith((".", "?")) else text
+    start = _WHICHEVER.search(body)
+    if start is None:
+        return None
+    head, rest = body[:start.start()], body[start.end():]
+    plural = start["mine"] is not None
+    for rank in _RANK.finditer(rest):
+        said_row = rest[:rank.start()]
+        try:
+            ent, conds = entity_and_conds(spec, said_row, plural=plural)
+        except ParseError:
+            continue
+        after = rank.end()
+        ends = [m.start() for m in re.finditer(r"[ ,]", rest[after:])] + [len(rest) - after]
+        for end in ends:
+            try:
+                field = field_by(ent, rest[after:after + end])
+                act = head + IT + rest[after + end:]
+                found = parse_frame(spec, act[:1].upper() + act[1:], mine, separators, parse_args, it=ent.name)
+            except ParseError:
+                continue
+            if found is None:
+                continue
+            workflow, args = found
+            param = next((k for k, v in args.items() if v == RefText(IT, ONLY)), None)
+            if param is None:
+                continue
+            q = Question(_DIRECTIONS[rank["dir"]], ent.name, field, conds=conds)
+            return AskStep(workflow, {k: v for k, v in args.items() if k != param}, (param, q))
+    return None
+
+
+__all__ = ["pick_whichever"]
