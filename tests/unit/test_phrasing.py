@@ -844,3 +844,27 @@ def test_a_value_of_several_words_or_a_code_goes_before_the_noun() -> None:
             text = render(spec, Ask("read", question=q), variant)
             assert said in text and "whose" not in text, text
             assert parse(spec, text).question == q, text
+
+
+def test_a_plural_field_takes_are_and_an_amount_for_an_act_is_its_fee() -> None:
+    """"What are the points on licence of my driver profile?" (never "What is the points …"), and an
+    amount labelled by the act it is charged for is said with its field's own noun: "the late return
+    fee" (a field named late_fee labelled "Late return"), never "the late return of my rental"."""
+    from factory.tasks.language.asks import ONLY
+    from factory.tasks.language.render import be
+    from factory.tasks.language.words import my_only
+
+    cars = build_spec(load_seed(SEEDS / "suite" / "car_rental.yaml"))
+    assert [be(x) for x in ("points on licence", "total fees owed", "balance", "number of guests")] == \
+        ["are", "are", "is", "is"]
+    profile = cars.entity("driver_profile")
+    q = Question("lookup", "driver_profile", "penalty_points", RefText(my_only(profile), ONLY))
+    text = render(cars, Ask("read", question=q), 0)
+    assert text == "What are the points on licence of my driver profile?", text
+    assert parse(cars, text).question == q
+    rental = cars.entity("rental")
+    assert field_noun(rental.field_named("late_fee")) == "late return fee"
+    assert field_noun(rental.field_named("cancellation_fee")) == "cancellation fee"
+    assert field_noun(cars.entity("car_model").field_named("daily_rate")) == "daily rate"  # "Per day"
+    stay = build_spec(load_seed(SEEDS / "echostay.yaml"))
+    assert field_noun(stay.entity("listing").field_named("cleaning_fee")) == "cleaning fee"  # a fee says so itself

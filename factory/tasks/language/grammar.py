@@ -241,6 +241,17 @@ def verb_head(words: list[str]) -> tuple[list[str], list[str]] | None:
     return verb, rest
 
 
-__all__ = ["CLOSED", "DETERMINERS", "PARTICLES", "PREPOSITIONS", "article", "is_adjective", "is_noun", "is_participle",
-           "is_verb", "known", "lemmas", "noun_only", "participle", "participle_of", "plural", "singular", "tags",
-           "third_person", "verb_head", "verb_only", "with_article", "words_of"]
+__all__ = ["CLOSED", "DETERMINERS", "PARTICLES", "PREPOSITIONS", "activity", "article", "is_adjective", "is_noun",
+           "is_participle", "is_verb", "known", "lemmas", "noun_only", "participle", "participle_of", "plural", "singular",
+           "tags", "third_person", "verb_head", "verb_only", "with_article", "words_of"]
+
+
+# Suffixes of nouns that name an activity or a process ("inspection", "approval", "storage").
+_ACTIVITY = re.compile(r"(?:tion|sion|ment|ance|ence|al|age|ing|ure|ery|sis)$")
+
+
+def activity(word: str) -> bool:
+    """Whether a noun names an activity or a process by its suffix ("inspection", "approval",
+    "storage"): after "to" it takes no article ("to inspection"), where a place does ("to the
+    workshop"); an amount labelled by one is a fee for it ("Cancellation": the cancellation fee)."""
+    return len(word) > 5 and _ACTIVITY.search(word.lower()) is not None

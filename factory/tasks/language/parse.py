@@ -447,6 +447,7 @@ def parse_question(spec: Spec, text: str) -> Question | None:
     """The question a READ asks, or None when the text is no question form. A form whose words
     match but whose names do not (e.g. a lookup pattern over "total … of my accounts with …")
     gives way to the next form; the last such problem is raised when no form fits."""
+    text = re.sub(r"^What are the ", "What is the ", text)  # "What are the points on licence of …?" (`render.be`)
     held = _held_count(spec, text)  # before a count field's lookup, which has the same words
     if held is not None:
         return held

@@ -339,6 +339,16 @@ def ranked(spec: Spec, entity: str, field: str, op: str) -> str:
     return f"has the {_word(spec, entity, field, op)} {count_noun(f) or field_noun(f)}"
 
 
+def be(phrase: str) -> str:
+    """"are" when a noun phrase's head is plural ("the points on licence", "the total fees owed"),
+    else "is"; the head is the last word before a preposition or a participle that follows it."""
+    words = phrase.split()
+    cut = next((i for i, w in enumerate(words) if i and (w in grammar.PREPOSITIONS or grammar.is_participle(w))),
+               len(words))
+    head = words[cut - 1] if cut else ""
+    return "are" if head and grammar.singular(head) != head else "is"
+
+
 def _lookup(field: FieldSpec, named: str, variant: int) -> str:
     """A question about one field of one row: "What is the balance of my …?", "Is my message "Hi"
     read?" (a yes/no state), "Does the listing "Loft" have wifi?" (a thing a row has), "How many
@@ -360,7 +370,7 @@ def _lookup(field: FieldSpec, named: str, variant: int) -> str:
     if when is not None:  # "date placed": "When was the hold "X" placed?", not "the date placed of"
         return f"Look up when {named} was {when[1]}." if variant % 2 else f"When was {named} {when[1]}?"
     of = of_word(f)  # "the reason for my blocked dates"
-    return f"Look up the {f} {of} {named}." if variant % 2 else f"What is the {f} {of} {named}?"
+    return f"Look up the {f} {of} {named}." if variant % 2 else f"What {be(f)} the {f} {of} {named}?"
 
 
 def holder_field(spec: Spec, ent: EntitySpec, target: str) -> FieldSpec | None:
@@ -444,7 +454,7 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
         total = f if f.startswith("total ") else f"total {f}"  # never "the total total price"
         # "the total amount spent across the budgets": "of" would join the budgets to "spent"
         over = "of" if len(f.split()) == 1 else "across"
-        return f"What is the {total} {over} {scope} {plural}{after_noun(spec, q.entity, q.conds)}?"
+        return f"What {be(total)} the {total} {over} {scope} {plural}{after_noun(spec, q.entity, q.conds)}?"
     assert q.field is not None
     which = after_noun(spec, q.entity, q.conds)
     tie = TIE_BREAK if q.tie else ""

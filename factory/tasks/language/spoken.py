@@ -223,6 +223,12 @@ def field_noun(field: FieldSpec | ParamSpec) -> str:
     if len(words) > 1 and words[-1] in grammar.PREPOSITIONS and not field.ref and named \
             and grammar.is_noun(named[-1]) and not set(named) & grammar.PREPOSITIONS:
         return " ".join(named)  # "Bills in" (a currency) is a predicate, not a noun: "the currency"
+    if field.type == "money" and len(named) > 1 and grammar.is_noun(named[-1]) and words \
+            and named[-1] not in words and not set(words) & grammar.PREPOSITIONS \
+            and (grammar.activity(words[-1]) or (len(words) > 1 and grammar.is_verb(words[-1]))):
+        # an amount labelled by the act it is for ("Late return", "Cancellation", "Refuelling" of
+        # fields named late_fee, cancellation_fee, fuel_charge): its field's head noun says it is money
+        return f"{text} {named[-1]}"
     return _SPOKEN_NOUNS.get(text, text)
 
 

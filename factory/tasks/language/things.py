@@ -8,6 +8,7 @@ import re
 
 from factory.spec.model import EffectSpec, ParamSpec, Spec
 from factory.tasks.language import grammar
+from factory.tasks.language.grammar import activity
 from factory.tasks.language.spoken import field_noun, noun, said
 
 
@@ -33,17 +34,6 @@ def stands_for(spec: Spec, made: EffectSpec, p: ParamSpec) -> bool:
 
 # Prepositions of motion and place: what follows is somewhere a row goes or is ("to the workshop").
 PLACE_PREPOSITIONS = frozenset(["to", "into", "onto", "from", "in", "at", "out", "off"])
-# Suffixes of nouns that name an activity or a process ("inspection", "approval", "storage").
-_ACTIVITY = re.compile(r"(?:tion|sion|ment|ance|ence|al|age|ing|ure|ery|sis)$")
-
-
-def activity(word: str) -> bool:
-    """Whether a noun names an activity or a process by its suffix ("inspection", "approval",
-    "storage"): after "to" it takes no article ("to inspection"), where a place does ("to the
-    workshop")."""
-    return len(word) > 5 and _ACTIVITY.search(word.lower()) is not None
-
-
 def worldly(spec: Spec, words: list[str]) -> bool:
     """Whether `words` name a thing of this world: a kind of row, a field or a value of one ("the
     inbox"), so a sentence says it with an article."""
