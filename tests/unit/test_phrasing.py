@@ -452,13 +452,15 @@ def test_a_field_said_with_its_preposition_follows_the_noun_without_with() -> No
     bank = build_spec(load_seed(SEEDS / "echobank.yaml"))
     ref = Cond("from_account", '"Main Checking ··8488"')
     cases = [(Question("sum", "scheduled_payment", "amount", conds=(ref,)), 'scheduled payments from account "Main'),
-             (Question("count", "scheduled_payment", conds=(ref,)), 'scheduled payments from account "Main'),
+             (Question("count", "scheduled_payment", conds=(ref,)), 'scheduled payments'),  # "… are from account …"
              (Question("max", "scheduled_payment", "amount", conds=(ref,)), 'scheduled payments from account "Main')]
     for q, said in cases:
         for variant in range(2):
             text = render(bank, Ask("read", question=q), variant)
             assert said in text and "with from" not in text and "have from" not in text, text
             assert parse(bank, text).question == q
+    text = render(bank, Ask("read", question=cases[1][0]), 0)
+    assert text == 'How many of my scheduled payments are from account "Main Checking ··8488"?', text
 
 
 def test_fields_are_asked_about_as_people_speak_of_them() -> None:

@@ -17,7 +17,7 @@ from factory.tasks.language.frames import IT, name_of, parse_frame, read_name
 from factory.tasks.language.parse_conds import entity_and_conds, entity_by, field_by, parse_conds, same
 from factory.tasks.language.parse_picks import pick_whichever
 from factory.tasks.language.registers import drop_context
-from factory.tasks.language.render import bulk_sentence, holder_field, lower_first, pick_verb, split_verb
+from factory.tasks.language.render import BARE_LEADS, bulk_sentence, holder_field, lower_first, pick_verb, split_verb
 from factory.tasks.language.spoken import (
     bool_adjective,
     bool_feature,
@@ -448,6 +448,9 @@ def parse_question(spec: Spec, text: str) -> Question | None:
     match but whose names do not (e.g. a lookup pattern over "total … of my accounts with …")
     gives way to the next form; the last such problem is raised when no form fits."""
     text = re.sub(r"^What are the ", "What is the ", text)  # "What are the points on licence of …?" (`render.be`)
+    # "How many of my shifts are for the Transport department?" (`render.render_question`) asks
+    # what "How many shifts for the Transport department do I have?" does
+    text = re.sub(rf"^How many of my (.+?) are ((?:{'|'.join(sorted(BARE_LEADS))}) .+)\?$", r"How many \1 \2 do I have?", text)
     held = _held_count(spec, text)  # before a count field's lookup, which has the same words
     if held is not None:
         return held

@@ -443,8 +443,10 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
             return f"How many {adj}{plural} {'do I have' if scope == 'my' else 'are there'}?"
         if variant % 2:
             return f"Count {scope} {plural}{after_noun(spec, q.entity, q.conds)}."
-        if with_conds(conds) == f" {conds}":  # "How many branches in the city "Bristol" are there?", not "have in"
-            return f"How many {plural} {conds} {'do I have' if scope == 'my' else 'are there'}?"
+        if with_conds(conds) == f" {conds}" and scope == "my":  # "How many of my shifts are for the Transport
+            return f"How many of my {plural} are {conds}?"        # department?", never "… do I have?"
+        if with_conds(conds) == f" {conds}":  # "How many branches in Bristol are there?", not "have in"
+            return f"How many {plural} {conds} are there?"
         return f"How many of {scope} {plural} have {conds}?"
     if q.op == "sum":
         assert q.field is not None
