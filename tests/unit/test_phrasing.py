@@ -870,3 +870,15 @@ def test_a_plural_field_takes_are_and_an_amount_for_an_act_is_its_fee() -> None:
     assert field_noun(cars.entity("car_model").field_named("daily_rate")) == "daily rate"  # "Per day"
     stay = build_spec(load_seed(SEEDS / "echostay.yaml"))
     assert field_noun(stay.entity("listing").field_named("cleaning_fee")) == "cleaning fee"  # a fee says so itself
+
+
+def test_a_moment_labelled_by_a_verb_is_named_by_the_act_s_noun() -> None:
+    """"Departs" → "the departure time", "Arrives" → "the arrival time", never "the depart time"
+    (which the lint rightly refused, so the freight suite's `add_leg` got no task); a verb that is
+    a noun itself stays ("Starts" → "the start date")."""
+    from factory.tasks.language.spoken import nominal
+
+    assert [nominal(v) for v in ("depart", "arrive", "renew", "start", "end")] == \
+        ["departure", "arrival", "renewal", "start", "end"]
+    freight = build_spec(load_seed(SEEDS / "suite" / "freight.yaml"))
+    assert field_noun(freight.entity("leg").field_named("departs_at")) == "departure time"

@@ -150,7 +150,7 @@ def field_noun(field: FieldSpec | ParamSpec) -> str:
         lemma = next((m for m in grammar.lemmas(words[-1], "VERB") if m != words[-1]
                       and grammar.third_person(m) == words[-1]), None)
         if lemma is not None:  # "Starts", "Pattern starts": a clause; its moment is "the pattern start date"
-            return " ".join([*words[:-1], lemma, when_kind])
+            return " ".join([*words[:-1], nominal(lemma), when_kind])  # "Departs": "the departure time"
     if field.type in ("date", "datetime"):
         named = field.name.split("_")
         if (len(words) > 1 and words[-1] in ("on", "at") and named[-1] in ("on", "at") and named[:-1]
@@ -230,6 +230,19 @@ def field_noun(field: FieldSpec | ParamSpec) -> str:
         # fields named late_fee, cancellation_fee, fuel_charge): its field's head noun says it is money
         return f"{text} {named[-1]}"
     return _SPOKEN_NOUNS.get(text, text)
+
+
+def nominal(verb: str) -> str:
+    """The noun of an act, for a verb that is no noun itself: "depart" → departure, "arrive" →
+    arrival, "ship" → shipment; the verb when it is a noun ("start", "end") or the lexicon knows
+    none of its regular nominal forms (-ure, -al, -ion, -ment, -y, tried in that order)."""
+    if grammar.is_noun(verb):
+        return verb
+    stem = verb[:-1] if verb.endswith("e") else verb
+    for form in (stem + "ure", stem + "al", stem + "ion", verb + "ment", stem + "y"):
+        if grammar.known(form) and grammar.is_noun(form):
+            return form
+    return verb
 
 
 def _agent(verb: str) -> str:

@@ -66,7 +66,9 @@ class SetupsMixin(ProposerBase):
         if prediction is None or not prediction.failed:
             return step
         workflow = next(w for w in self.spec.workflows if w.name == step.workflow)
-        named = set().union(*(names_in(parse(c.source)) for c in workflow.preconditions if c.message in prediction.failed))
+        # every rule's parameters, not only the failing ones': a flat whose route is complete is
+        # swapped for one with none only if the port and the times it then needs can move too
+        named = set().union(*(names_in(parse(c.source)) for c in workflow.preconditions))
         best, left = step, len(prediction.failed)
         for p in workflow.params:
             if not p.ref or p.name not in step.params or p.name not in named:
@@ -91,7 +93,9 @@ class SetupsMixin(ProposerBase):
         if prediction is None or not prediction.failed:
             return step
         workflow = next(w for w in self.spec.workflows if w.name == step.workflow)
-        named = set().union(*(names_in(parse(c.source)) for c in workflow.preconditions if c.message in prediction.failed))
+        # every rule's parameters, not only the failing ones': a flat whose route is complete is
+        # swapped for one with none only if the port and the times it then needs can move too
+        named = set().union(*(names_in(parse(c.source)) for c in workflow.preconditions))
         domains: dict[str, list[Any]] = {}
         for p in workflow.params:
             if p.name not in step.params or p.name not in named:
@@ -103,15 +107,39 @@ class SetupsMixin(ProposerBase):
                 domains[p.name] = ladder(p)
             elif p.type == "date" and not p.range_of and not p.range_end:  # days ahead, as a request gives them
                 domains[p.name] = [(self.today + dt.timedelta(days=d)).isoformat() for d in _DAYS_AHEAD]
+            elif p.type == "datetime" and not p.range_of and not p.range_end:  # a leg departing after pickup
+                domains[p.name] = [f"{(self.today + dt.timedelta(days=d)).isoformat()}T{h:02d}:00:00"
+                                   for d in _DAYS_AHEAD for h in (10, 16)]
 
         weights = rule_weights(workflow, set(domains))
+        start = self._ahead(workflow, step.params)
 
         def failures(params: dict[str, Any]) -> float | None:
             found = self._prediction(user, [Step(step.workflow, params)])
             return None if found is None else sum(weights.get(m, 1.0) for m in found.failed)
 
-        solved = descend(step.params, domains, failures)
+        solved = descend(start, domains, failures)
         return step if solved is None else Step(step.workflow, solved)
+
+    def _ahead(self, workflow: WorkflowSpec, params: dict[str, Any]) -> dict[str, Any]:
+        """The call with its moments moved together, gaps kept, so the first is a week ahead: a leg
+        copied from a past one ("departs May 2, arrives May 4") must move both to depart after
+        pickup, and one at a time each move breaks the other rule ("the ETA after departure")."""
+        moments = {p.name: params[p.name] for p in workflow.params
+                   if p.type in ("date", "datetime") and isinstance(params.get(p.name), str)}
+        if not moments:
+            return params
+        try:
+            parsed = {k: dt.datetime.fromisoformat(v) for k, v in moments.items()}
+        except ValueError:
+            return params
+        first = min(parsed.values())
+        shift = dt.datetime.combine(self.today + dt.timedelta(days=7), first.time()) - first
+        if shift <= dt.timedelta(0):
+            return params
+        moved = {k: (v + shift).isoformat() if "T" in moments[k] else (v + shift).date().isoformat()
+                 for k, v in parsed.items()}
+        return {**params, **moved}
 
     def _relabels(self, workflow: WorkflowSpec, entity: str) -> bool:
         """Whether `workflow` can change how rows of `entity` are named (a setup must not: the
