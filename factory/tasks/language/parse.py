@@ -17,7 +17,15 @@ from factory.tasks.language.frames import IT, name_of, parse_frame, read_name
 from factory.tasks.language.parse_conds import entity_and_conds, entity_by, field_by, parse_conds, same
 from factory.tasks.language.parse_picks import pick_whichever
 from factory.tasks.language.registers import drop_context
-from factory.tasks.language.render import BARE_LEADS, bulk_sentence, holder_field, lower_first, pick_verb, split_verb
+from factory.tasks.language.render import (
+    BARE_LEADS,
+    bulk_sentence,
+    holder_field,
+    lower_first,
+    pick_verb,
+    says_its_noun,
+    split_verb,
+)
 from factory.tasks.language.spoken import (
     bool_adjective,
     bool_feature,
@@ -59,6 +67,8 @@ _Q_PATTERNS = [
     ("sum", re.compile(r"^What is the total (?P<field>.+?) (?:of|across) (?:my|the) (?P<plural>.+?)(?: with (?P<conds>.+))?\?$")),
     ("named", re.compile(r'^What is the (?P<field>.+?) (?:of|for) (?P<named>(?:my|the) [^"]+)\?$')),  # frames.name_of
     ("named", re.compile(r'^Look up the (?P<field>.+?) (?:of|for) (?P<named>(?:my|the) [^"]+)\.$')),
+    ("bare", re.compile(r'^What (?:is|are) the (?P<field>.+?) (?:of|for) (?P<bare>[A-Z][^"]*)\?$')),  # render.says_its_noun
+    ("bare", re.compile(r'^Look up the (?P<field>.+?) (?:of|for) (?P<bare>[A-Z][^"]*)\.$')),
     ("arg", re.compile(r"^Which of (?:my|the) (?P<plural>.+?)(?: with (?P<conds>.+?))? has the "
                        rf"(?P<dir>{_DIRS}) (?P<field>.+?)\?"
                        r"(?P<tie> If several tie, name the one that comes first alphabetically\.)?$")),
@@ -511,6 +521,11 @@ def _question(spec: Spec, op: str, m: re.Match[str]) -> Question:
             raise ParseError(f"{m['named']!r} names {'no' if not fits else 'more than one'} kind of row")
         ent, ref = fits[0]
         return Question("lookup", ent.name, field_by(ent, m["field"]), RefText(ref.text))
+    if op == "bare":  # a row whose name starts with its noun: "… of Flat 34, Harbour View?"
+        ent = next((e for e in spec.entities if says_its_noun(spec, e, RefText(m["bare"]))), None)
+        if ent is None:
+            raise ParseError(f"{m['bare']!r} names no kind of row by its first words")
+        return Question("lookup", ent.name, field_by(ent, m["field"]), RefText(m["bare"]))
     if op == "lookup":
         ent = entity_by(spec, m["entity"], plural=False)
         return Question("lookup", ent.name, field_by(ent, m["field"]), RefText(m["ref"]))

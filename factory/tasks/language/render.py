@@ -415,6 +415,17 @@ def spoken_order(ent: EntitySpec, conds: tuple[Cond, ...]) -> tuple[Cond, ...]:
     return tuple(([lead] if lead else []) + ([place] if place else []) + [c for c in rest if c is not place])
 
 
+def says_its_noun(spec: Spec, ent: EntitySpec, ref: RefText) -> bool:
+    """Whether a row's name starts with its own noun and so needs no "the flat" before it ("Flat
+    34, Harbour View"), asked about bare; only one entity's noun may start it, and no quote, so the
+    parser knows which kind of row it is (`parse._bare_lookup`)."""
+    if ref.by is not None or '"' in ref.text or not ref.text[:1].isupper():
+        return False
+    starts = [e for e in spec.entities if not e.builtin
+              and re.match(rf"{re.escape(noun(said(e)))}\b", ref.text, re.IGNORECASE)]
+    return starts == [ent]
+
+
 def render_question(spec: Spec, q: Question, variant: int) -> str:
     ent = spec.entity(q.entity)
     q = replace(q, conds=spoken_order(ent, q.conds))
@@ -427,6 +438,8 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
         assert q.target is not None and q.field is not None
         field = ent.field_named(q.field)
         if q.target.by == ONLY:  # the user's only one: "What is the city of my contact details?"
+            return _lookup(field, q.target.text, variant)
+        if says_its_noun(spec, ent, q.target):  # "What is the availability date of Flat 34, Harbour View?"
             return _lookup(field, q.target.text, variant)
         try:  # the row as people name it: "my Main Checking account (··3808)", "my visa card ··9591"
             named = name_of(spec, q.entity, q.target, "subject")
