@@ -77,3 +77,23 @@ def test_a_row_made_again_keeps_the_old_rows_name_and_kind() -> None:
     again = proposer._same_kind(post, "assignment", old, step)
     assert again is not None and again.params == {**step.params, "title": "Quiz: Big-O", "kind": "quiz"}
     assert step.params["title"] == "ER diagram exercise 2"  # the draft's own step is left as it was
+
+
+def test_a_number_a_run_sets_moves_from_the_rows_own() -> None:
+    """Raising a section's cap from 30 goes to a cap near 30 (24 … 38, never 30 itself), not to the
+    small fixed draws ("raise the cap to 6", "reprice the Ford Galaxy to £12", issue 30's readings)."""
+    probe = _proposer({})
+    rows = {"section": [_columns(probe, "section", id=10, capacity=30)]}
+    proposer = _proposer(rows)
+    raise_cap = next(w for w in proposer.spec.workflows if w.name == "raise_cap")
+    seen = set()
+    for seed in range(12):
+        proposer.rng = random.Random(seed)
+        values = {"section": 10, "new_capacity": 6}
+        proposer._near_current(raise_cap, values)
+        seen.add(values["new_capacity"])
+    assert seen and all(24 <= v <= 38 and v != 30 for v in seen), seen
+    proposer.world._by_id["section"][10]["capacity"] = None  # no value to move from: the draw stays
+    values = {"section": 10, "new_capacity": 6}
+    proposer._near_current(raise_cap, values)
+    assert values["new_capacity"] == 6

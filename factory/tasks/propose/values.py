@@ -26,6 +26,7 @@ from factory.tasks.propose.sentiment import agreeing, is_rating, leaning
 CONTACT = ("phone", "email", "street", "address", "postal", "zip")
 MONEY_CHOICES = (5, 10, 12, 15, 20, 25, 30, 40, 45, 50, 60, 75, 80, 100, 120, 150, 200, 250)
 NEAR_FACTORS = (0.5, 0.8, 1.0, 1.2, 1.5, 2.0)  # an amount beside one the rows already hold
+CHANGE_FACTORS = (0.8, 0.9, 1.1, 1.15, 1.2, 1.25)  # a value a run sets, from the row's own
 
 
 def round_amount(cents: float) -> int:
@@ -106,6 +107,7 @@ class ValuesMixin(ProposerBase):
         _in_order(workflow, values)
         self._near_amounts(workflow, values)
         self._near_counts(workflow, values)
+        self._near_current(workflow, values)
         self._agree(workflow, values)
         if not self._from_one_row(workflow, values):
             self._pair_kinds(workflow, values)
@@ -297,6 +299,30 @@ class ValuesMixin(ProposerBase):
             near = round_amount(self.rng.choice(amounts) * self.rng.choice(NEAR_FACTORS))
             if low <= near <= high:
                 values[p.name] = near
+
+    def _near_current(self, workflow: WorkflowSpec, values: dict[str, Any]) -> None:
+        """A number or an amount the run sets on a row (`set model.daily_rate = new_rate`) moves
+        from the row's own value, as a person changes one: a car repriced from £64 to £70 a day,
+        an allowance from 25 days to 28, never to £12 or 3 days; the rules screen it after."""
+        params = {p.name: p for p in workflow.params}
+        for effect in workflow.effects:
+            p = params.get(effect.to or "")
+            ref = params.get(effect.target or "")
+            if (effect.kind != "set" or effect.field is None or p is None or ref is None or not ref.ref
+                    or p.type not in ("money", "int") or p.name not in values or ref.name not in values):
+                continue
+            row = self.world.row(ref.ref, values[ref.name])
+            column = self.spec.entity(effect.entity).field_named(effect.field).column
+            current = None if row is None else row.get(column)
+            if not isinstance(current, int) or isinstance(current, bool) or current <= 0:
+                continue
+            factor = self.rng.choice(CHANGE_FACTORS)
+            value = round_amount(current * factor) if p.type == "money" else round(current * factor)
+            if value == current:
+                value = current + (1 if factor > 1 else -1) * (100 if p.type == "money" else 1)
+            scale = 100 if p.type == "money" else 1
+            if (p.min is None or value >= round(p.min * scale)) and (p.max is None or value <= round(p.max * scale)):
+                values[p.name] = value
 
     def _near_counts(self, workflow: WorkflowSpec, values: dict[str, Any]) -> None:
         """Half the time, a whole number a rule compares with a row's ("the odometer reads at least
