@@ -70,29 +70,31 @@ def _positive_queries(node: Node) -> list[Query]:
 
 
 def selectors(spec: Spec, oracle: Oracle, wf: WorkflowSpec) -> list[Selector]:
-    """Every row condition of the workflow's rules and bulk effects, type-checked, one per entity."""
+    """Every row condition of the workflow's rules and bulk effects, type-checked, one per entity
+    and row variable (a rule and a `for_each` that name their row alike share their conditions)."""
     scope = oracle.scope(wf)
-    found: dict[str, Selector] = {}
+    found: dict[tuple[str, str], Selector] = {}
     sources = [c.source for c in wf.preconditions] + [e.for_each for e in wf.effects if e.for_each]
     for source in sources:
         try:
-            node = parse(source) if not _is_rows(source) else parse_rows(source)
-            probes = _positive_queries(node) if not isinstance(node, Query) or node.fn != "rows" else [node]
+            node = parse_rows(source) if _is_rows(source) else parse(source)
         except ExpressionError:
             continue
+        probes = [node] if isinstance(node, Query) and node.fn == "rows" else _positive_queries(node)
         for query in probes:
             if query.where is None:
                 continue
-            probe = f"exists({query.var} in {query.entity} where ({_where_text(source, query)}))"
+            # the query itself, typed as an `exists` in the workflow's scope (its own node: a
+            # second query over the same rows in the same rule is never mistaken for it)
+            typed = Query(query.pos, "exists", query.var, query.entity, query.where)
             try:
-                typed = parse(probe)
-                check(probe, typed, scope, BOOL, False)
+                check(source, typed, scope, BOOL, False)
             except ExpressionError:
                 continue
-            assert isinstance(typed, Query) and typed.where is not None
-            selector = found.setdefault(query.entity, Selector(query.entity, typed.var, []))
+            assert typed.where is not None
+            selector = found.setdefault((query.entity, query.var), Selector(query.entity, query.var, []))
             for part in _conjuncts(typed.where):
-                if typed.var != selector.var or part not in selector.conjuncts:
+                if part not in selector.conjuncts:
                     selector.conjuncts.append(part)
     return [s for s in found.values() if s.conjuncts]
 
@@ -100,25 +102,6 @@ def selectors(spec: Spec, oracle: Oracle, wf: WorkflowSpec) -> list[Selector]:
 def _is_rows(source: str) -> bool:
     head = source.strip().split(" ", 2)
     return len(head) == 3 and head[1] == "in"
-
-
-def _where_text(source: str, query: Query) -> str:
-    """The source text of a query's `where` clause (the span after its ` where `)."""
-    text = source
-    if not _is_rows(source):
-        start = text.index(f"{query.var} in {query.entity}")
-        text = text[start:]
-        depth, end = 0, len(text)
-        for i, ch in enumerate(text):
-            if ch == "(":
-                depth += 1
-            elif ch == ")":
-                if depth == 0:
-                    end = i
-                    break
-                depth -= 1
-        text = text[:end]
-    return text.split(" where ", 1)[1].strip()
 
 
 def _candidates(spec: Spec, f: FieldSpec, user: int, today: dt.date, numbers: list[float]) -> list[Any]:
