@@ -31,7 +31,7 @@ from factory.errors import ExpressionError, PredictionError
 from factory.expr.syntax import Attr, Binary, Literal, Name, Node, Query, parse, parse_rows
 from factory.expr.typecheck import BOOL, check
 from factory.predict.interpreter import NOW_TIME, Interpreter
-from factory.predict.overlay import Ref, Rows
+from factory.predict.overlay import Ref, Rows, stored
 from factory.predict.solve import descend
 from factory.spec.model import EntitySpec, FieldSpec, Spec, WorkflowSpec
 from factory.spec.roles import may_run
@@ -212,20 +212,9 @@ def plant_rows(spec: Spec, oracle: Oracle, wf: WorkflowSpec, user: int) -> list[
     for _, rid, changes in sorted(chosen, key=lambda s: s[1]):
         if not changes:
             continue
-        sets = ", ".join(f'"{columns.get(k, k)}" = {value_literal(_stored(v))}' for k, v in sorted(changes.items()))
+        sets = ", ".join(f'"{columns.get(k, k)}" = {value_literal(stored(v))}' for k, v in sorted(changes.items()))
         out.append(f'UPDATE "{e.table}" SET {sets} WHERE id = {rid}')
     return out
-
-
-def _stored(value: Any) -> Any:
-    """A loaded value as the app stores it (0/1, ISO dates, the app's datetime text)."""
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, dt.datetime):
-        return value.strftime("%Y-%m-%d %H:%M:%S.%f")
-    if isinstance(value, dt.date):
-        return value.isoformat()
-    return value
 
 
 class Plantings:

@@ -51,7 +51,7 @@ def ref_id(value: Any) -> Any:
     return value.id if isinstance(value, Ref) else value
 
 
-def _stored(value: Any) -> Any:
+def stored(value: Any) -> Any:
     """A Python value as SQLAlchemy stores it in SQLite."""
     if isinstance(value, bool):
         return int(value)
@@ -174,13 +174,13 @@ class Rows:
 
     def prediction(self, failed: list[str]) -> Prediction:
         table = {name: e.table for name, e in self.entities.items()}
-        updates = {(table[e], i): {c: _stored(v) for c, v in cols.items()}
+        updates = {(table[e], i): {c: stored(v) for c, v in cols.items()}
                    for (e, i), cols in sorted(self.assigned.items())}
         inserts = []
         deleted = list(self.deleted)
         for entity, row_id in self.created:
             row = self.tables[entity][row_id]
-            values = {c: _stored(v) for c, v in row.items() if c != "id"}
+            values = {c: stored(v) for c, v in row.items() if c != "id"}
             if (entity, row_id) in deleted:
                 # SQLite gave the new row the id of the one just deleted: to a row diff (and so to
                 # the grader) that is one row whose values changed, not a delete and an insert.

@@ -660,6 +660,15 @@ def test_a_field_is_asked_about_in_the_words_people_use() -> None:
             assert parse(world, text).question == question, text
 
 
+def _said_and_read_back(cases: list[tuple[Spec, Question, str]]) -> None:
+    """Each question reads as written (its second variant) and every variant parses back to it."""
+    for world, q, said in cases:
+        assert render(world, Ask("read", question=q), 1) == said
+        for variant in (0, 1):
+            text = render(world, Ask("read", question=q), variant)
+            assert parse(world, text).question == q, text
+
+
 def test_a_row_is_in_the_place_it_is_kept() -> None:
     """A folder or a notebook holds rows: "my messages in the folder "archive"", with any other
     condition after "with"; a field that holds nothing ("the category") is never "in". The
@@ -678,11 +687,7 @@ def test_a_row_is_in_the_place_it_is_kept() -> None:
         (notes, Question("max", "note", "priority", conds=(Cond("notebook", '"Work notes"'), Cond("pinned", "no"))),
          'Which of my unpinned notes in the Work notes notebook has the highest priority?'),
     ]
-    for world, q, said in cases:
-        assert render(world, Ask("read", question=q), 1) == said
-        for variant in (0, 1):
-            text = render(world, Ask("read", question=q), variant)
-            assert parse(world, text).question == q, text
+    _said_and_read_back(cases)
     with pytest.raises(ParseError):
         parse(mail, 'Count my messages in the category "promotions".')
 
@@ -700,11 +705,7 @@ def test_a_proper_name_is_said_before_its_noun_and_a_place_alone() -> None:
         (flats, Question("count", "unit", conds=(Cond("city", '"London"'), Cond("property", '"Albion Court"'))),
          'Count the flats in London with the property "Albion Court".'),
     ]
-    for world, q, said in cases:
-        assert render(world, Ask("read", question=q), 1) == said
-        for variant in (0, 1):
-            text = render(world, Ask("read", question=q), variant)
-            assert parse(world, text).question == q, text
+    _said_and_read_back(cases)
     kept = Question("count", "viewing", conds=(Cond("unit", '"Flat 19, Ropewalk Apartments"'),))
     assert '"Flat 19, Ropewalk Apartments"' in render(flats, Ask("read", question=kept), 1)
 

@@ -453,6 +453,9 @@ def _said_lookup(spec: Spec, text: str) -> Question | None:
     return None
 
 
+_MINE_ARE = re.compile(rf"^How many of my (.+?) are ((?:{'|'.join(sorted(BARE_LEADS))}) .+)\?$")
+
+
 def parse_question(spec: Spec, text: str) -> Question | None:
     """The question a READ asks, or None when the text is no question form. A form whose words
     match but whose names do not (e.g. a lookup pattern over "total … of my accounts with …")
@@ -460,7 +463,7 @@ def parse_question(spec: Spec, text: str) -> Question | None:
     text = re.sub(r"^What are the ", "What is the ", text)  # "What are the points on licence of …?" (`render.be`)
     # "How many of my shifts are for the Transport department?" (`render.render_question`) asks
     # what "How many shifts for the Transport department do I have?" does
-    text = re.sub(rf"^How many of my (.+?) are ((?:{'|'.join(sorted(BARE_LEADS))}) .+)\?$", r"How many \1 \2 do I have?", text)
+    text = _MINE_ARE.sub(r"How many \1 \2 do I have?", text)
     held = _held_count(spec, text)  # before a count field's lookup, which has the same words
     if held is not None:
         return held
