@@ -64,18 +64,32 @@ def test_a_row_the_user_does_not_hold_is_not_mine(bank: Spec) -> None:
 def test_find_then_act_says_it(bank: Spec) -> None:
     q = Question("max", "card", "daily_limit", conds=(Cond("status", '"active"'),))
     step = AskStep("report_card_lost", {}, ("card", q))
-    text = render(bank, Ask("read_write", steps=(step,)), 0)
-    assert text == "Report whichever of my active cards has the highest daily limit as lost or stolen."
-    assert parse(bank, text).steps[0] == step
-    text = render(bank, Ask("read_write", steps=(step,)), 2)  # every third variant finds, then acts
-    assert text == "Find my active card that has the highest daily limit, then report it as lost or stolen."
-    assert parse(bank, text).steps[0] == step
+    # "whichever …" stands only where "it" ends the act: with words after it, the clause would sit
+    # mid-sentence ("Report whichever of my cards has the highest limit as lost"), so it finds first
+    for variant in (0, 2):
+        text = render(bank, Ask("read_write", steps=(step,)), variant)
+        assert text == "Find my active card that has the highest daily limit, then report it as lost or stolen."
+        assert parse(bank, text).steps[0] == step
     assert IT == "it"
-    # the row found stands where the act says "it", its ranking's field read up to the act's next words
-    rates = AskStep("lock_card", {"reason": "travel"}, ("card", Question("min", "card", "expires_on")))
-    text = render(bank, Ask("read_write", steps=(rates,)), 0)
+    locks = AskStep("lock_card", {}, ("card", Question("min", "card", "expires_on")))
+    text = render(bank, Ask("read_write", steps=(locks,)), 0)
     assert text.startswith("Lock whichever of my cards has the earliest "), text
-    assert parse(bank, text).steps[0] == rates, text
+    assert parse(bank, text).steps[0] == locks, text
+    with_reason = AskStep("lock_card", {"reason": "travel"}, ("card", Question("min", "card", "expires_on")))
+    text = render(bank, Ask("read_write", steps=(with_reason,)), 0)
+    assert text.startswith("Find my card that has the earliest "), text
+    assert text.endswith(", then lock it with the reason \"travel\"."), text
+    assert parse(bank, text).steps[0] == with_reason, text
+
+
+def test_a_particle_goes_before_a_long_object() -> None:
+    """"check it out", but "Check out whichever of my rentals …", never "Check whichever … out"."""
+    cars = build_spec(load_seed(SEEDS / "suite" / "car_rental.yaml"))
+    step = AskStep("check_out", {}, ("rental", Question("min", "rental", "starts_at")))
+    text = render(cars, Ask("read_write", steps=(step,)), 0)
+    assert text.startswith("Check out whichever of my rentals has the earliest "), text
+    assert not text.endswith(" out."), text
+    assert parse(cars, text).steps[0] == step, text
 
 
 def test_goal_first_context_comes_from_the_persona(bank: Spec) -> None:
@@ -187,6 +201,8 @@ def _template(spec: Spec, workflow: str) -> str:
     ("helpdesk", "put_on_hold", "Put <ticket> on hold"),
     ("helpdesk", "send_for_repair", "Send <asset> for repair"),
     ("car_rental", "send_to_workshop", "Send <vehicle> to the workshop"),
+    # an exchange verb gives up what the row holds and takes the new thing: "swap A for B"
+    ("car_rental", "swap_vehicle", "Swap the car on <rental> for <replacement>"),
     ("leases", "take_off_market", "Take <unit> off the market"),
     # a prepositional verb keeps its own object; the row follows the whole phrase
     ("hr_leave", "ask_for_cover", "Ask for cover for <shift>"),
@@ -196,7 +212,7 @@ def _template(spec: Spec, workflow: str) -> str:
     ("project_tracker", "adjust_budget", "Change the budget for <project> to <budget>"),
     # a phrasal verb and the thing it moves; a part of a row's name is no row ("leave" of a leave request)
     ("helpdesk", "hand_over_queue", "Hand over the queue from <from_tech> to <to_tech>"),
-    ("hr_leave", "request_leave", "Request leave"),
+    ("hr_leave", "request_leave", "Request <leave_type> leave"),
     ("gym", "sign_up", "Sign up <member>"),
     # a row the run makes takes "a"; a desk named on a booking is a detail, not the thing booked
     ("project_tracker", "request_review", "Request a review for <issue>"),
@@ -398,3 +414,32 @@ def test_an_amount_is_of_its_noun_and_a_bare_preposition_label_is_said_as_itself
         said = render(courses, Ask("write", steps=(post,)), variant)
         assert ", out of 20 and" in said and "number out of" not in said, said
         assert parse(courses, said).steps[0].args["points"] == "20", said
+
+
+def test_an_amount_stands_between_its_noun_and_the_words_after_it() -> None:
+    """"Premium on top" of £30 is "a premium of £30 on top", never "a premium on top of £30"."""
+    hr = build_spec(load_seed(SEEDS / "suite" / "hr_leave.yaml"))
+    step = AskStep("post_open_shift", {"department": RefText("Picking & Packing"),
+                                       "pattern": RefText("Early (06:00-14:00)"), "work_date": "2026-06-02",
+                                       "premium": 3000})
+    for variant in range(3):
+        text = render(hr, Ask("write", steps=(step,)), variant)
+        assert "a premium of £30 on top" in text, text
+        back = parse(hr, text).steps[0]  # amounts and dates read back as said
+        assert back.args["premium"] == "£30" and back.args["pattern"] == step.args["pattern"], text
+
+
+def test_the_kind_of_a_thing_made_is_said_before_its_noun() -> None:
+    """A required "Type" of a thing made is its modifier: "Request sick leave from …", never
+    "Request leave … with the type "sick""; the sentence reads back to the same run."""
+    hr = build_spec(load_seed(SEEDS / "suite" / "hr_leave.yaml"))
+    wf = next(w for w in hr.workflows if w.name == "request_leave")
+    record = next(p for p in wf.params if p.name == "record")
+    for kind in ("sick", "compassionate", "unpaid"):
+        step = AskStep("request_leave", {record.name: RefText("my employee record", ONLY), "leave_type": kind,
+                                         "start_on": "2026-06-22", "end_on": "2026-06-26"})
+        step = AskStep("request_leave", {k: v for k, v in step.args.items() if k != record.name})
+        for variant in range(3):
+            text = render(hr, Ask("write", steps=(step,)), variant)
+            assert f"equest {kind} leave from June 22 to June 26" in text and "type" not in text, text
+            assert parse(hr, text).steps[0].args["leave_type"] == kind, text

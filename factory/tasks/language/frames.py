@@ -22,6 +22,7 @@ from factory.spec.naming import identifier
 from factory.tasks.language import grammar
 from factory.tasks.language.asks import ONLY, ParseError, RefText
 from factory.tasks.language.spoken import (
+    amount_said,
     count_noun,
     counted,
     field_noun,
@@ -68,7 +69,8 @@ class Piece:
 
     lead: str
     param: str | None = None
-    role: str = ""  # subject | object | source | dest | amount | date
+    role: str = ""  # subject | object | source | dest | amount | date | kind | kind_a
+    values: tuple[str, ...] = ()  # a kind's values, the only words its slot reads
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,22 @@ def _part_of(words: list[str], thing: list[str]) -> bool:
 
 def _first(p: ParamSpec) -> str:
     return (p.label.split() or [""])[0].lower()
+
+
+KIND, KIND_A = "kind", "kind_a"  # a value said before the noun of the thing made, bare or after "a"/"an"
+# The nouns that classify a thing: a value of one is said as the thing's modifier ("a leave of the
+# type sick" is "sick leave"); any other field's value is said with its label.
+_CLASSIFIERS = frozenset(["type", "kind", "category", "class", "sort"])
+_KIND_VALUE = re.compile(r"[a-z]+(?: [a-z]+)?")
+
+
+def _kind(workflow: WorkflowSpec) -> ParamSpec | None:
+    """The one required enum parameter that says what kind of thing a run makes, when each of its
+    values is one or two lower-case words that can stand before a noun (not a plural)."""
+    kinds = [p for p in workflow.params if p.type == "enum" and p.required and not p.say
+             and noun(said(p)) in _CLASSIFIERS and p.values
+             and all(_KIND_VALUE.fullmatch(v.replace("_", " ")) and not v.endswith("s") for v in p.values)]
+    return kinds[0] if len(kinds) == 1 else None
 
 
 def set_fields(workflow: WorkflowSpec) -> dict[str, str]:
@@ -234,8 +252,13 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
                 pieces += [Piece(" ", subject, "subject"), Piece(f" {prep} {article}{' '.join(words)}")]
         elif (named := next((p for p in refs if p.required and after in (
                 noun(said(p)).split(), noun(said(spec.entity(p.ref or ""))).split())), None)) is not None:
-            # "Apply label" with a label to pick: "Apply my label "Travel" to my message …"
-            pieces += [Piece(" ", named.name, "thing"), Piece(_ONTO.get(verb, " for "), subject, "subject")]
+            if verb in grammar.EXCHANGE_VERBS and named.name in set_fields(workflow):
+                # "Swap car" putting a new car on the rental: what is given up is the car the row
+                # holds, so "Swap the car on my rental … for the car …", never "swap my car … for it"
+                pieces += [Piece(" the " + " ".join(after)), Piece(" on ", subject, "subject"),
+                           Piece(" for ", named.name, "thing")]
+            else:  # "Apply label" with a label to pick: "Apply my label "Travel" to my message …"
+                pieces += [Piece(" ", named.name, "thing"), Piece(_ONTO.get(verb, " for "), subject, "subject")]
         elif after and all(w in _ADVERBS for w in after):  # "Delete forever": "Delete my message … forever"
             pieces += [Piece(" ", subject, "subject"), Piece(" " + " ".join(after))]
         elif after and verb in _ONTO and not settings:  # "Remove the label from my message …"
@@ -287,7 +310,14 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
                 said_phrase = f"the {phrase}"
             else:
                 said_phrase = grammar.with_article(phrase)
-            pieces.append(Piece(" " + said_phrase))
+            kind = _kind(workflow)
+            if kind is not None:  # "Request sick leave", "Book an express shipment": the kind before its noun
+                first, _, noun_after = said_phrase.partition(" ")
+                counted_one = first in ("a", "an")
+                pieces += [Piece(" ", kind.name, KIND_A if counted_one else KIND, tuple(kind.values or ())),
+                           Piece(" " + (noun_after if counted_one else said_phrase))]
+            else:
+                pieces.append(Piece(" " + said_phrase))
             lead = " of "
             # A thing made is named right after its noun: 'Add a payee "Daniel Cho" with …'
             named = next((p for p in workflow.params if p.name in ("name", "title") and p.required
@@ -423,6 +453,9 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
                 out.append(piece.lead)
         elif piece.param is None:
             out.append(piece.lead)
+        elif piece.role in (KIND, KIND_A) and piece.param in args:
+            word = str(args[piece.param]).replace("_", " ")
+            out.append(piece.lead + (grammar.with_article(word) if piece.role == KIND_A else word))
         elif piece.param in args:
             out.append(piece.lead + _value_text(spec, params[piece.param], args[piece.param], piece.role))
         elif piece.role == "subject" and own_lookup(params[piece.param]):
@@ -469,6 +502,9 @@ def frame_pattern(f: Frame) -> re.Pattern[str]:
     for piece in f.pieces:
         if piece.role in (PARTICLE_BEFORE, PARTICLE_AFTER):
             parts.append(f"(?:{re.escape(piece.lead)})?")  # said in one of its two places
+        elif piece.role in (KIND, KIND_A):  # "sick", "an express": one of the parameter's values
+            words = "|".join(re.escape(v.replace("_", " ")) for v in sorted(piece.values, key=len, reverse=True))
+            parts.append(f"{re.escape(piece.lead)}{'(?:an? )' if piece.role == KIND_A else ''}(?P<{piece.param}>{words})")
         elif piece.param is None:
             parts.append(re.escape(piece.lead))
         else:
@@ -516,7 +552,8 @@ def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "
         return f"{' '.join(words)} {param_text(param, value)}"  # "out of 20", "up to £500": no noun to say
     if joiner == " " and article == "the " and param.type == "money" and value is not None:
         # an amount is "of" its noun: "with an estimate of £20", "an offer of £2,000"
-        return f"{grammar.with_article(param_said(param))} of {param_text(param, value)}"
+        head, trailer = amount_said(param)  # "a premium of £30 on top"
+        return f"{grammar.with_article(head)} of {param_text(param, value)}" + (f" {trailer}" if trailer else "")
     flag = bool_flag(param.type) if joiner == " " else ""
     words = noun(said(param)).split()
     if joiner == " " and len(words) > 1 and (words[0] in _PREPOSITIONS or words[-1] in _PREPOSITIONS):
@@ -583,6 +620,9 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
         if piece.param is None or m[piece.param] is None:
             continue
         p = params[piece.param]
+        if piece.role in (KIND, KIND_A):
+            args[p.name] = next(v for v in p.values or [] if v.replace("_", " ") == m[p.name].lower())
+            continue
         if it is not None and m[p.name] == IT and p.ref == it:
             args[p.name] = RefText(IT, ONLY)
             continue

@@ -51,6 +51,9 @@ INTRANSITIVE = {"enroll": "in", "enrol": "in", "register": "for", "subscribe": "
 # "give the shift to Tom"), said with "to".
 DATIVE_VERBS = frozenset(["assign", "reassign", "give", "hand", "transfer", "issue", "send", "pass", "delegate",
                           "allocate", "lend", "offer", "sell", "forward", "refer", "route", "escalate"])
+# Verbs of exchange: their object is what is given up, the new thing follows "for" ("swap the car
+# on my rental for a van"), so a parameter holding the new value is never their object.
+EXCHANGE_VERBS = frozenset(["swap", "switch", "exchange", "replace", "trade", "substitute"])
 CONJUNCTIONS = frozenset(["and", "or", "but", "nor", "so", "yet", "if", "when", "while", "because", "than"])
 PRONOUNS = frozenset(["i", "me", "you", "he", "him", "she", "it", "we", "us", "they", "them", "who", "whom", "whose",
                       "what", "which", "why", "how", "when", "where", "mine", "yours", "ours", "theirs", "someone",

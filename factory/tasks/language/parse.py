@@ -27,6 +27,7 @@ from factory.tasks.language.render import (
     split_verb,
 )
 from factory.tasks.language.spoken import (
+    amount_said,
     bool_adjective,
     bool_feature,
     count_noun,
@@ -154,9 +155,12 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
             continue
         hit = next(((p, n) for n, p in names if lowered.startswith(n + joiner, pos)), None)
         amount = None
+        trailer = ""
         if hit is None and lead and joiner == " ":  # "an estimate of £20" (`frames.arg_phrase`)
-            amount = next(((p, art + n + " of ") for n, p in names for art in ("a ", "an ")
+            heads = [*names, *((amount_said(p)[0], p) for p in workflow.params if p.type == "money")]
+            amount = next(((p, art + n + " of ") for n, p in heads for art in ("a ", "an ")
                            if p.type == "money" and lowered.startswith(art + n + " of ", pos)), None)
+            trailer = amount_said(amount[0])[1] if amount is not None else ""
         if hit is not None:
             p, pos = hit[0], pos + len(hit[1]) + len(joiner)
         elif amount is not None:
@@ -174,6 +178,8 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
             quoted = text.startswith('"', pos)
             value, pos = scan_value(p.type if not quoted else "string", text, pos)
             args[p.name] = RefText(value) if p.type == "reference" else value
+            if trailer and lowered.startswith(" " + trailer, pos):  # "a premium of £30 on top"
+                pos += len(trailer) + 1
             unit = with_unit(p, str(value)).removeprefix(str(value))
             if unit and text.startswith(unit, pos):  # "the allowance 25 days" (`frames.arg_phrase`)
                 pos += len(unit)

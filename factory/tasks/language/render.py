@@ -538,7 +538,12 @@ def whichever(spec: Spec, ent: EntitySpec, adj: str, which: str, rank: str, act:
     else:
         said_row = f"whichever {adj}{noun(said(ent))}{which} {rank}"
     at = places[0]
-    text = act[:at.start()] + said_row + act[at.end():]
+    head, tail = act[:at.start()], act[at.end():]
+    if tail.strip() in grammar.PARTICLES:  # "check it out" → "Check out whichever …": the particle
+        head, tail = f"{head}{tail.strip()} ", ""  # goes before a long object, never after it
+    elif tail:  # "log the damage for it with the area …": a clause mid-sentence reads as two
+        return None
+    text = head + said_row + tail
     return text[:1].upper() + text[1:] + "."
 
 

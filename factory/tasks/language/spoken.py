@@ -286,6 +286,16 @@ def param_said(p: ParamSpec, setting: bool = False) -> str:
     return field_noun(p)
 
 
+def amount_said(p: ParamSpec) -> tuple[str, str]:
+    """An amount's noun and what its label says after the noun ("Premium on top" → "premium",
+    "on top"; "Fee per day" → "fee", "per day"), so its value goes between them: "a premium of
+    £30 on top", never "a premium on top of £30". A phrase "of" starts stays with its noun ("cost
+    of repair")."""
+    words = param_said(p).split()
+    cut = next((i for i, w in enumerate(words) if i and w != "of" and w in grammar.PREPOSITIONS), len(words))
+    return " ".join(words[:cut]), " ".join(words[cut:])
+
+
 def of_word(noun_text: str) -> str:
     """The preposition between a field's noun and its row: "for" after a reason, else "of"."""
     return "for" if noun_text.split()[-1] in FOR_NOUNS else "of"
