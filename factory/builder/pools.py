@@ -66,6 +66,20 @@ NEUTRAL_TITLES: tuple[str, ...] = (
     "Spring update", "Annual review", "Pilot phase", "Q3 plan", "Process refresh", "Customer survey",
     "Second round", "Follow-up work",
 )
+# Messages of a stay (a guest to a host and back), only where the field belongs to one: a help
+# desk's reply is never "Do you have a crib we could use?".
+STAY_MESSAGES: tuple[str, ...] = (
+    "Hi, could you confirm the check-in time?", "Thanks so much, see you then!",
+    "Just wanted to follow up on my earlier message.", "Is parking available nearby?",
+    "Could we move this to next Tuesday?", "Running about 15 minutes late, sorry!",
+    "Can you send me the receipt when you get a chance?", "Looks good to me, go ahead.",
+    "Do you have a crib we could use?", "Thanks for the quick reply.",
+    "Let me know if you need anything else from me.", "Could you resend the document? The link expired.",
+    "Happy to help, just tell me what works.", "Is early check-in possible?",
+    "We'll be a party of four.", "Sorry for the mix-up, all sorted now.",
+)
+_STAY_WORDS = frozenset({"stay", "stays", "booking", "bookings", "guest", "guests", "host", "hosts", "listing",
+                         "listings", "reservation", "reservations", "trip", "trips"})
 # The words of the acts the customer's catch-all theme speaks for.
 _CUSTOMER_ACTS = frozenset({"cancel", "cancellation", "reschedule", "leave", "withdraw", "drop", "booking",
                             "reservation", "trip", "stay", "guest", "rental"})
@@ -88,15 +102,15 @@ POOLS: dict[str, tuple[str, ...]] = {
         "Keep for tax records", "Check the second shelf", "Travelling with a small dog", "Ground floor please",
         "Pick up after 5pm", "For the team offsite", "Recurring every month", "Gift, no price tag please",
     ),
-    "message": (
-        "Hi, could you confirm the check-in time?", "Thanks so much, see you then!",
-        "Just wanted to follow up on my earlier message.", "Is parking available nearby?",
-        "Could we move this to next Tuesday?", "Running about 15 minutes late, sorry!",
+    "message": (  # what anyone writes to anyone: a stay's own words are `STAY_MESSAGES`
+        "Just wanted to follow up on my earlier message.", "Could we move this to next Tuesday?",
         "Can you send me the receipt when you get a chance?", "Looks good to me, go ahead.",
-        "Do you have a crib we could use?", "Thanks for the quick reply.",
-        "Let me know if you need anything else from me.", "Could you resend the document? The link expired.",
-        "Happy to help, just tell me what works.", "Is early check-in possible?",
-        "We'll be a party of four.", "Sorry for the mix-up, all sorted now.",
+        "Thanks for the quick reply.", "Let me know if you need anything else from me.",
+        "Could you resend the document? The link expired.", "Happy to help, just tell me what works.",
+        "Sorry for the mix-up, all sorted now.", "Any update on this?", "Thanks, that fixed it.",
+        "I'll check and get back to you today.", "Could you give me a call when you are free?",
+        "Still seeing the same problem this morning.", "Attached the details you asked for.",
+        "Please go ahead, thanks for sorting it.",
     ),
     "subject": (
         "Quick question about my booking", "Lunch on Friday?", "Invoice for March", "Meeting notes",
@@ -208,9 +222,11 @@ def themed(kind: str | None, about: str, neutral: bool = False) -> tuple[str, ..
         return NEUTRAL_NOTES
     if kind == "title" and neutral:
         return NEUTRAL_TITLES
+    words = set(re.split(r"[^a-z]+", about.lower()))
+    if kind == "message" and words & _STAY_WORDS:
+        return STAY_MESSAGES
     if kind != "reason":
         return POOLS[kind or "note"]
-    words = set(re.split(r"[^a-z]+", about.lower()))
     found = next(phrases for theme, phrases in REASON_THEMES if not theme or theme & words)
     if neutral and (found is not REASON_THEMES[-1][1] or not words & _CUSTOMER_ACTS):
         # a task's reason where the world has none: the themes are our own domains' stories ("The

@@ -895,3 +895,38 @@ def test_a_row_whose_name_says_its_noun_is_asked_about_by_name() -> None:
         assert parse(flats, render(flats, Ask("read", question=q), variant)).question == q
     other = Question("lookup", "property", "city", RefText("Albion Court"))
     assert '"Albion Court"' in render(flats, Ask("read", question=other), 0)
+
+
+def test_a_value_goes_before_the_noun_only_where_english_puts_one() -> None:
+    """"SUV models" (a short word no lexicon knows is an abbreviation), "sick leave requests"; but
+    never "unit b departments" (a designator names a place), "europe ports" (a name the lexicon
+    lacks) or "closed open shifts" (a noun that opens with its own adjective). Each reads back."""
+    rental = build_spec(load_seed(SEEDS / "suite" / "car_rental.yaml"))
+    hr = build_spec(load_seed(SEEDS / "suite" / "hr_leave.yaml"))
+    freight = build_spec(load_seed(SEEDS / "suite" / "freight.yaml"))
+    cases = [(rental, Question("count", "car_model", conds=(Cond("category", '"suv"'),)), "SUV models", True),
+             (hr, Question("count", "leave_request", conds=(Cond("leave_type", '"sick"'),)), "sick leave requests", True),
+             (hr, Question("count", "department", conds=(Cond("building", '"unit b"'),)), "unit b departments", False),
+             (hr, Question("count", "open_shift", conds=(Cond("status", '"closed"'),)), "closed open shifts", False),
+             (freight, Question("count", "port", conds=(Cond("region", '"europe"'),)), "europe ports", False)]
+    for spec, q, said, before in cases:
+        for variant in range(2):
+            text = render(spec, Ask("read", question=q), variant)
+            assert (said in text) is before, text
+            assert parse(spec, text).question == q, text
+
+
+def test_a_percentage_and_a_participle_clause_are_said_as_english_says_them() -> None:
+    """"On time (%)" is "the on-time rate" (never "the number on time"); a yes/no "Paid after due
+    date" is a clause after the noun ("my invoices not paid after due date"), never "have no paid
+    after due date". Each reads back."""
+    freight = build_spec(load_seed(SEEDS / "suite" / "freight.yaml"))
+    cases = [(Question("lookup", "carrier", "on_time_pct", target=RefText("Kestrel Air Cargo")), "on-time rate"),
+             (Question("max", "carrier", "on_time_pct"), "highest on-time rate"),
+             (Question("count", "invoice", conds=(Cond("paid_late", "no"),)), "not paid after due date"),
+             (Question("count", "invoice", conds=(Cond("paid_late", "yes"),)), " paid after due date")]
+    for q, said in cases:
+        for variant in range(2):
+            text = render(freight, Ask("read", question=q), variant)
+            assert said in text and "number on" not in text and "have no" not in text, text
+            assert parse(freight, text).question == q, text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -104,3 +105,29 @@ def test_coverage_counts_and_reasons() -> None:
     if other.preconditions:
         assert any("unreachable" in r for r in rows[other.preconditions[0].id].reasons)
     assert other.name in result.table()
+
+
+def test_a_message_is_a_stays_only_where_the_field_belongs_to_one() -> None:
+    """A guest's message to a host may ask for a crib; a help desk's reply, a course's comment or a
+    shift's message never does: the built-in message pool holds only words anyone writes."""
+    from factory.builder.pools import STAY_MESSAGES, themed
+
+    assert themed("message", "booking.message_to_host") == STAY_MESSAGES
+    for about in ("reply.body", "reply.message", "ticket_reply.body", "submission.comment_message"):
+        drawn = {pick("message", random.Random(i), about=about) for i in range(200)}
+        assert drawn and all(not re.search(r"check-in|crib|parking|party of", v, re.I) for v in drawn), drawn
+
+
+@pytest.mark.parametrize(("title", "series"), [
+    ("Problem set 3: Determinants", True), ("Midterm", True), ("Desk phone problem", True),
+    ("Slow internet at a site", False), ("Software install or licence", False),
+    ("Printer on the third floor keeps jamming paper", False),
+])
+def test_only_a_short_name_or_a_numbered_title_gets_a_next_one(title: str, series: bool) -> None:
+    """A new title made from the world's own is the next of a series ("Midterm 2", "Problem set 4"),
+    never a sentence with a number stuck on ("Slow internet at a site 2")."""
+    from factory.tasks.propose.values import _in_series, _next_of
+
+    assert _in_series(title) is series
+    if series:
+        assert _next_of(title) != title

@@ -103,6 +103,12 @@ def _prefixed_verb(word: str) -> bool:
                lemminflect.getAllLemmas(word[len(p):]).get("VERB", ()) for p in _VERB_PREFIXES)
 
 
+def acronym(word: str) -> bool:
+    """A word of two to four letters the lexicon does not know, said in capitals: "suv" → SUV,
+    "vip" → VIP. A known word ("spa", "gym") is no abbreviation."""
+    return bool(re.fullmatch(r"[a-z]{2,4}", word)) and not known(word)
+
+
 def known(word: str) -> bool:
     """Whether the grammar knows the word at all."""
     return bool(tags(word))
@@ -244,9 +250,10 @@ def verb_head(words: list[str]) -> tuple[list[str], list[str]] | None:
     return verb, rest
 
 
-__all__ = ["CLOSED", "DETERMINERS", "PARTICLES", "PREPOSITIONS", "activity", "article", "is_adjective", "is_noun",
-           "is_participle", "is_verb", "known", "lemmas", "noun_only", "participle", "participle_of", "plural", "singular",
-           "tags", "third_person", "verb_head", "verb_only", "with_article", "words_of"]
+__all__ = ["CLOSED", "DETERMINERS", "EXCHANGE_VERBS", "PARTICLES", "PREPOSITIONS", "acronym", "activity", "article",
+           "is_adjective", "is_noun", "is_participle", "is_verb", "known", "lemmas", "noun_only", "participle",
+           "participle_of", "plural", "singular", "tags", "third_person", "verb_head", "verb_only", "with_article",
+           "words_of"]
 
 
 # Suffixes of nouns that name an activity or a process ("inspection", "approval", "storage").

@@ -18,11 +18,11 @@ from factory.tasks.language.parse_conds import entity_and_conds, entity_by, fiel
 from factory.tasks.language.parse_picks import pick_whichever
 from factory.tasks.language.registers import drop_context
 from factory.tasks.language.render import (
-    BARE_LEADS,
     bulk_sentence,
     holder_field,
     lower_first,
     pick_verb,
+    said_bare,
     says_its_noun,
     split_verb,
 )
@@ -459,7 +459,7 @@ def _said_lookup(spec: Spec, text: str) -> Question | None:
     return None
 
 
-_MINE_ARE = re.compile(rf"^How many of my (.+?) are ((?:{'|'.join(sorted(BARE_LEADS))}) .+)\?$")
+_MINE_ARE = re.compile(r"^How many of my (.+?) are (.+)\?$")
 
 
 def parse_question(spec: Spec, text: str) -> Question | None:
@@ -469,7 +469,9 @@ def parse_question(spec: Spec, text: str) -> Question | None:
     text = re.sub(r"^What are the ", "What is the ", text)  # "What are the points on licence of …?" (`render.be`)
     # "How many of my shifts are for the Transport department?" (`render.render_question`) asks
     # what "How many shifts for the Transport department do I have?" does
-    text = _MINE_ARE.sub(r"How many \1 \2 do I have?", text)
+    mine_are = _MINE_ARE.match(text)
+    if mine_are is not None and said_bare(mine_are[2]):
+        text = f"How many {mine_are[1]} {mine_are[2]} do I have?"
     held = _held_count(spec, text)  # before a count field's lookup, which has the same words
     if held is not None:
         return held

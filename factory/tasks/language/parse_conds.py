@@ -10,7 +10,6 @@ import re
 from factory.spec.model import EntitySpec, Spec
 from factory.tasks.language.asks import Cond, ParseError
 from factory.tasks.language.render import (
-    BARE_LEADS,
     PLACES,
     PROPER_NAME,
     bool_phrase,
@@ -18,6 +17,7 @@ from factory.tasks.language.render import (
     lead_word,
     not_state,
     phrase_state,
+    said_bare,
 )
 from factory.tasks.language.spoken import (
     bool_feature,
@@ -64,7 +64,7 @@ def entity_and_conds(spec: Spec, text: str, plural: bool) -> tuple[EntitySpec, t
     except ParseError as exc:
         problem = exc
     for m in re.finditer(r" (?=(\w+) )", text):
-        if m.group(1) not in BARE_LEADS:
+        if not said_bare(text[m.end():]):  # "in …", "not …", "whose …", "paid after due date"
             continue
         try:
             ent, said = _entity_said(spec, text[: m.start()], plural)

@@ -157,7 +157,9 @@ def bool_phrase(field: FieldSpec) -> str | None:
     """A yes/no label led by a preposition ("On tonight", "In stock"): a state said bare after the
     noun ("the dishes on tonight", "the dishes not on tonight"), never "on tonight set to yes"."""
     words = noun(said(field)).split()
-    if field.type != "bool" or len(words) < 2 or words[0] not in LEADING_PREPOSITIONS \
+    # a participle clause is one too: "the invoices paid after due date", "… not paid after due date"
+    clause = len(words) > 1 and grammar.is_participle(words[0]) and words[1] in grammar.CLOSED
+    if field.type != "bool" or len(words) < 2 or not (words[0] in LEADING_PREPOSITIONS or clause) \
             or not all(re.fullmatch(r"[a-z]+", w) for w in words):
         return None
     return " ".join(words)
@@ -196,7 +198,14 @@ def with_conds(conds: str) -> str:
     with its own preposition; "" for none. `parse.entity_and_conds` reads both back."""
     if not conds:
         return ""
-    return f" {conds}" if conds.split(" ", 1)[0] in BARE_LEADS else f" with {conds}"
+    return f" {conds}" if said_bare(conds) else f" with {conds}"
+
+
+def said_bare(conds: str) -> bool:
+    """Whether conditions follow their noun without "with": a field said with its own preposition
+    ("in the folder …"), "not …", "whose …", or a participle clause ("paid after due date")."""
+    first, _, rest = conds.partition(" ")
+    return first in BARE_LEADS or (grammar.is_participle(first) and rest.split(" ", 1)[0] in grammar.CLOSED)
 
 
 def render_args(workflow: WorkflowSpec, args: dict[str, Any]) -> str:

@@ -206,6 +206,9 @@ def field_noun(field: FieldSpec | ParamSpec) -> str:
         patient = verb[:-1] + "ee" if verb.endswith("e") else verb + "ee"
         if words[-1] == "to" and grammar.noun_only(patient):
             return patient
+    if field.type in ("int", "float") and re.search(r"\(%\)\s*$", field.label) and len(words) > 1 \
+            and "ADP" in grammar.tags(words[0]):
+        return "-".join(words) + " rate"  # "On time (%)": "the on-time rate", never "the number on time"
     if field.type in ("money", "int") and len(words) >= 2 and "ADP" in grammar.tags(words[0]):
         named = field.name.split("_")
         if (len(named) > 1 and grammar.is_noun(named[-1]) and not set(named) & set(words)
@@ -497,7 +500,17 @@ def verb_of(spec: Spec, text: str) -> WorkflowSpec | None:
 
 
 def _enum_owners(entity: EntitySpec, word: str) -> list[FieldSpec]:
-    return [f for f in entity.fields if f.type == "enum" and word in {v.replace("_", " ") for v in f.values or []}]
+    return [f for f in entity.fields if f.type == "enum" and _enum_value(f, word) is not None]
+
+
+def _enum_value(f: FieldSpec, word: str) -> str | None:
+    """The value of `f` a word says: as stored ("compact", "EUR"), or an abbreviation said in
+    capitals ("SUV" for "suv")."""
+    for v in f.values or []:
+        said_v = v.replace("_", " ")
+        if word == said_v or (word.isupper() and word.lower() == said_v and grammar.acronym(said_v)):
+            return v
+    return None
 
 
 # A value said before a noun: one to three lower-case words ("compact", "upper year", "winter
@@ -536,7 +549,9 @@ def bool_feature(field: FieldSpec) -> str | None:
     if (field.type != "bool" or not words or not all(re.fullmatch(r"[a-z]+", w) for w in words)
             or words[0] in _PREPOSITIONS or grammar.is_participle(words[-1]) or words[-1] in _STATE_WORDS
             or (grammar.is_adjective(words[-1]) and not grammar.is_noun(words[-1]))  # "Billable" is no thing a row has
-            or (words[-1].endswith("ed") and len(words[-1]) > 3) or words[-1] == "read"):
+            or (words[-1].endswith("ed") and len(words[-1]) > 3) or words[-1] == "read"
+            # a participle clause ("Paid after due date") says what happened, not a thing it has
+            or (len(words) > 1 and grammar.is_participle(words[0]) and words[1] in grammar.CLOSED)):
         return None
     return " ".join(words)
 
@@ -568,14 +583,27 @@ def adjective(entity: EntitySpec, conds: tuple[Cond, ...]) -> tuple[str, tuple[C
     plural = plural or any(w.endswith("s") and not w.endswith(("ss", "ngs")) for w in word.split()[:-1])
     led = word.split(" ", 1)[0] in grammar.PREPOSITIONS  # "on loan" follows its noun: "the copies on loan"
     if (f.type != "enum" or first.upper is not None or not _MODIFIER.fullmatch(word) or plural or in_noun or led
-            or [c.field for c in _owners(entity, word)] != [f.name]):
+            or [c.field for c in _owners(entity, word)] != [f.name] or not _fits_before(word, heads)):
         return "", conds
-    return word + " ", conds[1:]
+    return " ".join(w.upper() if grammar.acronym(w) else w for w in word.split()) + " ", conds[1:]
+
+
+def _fits_before(word: str, heads: list[str]) -> bool:
+    """Whether a value can stand before the noun: not before a noun that opens with its own
+    adjective ("access common issues", "closed open slots"), not a designator ("unit b
+    departments": "Unit B" is a name), not a name the lexicon does not know ("europe ports"); a
+    short unknown word is an abbreviation said in capitals ("SUV models")."""
+    words = word.split()
+    if len(heads) > 1 and grammar.is_adjective(heads[0]):
+        return False
+    if len(words) > 1 and len(words[-1]) == 1:
+        return False
+    return all(grammar.known(w) or w.isdigit() or w.isupper() or grammar.acronym(w) for w in words)
 
 
 def _owners(entity: EntitySpec, word: str) -> list[Cond]:
     """Every condition a word before the noun could say: an enum value, or a yes/no state."""
-    out = [Cond(f.name, f'"{word}"') for f in _enum_owners(entity, word)]
+    out = [Cond(f.name, f'"{(_enum_value(f, word) or word).replace("_", " ")}"') for f in _enum_owners(entity, word)]
     out += [Cond(f.name, value) for f in entity.fields for value in ("yes", "no")
             if f.type == "bool" and bool_adjective(f, value) == word]
     return out

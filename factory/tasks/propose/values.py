@@ -17,6 +17,7 @@ from factory.expr.syntax import Binary, Name, Node, Unary, parse
 from factory.runtime.step import Step
 from factory.spec.model import EntitySpec, ParamSpec, WorkflowSpec
 from factory.spec.naming import identifier
+from factory.tasks.language import grammar
 from factory.tasks.language.frames import set_fields
 from factory.tasks.language.spoken import FOR_NOUNS, field_noun
 from factory.tasks.propose.base import ProposerBase, fits_param
@@ -419,7 +420,8 @@ class ValuesMixin(ProposerBase):
         # shared by every domain ("The book drop was closed" as a reason to reject an expense).
         # The world's words come first wherever it has any: the built-in pools are shared by every
         # domain and know only a kind of text, so they are the last resort, never the first.
-        made_from = [v for v in typed(self._existing(p, workflow)) if len(v) < limit - 2] if fresh else []
+        made_from = [v for v in typed(self._existing(p, workflow)) if len(v) < limit - 2 and _in_series(v)] \
+            if fresh else []
         if made_from and not (name == "name" or name.endswith("_name")) and self.rng.random() < 0.5:
             # a new one of the world's kind ("Midterm" → "Midterm 2", "Problem set 3" → "Problem set
             # 4"), never another domain's title ("Summer trip" as a history assignment)
@@ -435,7 +437,10 @@ class ValuesMixin(ProposerBase):
             # name): half the time, the rest new ones, so some draft of every run passes the check
             value = self.rng.choice(existing)
         elif existing and p.type == "string" and not (name == "name" or name.endswith("_name")):
-            value = _next_of(self.rng.choice(existing))  # the world's kind of title, never another domain's
+            # the world's kind of title, never another domain's: the next of a series, else one of
+            # the world's own ("Slow internet at a site", never "Slow internet at a site 2")
+            series = [v for v in existing if _in_series(v)]
+            value = _next_of(self.rng.choice(series)) if series else self.rng.choice(existing)
         elif contact:
             value = self._contact(name)
         elif "state" in name:  # one of the fifty states, not "FM" (Micronesia) or "GU"
@@ -560,6 +565,14 @@ def _typed_in(value: str) -> str:
     if value.endswith(".") and ". " not in value and not value.endswith(".."):
         return value[:-1]
     return value
+
+
+def _in_series(text: str) -> bool:
+    """Whether a title can have a next one: it counts already ("Problem set 3"), or it is a short
+    name of a thing with no clause in it ("Midterm", "Desk phone problem"). A sentence-like title
+    has none ("Slow internet at a site 2", "Software install or licence 2")."""
+    words = grammar.words_of(text)
+    return bool(re.search(r"\d", text)) or (0 < len(words) <= 4 and not any(w in grammar.CLOSED for w in words))
 
 
 def _next_of(text: str) -> str:
