@@ -168,6 +168,13 @@ POOLS: dict[str, tuple[str, ...]] = {
     ),
 }
 
+# The kinds whose phrases depend on what the field is about: the first theme whose words the
+# workflow, entity or field names wins; the last theme (no words) is the catch-all.
+_THEMES: dict[str, tuple[tuple[frozenset[str], tuple[str, ...]], ...]] = {
+    "reason": REASON_THEMES,
+    "message": ((_STAY_WORDS, STAY_MESSAGES), (frozenset(), POOLS["message"])),
+}
+
 # (pattern over "<entity>.<field>", kind); first match wins, so the specific come first.
 _KINDS: tuple[tuple[str, str], ...] = (
     (r"\.(phone|email|street|address|city|state|country|postal|zip|url|website)", ""),
@@ -222,12 +229,13 @@ def themed(kind: str | None, about: str, neutral: bool = False) -> tuple[str, ..
         return NEUTRAL_NOTES
     if kind == "title" and neutral:
         return NEUTRAL_TITLES
-    words = set(re.split(r"[^a-z]+", about.lower()))
-    if kind == "message" and words & _STAY_WORDS:
-        return STAY_MESSAGES
-    if kind != "reason":
+    themes = _THEMES.get(kind or "")
+    if themes is None:
         return POOLS[kind or "note"]
-    found = next(phrases for theme, phrases in REASON_THEMES if not theme or theme & words)
+    words = set(re.split(r"[^a-z]+", about.lower()))
+    found = next(phrases for theme, phrases in themes if not theme or theme & words)
+    if kind != "reason":
+        return found
     if neutral and (found is not REASON_THEMES[-1][1] or not words & _CUSTOMER_ACTS):
         # a task's reason where the world has none: the themes are our own domains' stories ("The
         # book drop was closed" matched by the word "dispute"), so only the customer's own acts

@@ -26,9 +26,11 @@ from factory.tasks.language.spoken import (
     count_noun,
     counted,
     field_noun,
+    modifier_said,
     noun,
     param_said,
     said,
+    stands_before,
     value_first,
     verb_words,
     with_unit,
@@ -109,15 +111,14 @@ KIND, KIND_A = "kind", "kind_a"  # a value said before the noun of the thing mad
 # The nouns that classify a thing: a value of one is said as the thing's modifier ("a leave of the
 # type sick" is "sick leave"); any other field's value is said with its label.
 _CLASSIFIERS = frozenset(["type", "kind", "category", "class", "sort"])
-_KIND_VALUE = re.compile(r"[a-z]+(?: [a-z]+)?")
 
 
-def _kind(workflow: WorkflowSpec) -> ParamSpec | None:
+def _kind(workflow: WorkflowSpec, heads: list[str]) -> ParamSpec | None:
     """The one required enum parameter that says what kind of thing a run makes, when each of its
-    values is one or two lower-case words that can stand before a noun (not a plural)."""
+    values can stand before the thing's noun `heads` (`spoken.stands_before`)."""
     kinds = [p for p in workflow.params if p.type == "enum" and p.required and not p.say
              and noun(said(p)) in _CLASSIFIERS and p.values
-             and all(_KIND_VALUE.fullmatch(v.replace("_", " ")) and not v.endswith("s") for v in p.values)]
+             and all(stands_before(v.replace("_", " "), heads) for v in p.values)]
     return kinds[0] if len(kinds) == 1 else None
 
 
@@ -310,7 +311,7 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
                 said_phrase = f"the {phrase}"
             else:
                 said_phrase = grammar.with_article(phrase)
-            kind = _kind(workflow)
+            kind = _kind(workflow, after)
             if kind is not None:  # "Request sick leave", "Book an express shipment": the kind before its noun
                 first, _, noun_after = said_phrase.partition(" ")
                 counted_one = first in ("a", "an")
@@ -454,7 +455,7 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
         elif piece.param is None:
             out.append(piece.lead)
         elif piece.role in (KIND, KIND_A) and piece.param in args:
-            word = str(args[piece.param]).replace("_", " ")
+            word = modifier_said(str(args[piece.param]).replace("_", " "))
             out.append(piece.lead + (grammar.with_article(word) if piece.role == KIND_A else word))
         elif piece.param in args:
             out.append(piece.lead + _value_text(spec, params[piece.param], args[piece.param], piece.role))

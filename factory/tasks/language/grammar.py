@@ -167,6 +167,12 @@ def is_participle(word: str) -> bool:
     return (participle_of(word) is not None and not is_verb(word)) or word.lower() in ("read", "set", "put", "cut", "shut")
 
 
+def participle_clause(words: list[str]) -> bool:
+    """Whether words open with a participle and a small word after it, a clause that says what
+    happened to a row ("paid after due date", "signed by tenant"), not a thing it has."""
+    return len(words) > 1 and is_participle(words[0]) and words[1] in CLOSED
+
+
 def participle(verb: str) -> str:
     """The past participle of a verb ("lend" → lent, "check" → checked)."""
     forms = lemminflect.getInflection(verb.lower(), tag="VBN")
@@ -252,8 +258,8 @@ def verb_head(words: list[str]) -> tuple[list[str], list[str]] | None:
 
 __all__ = ["CLOSED", "DETERMINERS", "EXCHANGE_VERBS", "PARTICLES", "PREPOSITIONS", "acronym", "activity", "article",
            "is_adjective", "is_noun", "is_participle", "is_verb", "known", "lemmas", "noun_only", "participle",
-           "participle_of", "plural", "singular", "tags", "third_person", "verb_head", "verb_only", "with_article",
-           "words_of"]
+           "participle_clause", "participle_of", "plural", "singular", "tags", "third_person", "verb_head",
+           "verb_only", "with_article", "words_of"]
 
 
 # Suffixes of nouns that name an activity or a process ("inspection", "approval", "storage").

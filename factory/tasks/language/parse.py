@@ -117,6 +117,8 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
     names = sorted(((n.lower(), p) for p in workflow.params for n in {p.label, noun(said(p)), param_noun(said(p)),
                                                                                     param_said(p), param_said(p, True)}),
                    key=lambda pair: -len(pair[0]))
+    # an amount's noun said apart from the words after it ("a premium of £30 on top")
+    amounts = [*names, *((amount_said(p)[0], p) for p in workflow.params if p.type == "money")]
     args: dict[str, Any] = {}
     pos = 0
     subject = next((p for p in workflow.params if p.name == workflow.subject), None)
@@ -157,8 +159,7 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
         amount = None
         trailer = ""
         if hit is None and lead and joiner == " ":  # "an estimate of £20" (`frames.arg_phrase`)
-            heads = [*names, *((amount_said(p)[0], p) for p in workflow.params if p.type == "money")]
-            amount = next(((p, art + n + " of ") for n, p in heads for art in ("a ", "an ")
+            amount = next(((p, art + n + " of ") for n, p in amounts for art in ("a ", "an ")
                            if p.type == "money" and lowered.startswith(art + n + " of ", pos)), None)
             trailer = amount_said(amount[0])[1] if amount is not None else ""
         if hit is not None:

@@ -158,7 +158,7 @@ def bool_phrase(field: FieldSpec) -> str | None:
     noun ("the dishes on tonight", "the dishes not on tonight"), never "on tonight set to yes"."""
     words = noun(said(field)).split()
     # a participle clause is one too: "the invoices paid after due date", "… not paid after due date"
-    clause = len(words) > 1 and grammar.is_participle(words[0]) and words[1] in grammar.CLOSED
+    clause = grammar.participle_clause(words)
     if field.type != "bool" or len(words) < 2 or not (words[0] in LEADING_PREPOSITIONS or clause) \
             or not all(re.fullmatch(r"[a-z]+", w) for w in words):
         return None
@@ -204,8 +204,8 @@ def with_conds(conds: str) -> str:
 def said_bare(conds: str) -> bool:
     """Whether conditions follow their noun without "with": a field said with its own preposition
     ("in the folder …"), "not …", "whose …", or a participle clause ("paid after due date")."""
-    first, _, rest = conds.partition(" ")
-    return first in BARE_LEADS or (grammar.is_participle(first) and rest.split(" ", 1)[0] in grammar.CLOSED)
+    words = conds.split(" ", 2)
+    return words[0] in BARE_LEADS or grammar.participle_clause(words[:2])
 
 
 def render_args(workflow: WorkflowSpec, args: dict[str, Any]) -> str:

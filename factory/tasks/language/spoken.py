@@ -551,7 +551,7 @@ def bool_feature(field: FieldSpec) -> str | None:
             or (grammar.is_adjective(words[-1]) and not grammar.is_noun(words[-1]))  # "Billable" is no thing a row has
             or (words[-1].endswith("ed") and len(words[-1]) > 3) or words[-1] == "read"
             # a participle clause ("Paid after due date") says what happened, not a thing it has
-            or (len(words) > 1 and grammar.is_participle(words[0]) and words[1] in grammar.CLOSED)):
+            or grammar.participle_clause(words)):
         return None
     return " ".join(words)
 
@@ -574,26 +574,35 @@ def adjective(entity: EntitySpec, conds: tuple[Cond, ...]) -> tuple[str, tuple[C
     if f.name == "role":  # a role is a noun ("employee"): "the staff with the role "employee"", never "employee staff"
         return "", conds
     word = first.value[1:-1] if first.value.startswith('"') and first.value.endswith('"') else ""
-    # A plural value ("bills", "groceries") reads badly before a noun; "savings" does not.
-    plural = word.endswith("s") and not word.endswith(("ss", "ngs"))
-    heads = noun(said(entity)).split()
-    stems = {word, *grammar.lemmas(word, "VERB")}
-    # not "my scheduled scheduled payments", nor "my enrolled enrollments" (the state is its noun's verb)
-    in_noun = word in heads or any(h.startswith(stem) for h in heads for stem in stems if len(stem) >= 4)
-    plural = plural or any(w.endswith("s") and not w.endswith(("ss", "ngs")) for w in word.split()[:-1])
-    led = word.split(" ", 1)[0] in grammar.PREPOSITIONS  # "on loan" follows its noun: "the copies on loan"
-    if (f.type != "enum" or first.upper is not None or not _MODIFIER.fullmatch(word) or plural or in_noun or led
-            or [c.field for c in _owners(entity, word)] != [f.name] or not _fits_before(word, heads)):
+    if (f.type != "enum" or first.upper is not None or [c.field for c in _owners(entity, word)] != [f.name]
+            or not stands_before(word, noun(said(entity)).split())):
         return "", conds
-    return " ".join(w.upper() if grammar.acronym(w) else w for w in word.split()) + " ", conds[1:]
+    return modifier_said(word) + " ", conds[1:]
 
 
-def _fits_before(word: str, heads: list[str]) -> bool:
-    """Whether a value can stand before the noun: not before a noun that opens with its own
-    adjective ("access common issues", "closed open slots"), not a designator ("unit b
-    departments": "Unit B" is a name), not a name the lexicon does not know ("europe ports"); a
-    short unknown word is an abbreviation said in capitals ("SUV models")."""
+def modifier_said(word: str) -> str:
+    """A value as it is said before a noun: an abbreviation in capitals ("SUV"), else as stored."""
+    return " ".join(w.upper() if grammar.acronym(w) else w for w in word.split())
+
+
+def stands_before(word: str, heads: list[str]) -> bool:
+    """Whether a value can stand before the noun `heads` as its modifier ("compact cars", "sick
+    leave", "SUV models"): one to three words, no plural ("bills"), not led by a preposition ("on
+    loan" follows its noun), not the noun's own word or verb ("enrolled enrollments"); not before
+    a noun that opens with its own adjective ("access common issues", "closed open slots"), not a
+    designator ("unit b": a name), not a name the lexicon does not know ("europe"); a short
+    unknown word is an abbreviation said in capitals."""
+    if not _MODIFIER.fullmatch(word):
+        return False
     words = word.split()
+    # A plural value ("bills", "groceries") reads badly before a noun; "savings" does not.
+    if any(w.endswith("s") and not w.endswith(("ss", "ngs")) for w in words):
+        return False
+    stems = {word, *grammar.lemmas(word, "VERB")}
+    if word in heads or any(h.startswith(stem) for h in heads for stem in stems if len(stem) >= 4):
+        return False
+    if words[0] in grammar.PREPOSITIONS:
+        return False
     if len(heads) > 1 and grammar.is_adjective(heads[0]):
         return False
     if len(words) > 1 and len(words[-1]) == 1:
