@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import shutil
 import time
 from collections import Counter
@@ -35,7 +34,7 @@ from factory.runtime.patch import apply_patch
 from factory.spec.model import Spec
 from factory.tasks.attempt import Attempt, dump_attempts, load_attempts
 from factory.tasks.coverage import write_coverage
-from factory.tasks.diversity import NearKey, near_key, split_near_duplicates, spread, spread_lines
+from factory.tasks.diversity import split_near_duplicates, spread, spread_lines
 from factory.tasks.gates import GateRunner
 from factory.tasks.handover import WorldFailure, hand_over, kept_repairs, records_json
 from factory.tasks.propose.proposer import Draft, Plan, Proposer
@@ -43,6 +42,7 @@ from factory.tasks.propose.rewording import reword_drafts
 from factory.tasks.record import task_record
 from factory.tasks.reward.gen import DEFAULT_POLICY, run_rewardgen
 from factory.tasks.setupgen import build_setup, run_golden
+from factory.tasks.top_up import distinct, top_up
 from factory.tasks.triage import triage, weakens
 from factory.tasks.ui_gate.gate import ui_gate
 from factory.world.history import commit_all
@@ -146,8 +146,8 @@ def propose_node(state: TaskState) -> dict[str, Any]:
     seed_db = World(world).seed_db
     with Backend(world, spec, work) as backend:
         proposer = Proposer(spec, seed_db, _options(backend, seed_db, work))
-        drafts, near = _distinct(spec, proposer, proposer.propose(Plan.for_total(state.total)))
-        drafts, near = _top_up(spec, proposer, drafts, near, state.total)
+        drafts, near = distinct(spec, proposer, proposer.propose(Plan.for_total(state.total)))
+        drafts, near = top_up(spec, proposer, drafts, near, state.total)
         llm = open_llm()
         # with a model: the texts said again, each kept only if it passes the deterministic texts' gates
         reworded = reword_drafts(proposer, drafts, llm)
@@ -303,24 +303,6 @@ def read_result(world: Path) -> StageTwoResult:
                           seconds, dict(manifest.gates))
 
 
-def _distinct(spec: Spec, proposer: Proposer, drafts: list[Draft]) -> tuple[list[Draft], list[str]]:
-    """The drafts without near-duplicates (`diversity.near_key`), each dropped one replaced by a
-    fresh draft of its kind when the proposer finds one; and the goals dropped."""
-    seen: set[NearKey] = set()
-    kept, dropped = split_near_duplicates(spec, drafts, seen)
-    for draft in dropped:
-        for _ in range(3):
-            fresh = proposer.regenerate(draft)
-            if fresh is None:
-                break
-            key = near_key(spec, fresh)
-            if key not in seen and fresh.goal not in {d.goal for d in kept}:
-                seen.add(key)
-                kept.append(fresh)
-                break
-    return kept, [d.goal for d in dropped]
-
-
 def _examples(skipped: list[str], per_kind: int = 2) -> dict[str, list[str]]:
     """The first `per_kind` skip messages of each kind ("write approve_leave: …"), whole."""
     out: dict[str, list[str]] = {}
@@ -329,62 +311,6 @@ def _examples(skipped: list[str], per_kind: int = 2) -> dict[str, list[str]]:
         if len(kept) < per_kind and text not in kept:
             kept.append(text[:300])
     return dict(sorted(out.items()))
-
-
-# A pass of the plan falls short where shares have few rows or the language rules turn drafts away;
-# the shortfall is asked for again, at most this many times, and only when it is worth a pass.
-TOP_UP_PASSES = 2
-TOP_UP_MIN = 10
-
-
-def _top_up(spec: Spec, proposer: Proposer, drafts: list[Draft], near: list[str], total: int
-            ) -> tuple[list[Draft], list[str]]:
-    """The drafts, with what the plan fell short of proposed again. Depth first: where errands fell
-    short (their rows are rarer than single acts'), more are asked for until two or more distinct
-    actions make `MULTI_TARGET` of the writes; then count: the plan's shortfall, in its own mix (a
-    world with many workflows gets as many drafts as one with few). Each pass keeps only drafts that
-    are no near-duplicate of one already made."""
-    for _ in range(ERRAND_PASSES):
-        need = _errands_needed(drafts)
-        if need < 3:
-            break
-        base = Plan.for_total(190)
-        scale = need / max(1, sum(base.compounds().values()))
-        more_plan = Plan(read=0, write=0, read_write=0, act_report=0, undo=round(base.undo * scale),
-                         find_errand=round(base.find_errand * scale), errand=round(base.errand * scale) + 1,
-                         pair=round(base.pair * scale), redo=round(base.redo * scale), multi=round(base.multi * scale))
-        drafts, near, added = _more(spec, proposer, drafts, near, more_plan)
-        if not added:
-            break
-    for _ in range(TOP_UP_PASSES):
-        short = total - len(drafts)
-        if short < TOP_UP_MIN:
-            break
-        drafts, near, added = _more(spec, proposer, drafts, near, Plan.for_total(short), limit=short)
-        if not added:
-            break
-    return drafts, near
-
-
-def _more(spec: Spec, proposer: Proposer, drafts: list[Draft], near: list[str], plan: Plan,
-          limit: int | None = None) -> tuple[list[Draft], list[str], int]:
-    """The drafts with those of one more pass of `plan` that are new (at most `limit`)."""
-    more, dropped = _distinct(spec, proposer, drafts + proposer.propose(plan))
-    added = [d for d in more if d not in drafts][:limit]
-    return drafts + added, near + dropped, len(added)
-
-
-ERRAND_PASSES = 4
-MULTI_TARGET = 0.38  # above the corpus's 30 % floor: the gates discard more errands than single acts
-
-
-def _errands_needed(drafts: list[Draft]) -> int:
-    """How many more two-action drafts would lift their share of the writes to `MULTI_TARGET`."""
-    writes = [d for d in drafts if d.task_type != "read"]
-    multi = sum(1 for d in writes if len({(s.workflow, repr(sorted(s.params.items()))) for s in d.steps}) >= 2)
-    if not writes or multi / len(writes) >= MULTI_TARGET:
-        return 0
-    return min(60, math.ceil((MULTI_TARGET * len(writes) - multi) / (1 - MULTI_TARGET)))
 
 
 def _mix(drafts: list[Draft]) -> str:

@@ -14,7 +14,7 @@ import pytest
 
 from factory.tasks.propose.proposer import Proposer
 from factory.tasks.propose.sentiment import agreeing, is_rating, leaning
-from factory.tasks.propose.values import typed
+from factory.tasks.propose.text_shapes import typed
 from factory.world.assemble import build_world
 from factory.world.layout import World
 

@@ -378,7 +378,7 @@ def test_a_yes_no_label_led_by_a_preposition_is_a_state_after_the_noun() -> None
 def test_a_number_labelled_by_a_clause_is_said_after_its_value() -> None:
     """"Adjust the allowance … to 30 with 6 carried over", never "the number carried over 6"; a
     participle before its noun ("Agreed loss") keeps its place. Both read back."""
-    from factory.tasks.language.spoken import value_first
+    from factory.tasks.language.measures import value_first
 
     hr = build_spec(load_seed(SEEDS / "suite" / "hr_leave.yaml"))
     adjust = next(w for w in hr.workflows if w.name == "adjust_allowance")

@@ -22,6 +22,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("__main__",),
     ("cli",),
     ("publish_commands",),  # the command line's bundle, export and review commands
+    ("adversarial_commands",),  # the command line's fault-injection and red-team commands
     ("display",),
     ("bench",),
     ("export",),  # the world in other harnesses' formats: Echoverse, Harbor, Hugging Face datasets

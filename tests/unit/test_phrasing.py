@@ -531,11 +531,11 @@ def test_a_frames_other_arguments_read_as_a_person_lists_them() -> None:
 
 
 def test_a_drawn_text_is_cut_after_a_whole_word() -> None:
-    from factory.tasks.propose.values import _fit
-    assert _fit("Please keep this email for your records", 30) == "Please keep this email for"
-    assert _fit("Short", 30) == "Short"
-    assert _fit("Unbrokenwordwithoutspaces", 10) == "Unbrokenwo"
-    assert _fit("Ends exactly here now", 21) == "Ends exactly here now"
+    from factory.tasks.propose.text_shapes import fit_text
+    assert fit_text("Please keep this email for your records", 30) == "Please keep this email for"
+    assert fit_text("Short", 30) == "Short"
+    assert fit_text("Unbrokenwordwithoutspaces", 10) == "Unbrokenwo"
+    assert fit_text("Ends exactly here now", 21) == "Ends exactly here now"
 
 
 def test_a_shared_row_acted_on_is_named_the_way_it_is_read_back() -> None:

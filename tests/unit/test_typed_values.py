@@ -126,8 +126,8 @@ def test_a_message_is_a_stays_only_where_the_field_belongs_to_one() -> None:
 def test_only_a_short_name_or_a_numbered_title_gets_a_next_one(title: str, series: bool) -> None:
     """A new title made from the world's own is the next of a series ("Midterm 2", "Problem set 4"),
     never a sentence with a number stuck on ("Slow internet at a site 2")."""
-    from factory.tasks.propose.values import _in_series, _next_of
+    from factory.tasks.propose.text_shapes import in_series, next_of
 
-    assert _in_series(title) is series
+    assert in_series(title) is series
     if series:
-        assert _next_of(title) != title
+        assert next_of(title) != title

@@ -21,9 +21,10 @@ import re
 from factory.spec.model import Spec, WorkflowSpec
 from factory.tasks.language import grammar
 from factory.tasks.language.asks import ONLY, Ask, AskStep, Question, RefText
-from factory.tasks.language.frames import name_of, read_name
+from factory.tasks.language.measures import count_noun, times_done
 from factory.tasks.language.render import lower_first, render_question, render_step
-from factory.tasks.language.spoken import count_noun, field_noun, times_done, verb_phrase
+from factory.tasks.language.row_names import name_of, read_name
+from factory.tasks.language.spoken import field_noun, verb_phrase
 from factory.tasks.language.words import subject_entity
 
 # Purpose sentences by the first verb of the errand's first action; each ends with ":" or "."

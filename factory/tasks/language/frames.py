@@ -5,10 +5,10 @@ account (··5290)." instead of a form dump ("transfer between accounts with fro
 
 A `Frame` is a function of the workflow alone (its label, parameter names, types, references and
 `set` effects); the renderer writes its pieces and the parser compiles the same pieces into one
-pattern, so whatever a frame writes it reads back. Rows are named as people name them
-(`name_of`): "my Main Checking account (··3808)" when the label is a name plus a code, "my visa
-card ··9591" when the label already says what it is, else `my payee "Sunvale Energy"`; a row the
-money goes to is named bare ("Pay Sunvale Energy $45").
+pattern (`frames_read`), so whatever a frame writes it reads back. Rows are named as people
+name them (`row_names.name_of`): "my Main Checking account (··3808)" when the label is a name
+plus a code, "my visa card ··9591" when the label already says what it is, else `my payee
+"Sunvale Energy"`; a row the money goes to is named bare ("Pay Sunvale Energy $45").
 """
 
 from __future__ import annotations
@@ -17,34 +17,28 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
-from factory.spec.naming import identifier
+from factory.spec.model import ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language import grammar
 from factory.tasks.language.asks import ONLY, ParseError, RefText
+from factory.tasks.language.measures import count_noun, counted, value_first, with_unit
+from factory.tasks.language.modifiers import modifier_said, stands_before
+from factory.tasks.language.row_names import name_of
 from factory.tasks.language.spoken import (
     amount_said,
-    count_noun,
-    counted,
     field_noun,
-    modifier_said,
     noun,
     param_said,
     said,
-    stands_before,
-    value_first,
     verb_words,
-    with_unit,
 )
 from factory.tasks.language.things import (
     PLACE_PREPOSITIONS,
     activity,
     own_lookup,
-    person,
     stands_for,
     worldly,
 )
-from factory.tasks.language.values import MONEY, param_text, priced, scan_value
-from factory.tasks.language.words import my_only
+from factory.tasks.language.values import param_text, priced
 
 _ARTICLES = ("a", "an", "the", "my", "your")
 # Nouns of rows that hold others: a row is made "in" one of these, "for" anything else.
@@ -59,7 +53,6 @@ _PREPOSITIONS = frozenset(["between", "to", "from", "for", "on", "in", "into", "
 _ADVERBS = frozenset(["forever", "permanently", "now", "again", "immediately", "later", "today", "back"])
 _ONTO = {"apply": " to ", "add": " to ", "attach": " to ", "remove": " from ", "delete": " from ", "detach": " from "}
 SETTING_VERBS = frozenset(["set", "rename", "change", "update", "edit"])  # verbs whose values say "to <value>"
-_FIRST_FIELD = re.compile(r"^\{(\w+)\}(?P<lit>[^{]*)\{")
 
 
 PARTICLE_BEFORE, PARTICLE_AFTER = "particle", "particle_after"  # roles of a phrasal verb's particle
@@ -367,77 +360,12 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
                  span)
 
 
-def _template_split(ent: EntitySpec, label: str) -> tuple[str, str] | None:
-    """A label that is a name and a code ("Main Checking ··3808" from "{nickname} ··{last4}"):
-    the name and the code; None for other labels."""
-    m = _FIRST_FIELD.match(ent.display)
-    if not m or not m["lit"].startswith(" ") or not m["lit"].strip() or m["lit"].strip()[0].isalnum():
-        return None
-    second = re.match(r"\{(\w+)\}", ent.display[m.end() - 1:])
-    code = next((f for f in ent.fields if second and f.name == second[1]), None)
-    if code is None or not identifier(code):
-        return None  # "{student} – {section}" is two names, not a name and its code
-    first = (label.split() or [""])[0]
-    if first[:1].islower() and not (grammar.noun_only(first) or not grammar.known(first)):
-        return None  # a name of common words ("any", "eat") said bare would read as English: it stays quoted
-    cut = label.rfind(m["lit"])
-    if cut <= 0 or "(" in label or ")" in label:
-        return None
-    return label[:cut], label[cut + 1:]
-
-
-def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
-    """How a sentence names a row: "my Main Checking account (··3808)", "my visa card ··9591",
-    `my payee "Sunvale Energy"`, "my contact details"; bare ("Sunvale Energy") where money goes."""
-    ent = spec.entity(entity)
-    thing = noun(said(ent))
-    if ref.by == ONLY:
-        return ref.text
-    if ref.by is not None or '"' in ref.text:
-        raise ParseError(f"a row named by its fields cannot be said in a sentence ({ref.text!r})")
-    mine = ref.mine if ref.mine is not None else ent.visibility != "public"
-    owner = "my " if mine else "the "
-    if (role == "object" and ent.visibility != "public") or (person(spec, entity) and ref.by is None):
-        return ref.text  # money goes to "Sunvale Energy"; a person is named by their name ("to Liam O'Connor")
-    split = _template_split(ent, ref.text)
-    if split is not None:
-        return f"{owner}{split[0]} {thing} ({split[1]})"
-    if "," not in ref.text and re.search(rf"\b{re.escape(thing)}\b", ref.text.lower()):
-        return owner + ref.text  # a name that says what it is ("my visa card ··9591"); a list is quoted
-    return f'{owner}{thing} "{ref.text}"'
-
-
-def read_name(spec: Spec, entity: str, text: str) -> RefText:
-    """The row a sentence names (`name_of`, read back)."""
-    ent = spec.entity(entity)
-    thing = noun(said(ent))
-    if text.lower() == my_only(ent):
-        return RefText(text, ONLY)
-    mine: bool | None = None
-    for owner, flag in (("my ", True), ("the ", False)):
-        if text.lower().startswith(owner):
-            text, mine = text[len(owner):], flag
-    if text.lower().startswith(thing + ' "') and text.endswith('"') and text.count('"') == 2:
-        return RefText(text[len(thing) + 2:-1], mine=mine)
-    m = re.fullmatch(rf"(.+) {re.escape(thing)} \((.+)\)", text, re.IGNORECASE)
-    if m:
-        return RefText(f"{m[1]} {m[2]}", mine=mine)
-    if '"' in text:
-        raise ParseError(f"a quote inside the name {text!r}")
-    return RefText(text, mine=mine)
-
-
 def _value_text(spec: Spec, p: ParamSpec, value: Any, role: str) -> str:
     if p.ref and isinstance(value, RefText):
         return name_of(spec, p.ref, value, role)
     text = param_text(p, value)
     year = f", {spec.today[:4]}"
     return text.replace(year, "") if p.type == "date" and text.endswith(year) else text  # "June 18" this year
-
-
-def _with_year(spec: Spec, p: ParamSpec, text: str) -> str:
-    """A date said without its year is in the world's current year (`spec.today`)."""
-    return f"{text}, {spec.today[:4]}" if p.type == "date" and not re.search(r", \d{4}$", text) else text
 
 
 def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, Any]) -> str:
@@ -490,47 +418,6 @@ def _listed(parts: list[str]) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
-# A slot's text by its kind: amounts and dates as written, anything else lazily up to the next
-# words of the frame, never splitting a quoted name.
-_SLOTS = {"amount": MONEY.pattern, "date": r"[A-Z][a-z]+ \d{1,2}(?:, \d{4})?"}  # amounts in any currency ("£45")
-_MOMENT = _SLOTS["date"] + r"(?: at \d{1,2}:\d{2})?"  # a range's ends: days, or moments ("June 6, 2026 at 10:00")
-_TEXT = r'(?:[^"]|"[^"]*")+?'
-
-
-def frame_pattern(f: Frame) -> re.Pattern[str]:
-    """The frame's pieces as one pattern: literals as written, each slot lazily up to the next."""
-    parts = []
-    for piece in f.pieces:
-        if piece.role in (PARTICLE_BEFORE, PARTICLE_AFTER):
-            parts.append(f"(?:{re.escape(piece.lead)})?")  # said in one of its two places
-        elif piece.role in (KIND, KIND_A):  # "sick", "an express": one of the parameter's values
-            words = "|".join(re.escape(v.replace("_", " ")) for v in sorted(piece.values, key=len, reverse=True))
-            parts.append(f"{re.escape(piece.lead)}{'(?:an? )' if piece.role == KIND_A else ''}(?P<{piece.param}>{words})")
-        elif piece.param is None:
-            parts.append(re.escape(piece.lead))
-        else:
-            parts.append(f"(?:{re.escape(piece.lead)}(?P<{piece.param}>{_SLOTS.get(piece.role, _TEXT)}))?")
-    if len(f.settings) == 1:
-        parts.append(f"(?:{re.escape(f.setting_lead)}(?P<_one>{_SLOTS.get(f.one_kind, _TEXT)}))?")
-    elif f.settings:
-        parts.append(r"(?:: set the (?P<_many>.+))?")  # a list of its own: "…, the city to … and …"
-    if f.span is not None:
-        parts.append(f"(?: from (?P<_from>{_MOMENT}) to (?P<_to>{_MOMENT}))?")
-    parts.append(f"(?:{re.escape(f.rest_lead)}(?P<_rest>.+?))?")
-    return re.compile("".join(parts) + "$", re.IGNORECASE)
-
-
-def whole_value(p: ParamSpec, text: str) -> str:
-    """A slot's text as one value of `p` (all of it, or ParseError)."""
-    kind = "int" if p.type == "reference" else p.type
-    value, end = scan_value(kind if not text.startswith('"') else "string", text, 0)
-    if end != len(text):
-        raise ParseError(f"{text!r} is not one {p.label.lower()} value")
-    if p.type == "money" and not MONEY.fullmatch(text):
-        raise ParseError(f"{text!r} is not an amount")
-    return value
-
-
 def bool_flag(kind: str) -> str:
     """Yes/no values read "<label> set to yes", for arguments and conditions alike."""
     return "set to " if kind == "bool" else ""
@@ -575,95 +462,3 @@ def _arg_label(param: ParamSpec, value: Any, joiner: str, flag: str, as_noun: bo
 
 IT = "it"  # the row a find-then-act found: "…, then report it as lost or stolen"
 
-
-def parse_frame(spec: Spec, text: str, mine: dict[str, str], separators: tuple[str, ...], parse_args: Any,
-                it: str | None = None) -> tuple[str, dict[str, Any]] | None:
-    """The workflow and argument texts of a sentence a frame writes (`render_frame`), or None when
-    no frame's words fit; ParseError when one fits but its values do not read. With `it` (an
-    entity), one parameter referencing that entity is said "it" (RefText(IT, ONLY)). The parser
-    passes in how it reads a row the user holds (`mine`), a list's separators and its argument
-    reader, so this module stays beneath it (no import circle)."""
-
-    problem: ParseError | None = None
-    fits: list[tuple[int, str, dict[str, Any]]] = []
-    for workflow in (w for w in spec.workflows if not w.system):
-        f = frame(spec, workflow)
-        if f is None or not text.lower().startswith(f.pieces[0].lead.lower() + " "):
-            continue
-        m = frame_pattern(f).match(text)
-        if m is None:
-            continue
-        try:
-            args = _args(spec, f, workflow, m, mine, separators, parse_args, it)
-        except ParseError as exc:
-            problem = exc
-            continue
-        # "Pay Sunvale Energy $45 from …" fits "Pay a bill" too (a bill named "Sunvale Energy $45"):
-        # the frame whose own pieces say the most is the one meant; a tie is no reading at all.
-        fits.append((sum(1 for pc in f.pieces if pc.param and m[pc.param]), workflow.name, args))
-    if fits:
-        best = max(n for n, _w, _a in fits)
-        top = [(w, a) for n, w, a in fits if n == best]
-        if len(top) > 1:
-            raise ParseError(f"{text[:60]!r} reads as {' or '.join(w for w, _a in top)}")
-        return top[0]
-    if problem is not None:
-        raise problem
-    return None
-
-
-def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: dict[str, str],
-          separators: tuple[str, ...], parse_args: Any, it: str | None = None) -> dict[str, Any]:
-    params = {p.name: p for p in workflow.params}
-    args: dict[str, Any] = {}
-    found_by_app: set[str] = set()
-    for piece in f.pieces:
-        if piece.param is None or m[piece.param] is None:
-            continue
-        p = params[piece.param]
-        if piece.role in (KIND, KIND_A):
-            args[p.name] = next(v for v in p.values or [] if v.replace("_", " ") == m[p.name].lower())
-            continue
-        if it is not None and m[p.name] == IT and p.ref == it:
-            args[p.name] = RefText(IT, ONLY)
-            continue
-        if piece.role == "subject" and own_lookup(p) and m[p.name].lower() == f"my {noun(said(spec.entity(p.ref or '')))}":
-            found_by_app.add(p.name)
-            continue  # "Freeze my membership …": the row the app finds itself, left out of the call
-        owned = m[p.name].lower().startswith(("my ", "the "))
-        # Rows are "my …" / "the …", except one paid by name; a shared row stays "the tool "X"" even
-        # as the thing acted on (`name_of`).
-        named = piece.role != "object" or (p.ref is not None and spec.entity(p.ref).visibility == "public")
-        if p.ref is not None and person(spec, p.ref):
-            named = False  # a person is named by their name, whatever their part (`name_of`)
-        if p.ref and owned != named:
-            raise ParseError(f"{m[p.name]!r} is not how this sentence names its {p.label.lower()}")
-        args[p.name] = read_name(spec, p.ref, m[p.name]) if p.ref else whole_value(p, _with_year(spec, p, m[p.name]))
-    subject = workflow.subject
-    if subject in params and subject not in args and subject not in found_by_app and params[subject].ref:
-        ent = spec.entity(params[subject].ref or "")
-        if any(pc.param == subject for pc in f.pieces) and ent.name in refs:
-            args[subject] = RefText(my_only(ent), ONLY)  # "Update my contact details": the user's only one
-    missing = [pc.param for pc in f.pieces if pc.param and params[pc.param].required and pc.param not in args
-               and pc.param not in found_by_app]
-    if missing:
-        raise ParseError(f"the sentence does not say its {', '.join(missing)}")
-    if m["_one"] if len(f.settings) == 1 else None:
-        args[f.settings[0]] = whole_value(params[f.settings[0]], _with_year(spec, params[f.settings[0]], m["_one"]))
-    if len(f.settings) > 1 and m["_many"]:
-        args.update(parse_args(workflow, m["_many"], refs, separators=separators, joiner=" to ", lead="the ",
-                               subject_first=False))
-    if it is not None and sum(1 for v in args.values() if v == RefText(IT, ONLY)) != 1:
-        raise ParseError(f"nothing in {m.string[:60]!r} is the row found")
-    if f.span is not None and m["_from"]:
-        end_text = _with_year(spec, params[f.span[1]], m["_to"])
-        year = re.search(r", \d{4}$", end_text)
-        start_text = m["_from"] if re.search(r", \d{4}\b", m["_from"]) else m["_from"] + (year[0] if year else "")
-        args[f.span[0]] = whole_value(params[f.span[0]], _with_year(spec, params[f.span[0]], start_text))
-        args[f.span[1]] = whole_value(params[f.span[1]], end_text)
-    if m["_rest"]:
-        more = parse_args(workflow, m["_rest"], refs, separators=separators, lead=REST_ARTICLE, subject_first=False)
-        if set(more) & set(args):
-            raise ParseError(f"an argument is given twice in {m.string[:60]!r}")
-        args.update(more)
-    return args

@@ -18,7 +18,8 @@ from faker.providers.lorem.en_US import Provider as LoremWords
 
 from factory.spec.model import Spec
 from factory.tasks.language import grammar
-from factory.tasks.language.spoken import count_noun, field_noun, noun, verb_phrase
+from factory.tasks.language.measures import count_noun
+from factory.tasks.language.spoken import field_noun, noun, verb_phrase
 
 RULES = ("label_as_verb", "raw_field_label", "iso_date", "filler", "comparative", "possessive", "repeated_word",
          "no_noun", "no_verb", "article")

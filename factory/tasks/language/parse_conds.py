@@ -9,7 +9,7 @@ import re
 
 from factory.spec.model import EntitySpec, Spec
 from factory.tasks.language.asks import Cond, ParseError
-from factory.tasks.language.render import (
+from factory.tasks.language.conds_said import (
     PLACES,
     PROPER_NAME,
     bool_phrase,
@@ -19,15 +19,9 @@ from factory.tasks.language.render import (
     phrase_state,
     said_bare,
 )
-from factory.tasks.language.spoken import (
-    bool_feature,
-    count_noun,
-    entity_noun,
-    field_noun,
-    read_adjective,
-    recency_field,
-    spoken_plural,
-)
+from factory.tasks.language.measures import count_noun
+from factory.tasks.language.modifiers import bool_feature, read_adjective
+from factory.tasks.language.spoken import entity_noun, field_noun, recency_field, spoken_plural
 from factory.tasks.language.values import scan_value
 
 

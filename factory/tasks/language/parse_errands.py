@@ -9,7 +9,8 @@ import re
 from factory.spec.model import Spec
 from factory.tasks.language.asks import Ask, AskStep, ParseError
 from factory.tasks.language.errands import ALL_PURPOSES, CONNECTORS, OPENERS, REPORT, read_its, read_same
-from factory.tasks.language.parse import parse_question, parse_step
+from factory.tasks.language.parse import parse_step
+from factory.tasks.language.parse_questions import parse_question
 
 
 def _splits(text: str, connectors: tuple[str, ...]) -> list[tuple[int, int]]:

@@ -7,7 +7,7 @@ ranking ("has the highest offer") are the pick, the rest is the act with "it" pu
 workflow frames. Where the ranking's field ends is not marked, so each word boundary after "has the
 <direction>" is tried, shortest first, until the field, the conditions and the act all read.
 The parser passes in how it reads a row the user holds, a list's separators and its argument
-reader (as `frames.parse_frame` takes them), so this module stays beneath it.
+reader (as `frames_read.parse_frame` takes them), so this module stays beneath it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from typing import Any
 
 from factory.spec.model import Spec
 from factory.tasks.language.asks import ONLY, AskStep, ParseError, Question, RefText
-from factory.tasks.language.frames import IT, parse_frame
+from factory.tasks.language.frames import IT
+from factory.tasks.language.frames_read import parse_frame
 from factory.tasks.language.parse_conds import entity_and_conds, field_by
 
 _DIRECTIONS = {"highest": "max", "lowest": "min", "latest": "max", "earliest": "min", "most": "max", "fewest": "min"}

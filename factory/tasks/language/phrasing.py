@@ -55,6 +55,7 @@ from factory.tasks.language.asks import (
     RefText,
     joint_ref,
 )
+from factory.tasks.language.conds_said import render_conds
 from factory.tasks.language.frames import arg_phrase
 
 # The seed's phrasings build on the parts of the language (parse, render),
@@ -65,17 +66,16 @@ from factory.tasks.language.parse import (
     LIST_SEPARATORS,
     my_phrases,
     parse_args,
-    parse_question,
     parse_step,
 )
 from factory.tasks.language.parse_conds import parse_conds, unranked
 from factory.tasks.language.parse_errands import parse_compound
+from factory.tasks.language.parse_questions import parse_question
 from factory.tasks.language.render import (
     TIE_BREAK,
     listed,
     lower_first,
     render_args,
-    render_conds,
     render_list,
     render_question,
     render_sentence,

@@ -3,6 +3,7 @@ amounts as written by hand ("June 18", not "2026-06-18"; "$10", not "$10.00").
 
 Every function here is a function of the spec alone, so the renderer writes these words and the
 parser reads them back without knowing how a task was made (both directions import this module).
+The words said before a noun are in `modifiers`, numbers with what they count or measure in `measures`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import re
 from factory.spec.labels import CURRENCIES
 from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language import grammar
-from factory.tasks.language.asks import Cond
 
 # Date fields labelled "<participle> on" are spoken of as a kind of date ("opened on" → "opening
 # date"); participles not listed here read "<participle> date" ("posted date").
@@ -43,8 +43,6 @@ _DATE_NOUNS = {
     "inspected": "inspection date", "installed": "installation date", "expired": "expiry date",
     "terminated": "termination date", "graduated": "graduation date", "married": "wedding date",
 }
-# Participles that take "un-" as a state ("unpaid", "unread"); others ("withdrawn") do not.
-_UN_TAKERS = frozenset(["read", "paid", "sold", "sent", "broken", "written", "seen", "known", "spent", "won"])
 _SCALE = re.compile(r"\s*\([^)]*\)")  # "USD per unit (x10000)": a storage scale, never spoken
 _SHOWN = re.compile(r"\b(?P<mon>Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (?P<day>\d{1,2}), (?P<year>\d{4})"
                     r"(?:, (?P<time>\d{1,2}:\d{2} [AP]M))?\b")
@@ -315,47 +313,6 @@ def recency_field(entity: EntitySpec) -> FieldSpec | None:
     return min(plain, key=lambda f: f.type != "date") if plain else None
 
 
-def times_done(field: FieldSpec | ParamSpec) -> str | None:
-    """A whole-number field that counts how often something was done to a row ("Times lent",
-    "Times renewed"): the participle, which a question says as people do ("How many times has the
-    book been lent?", "the book that has been lent the most times"); None for any other field."""
-    m = re.fullmatch(r"times ([a-z]+)", noun(said(field)))
-    return m[1] if field.type == "int" and m is not None else None
-
-
-def unit_of(field: FieldSpec | ParamSpec) -> str | None:
-    """The unit a number's label gives in parentheses ("Allowance (days)" → "days", "Weight (kg)"
-    → "kg"): the number is a measure in it, said "25 days"; None when the label gives none."""
-    m = re.search(r"\(([A-Za-z]+)\)\s*$", field.label)
-    return m[1].lower() if m and field.type in ("int", "float") else None
-
-
-def with_unit(field: FieldSpec | ParamSpec, number: str) -> str:
-    """A measure with its unit ("25 days", "1 day", "5 kg"); the bare number without one."""
-    unit = unit_of(field)
-    if unit is None:
-        return number
-    return f"{number} {grammar.singular(unit) if number == '1' else unit}"
-
-
-def count_noun(field: FieldSpec | ParamSpec) -> str | None:
-    """A whole-number field labelled by one plural noun ("Travellers", "Renewals"), or as a count of
-    one ("Transaction count", "Number of nights"), is a count of things: people ask "how many
-    transactions", "the most travellers", never "the transaction count of"; None for any other field."""
-    word = noun(said(field))
-    if field.type != "int" or unit_of(field) is not None:  # "Terms (days)" counts days, not terms
-        return None
-    # "Transaction count" and "Number of transactions" count transactions too
-    named = re.fullmatch(r"(?:number of (?P<plural>[a-z]{3,}s)|(?P<one>[a-z]{3,}) count)", word)
-    if named is not None:
-        one = named["one"]
-        word = named["plural"] or (one[:-1] + "ies" if one.endswith("y") and one[-2:-1] not in "aeiou"
-                                   else one + "es" if one.endswith(("s", "x", "ch", "sh")) else one + "s")
-    if not re.fullmatch(r"[a-z]{3,}s", word) or word.endswith(("ss", "us", "is")):
-        return None
-    return word
-
-
 # Words that make an amount a level, a bound or a rate rather than a flow: a total of "balance
 # after", "daily limit", "typical bill" or "fine per day" over several rows means nothing.
 _NOT_ADDITIVE = frozenset({"after", "before", "limit", "limits", "alert", "threshold", "rate", "per", "minimum",
@@ -365,27 +322,6 @@ _NOT_ADDITIVE = frozenset({"after", "before", "limit", "limits", "alert", "thres
 def additive(field: FieldSpec) -> bool:
     """Whether a total of the field over several rows is something a person would want to know."""
     return not set(re.findall(r"[a-z]+", field.label.lower())) & _NOT_ADDITIVE
-
-
-def value_first(param: FieldSpec | ParamSpec) -> str | None:
-    """A number or an amount labelled by a participle phrase ("Carried over", "Spent this year") or
-    by a rate ("Per day"): said after its value, as people do ("with 6 carried over", "£40 per
-    day"), never "the number carried over 6"; None for other labels."""
-    if param.type not in ("int", "money") or param.say:
-        return None
-    words = noun(said(param)).split()
-    if not words or not all(re.fullmatch(r"[a-z]+", w) for w in words):
-        return None
-    # a clause ("carried over", "spent this year"), not a participle modifying its noun ("agreed loss")
-    participle = (len(words) > 1 and grammar.is_participle(words[0]) and not grammar.is_noun(words[0])
-                  and words[1] in grammar.CLOSED | grammar.PARTICLES)
-    rate = param.type == "money" and len(words) == 2 and words[0] == "per"
-    return " ".join(words) if participle or rate else None
-
-
-def counted(word: str, n: int | str) -> str:
-    """`n` things: "4 guests", "1 guest" (the count noun's singular when there is one)."""
-    return f"{n} {word[:-1] if str(n) == '1' else word}"
 
 
 def names_its_row(workflow: WorkflowSpec, words: list[str]) -> bool:
@@ -498,132 +434,3 @@ def verb_of(spec: Spec, text: str) -> WorkflowSpec | None:
             return w
     return None
 
-
-def _enum_owners(entity: EntitySpec, word: str) -> list[FieldSpec]:
-    return [f for f in entity.fields if f.type == "enum" and _enum_value(f, word) is not None]
-
-
-def _enum_value(f: FieldSpec, word: str) -> str | None:
-    """The value of `f` a word says: as stored ("compact", "EUR"), or an abbreviation said in
-    capitals ("SUV" for "suv")."""
-    for v in f.values or []:
-        said_v = v.replace("_", " ")
-        if word == said_v or (word.isupper() and word.lower() == said_v and grammar.acronym(said_v)):
-            return v
-    return None
-
-
-# A value said before a noun: one to three lower-case words ("compact", "upper year", "winter
-# 2026") or a code in capitals ("EUR"): "my upper year courses", "my EUR invoices".
-_MODIFIER = re.compile(r"[a-z][a-z0-9]*(?: [a-z0-9]+){0,2}|[A-Z]{2,5}")
-
-
-# Yes/no fields labelled by a state word that is no participle, said before the noun like one
-# ("my favourite contacts", "the available tools"); participles ("Starred", "Pinned") need no list.
-_STATE_WORDS = frozenset(["read", "favourite", "favorite", "available", "active", "open", "public", "private",
-                          "visible", "hidden", "urgent", "important", "primary", "online", "done", "complete"])
-_PREPOSITIONS = frozenset(["in", "on", "at", "by", "for", "with", "without", "to", "from", "of", "is", "has", "can"])
-
-
-def bool_adjective(field: FieldSpec, value: str) -> str | None:
-    """A yes/no condition said as a word before the noun: "starred" (yes), "unstarred" (no; only a
-    participle or "read" takes "un-"), None when the label is no one-word state."""
-    word = noun(said(field))
-    if field.type != "bool" or not re.fullmatch(r"[a-z]+", word):
-        return None
-    regular = (word.endswith("ed") and len(word) > 3) or word in _UN_TAKERS
-    adjective_only = grammar.is_adjective(word) and not grammar.is_noun(word)  # "billable", "refundable"
-    if not (regular or word in _STATE_WORDS or grammar.is_participle(word) or adjective_only):
-        return None
-    if value == "yes":
-        return word  # "withdrawn books"
-    # "unstarred", "unpaid"; never "unwithdrawn": that condition keeps its field's words
-    return "un" + word if value == "no" and regular and not word.startswith("un") else None
-
-
-def bool_feature(field: FieldSpec) -> str | None:
-    """A yes/no field that names a thing a row has ("Wifi", "Free parking", "Paperless statements"),
-    said "with wifi" / "with no wifi"; None for states ("Starred"), participle phrases ("Pets
-    allowed") and labels led by a preposition ("In stock"), which keep "set to yes"."""
-    words = noun(said(field)).split()
-    if (field.type != "bool" or not words or not all(re.fullmatch(r"[a-z]+", w) for w in words)
-            or words[0] in _PREPOSITIONS or grammar.is_participle(words[-1]) or words[-1] in _STATE_WORDS
-            or (grammar.is_adjective(words[-1]) and not grammar.is_noun(words[-1]))  # "Billable" is no thing a row has
-            or (words[-1].endswith("ed") and len(words[-1]) > 3) or words[-1] == "read"
-            # a participle clause ("Paid after due date") says what happened, not a thing it has
-            or grammar.participle_clause(words)):
-        return None
-    return " ".join(words)
-
-
-def adjective(entity: EntitySpec, conds: tuple[Cond, ...]) -> tuple[str, tuple[Cond, ...]]:
-    """A first condition on a one-word value of a kind (status, type, category) said before the
-    noun, as people say "my active payees", "my savings accounts" (not `payees with status
-    "active"`), or on a yes/no state ("my starred messages", "my unread messages"): the word with
-    a trailing space, and the other conditions. Only a word no other field of the entity can be
-    said by, so the parser knows which field it is (`read_adjective`)."""
-    if not conds:
-        return "", conds
-    first = conds[0]
-    f = entity.field_named(first.field)
-    if f.type == "bool":
-        state = bool_adjective(f, first.value) if first.upper is None else None
-        if state is None or state in noun(said(entity)).split() or len(_owners(entity, state)) != 1:
-            return "", conds
-        return state + " ", conds[1:]
-    if f.name == "role":  # a role is a noun ("employee"): "the staff with the role "employee"", never "employee staff"
-        return "", conds
-    word = first.value[1:-1] if first.value.startswith('"') and first.value.endswith('"') else ""
-    if (f.type != "enum" or first.upper is not None or [c.field for c in _owners(entity, word)] != [f.name]
-            or not stands_before(word, noun(said(entity)).split())):
-        return "", conds
-    return modifier_said(word) + " ", conds[1:]
-
-
-def modifier_said(word: str) -> str:
-    """A value as it is said before a noun: an abbreviation in capitals ("SUV"), else as stored."""
-    return " ".join(w.upper() if grammar.acronym(w) else w for w in word.split())
-
-
-def stands_before(word: str, heads: list[str]) -> bool:
-    """Whether a value can stand before the noun `heads` as its modifier ("compact cars", "sick
-    leave", "SUV models"): one to three words, no plural ("bills"), not led by a preposition ("on
-    loan" follows its noun), not the noun's own word or verb ("enrolled enrollments"); not before
-    a noun that opens with its own adjective ("access common issues", "closed open slots"), not a
-    designator ("unit b": a name), not a name the lexicon does not know ("europe"); a short
-    unknown word is an abbreviation said in capitals."""
-    if not _MODIFIER.fullmatch(word):
-        return False
-    words = word.split()
-    # A plural value ("bills", "groceries") reads badly before a noun; "savings" does not.
-    if any(w.endswith("s") and not w.endswith(("ss", "ngs")) for w in words):
-        return False
-    stems = {word, *grammar.lemmas(word, "VERB")}
-    if word in heads or any(h.startswith(stem) for h in heads for stem in stems if len(stem) >= 4):
-        return False
-    if words[0] in grammar.PREPOSITIONS:
-        return False
-    if len(heads) > 1 and grammar.is_adjective(heads[0]):
-        return False
-    if len(words) > 1 and len(words[-1]) == 1:
-        return False
-    return all(grammar.known(w) or w.isdigit() or w.isupper() or grammar.acronym(w) for w in words)
-
-
-def _owners(entity: EntitySpec, word: str) -> list[Cond]:
-    """Every condition a word before the noun could say: an enum value, or a yes/no state."""
-    out = [Cond(f.name, f'"{(_enum_value(f, word) or word).replace("_", " ")}"') for f in _enum_owners(entity, word)]
-    out += [Cond(f.name, value) for f in entity.fields for value in ("yes", "no")
-            if f.type == "bool" and bool_adjective(f, value) == word]
-    return out
-
-
-def read_adjective(entity: EntitySpec, text: str, plural: bool) -> Cond | None:
-    """The condition in "active payees" or "starred messages" (`adjective`, read back), None when
-    there is none."""
-    name = (spoken_plural(entity) if plural else entity.label).lower()
-    if not text.lower().endswith(" " + name):
-        return None
-    word = text[: -len(name) - 1]
-    owners = _owners(entity, word) if _MODIFIER.fullmatch(word) else []
-    return owners[0] if len(owners) == 1 else None

@@ -1,14 +1,14 @@
 """The proposer's state, the lookups its parts share, and what the parts call of one another.
 
 `Proposer` (`proposer.py`) is made of parts, one module each, every one a class over the state held
-here: values (`values.py`), setups (`setups.py`), reads (`reads.py`), writes (`writes.py`), the
-tasks that combine them (`compound.py`) and the check that every text reads back as its task
-(`readback.py`). `Proposer` inherits them all; a part imports this module alone, never another
-part, so the proposer is two imports deep, not a stack of one layer on the next. What one part
-calls of another is declared at the end of `ProposerBase`, with its signature, so a type checker
-sees it in every part (and checks the definition against it). What several parts need (a row's
-label, the rows a user may pick) lives in `ProposerBase` itself; the draft they make, `Draft`,
-in `factory/tasks/draft.py`.
+here: values (`values.py`), the free texts among them (`texts.py`), setups (`setups.py`), reads
+(`reads.py`), writes (`writes.py`), find-then-act (`read_writes.py`), the tasks that combine them
+(`compound.py`) and the check that every text reads back as its task (`readback.py`). `Proposer`
+inherits them all; a part imports this module alone, never another part, so the proposer is two
+imports deep, not a stack of one layer on the next. What one part calls of another is declared at
+the end of `ProposerBase`, with its signature, so a type checker sees it in every part (and checks
+the definition against it). What several parts need (a row's label, the rows a user may pick) lives
+in `ProposerBase` itself; the draft they make, `Draft`, in `factory/tasks/draft.py`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from factory.predict.effects import predict
 from factory.predict.overlay import Prediction
 from factory.predict.rows import Row, UserView
 from factory.runtime.step import Step
-from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
+from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, Spec, WorkflowSpec
 from factory.tasks.draft import Draft
 from factory.tasks.language.asks import ONLY, Ask, AskStep, Cond, RefText, joint_ref
 from factory.tasks.language.intents import intent_forms
@@ -37,6 +37,9 @@ from factory.tasks.language.resolve import find_rows, select
 
 Options = Callable[[str, str, str], list[int]]  # (username, workflow, param) -> offered row ids
 ORDERED = ("money", "int", "date")  # field types a superlative ranks by (reads, read-then-write)
+# A found-and-acted-on row: the acting user, the step, its ask (with the question that picks the
+# row) and the capabilities the question exercises.
+FindAct = tuple[Any, Step, AskStep, list[str]]
 
 
 class ProposerBase:
@@ -235,6 +238,18 @@ class ProposerBase:
         """Concrete values for the workflow's parameters (`values.py`)."""
         raise NotImplementedError
 
+    def _text(self, p: ParamSpec, workflow: str = "") -> str:
+        """A text for a string or text parameter of a run of `workflow` (`texts.py`)."""
+        raise NotImplementedError
+
+    def _contact(self, name: str) -> str:
+        """A phone number, email or address no row of the world holds (`texts.py`)."""
+        raise NotImplementedError
+
+    def _coded(self, name: str) -> bool:
+        """Whether the world writes the field `name` as codes ("PO-40950") (`texts.py`)."""
+        raise NotImplementedError
+
     def _feasible(self, user: Any, step: Step, before: list[Step] | None = None) -> list[Step] | None:
         """[] when the step passes as is, setup steps that make it pass, or None (`setups.py`)."""
         raise NotImplementedError
@@ -257,6 +272,16 @@ class ProposerBase:
 
     def _conds(self, ent: EntitySpec, row: Row, user: Any, want_range: bool) -> tuple[tuple[Cond, ...], list[str]]:
         """Conditions the row itself meets, and the capabilities they exercise (`reads.py`)."""
+        raise NotImplementedError
+
+    def _find_candidates(self) -> list[tuple[WorkflowSpec, ParamSpec, EntitySpec, list[FieldSpec]]]:
+        """The workflows whose subject row a superlative can find, with the fields it ranks by
+        (`read_writes.py`)."""
+        raise NotImplementedError
+
+    def _find_act(self, workflow: WorkflowSpec, subject: ParamSpec, ent: EntitySpec,
+                  ordered: list[FieldSpec]) -> FindAct | None:
+        """A run of `workflow` on the row a superlative finds among the user's rows (`read_writes.py`)."""
         raise NotImplementedError
 
     def _ask_step(self, workflow: WorkflowSpec, step: Step, user: Any, trim: bool = True) -> AskStep | None:

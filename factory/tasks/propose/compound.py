@@ -1,9 +1,9 @@
 """Drafts that combine actions the way a user's errand does, each phrased purpose first
 (`language/errands.py`: "I'm going away soon: lock my card "Visa ··4599", then transfer …"):
 
-- READ_WRITE find-then-act: find a row by a superlative, then act on it (one step);
-- find-then-act errands (READ_WRITE): the same, then a second action on a row related to the one
-  found (its account, a card of it, the same payee);
+- find-then-act errands (READ_WRITE): find a row by a superlative and act on it (as a READ_WRITE
+  find-then-act does, `read_writes.py`), then a second action on a row related to the one found
+  (its account, a card of it, the same payee);
 - errands: two different workflows on related rows (lock a card, then move money away from its
   account);
 - pairs: one workflow on two related rows (pay two bills from the same account, lock two cards of
@@ -32,27 +32,15 @@ from typing import Any
 from factory.errors import FactoryError
 from factory.predict.after import view_after
 from factory.runtime.step import Step
-from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, WorkflowSpec
+from factory.spec.model import ParamSpec, WorkflowSpec
 from factory.spec.naming import identifier
 from factory.tasks.draft import Draft
 from factory.tasks.language.asks import Ask, AskStep, Question, RefText
 from factory.tasks.language.errands import GENERIC, purposes_for, render_errand, render_report
-from factory.tasks.language.phrasing import render
-from factory.tasks.language.resolve import (
-    AmbiguousError,
-    UnresolvedError,
-    answer,
-    comparable,
-    extreme,
-    find_rows,
-    select,
-)
+from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, answer, find_rows
 from factory.tasks.language.spoken import spoken_label, verb_phrase
-from factory.tasks.propose.base import ORDERED, ProposerBase, fits_param
+from factory.tasks.propose.base import ProposerBase, fits_param
 
-# A found-and-acted-on row: the acting user, the step, its ask (with the question that picks the
-# row) and the capabilities the question exercises.
-FindAct = tuple[Any, Step, AskStep, list[str]]
 COMPOUND_CATEGORIES = ("act_report", "undo", "redo", "pair", "find_errand", "errand", "multi_step")
 REPEATS = 2  # errands of one category running the same workflows in the same order
 # What a workflow that takes a row back starts with (its verb phrase): the undo of undo and redo.
@@ -64,89 +52,7 @@ UNDO_VERBS = frozenset({"cancel", "remove", "delete", "withdraw", "void", "unblo
 _LITERALS = frozenset(["true", "false", "today()", "now()", "me"])
 
 class CompoundMixin(ProposerBase):
-    """Part of `Proposer`: find-then-act drafts and the errands of several actions."""
-
-    # ------------------------------------------------------------------ find, then act ---------
-
-    def _find_candidates(self) -> list[tuple[WorkflowSpec, ParamSpec, EntitySpec, list[FieldSpec]]]:
-        candidates = []
-        for workflow in self._workflows():
-            subject = next((p for p in workflow.params if p.ref and p.required
-                            and p.name == (workflow.subject or p.name)), None)
-            if subject is None or subject.ref is None:
-                continue
-            ent = self.spec.entity(subject.ref)
-            ordered = [f for f in ent.fields if f.type in ORDERED and f.name not in ent.owner_fields
-                       and not identifier(f) and self._nameable(ent, f.name)]
-            if ordered:
-                candidates.append((workflow, subject, ent, ordered))
-        return candidates
-
-    def _read_writes(self, n: int) -> list[Draft]:
-        candidates = self._find_candidates()
-        drafts: list[Draft] = []
-        if not candidates:
-            self.skipped.append("read_write: no workflow acts on a row that can be found by a superlative")
-            return drafts
-        for attempt in range(n * 10):
-            if len(drafts) >= n:
-                break
-            workflow, subject, ent, ordered = candidates[attempt % len(candidates)]
-            draft = self._read_write(workflow, subject, ent, ordered)
-            if draft is not None and draft.goal not in {d.goal for d in drafts}:
-                drafts.append(draft)
-        return drafts
-
-    def _read_write(self, workflow: WorkflowSpec, subject: ParamSpec, ent: EntitySpec,
-                    ordered: list[FieldSpec]) -> Draft | None:
-        found = self._find_act(workflow, subject, ent, ordered)
-        if found is None:
-            return None
-        user, step, ask_step, caps = found
-        ask = Ask("read_write", steps=(ask_step,))
-        goal = render(self.spec, ask, 0)
-        if not self._reads_back(goal, ask):
-            return None
-        return Draft(self._key("read-write", workflow.name), "read_write", workflow.name, user.username,
-                     user.id, ask, goal, [step], [], capabilities=caps,
-                     required=self._required(workflow, step))
-
-    def _find_act(self, workflow: WorkflowSpec, subject: ParamSpec, ent: EntitySpec,
-                  ordered: list[FieldSpec]) -> FindAct | None:
-        """A run of `workflow` on the row a superlative finds among the user's rows."""
-        users = [u for u in self.users if self._candidates(u, workflow, subject)]
-        if not users:
-            return None
-        user = self.rng.choice(users)
-        offered = self._candidates(user, workflow, subject)
-        rows = [r for r in self._visible(ent.name, user.id) if r["id"] in offered]
-        if not rows:
-            return None
-        anchor = self.rng.choice(rows)
-        f = self.rng.choice(ordered)
-        conds, caps = self._conds(ent, anchor, user, want_range=False)
-        q = Question(self.rng.choice(["max", "min"]), ent.name, f.name, conds=conds[:1])
-        if len(select(self.world, q, user.id)) < 2 or not comparable(self.world, q, user.id):
-            return None  # among one row finds nothing; rows with no value or two currencies compare nothing
-        try:
-            target = extreme(self.world, q, user.id)
-        except (AmbiguousError, UnresolvedError):
-            return None
-        step = self._fill(workflow, user)
-        if step is None:
-            return None
-        step.params[subject.name] = target["id"]
-        if any(v == target["id"] for k, v in step.params.items() if k != subject.name
-               and next(p for p in workflow.params if p.name == k).ref == ent.name):
-            return None
-        setup = self._feasible(user, step)
-        if setup is None or setup:
-            return None  # a setup could change which row is the extreme: keep these setup-free
-        other = self._ask_step(workflow, Step(workflow.name, {k: v for k, v in step.params.items()
-                                                                 if k != subject.name}), user)
-        if other is None:
-            return None
-        return user, step, AskStep(workflow.name, other.args, (subject.name, q)), caps
+    """Part of `Proposer`: the errands of several actions."""
 
     # ------------------------------------------------------------------ errands ----------------
 

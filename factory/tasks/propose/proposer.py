@@ -18,7 +18,7 @@ hold), or another candidate. All choices come from one seeded generator, so the 
 the same drafts.
 
 The proposer is made of parts, one module each over a shared base (see `base.py`): `values`,
-`setups`, `reads`, `writes`, `compound` and `readback`. This module keeps the plan and the
+`texts`, `setups`, `reads`, `writes`, `read_writes`, `compound` and `readback`. This module keeps the plan and the
 `Proposer` itself: what it proposes, and the repairs stage two asks of it.
 """
 
@@ -34,9 +34,11 @@ from factory.tasks.language.intents import unusable_phrasings
 from factory.tasks.language.phrasing import Ask, render
 from factory.tasks.propose.base import Options
 from factory.tasks.propose.compound import COMPOUND_CATEGORIES, CompoundMixin
+from factory.tasks.propose.read_writes import ReadWritesMixin
 from factory.tasks.propose.readback import ReadBackMixin
 from factory.tasks.propose.reads import ReadsMixin
 from factory.tasks.propose.setups import SetupsMixin
+from factory.tasks.propose.texts import TextsMixin
 from factory.tasks.propose.values import ValuesMixin
 from factory.tasks.propose.writes import WritesMixin
 
@@ -98,7 +100,8 @@ class _Share:
 
 # The parts in the order the layers used to stack (compound, reads, writes, setups, values), then
 # the read-back check: the same method resolution order as before, every part before the base.
-class Proposer(CompoundMixin, ReadsMixin, WritesMixin, SetupsMixin, ValuesMixin, ReadBackMixin):
+class Proposer(CompoundMixin, ReadWritesMixin, ReadsMixin, WritesMixin, SetupsMixin, ValuesMixin, TextsMixin,
+               ReadBackMixin):
     """Deterministic proposer over one world (spec + seed database)."""
 
     # While `propose` runs: counts each draft made towards the current kind's share (display only).

@@ -1,0 +1,181 @@
+"""How conditions are said after a noun, as people put them: "the models whose make is "Ford"",
+"my messages in the folder "archive"", "the Heathrow T5 branch", "the copies on loan", "the books
+not withdrawn", "with wifi", "with a due date between …". Every form written here is read back by
+`parse_conds`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from factory.spec.model import EntitySpec, FieldSpec, Spec
+from factory.tasks.language import grammar
+from factory.tasks.language.asks import Cond
+from factory.tasks.language.frames import bool_flag
+from factory.tasks.language.modifiers import bool_adjective, bool_feature
+from factory.tasks.language.spoken import a, field_noun, noun, said
+from factory.tasks.language.things import person
+
+
+def render_conds(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
+    ent = spec.entity(entity)
+    parts = []
+    for c in conds:
+        f = ent.field_named(c.field)
+        name = field_noun(f)
+        # A field said with its own preposition ("from account") takes no article.
+        tied = name.split(" ", 1)[0] in LEADING_PREPOSITIONS
+        if c.upper is not None:  # "have a due date between …", "with an amount between …"
+            parts.append(f"{name if tied else a(name)} between {c.value} and {c.upper}")
+        elif f.type == "bool" and bool_feature(f) is not None:  # "with wifi", "with no pool"
+            parts.append(("no " if c.value == "no" else "") + str(bool_feature(f)))
+        elif f.type == "bool" and bool_phrase(f) is not None:  # "the dishes on tonight", "… not in stock"
+            parts.append(("not " if c.value == "no" else "") + str(bool_phrase(f)))
+        elif f.type == "bool" and c.value == "no" and not_state(f) is not None:  # "the books not withdrawn"
+            parts.append(f"not {not_state(f)}")
+        elif f.type == "bool":
+            parts.append(f"{name} {bool_flag(f.type)}{c.value}")
+        elif c.upper is None and phrase_state(ent, f, c.value) is not None:  # "the copies on loan"
+            parts.append(str(phrase_state(ent, f, c.value)))
+        elif not parts and not tied and c.upper is None and (first := name_first(spec, ent, f, c.value)) is not None:
+            parts.append(f"{lead_word(f)} {first}")  # "cars for the Heathrow T5 branch", "flats in London"
+        elif not parts and not tied and c.upper is None and lead_word(f) is not None:
+            parts.append(f"{lead_word(f)} the {name} {c.value}")  # "messages in the folder "archive""
+        else:  # "with the folder "inbox"", "have the account "Main Checking ··3808""
+            parts.append(f"{name if tied else 'the ' + name} {c.value}")
+    if parts and parts[0].split(" ", 1)[0] in ("in", "for") and len(parts) > 1:
+        # "in the folder "x" with the category "y"", but "in the folder "x" and not archived"
+        joiner = " and " if parts[1].split(" ", 1)[0] in BARE_LEADS else " with "
+        return f"{parts[0]}{joiner}{' and '.join(parts[1:])}"
+    return " and ".join(parts)
+
+
+# A proper name said before its noun ("the Transport department"): capitalised words, no commas,
+# brackets or quotes (a list or a code stays quoted after the noun).
+PROPER_NAME = re.compile(r"[A-Z0-9][\w&'.-]*(?: [A-Za-z0-9&][\w&'.-]*){0,5}")
+# Places a row is in, said by the place's name alone ("the flats in London").
+PLACES = frozenset(["city", "country", "town", "region", "neighbourhood", "neighborhood", "district", "area"])
+
+
+def name_first(spec: Spec, ent: EntitySpec, field: FieldSpec, value: str) -> str | None:
+    """A first condition naming a row or a place by its proper name, as people say one: "the
+    Heathrow T5 branch", "the Transport department" (a row's name before its noun), "London" (a
+    place alone); None when the value is no proper name (a list, a code, a lower-case value), says
+    its noun itself ("Flat 19"), names a person, or the entity has two places to be in."""
+    inner = value[1:-1] if len(value) > 2 and value[0] == value[-1] == '"' else ""
+    lead = lead_word(field)
+    if (lead is None or not PROPER_NAME.fullmatch(inner) or not any(w[:1].isupper() for w in inner.split())
+            or re.search(r" (?:and|with) ", inner)  # the words that join conditions end a name read back
+            or inner.split()[0].lower() in ("the", "a", "an")):  # a title ("The Clockwork Fox") stays quoted
+        return None
+    name = field_noun(field)
+    if set(grammar.words_of(name.lower())) & set(grammar.words_of(inner.lower())):
+        return None
+    if field.type == "reference" and (field.ref is None or person(spec, field.ref)):
+        return None
+    if inner.lower() in {u.name.lower() for u in spec.users}:  # a row named by a person ("Cindy Beard")
+        return None
+    if name in PLACES:
+        places = [f for f in ent.fields if container(f) and field_noun(f) in PLACES]
+        return inner if places == [field] else None
+    return f"the {inner} {name}"
+
+
+_PHRASE_STATE = re.compile(r"(?:on|in|at) [a-z]+")
+
+
+def phrase_state(ent: EntitySpec, field: FieldSpec, value: str) -> str | None:
+    """An enum value that is a prepositional phrase ("on loan", "in repair"), said bare after the
+    noun ("the copies on loan") when no other field of the entity has that value; else None."""
+    inner = value[1:-1] if value.startswith('"') and value.endswith('"') else ""
+    if field.type != "enum" or not _PHRASE_STATE.fullmatch(inner):
+        return None
+    owners = [f for f in ent.fields if f.type == "enum" and inner in {v.replace("_", " ") for v in f.values or []}]
+    return inner if owners == [field] else None
+
+
+def lead_word(field: FieldSpec) -> str | None:
+    """The preposition a first condition on `field` is said with instead of "with": "in" for a
+    place rows are kept in or are at (`container`), "for" for the row they belong to, a reference
+    named after the entity it points at ("the holds for the book "Salt and Iron"", "my payouts
+    for the report …"); None for any other field."""
+    if container(field):
+        return "in"
+    if field.type == "reference" and field.ref == field.name:
+        return "for"
+    return None
+
+
+# Fields that name a place rows are kept in or are at: a row is "in" it ("my messages in the folder
+# "archive"", "my notes in the notebook "Work notes"", "the listings in the city "Paris""), not
+# "with" it. Said so only as the first condition, which then follows the noun without "with"
+# (`with_conds`).
+CONTAINERS = frozenset(["folder", "mailbox", "notebook", "album", "playlist", "channel", "board", "shelf",
+                        "collection", "wishlist", "drawer", "queue", "inbox",
+                        # places: "the listings in the city "Paris"" (never "state": often a status)
+                        "city", "country", "town", "region", "neighbourhood", "neighborhood", "district", "area"])
+
+
+def container(field: FieldSpec) -> bool:
+    """Whether a field names the place a row is kept in (`CONTAINERS`)."""
+    return field.type in ("enum", "reference", "string") and field_noun(field) in CONTAINERS
+
+
+# Words a field label may start with that tie it to a row by themselves ("From account"): such a
+# condition follows the noun without "with" ("scheduled payments from account "X"").
+LEADING_PREPOSITIONS = frozenset(["from", "to", "in", "on", "at", "for", "by", "of", "into", "via"])
+
+
+def bool_phrase(field: FieldSpec) -> str | None:
+    """A yes/no label led by a preposition ("On tonight", "In stock"): a state said bare after the
+    noun ("the dishes on tonight", "the dishes not on tonight"), never "on tonight set to yes"."""
+    words = noun(said(field)).split()
+    # a participle clause is one too: "the invoices paid after due date", "… not paid after due date"
+    clause = grammar.participle_clause(words)
+    if field.type != "bool" or len(words) < 2 or not (words[0] in LEADING_PREPOSITIONS or clause) \
+            or not all(re.fullmatch(r"[a-z]+", w) for w in words):
+        return None
+    return " ".join(words)
+
+
+def not_state(field: FieldSpec) -> str | None:
+    """A yes/no state with no "un-" word ("Withdrawn"): its "no" is said "not withdrawn" after the
+    noun ("the books not withdrawn"), never "with withdrawn set to no"; None for other fields."""
+    state = bool_adjective(field, "yes")
+    return state if state is not None and bool_adjective(field, "no") is None else None
+
+
+# Words that open conditions said right after the noun, without "with".
+BARE_LEADS = LEADING_PREPOSITIONS | {"not", "whose"}
+
+
+def after_noun(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
+    """The conditions after a noun, as people put them: "the models whose make is "Ford"" when
+    each is a field equal to a value ("and whose …" for the next), never "the models with the make
+    "Ford""; any other shape as `with_conds` says it ("with a due date between …", "in the folder
+    …", "not withdrawn"). `parse_conds` reads both."""
+    ent = spec.entity(entity)
+    plain = []
+    for c in conds:
+        f = ent.field_named(c.field)
+        name = field_noun(f)
+        if (c.upper is not None or f.type == "bool" or phrase_state(ent, f, c.value) is not None
+                or lead_word(f) is not None or name.split(" ", 1)[0] in LEADING_PREPOSITIONS):
+            return with_conds(render_conds(spec, entity, conds))
+        plain.append(f"whose {name} is {c.value}")
+    return f" {' and '.join(plain)}" if plain else ""
+
+
+def with_conds(conds: str) -> str:
+    """The conditions after a noun: " with <conds>", or " <conds>" when the first is a field said
+    with its own preposition; "" for none. `parse.entity_and_conds` reads both back."""
+    if not conds:
+        return ""
+    return f" {conds}" if said_bare(conds) else f" with {conds}"
+
+
+def said_bare(conds: str) -> bool:
+    """Whether conditions follow their noun without "with": a field said with its own preposition
+    ("in the folder …"), "not …", "whose …", or a participle clause ("paid after due date")."""
+    words = conds.split(" ", 2)
+    return words[0] in BARE_LEADS or grammar.participle_clause(words[:2])

@@ -1,0 +1,165 @@
+"""Reading back a sentence a workflow's frame writes (`frames.render_frame`): the frame's pieces
+compiled into one pattern (`frame_pattern`), each slot's text read as one value (`whole_value`),
+and the workflow and arguments of a sentence found among the spec's frames (`parse_frame`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from factory.spec.model import ParamSpec, Spec, WorkflowSpec
+from factory.tasks.language.asks import ONLY, ParseError, RefText
+from factory.tasks.language.frames import (
+    IT,
+    KIND,
+    KIND_A,
+    PARTICLE_AFTER,
+    PARTICLE_BEFORE,
+    REST_ARTICLE,
+    Frame,
+    frame,
+)
+from factory.tasks.language.row_names import read_name
+from factory.tasks.language.spoken import noun, said
+from factory.tasks.language.things import own_lookup, person
+from factory.tasks.language.values import MONEY, scan_value
+from factory.tasks.language.words import my_only
+
+# A slot's text by its kind: amounts and dates as written, anything else lazily up to the next
+# words of the frame, never splitting a quoted name.
+_SLOTS = {"amount": MONEY.pattern, "date": r"[A-Z][a-z]+ \d{1,2}(?:, \d{4})?"}  # amounts in any currency ("£45")
+_MOMENT = _SLOTS["date"] + r"(?: at \d{1,2}:\d{2})?"  # a range's ends: days, or moments ("June 6, 2026 at 10:00")
+_TEXT = r'(?:[^"]|"[^"]*")+?'
+
+
+def frame_pattern(f: Frame) -> re.Pattern[str]:
+    """The frame's pieces as one pattern: literals as written, each slot lazily up to the next."""
+    parts = []
+    for piece in f.pieces:
+        if piece.role in (PARTICLE_BEFORE, PARTICLE_AFTER):
+            parts.append(f"(?:{re.escape(piece.lead)})?")  # said in one of its two places
+        elif piece.role in (KIND, KIND_A):  # "sick", "an express": one of the parameter's values
+            words = "|".join(re.escape(v.replace("_", " ")) for v in sorted(piece.values, key=len, reverse=True))
+            parts.append(f"{re.escape(piece.lead)}{'(?:an? )' if piece.role == KIND_A else ''}(?P<{piece.param}>{words})")
+        elif piece.param is None:
+            parts.append(re.escape(piece.lead))
+        else:
+            parts.append(f"(?:{re.escape(piece.lead)}(?P<{piece.param}>{_SLOTS.get(piece.role, _TEXT)}))?")
+    if len(f.settings) == 1:
+        parts.append(f"(?:{re.escape(f.setting_lead)}(?P<_one>{_SLOTS.get(f.one_kind, _TEXT)}))?")
+    elif f.settings:
+        parts.append(r"(?:: set the (?P<_many>.+))?")  # a list of its own: "…, the city to … and …"
+    if f.span is not None:
+        parts.append(f"(?: from (?P<_from>{_MOMENT}) to (?P<_to>{_MOMENT}))?")
+    parts.append(f"(?:{re.escape(f.rest_lead)}(?P<_rest>.+?))?")
+    return re.compile("".join(parts) + "$", re.IGNORECASE)
+
+
+def whole_value(p: ParamSpec, text: str) -> str:
+    """A slot's text as one value of `p` (all of it, or ParseError)."""
+    kind = "int" if p.type == "reference" else p.type
+    value, end = scan_value(kind if not text.startswith('"') else "string", text, 0)
+    if end != len(text):
+        raise ParseError(f"{text!r} is not one {p.label.lower()} value")
+    if p.type == "money" and not MONEY.fullmatch(text):
+        raise ParseError(f"{text!r} is not an amount")
+    return value
+
+
+def parse_frame(spec: Spec, text: str, mine: dict[str, str], separators: tuple[str, ...], parse_args: Any,
+                it: str | None = None) -> tuple[str, dict[str, Any]] | None:
+    """The workflow and argument texts of a sentence a frame writes (`render_frame`), or None when
+    no frame's words fit; ParseError when one fits but its values do not read. With `it` (an
+    entity), one parameter referencing that entity is said "it" (RefText(IT, ONLY)). The parser
+    passes in how it reads a row the user holds (`mine`), a list's separators and its argument
+    reader, so this module stays beneath it (no import circle)."""
+
+    problem: ParseError | None = None
+    fits: list[tuple[int, str, dict[str, Any]]] = []
+    for workflow in (w for w in spec.workflows if not w.system):
+        f = frame(spec, workflow)
+        if f is None or not text.lower().startswith(f.pieces[0].lead.lower() + " "):
+            continue
+        m = frame_pattern(f).match(text)
+        if m is None:
+            continue
+        try:
+            args = _args(spec, f, workflow, m, mine, separators, parse_args, it)
+        except ParseError as exc:
+            problem = exc
+            continue
+        # "Pay Sunvale Energy $45 from …" fits "Pay a bill" too (a bill named "Sunvale Energy $45"):
+        # the frame whose own pieces say the most is the one meant; a tie is no reading at all.
+        fits.append((sum(1 for pc in f.pieces if pc.param and m[pc.param]), workflow.name, args))
+    if fits:
+        best = max(n for n, _w, _a in fits)
+        top = [(w, a) for n, w, a in fits if n == best]
+        if len(top) > 1:
+            raise ParseError(f"{text[:60]!r} reads as {' or '.join(w for w, _a in top)}")
+        return top[0]
+    if problem is not None:
+        raise problem
+    return None
+
+
+def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: dict[str, str],
+          separators: tuple[str, ...], parse_args: Any, it: str | None = None) -> dict[str, Any]:
+    params = {p.name: p for p in workflow.params}
+    args: dict[str, Any] = {}
+    found_by_app: set[str] = set()
+    for piece in f.pieces:
+        if piece.param is None or m[piece.param] is None:
+            continue
+        p = params[piece.param]
+        if piece.role in (KIND, KIND_A):
+            args[p.name] = next(v for v in p.values or [] if v.replace("_", " ") == m[p.name].lower())
+            continue
+        if it is not None and m[p.name] == IT and p.ref == it:
+            args[p.name] = RefText(IT, ONLY)
+            continue
+        if piece.role == "subject" and own_lookup(p) and m[p.name].lower() == f"my {noun(said(spec.entity(p.ref or '')))}":
+            found_by_app.add(p.name)
+            continue  # "Freeze my membership …": the row the app finds itself, left out of the call
+        owned = m[p.name].lower().startswith(("my ", "the "))
+        # Rows are "my …" / "the …", except one paid by name; a shared row stays "the tool "X"" even
+        # as the thing acted on (`name_of`).
+        named = piece.role != "object" or (p.ref is not None and spec.entity(p.ref).visibility == "public")
+        if p.ref is not None and person(spec, p.ref):
+            named = False  # a person is named by their name, whatever their part (`name_of`)
+        if p.ref and owned != named:
+            raise ParseError(f"{m[p.name]!r} is not how this sentence names its {p.label.lower()}")
+        args[p.name] = read_name(spec, p.ref, m[p.name]) if p.ref else whole_value(p, _with_year(spec, p, m[p.name]))
+    subject = workflow.subject
+    if subject in params and subject not in args and subject not in found_by_app and params[subject].ref:
+        ent = spec.entity(params[subject].ref or "")
+        if any(pc.param == subject for pc in f.pieces) and ent.name in refs:
+            args[subject] = RefText(my_only(ent), ONLY)  # "Update my contact details": the user's only one
+    missing = [pc.param for pc in f.pieces if pc.param and params[pc.param].required and pc.param not in args
+               and pc.param not in found_by_app]
+    if missing:
+        raise ParseError(f"the sentence does not say its {', '.join(missing)}")
+    if m["_one"] if len(f.settings) == 1 else None:
+        args[f.settings[0]] = whole_value(params[f.settings[0]], _with_year(spec, params[f.settings[0]], m["_one"]))
+    if len(f.settings) > 1 and m["_many"]:
+        args.update(parse_args(workflow, m["_many"], refs, separators=separators, joiner=" to ", lead="the ",
+                               subject_first=False))
+    if it is not None and sum(1 for v in args.values() if v == RefText(IT, ONLY)) != 1:
+        raise ParseError(f"nothing in {m.string[:60]!r} is the row found")
+    if f.span is not None and m["_from"]:
+        end_text = _with_year(spec, params[f.span[1]], m["_to"])
+        year = re.search(r", \d{4}$", end_text)
+        start_text = m["_from"] if re.search(r", \d{4}\b", m["_from"]) else m["_from"] + (year[0] if year else "")
+        args[f.span[0]] = whole_value(params[f.span[0]], _with_year(spec, params[f.span[0]], start_text))
+        args[f.span[1]] = whole_value(params[f.span[1]], end_text)
+    if m["_rest"]:
+        more = parse_args(workflow, m["_rest"], refs, separators=separators, lead=REST_ARTICLE, subject_first=False)
+        if set(more) & set(args):
+            raise ParseError(f"an argument is given twice in {m.string[:60]!r}")
+        args.update(more)
+    return args
+
+
+def _with_year(spec: Spec, p: ParamSpec, text: str) -> str:
+    """A date said without its year is in the world's current year (`spec.today`)."""
+    return f"{text}, {spec.today[:4]}" if p.type == "date" and not re.search(r", \d{4}$", text) else text

@@ -1,0 +1,75 @@
+"""How numbers are said with what they count or measure: a count of things ("4 guests", "how many
+transactions"), a measure in its unit ("25 days"), how often something was done to a row ("has
+been lent the most times"), and a number said before its label ("6 carried over", "£40 per
+day"). Like `spoken`, a function of the spec alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+from factory.spec.model import FieldSpec, ParamSpec
+from factory.tasks.language import grammar
+from factory.tasks.language.spoken import noun, said
+
+
+def times_done(field: FieldSpec | ParamSpec) -> str | None:
+    """A whole-number field that counts how often something was done to a row ("Times lent",
+    "Times renewed"): the participle, which a question says as people do ("How many times has the
+    book been lent?", "the book that has been lent the most times"); None for any other field."""
+    m = re.fullmatch(r"times ([a-z]+)", noun(said(field)))
+    return m[1] if field.type == "int" and m is not None else None
+
+
+def unit_of(field: FieldSpec | ParamSpec) -> str | None:
+    """The unit a number's label gives in parentheses ("Allowance (days)" → "days", "Weight (kg)"
+    → "kg"): the number is a measure in it, said "25 days"; None when the label gives none."""
+    m = re.search(r"\(([A-Za-z]+)\)\s*$", field.label)
+    return m[1].lower() if m and field.type in ("int", "float") else None
+
+
+def with_unit(field: FieldSpec | ParamSpec, number: str) -> str:
+    """A measure with its unit ("25 days", "1 day", "5 kg"); the bare number without one."""
+    unit = unit_of(field)
+    if unit is None:
+        return number
+    return f"{number} {grammar.singular(unit) if number == '1' else unit}"
+
+
+def count_noun(field: FieldSpec | ParamSpec) -> str | None:
+    """A whole-number field labelled by one plural noun ("Travellers", "Renewals"), or as a count of
+    one ("Transaction count", "Number of nights"), is a count of things: people ask "how many
+    transactions", "the most travellers", never "the transaction count of"; None for any other field."""
+    word = noun(said(field))
+    if field.type != "int" or unit_of(field) is not None:  # "Terms (days)" counts days, not terms
+        return None
+    # "Transaction count" and "Number of transactions" count transactions too
+    named = re.fullmatch(r"(?:number of (?P<plural>[a-z]{3,}s)|(?P<one>[a-z]{3,}) count)", word)
+    if named is not None:
+        one = named["one"]
+        word = named["plural"] or (one[:-1] + "ies" if one.endswith("y") and one[-2:-1] not in "aeiou"
+                                   else one + "es" if one.endswith(("s", "x", "ch", "sh")) else one + "s")
+    if not re.fullmatch(r"[a-z]{3,}s", word) or word.endswith(("ss", "us", "is")):
+        return None
+    return word
+
+
+def value_first(param: FieldSpec | ParamSpec) -> str | None:
+    """A number or an amount labelled by a participle phrase ("Carried over", "Spent this year") or
+    by a rate ("Per day"): said after its value, as people do ("with 6 carried over", "£40 per
+    day"), never "the number carried over 6"; None for other labels."""
+    if param.type not in ("int", "money") or param.say:
+        return None
+    words = noun(said(param)).split()
+    if not words or not all(re.fullmatch(r"[a-z]+", w) for w in words):
+        return None
+    # a clause ("carried over", "spent this year"), not a participle modifying its noun ("agreed loss")
+    participle = (len(words) > 1 and grammar.is_participle(words[0]) and not grammar.is_noun(words[0])
+                  and words[1] in grammar.CLOSED | grammar.PARTICLES)
+    rate = param.type == "money" and len(words) == 2 and words[0] == "per"
+    return " ".join(words) if participle or rate else None
+
+
+def counted(word: str, n: int | str) -> str:
+    """`n` things: "4 guests", "1 guest" (the count noun's singular when there is one)."""
+    return f"{n} {word[:-1] if str(n) == '1' else word}"

@@ -1,0 +1,164 @@
+"""Parsing the questions a READ asks, read back from their text with nothing but the spec: lookups
+("What is the balance of my Main Checking account (··3808)?", "Is my message "Hi" read?"), counts
+("How many statements does my Savings account (··9357) have?"), totals and "which has the
+highest …"; each form `render.render_question` writes has its reader here.
+"""
+
+from __future__ import annotations
+
+import re
+
+from factory.spec.model import Spec
+from factory.tasks.language.asks import ONLY, Cond, ParseError, Question, RefText
+from factory.tasks.language.conds_said import said_bare
+from factory.tasks.language.measures import count_noun, times_done
+from factory.tasks.language.modifiers import bool_adjective, bool_feature
+from factory.tasks.language.parse import DIRECTIONS, DIRS, my_phrases
+from factory.tasks.language.parse_conds import entity_and_conds, entity_by, field_by, parse_conds
+from factory.tasks.language.render import holder_field, says_its_noun
+from factory.tasks.language.row_names import name_of, read_name
+from factory.tasks.language.spoken import field_noun, noun, said, spoken_plural
+from factory.tasks.language.words import my_only
+
+_Q_PATTERNS = [
+    ("lookup", re.compile(r'^What is the (?P<field>.+?) (?:of|for) (?:my|the) (?P<entity>.+?) "(?P<ref>[^"]+)"\?$')),
+    ("lookup", re.compile(r'^Look up the (?P<field>.+?) (?:of|for) (?:my|the) (?P<entity>.+?) "(?P<ref>[^"]+)"\.$')),
+    ("only", re.compile(r'^What is the (?P<field>.+?) (?:of|for) (?P<only>my [^"]+?)\?$')),  # "… of my contact details?"
+    ("only", re.compile(r'^Look up the (?P<field>.+?) (?:of|for) (?P<only>my [^"]+?)\.$')),
+    ("count", re.compile(r"^How many of (?:my|the) (?P<plural>.+?) are there\?$")),  # "…from account "X" are there?"
+    ("count", re.compile(r"^How many of (?:my|the) (?P<plural>.+?) have (?P<conds>.+)\?$")),
+    ("count", re.compile(r"^Count (?:my|the) (?P<plural>.+?) with (?P<conds>.+)\.$")),
+    ("count", re.compile(r"^Count (?:my|the) (?P<plural>[A-Za-z0-9]+ .+?)\.$")),  # "Count my active cards."
+    ("count", re.compile(r"^How many (?P<plural>[A-Za-z0-9]+ .+?) (?:do I have|are there)\?$")),
+    ("sum", re.compile(r"^What is the total (?P<field>.+?) (?:of|across) (?:my|the) (?P<plural>.+?)(?: with (?P<conds>.+))?\?$")),
+    ("named", re.compile(r'^What is the (?P<field>.+?) (?:of|for) (?P<named>(?:my|the) [^"]+)\?$')),  # frames.name_of
+    ("named", re.compile(r'^Look up the (?P<field>.+?) (?:of|for) (?P<named>(?:my|the) [^"]+)\.$')),
+    ("bare", re.compile(r'^What (?:is|are) the (?P<field>.+?) (?:of|for) (?P<bare>[A-Z][^"]*)\?$')),  # render.says_its_noun
+    ("bare", re.compile(r'^Look up the (?P<field>.+?) (?:of|for) (?P<bare>[A-Z][^"]*)\.$')),
+    ("arg", re.compile(r"^Which of (?:my|the) (?P<plural>.+?)(?: with (?P<conds>.+?))? has the "
+                       rf"(?P<dir>{DIRS}) (?P<field>.+?)\?"
+                       r"(?P<tie> If several tie, name the one that comes first alphabetically\.)?$")),
+]
+
+
+# Lookups asked the way the field is spoken of (`render._lookup`): "Is <row> read?", "Does <row>
+# have wifi?", "How many travellers does <row> have?"; each is read as "What is the <field> of
+# <row>?" and kept only when the field is one said that way.
+_SAID_LOOKUPS = [
+    (re.compile(r"^Is (?P<named>.+) (?P<field>[a-z]+)\?$"), lambda f, w: bool_adjective(f, "yes") == w),
+    (re.compile(r"^Does (?P<named>.+) have (?P<field>[a-z][a-z ]*)\?$"), lambda f, w: bool_feature(f) == w),
+    (re.compile(r"^How many (?P<field>[a-z]+) does (?P<named>.+) have\?$"), lambda f, w: count_noun(f) == w),
+    (re.compile(r"^How many (?P<field>times) has (?P<named>.+) been (?P<done>[a-z]+)\?$"),
+     lambda f, w: f"times {times_done(f)}" == w),
+    # "When was the hold "X" placed?" (a date spoken "date placed")
+    (re.compile(r"^When was (?P<named>.+) (?P<when>[a-z]+)\?$"), lambda f, w: field_noun(f) == w),
+    (re.compile(r"^Look up when (?P<named>.+) was (?P<when>[a-z]+)\.$"), lambda f, w: field_noun(f) == w),
+]
+def _said_lookup(spec: Spec, text: str) -> Question | None:
+    for pattern, said_as in _SAID_LOOKUPS:
+        m = pattern.match(text)
+        if m is None:
+            continue
+        groups = m.groupdict()
+        field = f"date {groups['when']}" if groups.get("when") else " ".join(
+            w for w in (groups.get("field"), groups.get("done")) if w)
+        q = parse_question(spec, f"What is the {field} of {m['named']}?")
+        if q is None or q.field is None or not said_as(spec.entity(q.entity).field_named(q.field), field):
+            raise ParseError(f"{field!r} is not how {m['named']!r} is asked about")
+        return q
+    return None
+
+
+_MINE_ARE = re.compile(r"^How many of my (.+?) are (.+)\?$")
+
+
+def parse_question(spec: Spec, text: str) -> Question | None:
+    """The question a READ asks, or None when the text is no question form. A form whose words
+    match but whose names do not (e.g. a lookup pattern over "total … of my accounts with …")
+    gives way to the next form; the last such problem is raised when no form fits."""
+    text = re.sub(r"^What are the ", "What is the ", text)  # "What are the points on licence of …?" (`render.be`)
+    # "How many of my shifts are for the Transport department?" (`render.render_question`) asks
+    # what "How many shifts for the Transport department do I have?" does
+    mine_are = _MINE_ARE.match(text)
+    if mine_are is not None and said_bare(mine_are[2]):
+        text = f"How many {mine_are[1]} {mine_are[2]} do I have?"
+    held = _held_count(spec, text)  # before a count field's lookup, which has the same words
+    if held is not None:
+        return held
+    looked = _said_lookup(spec, text)
+    if looked is not None:
+        return looked
+    problem: ParseError | None = None
+    for op, pattern in _Q_PATTERNS:
+        m = pattern.match(text)
+        if not m:
+            continue
+        try:
+            return _question(spec, op, m)
+        except ParseError as exc:
+            problem = exc
+    if problem is not None:
+        raise problem
+    return None
+
+
+_HELD_COUNT = re.compile(r"^How many (?P<plural>[a-z][a-z -]*?) does (?P<named>(?:my|the) .+) have\?$")
+
+
+def _held_count(spec: Spec, text: str) -> Question | None:
+    """"How many statements does my Savings account (··9357) have?": a count of the rows that name
+    the row said as their holder (`render._holder`); None when the text is no such question."""
+    m = _HELD_COUNT.match(text)
+    if m is None:
+        return None
+    ent = next((e for e in spec.entities if spoken_plural(e) == m["plural"]), None)
+    if ent is None:
+        return None
+    for target in sorted({f.ref for f in ent.fields if f.type == "reference" and f.ref}):
+        f = holder_field(spec, ent, target)
+        if f is None:
+            continue
+        try:
+            ref = read_name(spec, target, m["named"])
+            name_text = name_of(spec, target, RefText(ref.text), "subject")
+        except ParseError:
+            continue
+        if name_text == m["named"]:  # the name reads back as that kind of row, not as a looser reading
+            return Question("count", ent.name, conds=(Cond(f.name, f'"{ref.text}"'),))
+    return None
+
+
+def _question(spec: Spec, op: str, m: re.Match[str]) -> Question:
+    if op == "only":
+        ent = next((e for e, phrase in ((spec.entity(n), t) for n, t in my_phrases(spec).items())
+                    if phrase == m["only"].lower()), None)
+        if ent is None:
+            raise ParseError(f"{m['only']!r} is no row the user has only one of")
+        return Question("lookup", ent.name, field_by(ent, m["field"]), RefText(my_only(ent), ONLY))
+    if op == "named":  # "the balance of my Main Checking account (··3808)": the entity its noun names
+        fits = [(e, read_name(spec, e.name, m["named"])) for e in spec.entities
+                if re.search(rf"\b{re.escape(noun(said(e)))}\b", m["named"], re.IGNORECASE)]
+        if len(fits) != 1:
+            raise ParseError(f"{m['named']!r} names {'no' if not fits else 'more than one'} kind of row")
+        ent, ref = fits[0]
+        return Question("lookup", ent.name, field_by(ent, m["field"]), RefText(ref.text))
+    if op == "bare":  # a row whose name starts with its noun: "… of Flat 34, Harbour View?"
+        ent = next((e for e in spec.entities if says_its_noun(spec, e, RefText(m["bare"]))), None)
+        if ent is None:
+            raise ParseError(f"{m['bare']!r} names no kind of row by its first words")
+        return Question("lookup", ent.name, field_by(ent, m["field"]), RefText(m["bare"]))
+    if op == "lookup":
+        ent = entity_by(spec, m["entity"], plural=False)
+        return Question("lookup", ent.name, field_by(ent, m["field"]), RefText(m["ref"]))
+    ent, first_conds = entity_and_conds(spec, m["plural"], plural=True)
+    conds = first_conds + parse_conds(ent, m.groupdict().get("conds"))
+    if op == "count":
+        return Question("count", ent.name, conds=conds)
+    if op == "sum":
+        try:
+            field = field_by(ent, m["field"])
+        except ParseError:  # "the total price": a field labelled "Total price", said once
+            field = field_by(ent, f"total {m['field']}")
+        return Question("sum", ent.name, field, conds=conds)
+    return Question(DIRECTIONS[m["dir"]], ent.name, field_by(ent, m["field"]), conds=conds,
+                    tie=bool(m["tie"]))

@@ -1,0 +1,56 @@
+"""The shape of a text a person types into a field: never what an app writes ("Invoice #6683", "Re: …");
+one sentence without its final stop (the instruction's own stop ends it); within the field's limit,
+cut after a whole word; the next of a series ("Problem set 3" → "Problem set 4"); a code ("PO-40950").
+"""
+
+from __future__ import annotations
+
+import re
+
+from factory.tasks.language import grammar
+
+# What an app writes, never a person: a generated number ("Your receipt #513468", "Invoice #6683")
+# or a reply's prefix ("Re: …"). Such a row value is no text to ask an agent to type.
+_MACHINE_TEXT = re.compile(r"#\s*\d{3,}|^(?:re|fwd?|aw|tr)\s*:", re.IGNORECASE)
+
+
+def typed(values: list[str]) -> list[str]:
+    """The values a person could have typed themselves (`_MACHINE_TEXT` left out)."""
+    return [v for v in values if not _MACHINE_TEXT.search(v)]
+
+
+def typed_in(value: str) -> str:
+    """One sentence typed into a field ends where the instruction's own stop does ("…damage".)."""
+    if value.endswith(".") and ". " not in value and not value.endswith(".."):
+        return value[:-1]
+    return value
+
+
+def in_series(text: str) -> bool:
+    """Whether a title can have a next one: it counts already ("Problem set 3"), or it is a short
+    name of a thing with no clause in it ("Midterm", "Desk phone problem"). A sentence-like title
+    has none ("Slow internet at a site 2", "Software install or licence 2")."""
+    words = grammar.words_of(text)
+    return bool(re.search(r"\d", text)) or (0 < len(words) <= 4 and not any(w in grammar.CLOSED for w in words))
+
+
+def next_of(text: str) -> str:
+    """The next of a series: its last number counted on ("Problem set 3: Determinants" → "Problem
+    set 4: Determinants"), else " 2" after it ("Midterm" → "Midterm 2")."""
+    numbers = list(re.finditer(r"\d+", text))
+    if numbers:
+        m = numbers[-1]
+        return f"{text[:m.start()]}{int(m.group()) + 1}{text[m.end():]}"
+    return f"{text} 2"
+
+
+CODE = re.compile(r"[A-Za-z0-9]*\d[A-Za-z0-9\-/.#]*|[A-Za-z]+[\-/.#]?\d[A-Za-z0-9\-/.#]*")
+
+
+def fit_text(text: str, limit: int) -> str:
+    """`text` within `limit` characters, cut after a whole word (never "for your re")."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    cut = text[: limit + 1].rsplit(" ", 1)[0] if " " in text[:limit] else text[:limit]
+    return cut.rstrip(" ,.;:-")
