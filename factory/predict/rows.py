@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from factory.spec.labels import currency_of, money_label, value_label
+from factory.spec.labels import clock_label, currency_of, money_label, value_label
 from factory.spec.model import EntitySpec, FieldSpec, Spec
 from factory.spec.roles import sees
 
@@ -132,7 +132,7 @@ class UserView:
         if f.type == "date":
             return date_text(raw)
         if f.type == "datetime":
-            return f"{date_text(raw)} at {str(raw)[11:16]}"
+            return f"{date_text(raw)} at {clock_label(str(raw)[11:16])}"
         if f.type == "bool":
             return "yes" if raw else "no"
         if f.type == "enum":

@@ -59,6 +59,12 @@ def date_label(value: Any) -> str:
     return f"{day:%b} {day.day}, {day.year}" if day is not None else str(value)
 
 
+def clock_label(hhmm: str) -> str:
+    """A time of day as the app shows it: "14:00" → "2:00 PM"."""
+    hour, minute = int(hhmm[:2] or 0), hhmm[3:5] or "00"
+    return f"{hour % 12 or 12}:{minute} {'PM' if hour >= 12 else 'AM'}"
+
+
 def datetime_label(value: Any) -> str:
     """"2026-06-05T14:30:00" → "Jun 5, 2026, 2:30 PM"."""
     try:
@@ -96,4 +102,5 @@ def value_label(kind: str | None, raw: Any, currency: str | None = None) -> str:
     return str(raw)
 
 
-__all__ = ["CURRENCIES", "KINDS", "currency_of", "date_label", "datetime_label", "enum_label", "money_label", "value_label"]
+__all__ = ["CURRENCIES", "KINDS", "clock_label", "currency_of", "date_label", "datetime_label", "enum_label", "money_label",
+           "value_label"]

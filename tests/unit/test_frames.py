@@ -412,7 +412,7 @@ def test_an_amount_is_of_its_noun_and_a_bare_preposition_label_is_said_as_itself
         assert "with an estimate of £120" in text, text
         assert parse(cars, text).steps[0].args["estimate"] == "£120", text
         said = render(courses, Ask("write", steps=(post,)), variant)
-        assert ", out of 20 and" in said and "number out of" not in said, said
+        assert " out of 20" in said and "with out of" not in said and "number out of" not in said, said
         assert parse(courses, said).steps[0].args["points"] == "20", said
 
 

@@ -107,9 +107,10 @@ _CLASSIFIERS = frozenset(["type", "kind", "category", "class", "sort"])
 
 
 def _kind(workflow: WorkflowSpec, heads: list[str]) -> ParamSpec | None:
-    """The one required enum parameter that says what kind of thing a run makes, when each of its
-    values can stand before the thing's noun `heads` (`spoken.stands_before`)."""
-    kinds = [p for p in workflow.params if p.type == "enum" and p.required and not p.say
+    """The one enum parameter that says what kind of thing a run makes, when each of its values can
+    stand before the thing's noun `heads` (`spoken.stands_before`); left out, the thing is said
+    without it ("Post an assignment")."""
+    kinds = [p for p in workflow.params if p.type == "enum" and not p.say
              and noun(said(p)) in _CLASSIFIERS and p.values
              and all(stands_before(v.replace("_", " "), heads) for v in p.values)]
     return kinds[0] if len(kinds) == 1 else None
@@ -275,8 +276,16 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
                         for e in workflow.effects if e.kind == "create")
             article = own_article if own_article in ("a", "an") else "" if plural else "a" if makes else "the"
             article = grammar.with_article(after[0]).split()[0] if article == "a" else article
-            pieces += [Piece(" " + " ".join([w for w in (article, *after) if w]) if after else ""),
-                       Piece(" for ", subject, "subject")]
+            kind = _kind(workflow, after) if makes and article in ("a", "an") and after else None
+            if kind is not None:  # "Post a quiz assignment for my section …": the kind before its noun
+                pieces += [Piece(" ", kind.name, KIND_A, tuple(kind.values or ())), Piece(" " + " ".join(after))]
+            else:
+                pieces.append(Piece(" " + " ".join([w for w in (article, *after) if w]) if after else ""))
+            named = next((p for p in workflow.params if p.name in ("name", "title") and p.required
+                          and p.type in ("string", "text")), None) if makes else None
+            if named is not None:  # a thing made is named right after its noun: 'Post an assignment "Quiz 2" for …'
+                pieces.append(Piece(" ", named.name, "named"))
+            pieces.append(Piece(" for ", subject, "subject"))
         rest_lead = " with "
     else:
         said_re = rf"\b{re.escape(' '.join(after))}\b"
@@ -385,6 +394,9 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
         elif piece.role in (KIND, KIND_A) and piece.param in args:
             word = modifier_said(str(args[piece.param]).replace("_", " "))
             out.append(piece.lead + (grammar.with_article(word) if piece.role == KIND_A else word))
+        elif piece.role == KIND_A:  # no kind given: "Post an assignment"
+            after = f.pieces[f.pieces.index(piece) + 1].lead.split()
+            out.append(piece.lead + grammar.with_article(after[0] if after else "thing").split()[0])
         elif piece.param in args:
             out.append(piece.lead + _value_text(spec, params[piece.param], args[piece.param], piece.role))
         elif piece.role == "subject" and own_lookup(params[piece.param]):
@@ -404,10 +416,13 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
         out.append(f" from {start} to {end}")
         rest = [n for n in rest if n not in f.span]
     if rest:  # "… with the note "Back at 10" and the reason "travel""; a range's end goes with its start
-        out.append(f.rest_lead + _listed([
-            arg_phrase(params[n], args[n], article=REST_ARTICLE)
-            + (f" to {param_text(params[end], args[end])}" if (end := params[n].range_end or "") in args else "")
-            for n in rest]))
+        items = [arg_phrase(params[n], args[n], article=REST_ARTICLE)
+                 + (f" to {param_text(params[end], args[end])}" if (end := params[n].range_end or "") in args else "")
+                 for n in rest]
+        # "with" takes a noun first: "with the due date … and out of 50", never "with out of 50"
+        nominal = next((i for i, item in enumerate(items) if item.split()[0] not in grammar.PREPOSITIONS), 0)
+        items.insert(0, items.pop(nominal))
+        out.append(f.rest_lead + _listed(items))
     return "".join(out)
 
 
@@ -442,6 +457,9 @@ def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "
         # an amount is "of" its noun: "with an estimate of £20", "an offer of £2,000"
         head, trailer = amount_said(param)  # "a premium of £30 on top"
         return f"{grammar.with_article(head)} of {param_text(param, value)}" + (f" {trailer}" if trailer else "")
+    state = noun_state(param) if joiner == " " and value in (True, False, "yes", "no") else None
+    if state is not None:  # "the tank full", "the tank not full", never "the tank full set to no"
+        return f"{article}{state[0]} {'' if value in (True, 'yes') else 'not '}{state[1]}"
     flag = bool_flag(param.type) if joiner == " " else ""
     words = noun(said(param)).split()
     if joiner == " " and len(words) > 1 and (words[0] in _PREPOSITIONS or words[-1] in _PREPOSITIONS):
@@ -453,6 +471,19 @@ def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "
             return article + _arg_label(param, value, joiner, flag, as_noun=True)
         article = ""  # a label that is a predicate reads bare: "starts on July 20", "check in June 4"
     return article + _arg_label(param, value, joiner, flag)
+
+
+def noun_state(param: ParamSpec) -> tuple[str, str] | None:
+    """A yes/no label that is a thing and its state ("Tank full", "Seal intact"): the thing and
+    the state, said as "the tank full" or "the tank not full"; None for other labels."""
+    words = noun(said(param)).split()
+    if param.type != "bool" or param.say or len(words) < 2 or not all(re.fullmatch(r"[a-z]+", w) for w in words):
+        return None
+    *thing, state = words
+    if not grammar.is_noun(thing[-1]) or not (grammar.is_adjective(state) or grammar.is_participle(state)) \
+            or any(w in _PREPOSITIONS for w in words):
+        return None
+    return " ".join(thing), state
 
 
 def _arg_label(param: ParamSpec, value: Any, joiner: str, flag: str, as_noun: bool = False) -> str:

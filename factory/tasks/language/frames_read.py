@@ -23,13 +23,13 @@ from factory.tasks.language.frames import (
 from factory.tasks.language.row_names import read_name
 from factory.tasks.language.spoken import noun, said
 from factory.tasks.language.things import own_lookup, person
-from factory.tasks.language.values import MONEY, scan_value
+from factory.tasks.language.values import MONEY, TIME, scan_value
 from factory.tasks.language.words import my_only
 
 # A slot's text by its kind: amounts and dates as written, anything else lazily up to the next
 # words of the frame, never splitting a quoted name.
 _SLOTS = {"amount": MONEY.pattern, "date": r"[A-Z][a-z]+ \d{1,2}(?:, \d{4})?"}  # amounts in any currency ("£45")
-_MOMENT = _SLOTS["date"] + r"(?: at \d{1,2}:\d{2})?"  # a range's ends: days, or moments ("June 6, 2026 at 10:00")
+_MOMENT = _SLOTS["date"] + f"(?:{TIME})?"  # a range's ends: days, or moments ("June 6, 2026 at 10:00 AM")
 _TEXT = r'(?:[^"]|"[^"]*")+?'
 
 
@@ -41,7 +41,10 @@ def frame_pattern(f: Frame) -> re.Pattern[str]:
             parts.append(f"(?:{re.escape(piece.lead)})?")  # said in one of its two places
         elif piece.role in (KIND, KIND_A):  # "sick", "an express": one of the parameter's values
             words = "|".join(re.escape(v.replace("_", " ")) for v in sorted(piece.values, key=len, reverse=True))
-            parts.append(f"{re.escape(piece.lead)}{'(?:an? )' if piece.role == KIND_A else ''}(?P<{piece.param}>{words})")
+            if piece.role == KIND_A:  # "a homework assignment", or "an assignment" with no kind said
+                parts.append(f"{re.escape(piece.lead)}(?:an? (?P<{piece.param}>{words})|an?)")
+            else:  # "Request sick leave", or "Request leave"
+                parts.append(f"(?:{re.escape(piece.lead)}(?P<{piece.param}>{words}))?")
         elif piece.param is None:
             parts.append(re.escape(piece.lead))
         else:

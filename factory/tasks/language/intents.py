@@ -47,7 +47,7 @@ from factory.tasks.language.parse import LIST_SEPARATORS, my_phrases, parse_args
 from factory.tasks.language.render import render_list
 from factory.tasks.language.row_names import name_of, read_name
 from factory.tasks.language.spoken import field_noun, noun
-from factory.tasks.language.values import DATE, MONEY
+from factory.tasks.language.values import DATE, MONEY, TIME
 
 EXTRA_OPENER = "Set the "  # the appended sentence: `Set the <label> to <value>, the … and the ….`
 
@@ -219,7 +219,7 @@ def _slot_regex(spec: Spec, entity: str, fname: str) -> str:
     if kind == "date":
         return DATE.pattern
     if kind == "datetime":
-        return DATE.pattern + r" at \d{2}:\d{2}"
+        return DATE.pattern + TIME
     if kind == "money":
         return MONEY.pattern
     if kind == "int":
@@ -259,6 +259,8 @@ def _pattern(spec: Spec, template: tuple[tuple[str, str], ...], slots: dict[str,
                     "quoted": r"[^\"]+" if text == '"' else r"[^']+"}[literal_kind(literals[lit][0])]
             out.append(f"{re.escape(text)}(?P<l_{lit}>{body}){re.escape(text)}")
             lit += 1
+    if _ends_quoted(template):
+        out.append(r"\.?")
     if extras:
         out.append(" (?P<extras>(?:" + "|".join(re.escape(o) for o in (EXTRA_OPENER, *ROLE_OPENERS.values())) + r").+)\.")
     return re.compile("^" + "".join(out) + "$", re.IGNORECASE)
@@ -284,7 +286,16 @@ def render_intent(form: IntentForm, slot_texts: dict[str, str], literal_texts: l
     out = []
     for kind, text in form.template:
         out.append(text if kind == "text" else slot_texts[text] if kind == "slot" else f"{text}{next(lits)}{text}")
-    return "".join(out) + (f" {extras}" if extras else "")
+    body = "".join(out)
+    if _ends_quoted(form.template) and body[-2:-1] not in (".", "?", "!"):
+        body += "."  # the seed's "… the reason "Too busy."" filled with a reason without its stop
+    return body + (f" {extras}" if extras else "")
+
+
+def _ends_quoted(template: tuple[tuple[str, str], ...]) -> bool:
+    """Whether a phrasing ends on a quoted literal, so its stop may sit inside the quotes."""
+    said = [(kind, text) for kind, text in template if kind != "text" or text]
+    return bool(said) and said[-1][0] not in ("text", "slot") and said[-1][1] in ('"', "'")
 
 
 # Where money comes from and goes to is said, not set ("Take it from my Main Checking account

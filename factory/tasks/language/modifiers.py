@@ -91,11 +91,45 @@ def adjective(entity: EntitySpec, conds: tuple[Cond, ...]) -> tuple[str, tuple[C
         return state + " ", conds[1:]
     if f.name == "role":  # a role is a noun ("employee"): "the staff with the role "employee"", never "employee staff"
         return "", conds
+    brand = brand_before(entity, first)
+    if brand is not None:  # "the Ford models", never "the models whose make is "Ford""
+        return brand + " ", conds[1:]
     word = first.value[1:-1] if first.value.startswith('"') and first.value.endswith('"') else ""
     if (f.type != "enum" or first.upper is not None or [c.field for c in _owners(entity, word)] != [f.name]
             or not stands_before(word, noun(said(entity)).split())):
         return "", conds
     return modifier_said(word) + " ", conds[1:]
+
+
+# A brand or maker said before its noun ("Ford models"): capitalised words, no quotes or commas.
+_BRAND = re.compile(r"[A-Z][\w&'.-]*(?: [A-Z][\w&'.-]*){0,2}")
+# Fields that say where a row is ("London"): a place follows its noun ("the branches in London").
+_PLACES = frozenset(["city", "country", "town", "region", "neighbourhood", "neighborhood", "district", "area"])
+
+
+def brand_field(entity: EntitySpec) -> FieldSpec | None:
+    """The one free-text field the list filters by that is neither the row's whole name nor a place
+    ("Make" of a car model): its capitalised value can stand before the noun ("the Ford models")."""
+    filtered = {f.field for f in entity.filters}
+    found = [f for f in entity.fields if f.type == "string" and f.name in filtered and entity.display_fields != [f.name]
+             and f.name not in entity.owner_fields and noun(said(f)) not in _PLACES]
+    return found[0] if len(found) == 1 else None
+
+
+def brand_before(entity: EntitySpec, cond: Cond) -> str | None:
+    """A first condition on the `brand_field` said before the noun ("Ford"), None otherwise; a
+    value that is a word of the noun itself, or a designator, stays after it. Capitals say it is
+    a name, so a name that is also a word ("Ford", "Tesla") still reads as one."""
+    f = brand_field(entity)
+    inner = cond.value[1:-1] if len(cond.value) > 2 and cond.value[0] == cond.value[-1] == '"' else ""
+    if f is None or cond.field != f.name or cond.upper is not None or not _BRAND.fullmatch(inner):
+        return None
+    words = inner.lower().split()
+    if set(words) & set(noun(said(entity)).split()) or len(words[-1]) == 1:
+        return None  # "Model models"; a designator ("Unit B") is a name, not a kind
+    if _owners(entity, inner.lower()):
+        return None  # a word that is also a value of a kind ("SUV") would read back as that kind
+    return inner
 
 
 def modifier_said(word: str) -> str:
@@ -144,4 +178,9 @@ def read_adjective(entity: EntitySpec, text: str, plural: bool) -> Cond | None:
         return None
     word = text[: -len(name) - 1]
     owners = _owners(entity, word) if _MODIFIER.fullmatch(word) else []
-    return owners[0] if len(owners) == 1 else None
+    if len(owners) == 1:
+        return owners[0]
+    brand = brand_field(entity)
+    if not owners and brand is not None and brand_before(entity, Cond(brand.name, f'"{word}"')) == word:
+        return Cond(brand.name, f'"{word}"')
+    return None

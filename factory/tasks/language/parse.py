@@ -14,7 +14,7 @@ from typing import Any
 
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language.asks import ONLY, AskStep, ParseError, Question, RefText
-from factory.tasks.language.frames import IT
+from factory.tasks.language.frames import IT, noun_state
 from factory.tasks.language.frames_read import parse_frame
 from factory.tasks.language.measures import count_noun, counted, value_first, with_unit
 from factory.tasks.language.parse_conds import entity_and_conds, field_by, parse_conds, same
@@ -118,6 +118,16 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
             if p.name in args:
                 raise ParseError(f"argument {p.label!r} is given twice")
             args[p.name] = value
+            if pos == len(text):
+                return args
+            pos = _separator(text, pos, separators)
+            continue
+        state = _noun_state_at(workflow, lowered, pos) if joiner == " " else None
+        if state is not None:  # "the tank not full" (`frames.noun_state`)
+            p, is_yes, pos = state
+            if p.name in args:
+                raise ParseError(f"argument {p.label!r} is given twice")
+            args[p.name] = "yes" if is_yes else "no"
             if pos == len(text):
                 return args
             pos = _separator(text, pos, separators)
@@ -280,6 +290,18 @@ def _pick_framed(spec: Spec, text: str) -> AskStep | None:
     workflow, args = found
     param = next(k for k, v in args.items() if v == RefText(IT, ONLY))
     return AskStep(workflow, {k: v for k, v in args.items() if k != param}, (param, q))
+
+
+def _noun_state_at(workflow: WorkflowSpec, lowered: str, pos: int) -> tuple[ParamSpec, bool, int] | None:
+    """A yes/no argument said as a thing and its state at `pos`: "tank full" (yes), "tank not
+    full" (no); the parameter, the value and the position after it."""
+    for p in workflow.params:
+        state = noun_state(p)
+        for said_as, value in ((f"{state[0]} not {state[1]}", False), (f"{state[0]} {state[1]}", True)) if state else ():
+            end = pos + len(said_as)
+            if lowered.startswith(said_as, pos) and (end == len(lowered) or not lowered[end].isalnum()):
+                return p, value, end
+    return None
 
 
 def _parse_framed(spec: Spec, text: str) -> AskStep | None:

@@ -20,6 +20,11 @@ from factory.tasks.language.row_names import name_of, read_name
 from factory.tasks.language.spoken import field_noun, noun, said, spoken_plural
 from factory.tasks.language.words import my_only
 
+# Who a row is said to belong to: "my ", "the ", or a person's name ("Ada Brennan's ").
+_WHOSE = r"[A-Z][^\"?]*?'s "
+_OWNED = rf"(?:my |the |{_WHOSE})[^\"]*"
+
+
 _Q_PATTERNS = [
     ("lookup", re.compile(r'^What is the (?P<field>.+?) (?:of|for) (?:my|the) (?P<entity>.+?) "(?P<ref>[^"]+)"\?$')),
     ("lookup", re.compile(r'^Look up the (?P<field>.+?) (?:of|for) (?:my|the) (?P<entity>.+?) "(?P<ref>[^"]+)"\.$')),
@@ -33,6 +38,9 @@ _Q_PATTERNS = [
     ("sum", re.compile(r"^What is the total (?P<field>.+?) (?:of|across) (?:my|the) (?P<plural>.+?)(?: with (?P<conds>.+))?\?$")),
     ("named", re.compile(r'^What is the (?P<field>.+?) (?:of|for) (?P<named>(?:my|the) [^"]+)\?$')),  # frames.name_of
     ("named", re.compile(r'^Look up the (?P<field>.+?) (?:of|for) (?P<named>(?:my|the) [^"]+)\.$')),
+    # a name quoted with words around it: `my rental "X" from May 7`, `Ada Brennan's hold "X"` (row_names)
+    ("named", re.compile(rf'^What is the (?P<field>.+?) (?:of|for) (?P<named>{_OWNED}"[^"]+"(?: [^"]+)?)\?$')),
+    ("named", re.compile(rf'^Look up the (?P<field>.+?) (?:of|for) (?P<named>{_OWNED}"[^"]+"(?: [^"]+)?)\.$')),
     ("bare", re.compile(r'^What (?:is|are) the (?P<field>.+?) (?:of|for) (?P<bare>[A-Z][^"]*)\?$')),  # render.says_its_noun
     ("bare", re.compile(r'^Look up the (?P<field>.+?) (?:of|for) (?P<bare>[A-Z][^"]*)\.$')),
     ("arg", re.compile(r"^Which of (?:my|the) (?P<plural>.+?)(?: with (?P<conds>.+?))? has the "
@@ -102,7 +110,7 @@ def parse_question(spec: Spec, text: str) -> Question | None:
     return None
 
 
-_HELD_COUNT = re.compile(r"^How many (?P<plural>[a-z][a-z -]*?) does (?P<named>(?:my|the) .+) have\?$")
+_HELD_COUNT = re.compile(rf"^How many (?P<plural>[a-z][a-z -]*?) does (?P<named>(?:my |the |{_WHOSE}).+) have\?$")
 
 
 def _held_count(spec: Spec, text: str) -> Question | None:

@@ -19,6 +19,7 @@ from factory.spec.model import ParamSpec, WorkflowSpec
 from factory.tasks.language.answer import Answer
 from factory.tasks.language.asks import ONLY, Ask, Cond, Question, RefText
 from factory.tasks.language.frames import set_fields
+from factory.tasks.language.row_names import person_split, person_template
 from factory.tasks.language.spoken import spoken_label
 from factory.tasks.language.values import parse_scalar
 from factory.tasks.language.words import my_only
@@ -51,7 +52,10 @@ def find_rows(world: UserView, entity: str, user_id: int, ref: RefText) -> list[
     if ref.by == ONLY:  # "my profile": every row the user sees (exactly one, or it is ambiguous)
         return list(rows) if want == _norm(my_only(world.entity(entity))) else []
     if ref.by is None:
-        named = _labelled(world, entity, rows, want)
+        # "my shift "May 29 Night"": the user's own row without their own name (not of a row said
+        # to be someone else's)
+        named = _labelled(world, entity, rows, want) or (_own_labelled(world, entity, rows, want, user_id)
+                                                         if ref.mine is not False else [])
         if named or ", " not in want:
             return named
         # "Conference travel (Tomas Silva), draft": a label two rows share, then after a comma
@@ -72,6 +76,27 @@ def _labelled(world: UserView, entity: str, rows: list[Row], want: str) -> list[
     year = world.spec.today[:4]
     return [r for r in rows if want in (_norm(world.label(entity, r)), _norm(spoken_label(world.label(entity, r))),
                                         _norm(spoken_label(world.label(entity, r), year)))]
+
+
+def _own_labelled(world: UserView, entity: str, rows: list[Row], want: str, user_id: int) -> list[Row]:
+    """The user's own rows labelled `want` once their own name is left out ("my shift "May 29
+    Night"" of "Priya Raman, May 29 Night", said by Priya: `row_names.person_split`)."""
+    shape = person_template(world.spec, world.entity(entity))
+    if shape is None:
+        return []
+    column = world.field(entity, shape[0]).column
+    year = world.spec.today[:4]
+    out = []
+    for r in rows:
+        if r.get(column) != user_id:
+            continue
+        label = world.label(entity, r)
+        for form in (label, spoken_label(label), spoken_label(label, year)):
+            split = person_split(world.spec, world.entity(entity), form)
+            if split is not None and _norm(split[1]) == want:
+                out.append(r)
+                break
+    return out
 
 
 def qualifiers(world: UserView, entity: str) -> list[str]:

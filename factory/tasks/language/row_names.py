@@ -38,6 +38,77 @@ def _template_split(ent: EntitySpec, label: str) -> tuple[str, str] | None:
     return label[:cut], label[cut + 1:]
 
 
+_LAST_FIELD = re.compile(r"(?P<head>.*\})(?P<sep>[^{}]*)\{(?P<last>\w+)\}")
+_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+_SPOKEN_DAY = re.compile(rf"(?:{_MONTHS}) \d{{1,2}}(?:, \d{{4}})?(?: at \d{{1,2}}:\d{{2}}(?: [AP]M)?)?$")
+
+
+def _date_sep(ent: EntitySpec) -> tuple[str, str] | None:
+    """For a label that ends with the row's date after a mark ("{vehicle}, {starts_at}"): the
+    template's text before the date and the words a sentence says the day with ("on", or what
+    the date's own label says: "from" (From), "logged on" (Logged at)); None for other labels."""
+    m = _LAST_FIELD.fullmatch(ent.display)
+    last = next((f for f in ent.fields if m and f.name == m["last"]), None)
+    if m is None or last is None or last.type not in ("date", "datetime") or "(" in m["sep"] or ")" in m["sep"]:
+        return None
+    if any(f.type in ("date", "datetime") for f in ent.fields if f"{{{f.name}}}" in m["head"]):
+        return None  # "{listing_title}: {start_on} to {end_on}" is a span, said whole
+    if re.search(r"\w", m["sep"]):
+        return None  # "{shipment}, issued {issued_on}" says its day in words already: quoted whole
+    words = _day_words(last.label)
+    return m["sep"], " ".join(words) if words and words != ["at"] else "on"
+
+
+def _day_words(label: str) -> list[str]:
+    """What the date field's own label says before a day: "from" (From), "logged on" (Logged at),
+    "since" (Since); nothing for a noun ("Start date")."""
+    words = label.lower().split()
+    if len(words) == 1 and words[0] in grammar.PREPOSITIONS:
+        return words
+    if words and grammar.is_participle(words[0]) and all(w in grammar.PREPOSITIONS for w in words[1:]):
+        return [words[0], "on"]
+    return []
+
+
+def _dated(ent: EntitySpec, label: str) -> tuple[str, str, str] | None:
+    """A label split as a person says it, the app's name quoted and the day in words after it:
+    ("Ford Fiesta LN72 MVM", "on", "May 7 at 9:00 AM") of "Ford Fiesta LN72 MVM, May 7 at 9:00 AM"."""
+    found = _date_sep(ent)
+    day = _SPOKEN_DAY.search(label)
+    if found is None or day is None or not label[: day.start()].endswith(found[0]):
+        return None
+    head = label[: day.start() - len(found[0])]
+    if not head or '"' in head:
+        return None
+    return head, found[1], day[0]
+
+
+def person_template(spec: Spec, ent: EntitySpec) -> tuple[str, str, bool] | None:
+    """For a label that starts or ends with a person ("{worker}, {work_date} {pattern}",
+    "{assignment} by {student}"): that field, the text between it and the rest, and whether it
+    comes first; None when the label names no one, or two people."""
+    people = [f.name for f in ent.fields if f.type == "reference" and f.ref and f.ref in {e.name for e in spec.entities}
+              and person(spec, f.ref) and f"{{{f.name}}}" in ent.display]
+    if len(people) != 1:
+        return None
+    first = re.fullmatch(rf"\{{{people[0]}\}}(?P<sep>[^{{}}]+)\{{.*", ent.display)
+    last = re.fullmatch(rf".*\}}(?P<sep>[^{{}}]+)\{{{people[0]}\}}", ent.display)
+    found = first or last
+    return (people[0], found["sep"], first is not None) if found else None
+
+
+def person_split(spec: Spec, ent: EntitySpec, label: str) -> tuple[str, str] | None:
+    """The person a label names and the rest of it: ("Priya Raman", "May 29 Night (22:00-06:00)")
+    of "Priya Raman, May 29 Night (22:00-06:00)"; None for other labels."""
+    shape = person_template(spec, ent)
+    if shape is None or shape[1] not in label:
+        return None
+    who, rest = label.split(shape[1], 1) if shape[2] else label.rsplit(shape[1], 1)[::-1]
+    if not who or not rest or not who[:1].isupper() or '"' in label or "'s " in who:
+        return None
+    return who, rest
+
+
 def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
     """How a sentence names a row: "my Main Checking account (··3808)", "my visa card ··9591",
     `my payee "Sunvale Energy"`, "my contact details"; bare ("Sunvale Energy") where money goes."""
@@ -54,6 +125,12 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
     split = _template_split(ent, ref.text)
     if split is not None:
         return f"{owner}{split[0]} {thing} ({split[1]})"
+    whose = person_split(spec, ent, ref.text) if not mine else None
+    if whose is not None:  # `Priya Raman's shift "May 29 Night (22:00-06:00)"`, as people say it
+        return f'{whose[0]}\'s {thing} "{whose[1]}"'
+    dated = _dated(ent, ref.text)
+    if dated is not None:  # `my rental "Ford Fiesta LN72 MVM" on May 7`: quoted as the app shows it, the day in words
+        return f'{owner}{thing} "{dated[0]}" {dated[1]} {dated[2]}'
     if "," not in ref.text and re.search(rf"\b{re.escape(thing)}\b", ref.text.lower()):
         return owner + ref.text  # a name that says what it is ("my visa card ··9591"); a list is quoted
     return f'{owner}{thing} "{ref.text}"'
@@ -69,6 +146,16 @@ def read_name(spec: Spec, entity: str, text: str) -> RefText:
     for owner, flag in (("my ", True), ("the ", False)):
         if text.lower().startswith(owner):
             text, mine = text[len(owner):], flag
+    shape = person_template(spec, ent)
+    whose = re.fullmatch(rf'(?P<who>[A-Z][^"]*?)\'s {re.escape(thing)} "(?P<rest>[^"]+)"', text, re.IGNORECASE)
+    if shape is not None and whose is not None and mine is None:
+        label = f"{whose['who']}{shape[1]}{whose['rest']}" if shape[2] else f"{whose['rest']}{shape[1]}{whose['who']}"
+        return RefText(label, mine=False)
+    found = _date_sep(ent)
+    m = re.fullmatch(rf'{re.escape(thing)} "(?P<head>[^"]+)" (?P<word>[a-z ]+?) (?P<day>{_SPOKEN_DAY.pattern[:-1]})',
+                     text, re.IGNORECASE)
+    if found is not None and m is not None and m["word"].lower() == found[1]:
+        return RefText(f"{m['head']}{found[0]}{m['day']}", mine=mine)
     if text.lower().startswith(thing + ' "') and text.endswith('"') and text.count('"') == 2:
         return RefText(text[len(thing) + 2:-1], mine=mine)
     m = re.fullmatch(rf"(.+) {re.escape(thing)} \((.+)\)", text, re.IGNORECASE)

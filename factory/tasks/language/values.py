@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from factory.predict.rows import date_text, enum_text
-from factory.spec.labels import CURRENCIES
+from factory.spec.labels import CURRENCIES, clock_label
 from factory.spec.model import ParamSpec
 from factory.tasks.language.asks import ONLY, ParseError, RefText
 from factory.tasks.language.spoken import money_words
@@ -33,7 +33,7 @@ def field_value_text(kind: str, value: Any, currency: str | None = None) -> str:
     if kind == "date":
         return date_text(str(value))
     if kind == "datetime":
-        return f"{date_text(str(value))} at {str(value)[11:16]}"
+        return f"{date_text(str(value))} at {clock_label(str(value)[11:16])}"
     if kind == "bool":
         return "yes" if value else "no"
     if kind == "int":
@@ -49,7 +49,8 @@ _SYMBOLS = "|".join(re.escape(sym) for sym in sorted(set(CURRENCIES.values()), k
 MONEY = re.compile(rf"-?(?:{_SYMBOLS})-?(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d{{1,2}})?")
 _INT = re.compile(r"-?\d+")
 DATE = re.compile(r"([A-Z][a-z]+) (\d{1,2}), (\d{4})")
-_TIME = re.compile(r" at (\d{2}):(\d{2})")
+TIME = r" at \d{1,2}:\d{2}(?: [AP]M)?"  # "at 2:00 PM", and the 24-hour "at 14:00" read too
+_TIME = re.compile(r" at (\d{1,2}):(\d{2})(?: ([AP]M))?")
 _QUOTED = re.compile(r'"([^"]*)"')
 _BOOL = re.compile(r"(yes|no)\b", re.IGNORECASE)
 
@@ -87,8 +88,10 @@ def parse_scalar(kind: str, text: str) -> Any:
             if kind == "date":
                 return day.isoformat()
             t = _TIME.search(text)
-            hh, mm = (t.group(1), t.group(2)) if t else ("00", "00")
-            return f"{day.isoformat()}T{hh}:{mm}:00"
+            hour, mm = (int(t.group(1)), t.group(2)) if t else (0, "00")
+            if t and t.group(3):
+                hour = hour % 12 + (12 if t.group(3) == "PM" else 0)
+            return f"{day.isoformat()}T{hour:02d}:{mm}:00"
         if kind == "int":
             return int(text)
         if kind == "bool":

@@ -34,6 +34,7 @@ from factory.tasks.language.intents import intent_forms
 from factory.tasks.language.lint import DATE_ISO, Change, Hit, lint_goal
 from factory.tasks.language.render import bulk_sentence
 from factory.tasks.language.resolve import find_rows, select
+from factory.tasks.language.row_names import person_split, person_template
 
 Options = Callable[[str, str, str], list[int]]  # (username, workflow, param) -> offered row ids
 ORDERED = ("money", "int", "date")  # field types a superlative ranks by (reads, read-then-write)
@@ -75,6 +76,17 @@ class ProposerBase:
 
     def _label(self, entity: str, row: Row) -> str:
         return self.world.label(entity, row)
+
+    def _own_name(self, entity: str, row: Row, user_id: int, text: str) -> str | None:
+        """A row's name without the user's own name in it, as they say it: "my shift "May 29
+        Night"" (its label "Priya Raman, May 29 Night", said by Priya); None when the label does
+        not name the user (`row_names.person_split`)."""
+        ent = self.spec.entity(entity)
+        shape = person_template(self.spec, ent)
+        if shape is None or row.get(ent.field_named(shape[0]).column) != user_id:
+            return None
+        split = person_split(self.spec, ent, text)
+        return split[1] if split is not None else None
 
     def _currency(self, entity: str, row: Row) -> str | None:
         """The ISO code of the row's amounts: its currency field's value, else a fixed one."""
@@ -147,7 +159,7 @@ class ProposerBase:
         reference to a user (the fine's member, the card's owner), or, naming no user at all, it
         belongs to a row the user holds (a card through its account). A row that names someone
         else (the fine of a member the user administers) is not the user's, nor is a row the user
-        only shares as a later owner."""
+        only shares as a later owner, nor a row that hangs off one the user runs without owning it."""
         ent = self.spec.entity(entity)
         row = self.world.row(entity, row_id) if row_id is not None else None
         if row is None:
@@ -160,8 +172,11 @@ class ProposerBase:
         people = [f for f in ent.fields if f.type == "reference" and f.ref == "user" and row.get(f.column) is not None]
         if people:
             return any(row.get(f.column) == user_id for f in people)
+        # Held through a row that has owners (a card through its account), never through one the
+        # user only runs: a car parked at the branch a manager runs is the branch's, not "my car".
         return depth > 0 and any(self._holds(user_id, f.ref, row.get(f.column), depth - 1) for f in ent.fields
-                                 if f.type == "reference" and f.ref and f.ref != entity)
+                                 if f.type == "reference" and f.ref and f.ref not in (entity, "user")
+                                 and self.spec.entity(f.ref).owner_fields)
 
     def lint_hits(self, draft: Draft) -> list[Hit]:
         """The language rules on a draft's goal with what only the world knows: the values its

@@ -103,6 +103,9 @@ class ReadsMixin(ProposerBase):
                 target = RefText(my_only(ent), ONLY)
             else:
                 target = RefText(spoken_label(self._label(ent.name, row), self.spec.today[:4]))
+                own = self._own_name(ent.name, row, user.id, target.text) if ent.visibility != "public" else None
+                if own is not None:  # "my shift "May 29 Night"", never "my shift "Priya Raman, May 29 Night""
+                    target = RefText(own, mine=True)
             return self._ask_read(Question("lookup", ent.name, f.name, target), user, "lookup", [])
         if len(rows) < 2:
             return None  # counting, totalling or ranking one row is no question a person asks

@@ -93,6 +93,7 @@ class ValuesMixin(ProposerBase):
                     return None
                 values[p.name] = value
         _in_order(workflow, values)
+        self._like_stored(workflow, values)
         self._near_amounts(workflow, values)
         self._near_counts(workflow, values)
         self._near_current(workflow, values)
@@ -312,6 +313,25 @@ class ValuesMixin(ProposerBase):
             if (p.min is None or value >= round(p.min * scale)) and (p.max is None or value <= round(p.max * scale)):
                 values[p.name] = value
 
+    def _like_stored(self, workflow: WorkflowSpec, values: dict[str, Any]) -> None:
+        """An amount a run stores takes the size of the amounts the world keeps in that field: a
+        repair estimate near the estimates on other damage reports (hundreds of pounds), an ocean
+        freight quote near other quotes, never the fixed $5 to $250 of `_scalar`."""
+        for p in workflow.params:
+            if p.type != "money" or p.name not in values:
+                continue
+            stored = sorted({int(row[f.column]) for entity, fname in _stored_in(workflow, p.name)
+                             for f in [self.spec.entity(entity).field_named(fname)]
+                             for row in self.world.rows(entity)
+                             if isinstance(row.get(f.column), int) and row[f.column] > 0})
+            if len(stored) < 3:  # too few to say what size such an amount is
+                continue
+            near = round_amount(self.rng.choice(stored) * self.rng.choice(NEAR_FACTORS))
+            low = round((p.min if p.min is not None else 0.01) * 100)
+            high = round(p.max * 100) if p.max is not None else near
+            if low <= near <= high:
+                values[p.name] = near
+
     def _near_counts(self, workflow: WorkflowSpec, values: dict[str, Any]) -> None:
         """Half the time, a whole number a rule compares with a row's ("the odometer reads at least
         what it read at pick-up") takes a value at or a little above a number on the rows the run
@@ -361,6 +381,15 @@ class ValuesMixin(ProposerBase):
         if p.type == "email":
             return self._contact(p.name.lower() if "email" in p.name.lower() else "email")
         return self._text(p, workflow)
+
+
+def _stored_in(workflow: WorkflowSpec, param: str) -> list[tuple[str, str]]:
+    """The (entity, field) pairs a run stores `param` in, as it is: `set x.estimate = estimate`,
+    or a created row's field given the parameter."""
+    out = [(e.entity, e.field) for e in workflow.effects if e.kind == "set" and e.field and e.to == param]
+    out += [(e.entity, fname) for e in workflow.effects if e.kind == "create" and e.values
+            for fname, source in e.values.items() if source == param]
+    return out
 
 
 def _orderings(node: Node) -> list[tuple[str, str]]:

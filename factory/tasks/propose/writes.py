@@ -217,8 +217,9 @@ class WritesMixin(ProposerBase):
                     return None
                 # "my" only of a row the user holds (the card they own, not one they administer), in
                 # a public entity too (the host's own listing, the review they wrote)
-                args[p.name] = RefText(name, mine=self._holds(user.id, p.ref, value),
-                                       currency=self._currency(p.ref, row))
+                mine = self._holds(user.id, p.ref, value)
+                own = self._own_name(p.ref, row, user.id, name) if mine else None
+                args[p.name] = RefText(own or name, mine=mine, currency=self._currency(p.ref, row))
             else:
                 if isinstance(value, str) and ('"' in value or "; " in value):
                     return None

@@ -1,0 +1,90 @@
+"""How a sentence names a row whose label ends with its day, and how times of day are written
+(issue 30, the suite's readings): the app's part of the label is quoted as the app shows it and the
+day follows in words ("my rental "Ford Fiesta LN72 MVM" from May 7 at 9:00 AM"), never a quoted
+label re-spelled into a form the app never shows; a time of day is written as the app writes it
+("at 2:00 PM"), and the 24-hour form still reads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from factory.builder.build import build_spec
+from factory.seed.loader import load_seed
+from factory.spec.model import Spec
+from factory.tasks.language.phrasing import Ask, AskStep, RefText, parse, render
+from factory.tasks.language.row_names import name_of, read_name
+from factory.tasks.language.values import parse_scalar
+
+SUITE = Path(__file__).resolve().parents[2] / "seeds" / "suite"
+
+
+@pytest.fixture(scope="module")
+def cars() -> Spec:
+    return build_spec(load_seed(SUITE / "car_rental.yaml"))
+
+
+def test_a_label_ending_in_its_day_quotes_the_app_part_and_says_the_day(cars: Spec) -> None:
+    rental = RefText("Ford Fiesta LN72 MVM, May 7 at 9:00 AM", mine=True)
+    said = name_of(cars, "rental", rental, "subject")
+    # the day's words come from the date field's own label ("From")
+    assert said == 'my rental "Ford Fiesta LN72 MVM" from May 7 at 9:00 AM'
+    assert read_name(cars, "rental", said) == rental
+    report = RefText("Ford Galaxy EA22 MDT: Interior, April 29 at 9:00 AM", mine=False)
+    said = name_of(cars, "damage_report", report, "subject")
+    assert said == 'the damage report "Ford Galaxy EA22 MDT: Interior" logged on April 29 at 9:00 AM'
+    assert read_name(cars, "damage_report", said) == report
+
+
+def test_a_write_on_such_a_row_reads_back(cars: Spec) -> None:
+    step = AskStep("check_out", {"rental": RefText("Ford Fiesta LN72 MVM, May 7 at 9:00 AM", mine=False)})
+    for variant in (0, 1, 2):
+        text = render(cars, Ask("write", steps=(step,)), variant)
+        assert '"Ford Fiesta LN72 MVM" from May 7' in text, text
+        assert parse(cars, text).steps == (step,), text
+
+
+def test_a_span_or_a_label_with_its_own_words_is_quoted_whole() -> None:
+    stay = build_spec(load_seed(SUITE.parent / "echostay.yaml"))
+    span = next(e for e in stay.entities if e.display.endswith("{start_on} to {end_on}"))
+    text = "Loft: June 3 to June 5"
+    assert f'"{text}"' in name_of(stay, span.name, RefText(text, mine=True), "subject")
+    freight = build_spec(load_seed(SUITE / "freight.yaml"))
+    issued = next(e for e in freight.entities if e.display == "{shipment}, issued {issued_on}")
+    text = "PO-92206 · Antwerp to Nhava Sheva, issued May 24"
+    assert f'"{text}"' in name_of(freight, issued.name, RefText(text, mine=True), "subject")
+
+
+def test_a_time_of_day_is_written_as_the_app_shows_it(cars: Spec) -> None:
+    step = AskStep("reserve_car", {"vehicle": RefText("Ford Fiesta LN72 MVM", mine=False),
+                                   "starts_at": "2026-06-04T09:00:00", "ends_at": "2026-06-06T14:30:00"})
+    text = render(cars, Ask("write", steps=(step,)), 0)
+    assert "June 4, 2026 at 9:00 AM" in text and "June 6, 2026 at 2:30 PM" in text, text
+    assert "14:30" not in text
+    read = parse(cars, text).steps[0].args
+    assert parse_scalar("datetime", read["starts_at"]) == "2026-06-04T09:00:00"
+    assert parse_scalar("datetime", read["ends_at"]) == "2026-06-06T14:30:00"
+    assert parse_scalar("datetime", "June 6, 2026 at 14:30") == "2026-06-06T14:30:00"
+    assert parse_scalar("datetime", "June 6, 2026 at 12:05 AM") == "2026-06-06T00:05:00"
+    assert parse_scalar("datetime", "June 6, 2026 at 12:05 PM") == "2026-06-06T12:05:00"
+
+
+def test_a_row_named_after_someone_is_theirs_in_the_sentence() -> None:
+    """"Cindy Beard's shift "May 28 Late (14:00-22:00)"", "Félix Gagnon's submission "Book review
+    (HIST2150-A-W26)"", never `the shift "Cindy Beard, May 28 Late …"`; each reads back to the
+    app's whole label."""
+    hr = build_spec(load_seed(SUITE / "hr_leave.yaml"))
+    courses = build_spec(load_seed(SUITE / "courses.yaml"))
+    shift = next(e.name for e in hr.entities if e.display == "{worker}, {work_date} {pattern}")
+    submission = next(e.name for e in courses.entities if e.display == "{assignment} by {student}")
+    cases = [(hr, shift, "Cindy Beard, May 28 Late (14:00-22:00)", 'Cindy Beard\'s shift "May 28 Late (14:00-22:00)"'),
+             (courses, submission, "Book review (HIST2150-A-W26) by Félix Gagnon",
+              'Félix Gagnon\'s submission "Book review (HIST2150-A-W26)"')]
+    for spec, entity, label, said in cases:
+        ref = RefText(label, mine=False)
+        assert name_of(spec, entity, ref, "subject") == said
+        assert read_name(spec, entity, said) == ref
+    # the user's own row is "my shift "…"" without their name (the proposer leaves it out)
+    assert name_of(hr, shift, RefText("May 28 Late (14:00-22:00)", mine=True), "subject") == \
+        'my shift "May 28 Late (14:00-22:00)"'
