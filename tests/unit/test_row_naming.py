@@ -88,3 +88,23 @@ def test_a_row_named_after_someone_is_theirs_in_the_sentence() -> None:
     # the user's own row is "my shift "…"" without their name (the proposer leaves it out)
     assert name_of(hr, shift, RefText("May 28 Late (14:00-22:00)", mine=True), "subject") == \
         'my shift "May 28 Late (14:00-22:00)"'
+
+
+def test_a_row_that_is_a_persons_own_is_named_by_them() -> None:
+    """A staff record shown as its member's name is "Jill Gay's employee record" to a manager,
+    read back to the row; a department in a building is "in" it, never "whose building is"."""
+    from factory.tasks.language.phrasing import Cond, Question
+
+    hr = build_spec(load_seed(SUITE / "hr_leave.yaml"))
+    record = next(e for e in hr.entities if e.display == "{member}")
+    rate = next(f.name for f in record.fields if f.type == "money")
+    q = Question("lookup", record.name, rate, RefText("Jill Gay", mine=False))
+    for variant in (0, 1):
+        text = render(hr, Ask("read", question=q), variant)
+        assert "Jill Gay's employee record" in text and '"Jill Gay"' not in text, text
+        assert parse(hr, text).question == q
+    dept = Question("count", "department", conds=(Cond("building", '"unit b"'),))
+    for variant in (0, 1):
+        text = render(hr, Ask("read", question=dept), variant)
+        assert " in the building " in text and "whose building" not in text and "have the building" not in text, text
+        assert parse(hr, text).question == dept

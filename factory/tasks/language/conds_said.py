@@ -113,7 +113,8 @@ def lead_word(field: FieldSpec) -> str | None:
 CONTAINERS = frozenset(["folder", "mailbox", "notebook", "album", "playlist", "channel", "board", "shelf",
                         "collection", "wishlist", "drawer", "queue", "inbox",
                         # places: "the listings in the city "Paris"" (never "state": often a status)
-                        "city", "country", "town", "region", "neighbourhood", "neighborhood", "district", "area"])
+                        "city", "country", "town", "region", "neighbourhood", "neighborhood", "district", "area",
+                        "building", "site", "campus", "warehouse", "depot"])
 
 
 def container(field: FieldSpec) -> bool:

@@ -36,8 +36,8 @@ _Q_PATTERNS = [
     ("count", re.compile(r"^Count (?:my|the) (?P<plural>[A-Za-z0-9]+ .+?)\.$")),  # "Count my active cards."
     ("count", re.compile(r"^How many (?P<plural>[A-Za-z0-9]+ .+?) (?:do I have|are there)\?$")),
     ("sum", re.compile(r"^What is the total (?P<field>.+?) (?:of|across) (?:my|the) (?P<plural>.+?)(?: with (?P<conds>.+))?\?$")),
-    ("named", re.compile(r'^What is the (?P<field>.+?) (?:of|for) (?P<named>(?:my|the) [^"]+)\?$')),  # frames.name_of
-    ("named", re.compile(r'^Look up the (?P<field>.+?) (?:of|for) (?P<named>(?:my|the) [^"]+)\.$')),
+    ("named", re.compile(rf'^What is the (?P<field>.+?) (?:of|for) (?P<named>(?:my |the |{_WHOSE})[^"]+)\?$')),  # name_of
+    ("named", re.compile(rf'^Look up the (?P<field>.+?) (?:of|for) (?P<named>(?:my |the |{_WHOSE})[^"]+)\.$')),
     # a name quoted with words around it: `my rental "X" from May 7`, `Ada Brennan's hold "X"` (row_names)
     ("named", re.compile(rf'^What is the (?P<field>.+?) (?:of|for) (?P<named>{_OWNED}"[^"]+"(?: [^"]+)?)\?$')),
     ("named", re.compile(rf'^Look up the (?P<field>.+?) (?:of|for) (?P<named>{_OWNED}"[^"]+"(?: [^"]+)?)\.$')),

@@ -91,6 +91,8 @@ def person_template(spec: Spec, ent: EntitySpec) -> tuple[str, str, bool] | None
               and person(spec, f.ref) and f"{{{f.name}}}" in ent.display]
     if len(people) != 1:
         return None
+    if ent.display == f"{{{people[0]}}}":  # the row is the person's own ("{employee}"): "Jill Gay's employee record"
+        return people[0], "", True
     first = re.fullmatch(rf"\{{{people[0]}\}}(?P<sep>[^{{}}]+)\{{.*", ent.display)
     last = re.fullmatch(rf".*\}}(?P<sep>[^{{}}]+)\{{{people[0]}\}}", ent.display)
     found = first or last
@@ -101,6 +103,8 @@ def person_split(spec: Spec, ent: EntitySpec, label: str) -> tuple[str, str] | N
     """The person a label names and the rest of it: ("Priya Raman", "May 29 Night (22:00-06:00)")
     of "Priya Raman, May 29 Night (22:00-06:00)"; None for other labels."""
     shape = person_template(spec, ent)
+    if shape is not None and not shape[1]:
+        return (label, "") if label[:1].isupper() and '"' not in label and "'s " not in label else None
     if shape is None or shape[1] not in label:
         return None
     who, rest = label.split(shape[1], 1) if shape[2] else label.rsplit(shape[1], 1)[::-1]
@@ -126,8 +130,8 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
     if split is not None:
         return f"{owner}{split[0]} {thing} ({split[1]})"
     whose = person_split(spec, ent, ref.text) if not mine else None
-    if whose is not None:  # `Priya Raman's shift "May 29 Night (22:00-06:00)"`, as people say it
-        return f'{whose[0]}\'s {thing} "{whose[1]}"'
+    if whose is not None:  # `Priya Raman's shift "May 29 Night (22:00-06:00)"`, "Jill Gay's employee record"
+        return f'{whose[0]}\'s {thing}' + (f' "{whose[1]}"' if whose[1] else "")
     dated = _dated(ent, ref.text)
     if dated is not None:  # `my rental "Ford Fiesta LN72 MVM" on May 7`: quoted as the app shows it, the day in words
         return f'{owner}{thing} "{dated[0]}" {dated[1]} {dated[2]}'
@@ -147,9 +151,10 @@ def read_name(spec: Spec, entity: str, text: str) -> RefText:
         if text.lower().startswith(owner):
             text, mine = text[len(owner):], flag
     shape = person_template(spec, ent)
-    whose = re.fullmatch(rf'(?P<who>[A-Z][^"]*?)\'s {re.escape(thing)} "(?P<rest>[^"]+)"', text, re.IGNORECASE)
-    if shape is not None and whose is not None and mine is None:
-        label = f"{whose['who']}{shape[1]}{whose['rest']}" if shape[2] else f"{whose['rest']}{shape[1]}{whose['who']}"
+    whose = re.fullmatch(rf'(?P<who>[A-Z][^"]*?)\'s {re.escape(thing)}(?: "(?P<rest>[^"]+)")?', text, re.IGNORECASE)
+    if shape is not None and whose is not None and mine is None and bool(whose["rest"]) == bool(shape[1]):
+        rest = whose["rest"] or ""
+        label = f"{whose['who']}{shape[1]}{rest}" if shape[2] else f"{rest}{shape[1]}{whose['who']}"
         return RefText(label, mine=False)
     found = _date_sep(ent)
     m = re.fullmatch(rf'{re.escape(thing)} "(?P<head>[^"]+)" (?P<word>[a-z ]+?) (?P<day>{_SPOKEN_DAY.pattern[:-1]})',

@@ -102,10 +102,12 @@ class ReadsMixin(ProposerBase):
             if len(rows) == 1 and ent.visibility != "public" and ent.owner_fields and self._one_each(ent.name):
                 target = RefText(my_only(ent), ONLY)
             else:
-                target = RefText(spoken_label(self._label(ent.name, row), self.spec.today[:4]))
-                own = self._own_name(ent.name, row, user.id, target.text) if ent.visibility != "public" else None
-                if own is not None:  # "my shift "May 29 Night"", never "my shift "Priya Raman, May 29 Night""
-                    target = RefText(own, mine=True)
+                text = spoken_label(self._label(ent.name, row), self.spec.today[:4])
+                # "my" only of a row the user holds: the manager asks of "Jill Gay's employee record"
+                held = self._holds(user.id, ent.name, row["id"]) if ent.visibility != "public" else None
+                own = self._own_name(ent.name, row, user.id, text) if held else None
+                # "my shift "May 29 Night"", never "my shift "Priya Raman, May 29 Night""
+                target = RefText(own or text, mine=held)
             return self._ask_read(Question("lookup", ent.name, f.name, target), user, "lookup", [])
         if len(rows) < 2:
             return None  # counting, totalling or ranking one row is no question a person asks

@@ -154,7 +154,8 @@ class ValuesMixin(ProposerBase):
                       if src in values and src in params and fname in names and not params[src].ref
                       and (params[src].type in ("enum", "text", "string")
                            or (params[src].type == "int" and not re.search(rf"\b{re.escape(src)}\b", checked)))
-                      and not ent.field_named(fname).unique and not self._own_text(params[src])}
+                      and not ent.field_named(fname).unique and not self._own_text(params[src])
+                      and not _chooses_currency(params[src])}  # the amounts are already sized in the run's
             if len(copied) < 2 or not any(params[s].type == "enum" for s in copied):
                 continue
             refs = {fname: values[src] for fname, src in effect.values.items()
@@ -314,23 +315,40 @@ class ValuesMixin(ProposerBase):
                 values[p.name] = value
 
     def _like_stored(self, workflow: WorkflowSpec, values: dict[str, Any]) -> None:
-        """An amount a run stores takes the size of the amounts the world keeps in that field: a
-        repair estimate near the estimates on other damage reports (hundreds of pounds), an ocean
-        freight quote near other quotes, never the fixed $5 to $250 of `_scalar`."""
+        """An amount or a count a run stores takes the size of those the world keeps in that field:
+        a repair estimate near the estimates on other damage reports (hundreds of pounds), an ocean
+        freight quote near other quotes, payment terms of 30 days, never the fixed $5 to $250 or
+        2 to 8 of `_scalar`."""
         for p in workflow.params:
-            if p.type != "money" or p.name not in values:
+            if p.type not in ("money", "int") or p.name not in values:
                 continue
+            currency = self._run_currency(workflow, values)
             stored = sorted({int(row[f.column]) for entity, fname in _stored_in(workflow, p.name)
                              for f in [self.spec.entity(entity).field_named(fname)]
                              for row in self.world.rows(entity)
-                             if isinstance(row.get(f.column), int) and row[f.column] > 0})
+                             if isinstance(row.get(f.column), int) and row[f.column] > 0
+                             # amounts in another currency are another size (₹ against $)
+                             and (not f.currency_field or row.get(f.currency_field) in (currency, None))})
             if len(stored) < 3:  # too few to say what size such an amount is
                 continue
-            near = round_amount(self.rng.choice(stored) * self.rng.choice(NEAR_FACTORS))
-            low = round((p.min if p.min is not None else 0.01) * 100)
-            high = round(p.max * 100) if p.max is not None else near
+            scale = 100 if p.type == "money" else 1
+            # a count takes one the world holds (payment terms of 30 days, an allowance of 25)
+            near = (round_amount(self.rng.choice(stored) * self.rng.choice(NEAR_FACTORS)) if p.type == "money"
+                    else self.rng.choice(stored))
+            low = round((p.min if p.min is not None else 1 / scale) * scale)
+            high = round(p.max * scale) if p.max is not None else near
             if low <= near <= high:
                 values[p.name] = near
+
+    def _run_currency(self, workflow: WorkflowSpec, values: dict[str, Any]) -> str:
+        """The currency a run's amounts are in: the one it chooses (a three-letter enum), else
+        the row it acts on's, else US dollars."""
+        for p in workflow.params:
+            if _chooses_currency(p):
+                return str(values.get(p.name, p.default or "USD"))
+        subject = next((p for p in workflow.params if p.name == workflow.subject and p.ref), None)
+        row = self.world.row(subject.ref or "", values[subject.name]) if subject and subject.name in values else None
+        return (self._currency(subject.ref or "", row) if subject and row else None) or "USD"
 
     def _near_counts(self, workflow: WorkflowSpec, values: dict[str, Any]) -> None:
         """Half the time, a whole number a rule compares with a row's ("the odometer reads at least
@@ -370,6 +388,11 @@ class ValuesMixin(ProposerBase):
         if p.type == "int":
             low = int(p.min) if p.min is not None else 1
             high = int(p.max) if p.max is not None else max(low + 4, 5)
+            if isinstance(p.default, int) and not isinstance(p.default, bool) and p.default > low + 6:
+                # a number with a usual value is mostly that or a round step from it: payment
+                # terms of 30, 15 or 60 days, never 9
+                picks = [v for v in (p.default, p.default, p.default // 2, p.default * 2) if low <= v <= high]
+                return rng.choice(picks or [p.default])
             return rng.randint(low, min(high, low + 6))
         if p.type == "datetime":
             day = self.today + dt.timedelta(days=rng.randint(2, 30))
@@ -381,6 +404,11 @@ class ValuesMixin(ProposerBase):
         if p.type == "email":
             return self._contact(p.name.lower() if "email" in p.name.lower() else "email")
         return self._text(p, workflow)
+
+
+def _chooses_currency(p: ParamSpec) -> bool:
+    """Whether the parameter picks the currency of the run's amounts (an enum of ISO codes)."""
+    return p.type == "enum" and bool(p.values) and all(re.fullmatch(r"[A-Z]{3}", v) for v in p.values or [])
 
 
 def _stored_in(workflow: WorkflowSpec, param: str) -> list[tuple[str, str]]:

@@ -197,9 +197,11 @@ class WritesMixin(ProposerBase):
                 continue
             value = step.params[p.name]
             if p.ref and (p.ref, value) in self._made:
-                made = self._label(p.ref, self._made[(p.ref, value)])
-                args[p.name] = RefText(spoken_label(made, self.spec.today[:4]),  # new, so unique
-                                       currency=self._currency(p.ref, self._made[(p.ref, value)]))
+                new_row = self._made[(p.ref, value)]
+                made = spoken_label(self._label(p.ref, new_row), self.spec.today[:4])  # new, so unique
+                own = self._own_name(p.ref, new_row, user.id, made)
+                args[p.name] = RefText(own or made, mine=True if own else None,
+                                       currency=self._currency(p.ref, new_row))
                 continue
             if p.ref:
                 row = self.world.row(p.ref, value)

@@ -1,0 +1,66 @@
+"""Amounts and counts a run stores are the size of those the world keeps (issue 30, the suite's
+readings): a declared value in the run's own currency near the declared values of shipments in
+that currency (never ₹-sized dollars), a repair estimate near other estimates (never £5), payment
+terms of a usual length (never 9 days). Worlds are built without a frontend (seconds each)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from factory.tasks.propose.proposer import Proposer
+from factory.tasks.propose.values import NEAR_FACTORS
+from factory.world.assemble import build_world
+from factory.world.layout import World
+
+SUITE = Path(__file__).resolve().parents[2] / "seeds" / "suite"
+FILLS = 40
+
+
+@pytest.fixture(scope="module")
+def proposers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Proposer]]:
+    root = tmp_path_factory.mktemp("sized")
+    out = {}
+    for name in ("freight", "car_rental"):
+        world = World(build_world(SUITE / f"{name}.yaml", root, frontend=False).path)
+        out[name] = Proposer(world.spec, world.seed_db)
+    yield out
+    for p in out.values():
+        p.close()
+
+
+def _fills(proposer: Proposer, workflow_name: str) -> list[dict[str, object]]:
+    workflow = next(w for w in proposer.spec.workflows if w.name == workflow_name)
+    out = [step.params for i in range(FILLS)
+           if (step := proposer._fill(workflow, proposer.users[i % len(proposer.users)])) is not None]
+    assert len(out) >= FILLS // 2, f"{workflow_name}: only {len(out)} fills of {FILLS}"
+    return out
+
+
+def test_a_declared_value_is_sized_in_its_own_currency(proposers: dict[str, Proposer]) -> None:
+    proposer = proposers["freight"]
+    kept: dict[str, list[int]] = {}
+    for row in proposer.world.rows("shipment"):
+        if isinstance(row.get("declared_value"), int) and row["declared_value"] > 0:
+            kept.setdefault(str(row["currency"]), []).append(row["declared_value"])
+    seen = set()
+    for values in _fills(proposer, "book_shipment"):
+        currency = str(values.get("currency", "USD"))
+        amount = int(values["declared_value"])  # type: ignore[call-overload]
+        low, high = min(kept[currency]) * min(NEAR_FACTORS), max(kept[currency]) * max(NEAR_FACTORS)
+        # rounded to two figures, so a little outside the factors' bounds
+        assert low * 0.9 <= amount <= high * 1.1, f"{amount} {currency} beside {min(kept[currency])}…{max(kept[currency])}"
+        seen.add(currency)
+    assert len(seen) >= 2  # the run's own currency is kept, not copied from another shipment
+
+
+def test_an_estimate_and_terms_are_the_usual_size(proposers: dict[str, Proposer]) -> None:
+    cars = proposers["car_rental"]
+    estimates = [int(r["repair_estimate"]) for r in cars.world.rows("damage_report") if r.get("repair_estimate")]
+    for values in _fills(cars, "assess_damage"):
+        assert min(estimates) * 0.45 <= int(values["estimate"]) <= max(estimates) * 2.2, values  # type: ignore[call-overload]
+    terms = {int(v["terms_days"]) for v in _fills(proposers["freight"], "bill_shipment")  # type: ignore[call-overload]
+             if "terms_days" in v}
+    assert terms and terms <= {15, 30, 60}, terms
