@@ -68,6 +68,9 @@ class Question:
     target: RefText | None = None
     conds: tuple[Cond, ...] = ()
     tie: bool = False  # superlatives: a tie goes to the first label alphabetically (said so)
+    # Whether the sentence says "my" of the rows it asks over or "the" (a manager's view of the
+    # team's requests); None: by the entity's visibility. How they are named, not which rows.
+    mine: bool | None = None
 
     def _key(self) -> tuple[Any, ...]:
         conds = tuple(sorted(self.conds, key=lambda c: (c.field, c.value, c.upper or "")))

@@ -413,7 +413,8 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
         start, end = param_text(params[f.span[0]], args[f.span[0]]), param_text(params[f.span[1]], args[f.span[1]])
         if start[-6:] == end[-6:] and re.search(r", \d{4}$", start):
             start = start[:-6]  # "from June 24 to June 26, 2026": one year for both
-        out.append(f" from {start} to {end}")
+        first, then = span_words(f)
+        out.append(f" {first} {start} {then} {end}")
         rest = [n for n in rest if n not in f.span]
     if rest:  # "… with the note "Back at 10" and the reason "travel""; a range's end goes with its start
         items = [arg_phrase(params[n], args[n], article=REST_ARTICLE)
@@ -427,6 +428,12 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
 
 
 REST_ARTICLE = "the "  # before each argument a frame's pieces do not place
+
+
+def span_words(f: Frame) -> tuple[str, str]:
+    """How a frame says its span: "from … to …", or "between … and …" where its places already
+    took "from" and "to" ("Book a shipment from Busan to Los Angeles between July 3 and July 5")."""
+    return ("between", "and") if any(pc.role in ("source", "dest") for pc in f.pieces) else ("from", "to")
 
 
 def _listed(parts: list[str]) -> str:

@@ -19,6 +19,7 @@ from factory.tasks.language.frames import (
     REST_ARTICLE,
     Frame,
     frame,
+    span_words,
 )
 from factory.tasks.language.row_names import read_name
 from factory.tasks.language.spoken import noun, said
@@ -54,7 +55,8 @@ def frame_pattern(f: Frame) -> re.Pattern[str]:
     elif f.settings:
         parts.append(r"(?:: set the (?P<_many>.+))?")  # a list of its own: "…, the city to … and …"
     if f.span is not None:
-        parts.append(f"(?: from (?P<_from>{_MOMENT}) to (?P<_to>{_MOMENT}))?")
+        first, then = span_words(f)
+        parts.append(f"(?: {first} (?P<_from>{_MOMENT}) {then} (?P<_to>{_MOMENT}))?")
     parts.append(f"(?:{re.escape(f.rest_lead)}(?P<_rest>.+?))?")
     return re.compile("".join(parts) + "$", re.IGNORECASE)
 
@@ -130,6 +132,8 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
         named = piece.role != "object" or (p.ref is not None and spec.entity(p.ref).visibility == "public")
         if p.ref is not None and person(spec, p.ref):
             named = False  # a person is named by their name, whatever their part (`name_of`)
+        if p.ref and not owned and piece.role in ("source", "dest") and spec.entity(p.ref).visibility == "public":
+            named = False  # "from Busan to Los Angeles": a place everyone knows, by its name (`name_of`)
         if p.ref and owned != named:
             raise ParseError(f"{m[p.name]!r} is not how this sentence names its {p.label.lower()}")
         args[p.name] = read_name(spec, p.ref, m[p.name]) if p.ref else whole_value(p, _with_year(spec, p, m[p.name]))

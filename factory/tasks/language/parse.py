@@ -30,7 +30,7 @@ from factory.tasks.language.spoken import (
     said,
     verb_phrase,
 )
-from factory.tasks.language.values import scan_value
+from factory.tasks.language.values import PERSON_NAME, scan_value
 from factory.tasks.language.words import my_only, possessed_head, scope_word, subject_entity
 
 DIRECTIONS = {"highest": "max", "lowest": "min", "latest": "max", "earliest": "min", "most": "max", "fewest": "min"}
@@ -154,7 +154,11 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
             if p.type == "bool" and joiner == " " and text.startswith("set to ", pos):
                 pos += len("set to ")
             quoted = text.startswith('"', pos)
-            value, pos = scan_value(p.type if not quoted else "string", text, pos)
+            person_name = PERSON_NAME.match(text, pos) if p.ref == "user" and not quoted else None
+            if person_name is not None:  # "the customs broker Vikram Iyer" (`values.param_text`)
+                value, pos = person_name[0], person_name.end()
+            else:
+                value, pos = scan_value(p.type if not quoted else "string", text, pos)
             args[p.name] = RefText(value) if p.type == "reference" else value
             if trailer and lowered.startswith(" " + trailer, pos):  # "a premium of £30 on top"
                 pos += len(trailer) + 1

@@ -270,10 +270,16 @@ def says_its_noun(spec: Spec, ent: EntitySpec, ref: RefText) -> bool:
     return starts == [ent]
 
 
+def question_scope(ent: EntitySpec, q: Question) -> str:
+    """ "my" or "the" before the rows a question asks over: "the" where the user does not hold
+    them ("Approve whichever of the pending leave requests …", said by their manager)."""
+    return "the" if q.mine is False else scope_word(ent)
+
+
 def render_question(spec: Spec, q: Question, variant: int) -> str:
     ent = spec.entity(q.entity)
     q = replace(q, conds=spoken_order(ent, q.conds))
-    scope, label, plural = scope_word(ent), noun(said(ent)), spoken_plural(ent)
+    scope, label, plural = question_scope(ent, q), noun(said(ent)), spoken_plural(ent)
     adj, rest = adjective(ent, q.conds)
     if adj and (q.op != "count" or rest):  # "my active payees" (a count still needs a condition after)
         plural, q = adj + plural, replace(q, conds=rest)
@@ -367,7 +373,8 @@ def pick_verb(spec: Spec, workflow: WorkflowSpec, entity: str | None = None) -> 
 _IT_WORD = re.compile(r"(?<![\w\"'])it(?![\w\"'])")
 
 
-def whichever(spec: Spec, ent: EntitySpec, adj: str, which: str, rank: str, act: str) -> str | None:
+def whichever(spec: Spec, ent: EntitySpec, adj: str, which: str, rank: str, act: str,
+              scope: str | None = None) -> str | None:
     """A find-then-act said as one sentence, the row found in the act's own place: "Retire
     whichever car for the Heathrow T5 branch has the latest service date.", "Accept the offer for
     whichever of my applications for the flat "Flat 26" has the highest offer."; None when the act
@@ -377,7 +384,7 @@ def whichever(spec: Spec, ent: EntitySpec, adj: str, which: str, rank: str, act:
     places = list(_IT_WORD.finditer(outside))
     if not act or len(places) != 1 or not rank.startswith("has "):
         return None
-    if scope_word(ent) == "my":
+    if (scope or scope_word(ent)) == "my":
         said_row = f"whichever of my {adj}{spoken_plural(ent)}{which} {rank}"
     else:
         said_row = f"whichever {adj}{noun(said(ent))}{which} {rank}"
@@ -412,16 +419,18 @@ def render_step(spec: Spec, step: AskStep, variant: int) -> str:
             except ParseError:
                 act = ""
         age = ranked(spec, q.entity, q.field, q.op).removeprefix("is the ")
-        chosen = whichever(spec, ent, adj, which, ranked(spec, q.entity, q.field, q.op), act) if variant % 3 != 2 else None
+        scope = question_scope(ent, q)
+        chosen = (whichever(spec, ent, adj, which, ranked(spec, q.entity, q.field, q.op), act, scope)
+                  if variant % 3 != 2 else None)
         if chosen is not None:  # "Retire whichever car for the Heathrow T5 branch has the latest service date."
             return chosen
         if act and age in ("most recent", "oldest"):  # "Find my most recent unread message in …, then …"
-            return f"Find {scope_word(ent)} {age} {adj}{noun(said(ent))}{which}, then {lower_first(act)}."
+            return f"Find {scope} {age} {adj}{noun(said(ent))}{which}, then {lower_first(act)}."
         if act:
-            return (f"Find {scope_word(ent)} {adj}{noun(said(ent))}{which} that "
+            return (f"Find {scope} {adj}{noun(said(ent))}{which} that "
                     f"{ranked(spec, q.entity, q.field, q.op)}, then {lower_first(act)}.")
         which = after_noun(spec, q.entity, q.conds)
         tail = f" with {render_list(workflow, rest)}" if rest else ""
-        return (f"Find {scope_word(ent)} {noun(said(ent))}{which} that "
+        return (f"Find {scope} {noun(said(ent))}{which} that "
                 f"{ranked(spec, q.entity, q.field, q.op)}, then {pick_verb(spec, workflow, q.entity)}{tail}.")
     return render_sentence(spec, workflow, step.args, variant % 3)

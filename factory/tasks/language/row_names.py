@@ -38,6 +38,8 @@ def _template_split(ent: EntitySpec, label: str) -> tuple[str, str] | None:
     return label[:cut], label[cut + 1:]
 
 
+# A place's own name said bare: capitalised words, no quotes, commas or brackets.
+_PLACE_NAME = re.compile(r"[A-Z][\w'.&-]*(?: [A-Za-z0-9][\w'.&-]*){0,4}")
 _LAST_FIELD = re.compile(r"(?P<head>.*\})(?P<sep>[^{}]*)\{(?P<last>\w+)\}")
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 _SPOKEN_DAY = re.compile(rf"(?:{_MONTHS}) \d{{1,2}}(?:, \d{{4}})?(?: at \d{{1,2}}:\d{{2}}(?: [AP]M)?)?$")
@@ -126,6 +128,8 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
     owner = "my " if mine else "the "
     if (role == "object" and ent.visibility != "public") or (person(spec, entity) and ref.by is None):
         return ref.text  # money goes to "Sunvale Energy"; a person is named by their name ("to Liam O'Connor")
+    if role in ("source", "dest") and ent.visibility == "public" and not mine and _PLACE_NAME.fullmatch(ref.text):
+        return ref.text  # a place everyone knows goes "from Busan to Los Angeles", never "from the port "Busan""
     split = _template_split(ent, ref.text)
     if split is not None:
         return f"{owner}{split[0]} {thing} ({split[1]})"

@@ -21,6 +21,8 @@ from factory.tasks.language.spoken import money_words
 def param_text(param: ParamSpec, value: Any) -> str:
     """How an instruction writes an API-level value of `param` (references are RefTexts)."""
     if isinstance(value, RefText):
+        if param.ref == "user" and value.by is None and PERSON_NAME.fullmatch(value.text):
+            return value.text  # a person by their name, as people write one: "the customs broker Vikram Iyer"
         return value.text if value.by == ONLY else f'"{value.text}"'
     return field_value_text(param.type, value, param.currency)
 
@@ -52,6 +54,8 @@ DATE = re.compile(r"([A-Z][a-z]+) (\d{1,2}), (\d{4})")
 TIME = r" at \d{1,2}:\d{2}(?: [AP]M)?"  # "at 2:00 PM", and the 24-hour "at 14:00" read too
 _TIME = re.compile(r" at (\d{1,2}):(\d{2})(?: ([AP]M))?")
 _QUOTED = re.compile(r'"([^"]*)"')
+# A person's name written bare: capitalised words ("Vikram Iyer", "Liam O'Connor", "Félix Gagnon").
+PERSON_NAME = re.compile(r"[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){1,3}")
 _BOOL = re.compile(r"(yes|no)\b", re.IGNORECASE)
 
 

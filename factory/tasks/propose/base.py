@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import random
 from collections import Counter
+from dataclasses import replace
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from factory.predict.rows import Row, UserView
 from factory.runtime.step import Step
 from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, Spec, WorkflowSpec
 from factory.tasks.draft import Draft
-from factory.tasks.language.asks import ONLY, Ask, AskStep, Cond, RefText, joint_ref
+from factory.tasks.language.asks import ONLY, Ask, AskStep, Cond, Question, RefText, joint_ref
 from factory.tasks.language.intents import intent_forms
 from factory.tasks.language.lint import DATE_ISO, Change, Hit, lint_goal
 from factory.tasks.language.render import bulk_sentence
@@ -178,6 +179,18 @@ class ProposerBase:
                                  if f.type == "reference" and f.ref and f.ref not in (entity, "user")
                                  and self.spec.entity(f.ref).owner_fields)
 
+    def _scoped(self, q: Question, user_id: int) -> Question:
+        """The question saying "the" of rows the user sees but does not hold (a manager's view of
+        the team's leave requests: "the pending leave requests", never "my …")."""
+        ent = self.spec.entity(q.entity)
+        if q.op == "lookup" or ent.visibility == "public":
+            return q
+        try:
+            rows = select(self.world, q, user_id)
+        except FactoryError:
+            return q
+        return q if all(self._holds(user_id, q.entity, r["id"]) for r in rows) else replace(q, mine=False)
+
     def lint_hits(self, draft: Draft) -> list[Hit]:
         """The language rules on a draft's goal with what only the world knows: the values its
         steps move (comparative rule) and whether the user holds every row it calls "mine"."""
@@ -207,8 +220,8 @@ class ProposerBase:
         ask = draft.ask
         if ask.question is not None:
             q = ask.question
-            if self.spec.entity(q.entity).visibility == "public":
-                return None
+            if self.spec.entity(q.entity).visibility == "public" or q.mine is False:
+                return None  # "the …": nothing is said to be the user's
             try:
                 rows = [r["id"] for r in select(self.world, q, draft.user_id)] if q.op != "lookup" else [
                     r["id"] for r in find_rows(self.world, q.entity, draft.user_id, q.target or RefText(""))]

@@ -96,4 +96,4 @@ class ReadWritesMixin(ProposerBase):
                                                                  if k != subject.name}), user)
         if other is None:
             return None
-        return user, step, AskStep(workflow.name, other.args, (subject.name, q)), caps
+        return user, step, AskStep(workflow.name, other.args, (subject.name, self._scoped(q, user.id))), caps

@@ -59,6 +59,7 @@ class ReadsMixin(ProposerBase):
         return drafts
 
     def _ask_read(self, q: Question, user: Any, category: str, caps: list[str]) -> Draft | None:
+        q = self._scoped(q, user.id)
         try:
             found = answer(self.world, q, user.id)
         except (AmbiguousError, UnresolvedError) as exc:
