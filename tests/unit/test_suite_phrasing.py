@@ -131,3 +131,33 @@ def test_my_row_is_found_by_its_name_without_mine(tmp_path: Path) -> None:
     assert all(r.get(column) == row[column] for r in own)
     other = next(u for u in {r.get(column) for r in view.rows(shift.name)} if u not in (None, row[column]))
     assert not [r for r in find_rows(view, shift.name, other, RefText(split[1], mine=True)) if r["id"] == row["id"]]
+
+
+def test_a_count_of_one_in_a_seed_phrasing_takes_a_singular_noun() -> None:
+    """"Set {member}'s allowance to 28 days with 3 days carried over." filled with 1 carried over
+    says "1 day carried over", never "1 days", and reads back."""
+    from factory.tasks.language.intents import intent_forms, parse_intent, render_intent
+
+    hr = build_spec(load_seed(SUITE / "hr_leave.yaml"))
+    form = next(f for f in intent_forms(hr) if f.workflow == "adjust_allowance")
+    text = render_intent(form, {"member": "Jonathan Haynes"}, ["22", "1"])
+    assert text == "Set Jonathan Haynes's allowance to 22 days with 1 day carried over.", text
+    read = parse_intent(hr, text)
+    assert read is not None and read.steps[0].workflow == "adjust_allowance"
+    plural = render_intent(form, {"member": "Jonathan Haynes"}, ["22", "3"])
+    assert plural.endswith("with 3 days carried over.") and parse_intent(hr, plural) is not None
+
+
+def test_a_span_of_a_rows_date_is_said_bare_and_rows_not_held_are_the() -> None:
+    """"Count my shifts between May 16, 2026 and June 9, 2026.", never "with a date between …";
+    a manager's question over the team's requests says "the", never "my"."""
+    hr = build_spec(load_seed(SUITE / "hr_leave.yaml"))
+    shift = next(e.name for e in hr.entities if e.display == "{worker}, {work_date} {pattern}")
+    span = Question("count", shift, conds=(Cond("work_date", "May 16, 2026", "June 9, 2026"),))
+    assert render(hr, Ask("read", question=span), 1) == "Count my shifts between May 16, 2026 and June 9, 2026."
+    team = Question("min", "leave_request", "end_on", conds=(Cond("status", '"pending"'),), mine=False)
+    for q in (span, team):
+        for variant in (0, 1):
+            text = render(hr, Ask("read", question=q), variant)
+            assert "with a date" not in text and (q is span or " my " not in text), text
+            assert parse(hr, text).question == q, text

@@ -17,6 +17,13 @@ from factory.tasks.language.spoken import a, field_noun, noun, said
 from factory.tasks.language.things import person
 
 
+def day_field(ent: EntitySpec) -> FieldSpec | None:
+    """The one date a row is on, labelled just "Date" (a shift's date): a span of it is said bare,
+    "my shifts between May 16, 2026 and June 9, 2026", never "with a date between …"."""
+    days = [f for f in ent.fields if f.type in ("date", "datetime") and field_noun(f) == "date"]
+    return days[0] if len(days) == 1 else None
+
+
 def render_conds(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
     ent = spec.entity(entity)
     parts = []
@@ -25,7 +32,9 @@ def render_conds(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
         name = field_noun(f)
         # A field said with its own preposition ("from account") takes no article.
         tied = name.split(" ", 1)[0] in LEADING_PREPOSITIONS
-        if c.upper is not None:  # "have a due date between …", "with an amount between …"
+        if c.upper is not None and day_field(ent) is f:  # "my shifts between May 16, 2026 and June 9, 2026"
+            parts.append(f"between {c.value} and {c.upper}")
+        elif c.upper is not None:  # "have a due date between …", "with an amount between …"
             parts.append(f"{name if tied else a(name)} between {c.value} and {c.upper}")
         elif f.type == "bool" and bool_feature(f) is not None:  # "with wifi", "with no pool"
             parts.append(("no " if c.value == "no" else "") + str(bool_feature(f)))
@@ -147,7 +156,7 @@ def not_state(field: FieldSpec) -> str | None:
 
 
 # Words that open conditions said right after the noun, without "with".
-BARE_LEADS = LEADING_PREPOSITIONS | {"not", "whose"}
+BARE_LEADS = LEADING_PREPOSITIONS | {"not", "whose", "between"}
 
 
 def after_noun(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:

@@ -246,9 +246,12 @@ def _pattern(spec: Spec, template: tuple[tuple[str, str], ...], slots: dict[str,
              literals: list[tuple[str, str]], extras: bool) -> re.Pattern[str]:
     out: list[str] = []
     lit = 0
+    after_number = False
     for kind, text in template:
         if kind == "text":
-            out.append(re.escape(text))
+            single = _counted_one(text) if after_number else text
+            # after a number the noun is plural, or singular after a 1 (`render_intent`)
+            out.append(f"(?:{re.escape(text)}|{re.escape(single)})" if single != text else re.escape(text))
         elif kind == "slot":
             entity, fname, _param = slots[text]
             # A slot used twice names the same value: the second must repeat the first.
@@ -259,6 +262,7 @@ def _pattern(spec: Spec, template: tuple[tuple[str, str], ...], slots: dict[str,
                     "quoted": r"[^\"]+" if text == '"' else r"[^']+"}[literal_kind(literals[lit][0])]
             out.append(f"{re.escape(text)}(?P<l_{lit}>{body}){re.escape(text)}")
             lit += 1
+        after_number = kind == "literal" and not text
     if _ends_quoted(template):
         out.append(r"\.?")
     if extras:
@@ -283,13 +287,26 @@ def render_intent(form: IntentForm, slot_texts: dict[str, str], literal_texts: l
     """Fill a seed phrasing: slot texts in, literals replaced (they carry the chosen values; a
     quoted literal keeps its quotes), then the sentence of the other values (`extras_sentence`)."""
     lits = iter(literal_texts)
-    out = []
+    out: list[str] = []
+    one = False  # the literal before was the number 1: "1 day carried over", never "1 days"
     for kind, text in form.template:
-        out.append(text if kind == "text" else slot_texts[text] if kind == "slot" else f"{text}{next(lits)}{text}")
+        if kind == "text" and one:
+            text = _counted_one(text)
+        filled = text if kind == "text" else slot_texts[text] if kind == "slot" else f"{text}{next(lits)}{text}"
+        one = kind == "literal" and filled == "1"
+        out.append(filled)
     body = "".join(out)
     if _ends_quoted(form.template) and body[-2:-1] not in (".", "?", "!"):
         body += "."  # the seed's "… the reason "Too busy."" filled with a reason without its stop
     return body + (f" {extras}" if extras else "")
+
+
+def _counted_one(text: str) -> str:
+    """The words after a count of one, its noun made singular: " days carried over" → " day carried over"."""
+    m = re.match(r" ([a-z]+)\b", text)
+    if m is None or grammar.singular(m[1]) == m[1]:
+        return text
+    return f" {grammar.singular(m[1])}{text[m.end():]}"
 
 
 def _ends_quoted(template: tuple[tuple[str, str], ...]) -> bool:

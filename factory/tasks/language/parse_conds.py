@@ -14,6 +14,7 @@ from factory.tasks.language.conds_said import (
     PROPER_NAME,
     bool_phrase,
     container,
+    day_field,
     lead_word,
     not_state,
     phrase_state,
@@ -127,6 +128,19 @@ def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
         if bare is not None:
             cond, pos = bare
             conds.append(cond)
+            if pos == len(text):
+                return tuple(conds)
+            if not text.startswith(" and ", pos):
+                raise ParseError(f"expected 'and' between conditions at {text[pos:pos + 30]!r}")
+            pos += len(" and ")
+            continue
+        day = day_field(ent) if text.startswith("between ", pos) else None
+        if day is not None:  # "between May 16, 2026 and June 9, 2026" (`conds_said.day_field`)
+            low, pos = scan_value(day.type, text, pos + len("between "))
+            if not text.startswith(" and ", pos):
+                raise ParseError(f"expected 'and' in a range at {text[pos:pos + 30]!r}")
+            high, pos = scan_value(day.type, text, pos + len(" and "))
+            conds.append(Cond(day.name, low, high))
             if pos == len(text):
                 return tuple(conds)
             if not text.startswith(" and ", pos):

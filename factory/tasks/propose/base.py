@@ -16,8 +16,8 @@ from __future__ import annotations
 import datetime as dt
 import random
 from collections import Counter
-from dataclasses import replace
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
