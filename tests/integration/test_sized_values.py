@@ -64,3 +64,35 @@ def test_an_estimate_and_terms_are_the_usual_size(proposers: dict[str, Proposer]
     terms = {int(v["terms_days"]) for v in _fills(proposers["freight"], "bill_shipment")  # type: ignore[call-overload]
              if "terms_days" in v}
     assert terms and terms <= {15, 30, 60}, terms
+
+
+def test_a_nested_parent_the_child_implies_goes_unsaid(proposers: dict[str, Proposer]) -> None:
+    """"Count the ports in Germany", never "in the region "europe" with the country "Germany"":
+    the region adds nothing once the country is said (the same rows), so it is left out."""
+    freight = proposers["freight"]
+    port = freight.spec.entity("port")
+    both_said = 0
+    for _ in range(60):
+        user = freight.rng.choice(freight.users)
+        row = freight.rng.choice(freight._visible("port", user.id))
+        conds, caps = freight._conds(port, row, user, want_range=False)
+        if "nested_filters" in caps:
+            assert [c.field for c in conds] == ["country"], conds
+            both_said += 1
+    assert both_said > 0
+
+
+def test_errands_that_undo_each_other_are_refused(proposers: dict[str, Proposer]) -> None:
+    """Two errands never act twice on one row, nor name again a row the first took back (cancel
+    my rental, then reserve its car again): that is a redo, said as one or not at all."""
+    from factory.runtime.step import Step
+
+    cars = proposers["car_rental"]
+    car = cars.spec.entity("rental").field_named("vehicle").column
+    rental = next(r for r in cars.world.rows("rental") if r["status"] == "reserved")
+    other = next(r for r in cars.world.rows("rental") if r["status"] == "reserved" and r[car] != rental[car])
+    cancel = Step("cancel_rental", {"rental": rental["id"]})
+    assert cars._redoes([cancel, Step("extend_rental", {"rental": rental["id"], "ends_at": "2026-06-30T10:00:00"})])
+    assert cars._redoes([cancel, Step("reserve_car", {"vehicle": rental[car], "starts_at": "2026-06-01T09:00:00",
+                                                      "ends_at": "2026-06-03T09:00:00"})])
+    assert not cars._redoes([cancel, Step("extend_rental", {"rental": other["id"], "ends_at": "2026-06-30T10:00:00"})])

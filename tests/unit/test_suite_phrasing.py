@@ -161,3 +161,16 @@ def test_a_span_of_a_rows_date_is_said_bare_and_rows_not_held_are_the() -> None:
             text = render(hr, Ask("read", question=q), variant)
             assert "with a date" not in text and (q is span or " my " not in text), text
             assert parse(hr, text).question == q, text
+
+
+def test_the_finer_of_two_places_is_said_by_its_name() -> None:
+    """A port is in a region and a country; the country (the finer filter) is said alone, with
+    "the" where English puts one: "the ports in the Netherlands", "the ports in Germany"."""
+    freight = build_spec(load_seed(SUITE / "freight.yaml"))
+    for country, said in (("Netherlands", "in the Netherlands"), ("Germany", "in Germany"),
+                          ("United States", "in the United States")):
+        q = Question("count", "port", conds=(Cond("country", f'"{country}"'),))
+        for variant in (0, 1):
+            text = render(freight, Ask("read", question=q), variant)
+            assert said in text and "the country" not in text, text
+            assert parse(freight, text).question == q, text

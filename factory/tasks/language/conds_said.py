@@ -85,9 +85,30 @@ def name_first(spec: Spec, ent: EntitySpec, field: FieldSpec, value: str) -> str
     if inner.lower() in {u.name.lower() for u in spec.users}:  # a row named by a person ("Cindy Beard")
         return None
     if name in PLACES:
-        places = [f for f in ent.fields if container(f) and field_noun(f) in PLACES]
-        return inner if places == [field] else None
+        return place_said(inner) if bare_place(ent) is field else None
     return f"the {inner} {name}"
+
+
+# A place whose name is a union of parts or a plural of lands takes "the": "the United States",
+# "the United Arab Emirates", "the Netherlands"; "Paris", "Cyprus" and "Los Angeles" do not.
+_THE_PLACE = re.compile(r"(?:.* )?(?:States|Kingdom|Republic|Emirates|Islands|Union|Federation)|[A-Z][a-z]*lands")
+
+
+def place_said(name: str) -> str:
+    """A place's name as a sentence says it after "in": with "the" where English puts one."""
+    return f"the {name}" if _THE_PLACE.fullmatch(name) else name
+
+
+def bare_place(ent: EntitySpec) -> FieldSpec | None:
+    """The place a row is said to be "in" by its name alone ("the ports in Germany"): the entity's
+    one place, or of two, the finer one (a country inside its region: the list's filter for it
+    has the other as its parent)."""
+    places = [f for f in ent.fields if container(f) and field_noun(f) in PLACES]
+    if len(places) == 1:
+        return places[0]
+    names = {f.name for f in places}
+    finer = [f for f in places if any(fl.field == f.name and fl.parent in names for fl in ent.filters)]
+    return finer[0] if len(finer) == 1 else None
 
 
 _PHRASE_STATE = re.compile(r"(?:on|in|at) [a-z]+")

@@ -12,12 +12,13 @@ from factory.tasks.language.asks import Cond, ParseError
 from factory.tasks.language.conds_said import (
     PLACES,
     PROPER_NAME,
+    bare_place,
     bool_phrase,
-    container,
     day_field,
     lead_word,
     not_state,
     phrase_state,
+    place_said,
     said_bare,
 )
 from factory.tasks.language.measures import count_noun
@@ -210,15 +211,17 @@ def _name_first_at(ent: EntitySpec, text: str, pos: int) -> tuple[Cond, int] | N
     """A first condition said by a proper name at `pos` (`render.name_first`): "for the Heathrow
     T5 branch" (the name before the field's noun), "in London" (the entity's one place, alone)."""
     ends = [m.start() for m in re.finditer(r" (?:and|with) ", text[pos:])] + [len(text) - pos]
-    places = [f for f in ent.fields if container(f) and field_noun(f) in PLACES]
+    place = bare_place(ent)
     for f in ent.fields:
         lead, name = lead_word(f), field_noun(f)
         if lead is None:
             continue
         if name in PLACES:
-            if places != [f] or not text.startswith("in ", pos):
+            if place is not f or not text.startswith("in ", pos):
                 continue
             inner = text[pos + 3:pos + ends[0]]
+            if inner.startswith("the ") and place_said(inner[4:]) == inner:
+                inner = inner[4:]  # "in the Netherlands" (`conds_said.place_said`)
         else:
             opener = f"{lead} the "
             tail = f" {name}"

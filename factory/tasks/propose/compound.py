@@ -44,7 +44,8 @@ from factory.tasks.propose.base import ProposerBase, fits_param
 COMPOUND_CATEGORIES = ("act_report", "undo", "redo", "pair", "find_errand", "errand", "multi_step")
 REPEATS = 2  # errands of one category running the same workflows in the same order
 # What a workflow that takes a row back starts with (its verb phrase): the undo of undo and redo.
-UNDO_VERBS = frozenset({"cancel", "remove", "delete", "withdraw", "void", "unblock", "unsave", "decline"})
+UNDO_VERBS = frozenset({"cancel", "remove", "delete", "withdraw", "void", "unblock", "unsave", "decline", "drop", "retract",
+                        "revoke", "unenroll", "unassign"})
 
 
 
@@ -216,6 +217,8 @@ class CompoundMixin(ProposerBase):
                 copied += 1
         if not copied:
             return None  # nothing ties the new row to the undone one: not a redo
+        if all(p.ref and p.ref != "user" for p in make.params if p.name in b.params):
+            return None  # nothing but the same rows again ("drop my enrollment in X, then enroll in X"): no redo
         again = self._same_kind(make, subject.ref, row, b)
         if again is not None and self._passes(user, [a, again]):
             b = again  # else the old name is still taken (a removed row kept): a new one
@@ -387,6 +390,29 @@ class CompoundMixin(ProposerBase):
             return None
         return user, second, a, b
 
+    def _redoes(self, steps: list[Step]) -> bool:
+        """Whether steps act twice on one row (the row one acts on is the row another acts on), or
+        one takes a row back and a later one names it or the row it was for (dropping an
+        enrollment, then enrolling in its section): errands that undo each other."""
+        acted: set[tuple[str, int]] = set()
+        taken: set[tuple[str, int]] = set()
+        for step in steps:
+            workflow = self._workflow(step.workflow)
+            if self._named(workflow, step) & taken:
+                return True
+            subject = next((p for p in workflow.params if p.name == workflow.subject and p.ref), None)
+            if subject is None or step.params.get(subject.name) is None:
+                continue
+            row = (subject.ref or "", int(step.params[subject.name]))
+            if row in acted:
+                return True
+            acted.add(row)
+            if self._taken_back(workflow) is not None:
+                found = self.world.row(row[0], row[1]) or {}
+                taken |= {row, *((f.ref, found[f.column]) for f in self.spec.entity(row[0]).fields
+                                 if f.type == "reference" and f.ref and f.ref != "user" and found.get(f.column))}
+        return False
+
     def _errand_draft(self, kind: str, category: str, user: Any, steps: list[Step], found: AskStep | None,
                       *, redo: bool = False, undo: bool = False, generic: bool = False,
                       caps: list[str] | None = None) -> Draft | None:
@@ -394,6 +420,8 @@ class CompoundMixin(ProposerBase):
         purpose first; `found` is the first step's find-then-act ask (READ_WRITE)."""
         if len({(s.workflow, tuple(sorted(s.params.items()))) for s in steps}) < len(steps):
             return None  # the same action twice is one action
+        if not (redo or undo) and self._redoes(steps):
+            return None  # "drop my enrollment in X, then enroll in X" is a redo, said as one or not at all
         if not self._passes(user, steps):
             return None
         asks: list[AskStep] = [found] if found is not None else []

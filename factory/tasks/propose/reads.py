@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from factory.errors import FactoryError
 from factory.predict.rows import Row
 from factory.spec.model import EntitySpec, FieldSpec
 from factory.spec.naming import identifier
@@ -25,7 +26,7 @@ from factory.tasks.language.phrasing import (
     field_value_text,
     render,
 )
-from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, answer, comparable, find_rows
+from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, answer, comparable, find_rows, select
 from factory.tasks.language.spoken import additive, spoken_label
 from factory.tasks.language.words import my_only
 from factory.tasks.propose.base import ORDERED, ProposerBase
@@ -157,6 +158,14 @@ class ReadsMixin(ProposerBase):
                      Ask("read", question=q), goal, answer=found, form=f"intent:{form.intent}",
                      required=[{"entity": ent.name, "id": row["id"]}])
 
+    def _same_rows(self, ent: EntitySpec, fewer: tuple[Cond, ...], more: tuple[Cond, ...], user: Any) -> bool:
+        """Whether two sets of conditions pick the same rows the user sees."""
+        try:
+            return ({r["id"] for r in select(self.world, Question("count", ent.name, conds=fewer), user.id)}
+                    == {r["id"] for r in select(self.world, Question("count", ent.name, conds=more), user.id)})
+        except FactoryError:
+            return False
+
     def _conds(self, ent: EntitySpec, row: Row, user: Any, want_range: bool) -> tuple[tuple[Cond, ...], list[str]]:
         """Conditions the row itself meets (so the answer is never empty): a filter value, a
         nested pair (parent, child) or a date range around the row's date."""
@@ -179,7 +188,10 @@ class ReadsMixin(ProposerBase):
             assert fl.parent is not None
             pair = [self._cond(ent, fields[fl.parent], row, user), self._cond(ent, fields[fl.field], row, user)]
             if all(pair):
-                return tuple(c for c in pair if c), ["nested_filters"]
+                both = tuple(c for c in pair if c)
+                # a parent the child implies goes unsaid ("the ports in Germany", never "in the
+                # region "europe" with the country "Germany""); the app still asks for it first
+                return (both[1:] if self._same_rows(ent, both[1:], both, user) else both), ["nested_filters"]
         equal = [fl for fl in filters if fl.kind in ("select", "bool", "reference")]
         self.rng.shuffle(equal)
         for fl in equal:
