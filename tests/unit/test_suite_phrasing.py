@@ -1,6 +1,6 @@
 """Sentences the suite's readers marked stiff or wrong, said as people say them (issue 30): the
 kind of a thing made before its noun even where the run acts on another row ("Post a homework
-assignment "Quiz 2" for my section …"), a maker's name before its noun ("the Ford models"), a
+assignment "Quiz 2" for my section …, out of 50 and due April 3"), a maker's name before its noun ("the Ford models"), a
 thing and its state ("with the tank not full", never "the tank full set to no"), and "with"
 followed by a noun, never by a preposition ("with out of 50"). Each is read back."""
 
@@ -48,8 +48,8 @@ def test_the_kind_of_a_thing_made_for_a_row_goes_before_its_noun() -> None:
     step = AskStep("post_assignment", {"section": RefText("COMP1010-A-W26", mine=True), "title": "SQL problem set 2",
                                        "kind": "homework", "points": 50, "due_at": "2026-04-03T09:00:00"})
     texts = _round_trip(courses, step)
-    assert texts[0].startswith('Post a homework assignment "SQL problem set 2" for my section "COMP1010-A-W26" with the '), \
-        texts[0]
+    assert texts[0] == ('Post a homework assignment "SQL problem set 2" for my section "COMP1010-A-W26", '
+                        'out of 50 and due April 3, 2026 at 9:00 AM.'), texts[0]
     assert 'the kind "homework"' not in texts[0] and "with out of" not in texts[0]
     essay = AskStep("post_assignment", {**step.args, "kind": "essay"})
     assert render(courses, Ask("write", steps=(essay,)), 0).startswith("Post an essay assignment ")

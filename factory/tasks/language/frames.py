@@ -420,10 +420,14 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
         items = [arg_phrase(params[n], args[n], article=REST_ARTICLE)
                  + (f" to {param_text(params[end], args[end])}" if (end := params[n].range_end or "") in args else "")
                  for n in rest]
-        # "with" takes a noun first: "with the due date … and out of 50", never "with out of 50"
-        nominal = next((i for i, item in enumerate(items) if item.split()[0] not in grammar.PREPOSITIONS), 0)
-        items.insert(0, items.pop(nominal))
-        out.append(f.rest_lead + _listed(items))
+        # "with" takes a noun first ("with the note … and out of 50", never "with out of 50"); a
+        # list with no noun goes after a comma: "…, due April 19 and out of 50"
+        nominal = next((i for i, item in enumerate(items) if not _bare_item(item)), None)
+        if nominal is None:
+            out.append(", " + _listed(items))
+        else:
+            items.insert(0, items.pop(nominal))
+            out.append(f.rest_lead + _listed(items))
     return "".join(out)
 
 
@@ -464,6 +468,8 @@ def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "
         # an amount is "of" its noun: "with an estimate of £20", "an offer of £2,000"
         head, trailer = amount_said(param)  # "a premium of £30 on top"
         return f"{grammar.with_article(head)} of {param_text(param, value)}" + (f" {trailer}" if trailer else "")
+    if joiner == " " and due_word(param) and value is not None:  # "due April 19, 2026 at 10:00 AM"
+        return f"due {param_text(param, value)}"
     state = noun_state(param) if joiner == " " and value in (True, False, "yes", "no") else None
     if state is not None:  # "the tank full", "the tank not full", never "the tank full set to no"
         return f"{article}{state[0]} {'' if value in (True, 'yes') else 'not '}{state[1]}"
@@ -478,6 +484,21 @@ def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "
             return article + _arg_label(param, value, joiner, flag, as_noun=True)
         article = ""  # a label that is a predicate reads bare: "starts on July 20", "check in June 4"
     return article + _arg_label(param, value, joiner, flag)
+
+
+def _bare_item(item: str) -> bool:
+    """An argument said without a noun of its own ("out of 50", "due April 19"): "with" cannot
+    take it."""
+    first = item.split()[0]
+    return first in grammar.PREPOSITIONS or first == "due"
+
+
+def due_word(param: ParamSpec) -> bool:
+    """Whether a date is said as when something is due ("Due date", "Due at", "Due"): "due
+    April 19", never "the due date April 19"."""
+    words = noun(said(param)).split()
+    return param.type in ("date", "datetime") and not param.say and bool(words) and words[0] == "due" \
+        and all(w in ("date", "at", "on", "by") for w in words[1:])
 
 
 def noun_state(param: ParamSpec) -> tuple[str, str] | None:

@@ -57,7 +57,8 @@ def frame_pattern(f: Frame) -> re.Pattern[str]:
     if f.span is not None:
         first, then = span_words(f)
         parts.append(f"(?: {first} (?P<_from>{_MOMENT}) {then} (?P<_to>{_MOMENT}))?")
-    parts.append(f"(?:{re.escape(f.rest_lead)}(?P<_rest>.+?))?")
+    # the rest after "with", or after a comma when none of it is a noun ("…, due April 19 and out of 50")
+    parts.append(f"(?:(?:{re.escape(f.rest_lead)}|, (?=due |[a-z]+ ))(?P<_rest>.+?))?")
     return re.compile("".join(parts) + "$", re.IGNORECASE)
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language.asks import ONLY, AskStep, ParseError, Question, RefText
-from factory.tasks.language.frames import IT, noun_state
+from factory.tasks.language.frames import IT, due_word, noun_state
 from factory.tasks.language.frames_read import parse_frame
 from factory.tasks.language.measures import count_noun, counted, value_first, with_unit
 from factory.tasks.language.parse_conds import entity_and_conds, field_by, parse_conds, same
@@ -81,8 +81,9 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
     if not text:
         return {}
     # Parameters as spoken (`spoken.noun`) and as labelled, longest first.
-    names = sorted(((n.lower(), p) for p in workflow.params for n in {p.label, noun(said(p)), param_noun(said(p)),
-                                                                                    param_said(p), param_said(p, True)}),
+    names = sorted([*((n.lower(), p) for p in workflow.params for n in {p.label, noun(said(p)), param_noun(said(p)),
+                                                                          param_said(p), param_said(p, True)}),
+                    *(("due", p) for p in workflow.params if joiner == " " and due_word(p))],  # `frames.due_word`
                    key=lambda pair: -len(pair[0]))
     # an amount's noun said apart from the words after it ("a premium of £30 on top")
     amounts = [*names, *((amount_said(p)[0], p) for p in workflow.params if p.type == "money")]
