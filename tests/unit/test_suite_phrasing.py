@@ -174,3 +174,15 @@ def test_the_finer_of_two_places_is_said_by_its_name() -> None:
             text = render(freight, Ask("read", question=q), variant)
             assert said in text and "the country" not in text, text
             assert parse(freight, text).question == q, text
+
+
+def test_a_part_named_by_a_kind_goes_before_the_made_noun(cars: Spec) -> None:
+    """"Log windscreen damage for the rental …" (the area names a thing, and "damage" is part of
+    the damage report the run makes), never "Log the damage … with the area "windscreen""; a
+    degree ("moderate") is no such kind and keeps its label."""
+    rental = RefText("Ford Fiesta YK21 UBV, May 12 at 9:00 AM", mine=False)
+    step = AskStep("log_damage", {"rental": rental, "area": "windscreen", "severity": "moderate",
+                                  "description": "Crack spreading from the lower edge"})
+    texts = _round_trip(cars, step)
+    assert texts[0].startswith('Log windscreen damage for the rental "Ford Fiesta YK21 UBV" from May 12'), texts[0]
+    assert 'the area' not in texts[0] and 'the severity "moderate"' in texts[0]

@@ -110,10 +110,21 @@ def _kind(workflow: WorkflowSpec, heads: list[str]) -> ParamSpec | None:
     """The one enum parameter that says what kind of thing a run makes, when each of its values can
     stand before the thing's noun `heads` (`spoken.stands_before`); left out, the thing is said
     without it ("Post an assignment")."""
-    kinds = [p for p in workflow.params if p.type == "enum" and not p.say
-             and noun(said(p)) in _CLASSIFIERS and p.values
+    kinds = [p for p in workflow.params if p.type == "enum" and not p.say and p.values
+             and (noun(said(p)) in _CLASSIFIERS or _names_things(p.values))
              and all(stands_before(v.replace("_", " "), heads) for v in p.values)]
     return kinds[0] if len(kinds) == 1 else None
+
+
+def _names_things(values: list[str]) -> bool:
+    """Whether an enum's values name things ("windscreen", "door panel", "interior"), which make a
+    compound with the noun after them ("windscreen damage"): each ends in a noun, most in a word
+    that is only a noun. A degree ("minor", "moderate", "high") needs its label to say what it
+    grades, so it is none."""
+    lasts = [v.replace("_", " ").split()[-1] for v in values]
+    if not lasts or not all(grammar.is_noun(w) and grammar.known(w) and w.islower() for w in lasts):
+        return False
+    return 2 * sum(1 for w in lasts if not grammar.is_adjective(w)) >= len(lasts)
 
 
 def set_fields(workflow: WorkflowSpec) -> dict[str, str]:
@@ -276,8 +287,13 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
                         for e in workflow.effects if e.kind == "create")
             article = own_article if own_article in ("a", "an") else "" if plural else "a" if makes else "the"
             article = grammar.with_article(after[0]).split()[0] if article == "a" else article
-            kind = _kind(workflow, after) if makes and article in ("a", "an") and after else None
-            if kind is not None:  # "Post a quiz assignment for my section …": the kind before its noun
+            # a word that is part of the noun of the row made ("damage" of a damage report)
+            made_part = not makes and bool(after) and any(
+                _part_of(after, noun(said(spec.entity(e.entity))).split()) for e in workflow.effects if e.kind == "create")
+            kind = _kind(workflow, after) if after and ((makes and article in ("a", "an")) or made_part) else None
+            if kind is not None and made_part:  # "Log windscreen damage for the rental …"
+                pieces += [Piece(" ", kind.name, KIND, tuple(kind.values or ())), Piece(" " + " ".join(after))]
+            elif kind is not None:  # "Post a quiz assignment for my section …": the kind before its noun
                 pieces += [Piece(" ", kind.name, KIND_A, tuple(kind.values or ())), Piece(" " + " ".join(after))]
             else:
                 pieces.append(Piece(" " + " ".join([w for w in (article, *after) if w]) if after else ""))
