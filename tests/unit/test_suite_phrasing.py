@@ -186,3 +186,21 @@ def test_a_part_named_by_a_kind_goes_before_the_made_noun(cars: Spec) -> None:
     texts = _round_trip(cars, step)
     assert texts[0].startswith('Log windscreen damage for the rental "Ford Fiesta YK21 UBV" from May 12'), texts[0]
     assert 'the area' not in texts[0] and 'the severity "moderate"' in texts[0]
+
+
+def test_a_span_a_seed_phrasing_leaves_over_is_a_sentence_of_its_own() -> None:
+    """"Book annual leave for me with the reason "…". From May 31, 2026 to June 2, 2026.", never
+    "Set the start date to … and the end date to …"; it reads back."""
+    from factory.tasks.language.intents import extras_sentence, intent_forms, parse_intent, render_intent
+
+    hr = build_spec(load_seed(SUITE / "hr_leave.yaml"))
+    form = next(f for f in intent_forms(hr) if f.phrasing.startswith("Book annual leave for me"))
+    workflow = next(w for w in hr.workflows if w.name == "request_leave")
+    tail = extras_sentence(workflow, {"start_on": "2026-05-31", "end_on": "2026-06-02"}, hr)
+    assert tail == "From May 31, 2026 to June 2, 2026.", tail
+    text = render_intent(form, {}, ["Long weekend away"], tail)
+    assert text == 'Book annual leave for me with the reason "Long weekend away". From May 31, 2026 to June 2, 2026.'
+    read = parse_intent(hr, text)
+    assert read is not None, text
+    args = read.steps[0].args
+    assert args["start_on"] == "May 31, 2026" and args["end_on"] == "June 2, 2026", args

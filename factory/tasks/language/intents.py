@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from factory.spec.model import FieldSpec, Spec, WorkflowSpec
+from factory.spec.model import FieldSpec, ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language import grammar
 from factory.tasks.language.asks import Ask, AskStep, ParseError, Question, RefText, joint_ref
 from factory.tasks.language.frames import frame
@@ -47,9 +47,10 @@ from factory.tasks.language.parse import LIST_SEPARATORS, my_phrases, parse_args
 from factory.tasks.language.render import render_list
 from factory.tasks.language.row_names import name_of, read_name
 from factory.tasks.language.spoken import field_noun, noun
-from factory.tasks.language.values import DATE, MONEY, TIME
+from factory.tasks.language.values import DATE, MONEY, TIME, param_text, scan_value
 
 EXTRA_OPENER = "Set the "  # the appended sentence: `Set the <label> to <value>, the … and the ….`
+SPAN_OPENER = "From "  # a span left over is a sentence of its own: "From May 31 to June 2, 2026."
 
 
 @dataclass(frozen=True)
@@ -266,7 +267,8 @@ def _pattern(spec: Spec, template: tuple[tuple[str, str], ...], slots: dict[str,
     if _ends_quoted(template):
         out.append(r"\.?")
     if extras:
-        out.append(" (?P<extras>(?:" + "|".join(re.escape(o) for o in (EXTRA_OPENER, *ROLE_OPENERS.values())) + r").+)\.")
+        out.append(" (?P<extras>(?:" + "|".join(re.escape(o) for o in (EXTRA_OPENER, SPAN_OPENER, *ROLE_OPENERS.values()))
+                   + r").+)\.")
     return re.compile("^" + "".join(out) + "$", re.IGNORECASE)
 
 
@@ -347,16 +349,27 @@ def extras_sentence(workflow: WorkflowSpec, args: dict[str, Any], spec: Spec | N
             except ParseError:
                 continue  # a row named by its fields: set, not said
             del rest[name]
+    span = _span(workflow)
+    if span is not None and span[0].name in rest and span[1].name in rest:
+        start, end = param_text(span[0], rest.pop(span[0].name)), param_text(span[1], rest.pop(span[1].name))
+        said.append(f"{SPAN_OPENER}{start} to {end}.")  # never "Set the start date to … and the end date to …"
     if rest:
         said.append(EXTRA_OPENER + render_list(workflow, rest, joiner=" to ", lead="the ").removeprefix("the ") + ".")
     return " ".join(said)
+
+
+def _span(workflow: WorkflowSpec) -> tuple[ParamSpec, ParamSpec] | None:
+    """The one date range a workflow takes (a start and its `range_end`), or None."""
+    spans = [(p, q) for p in workflow.params for q in workflow.params
+             if p.range_end == q.name and p.type in ("date", "datetime") and q.type == p.type]
+    return spans[0] if len(spans) == 1 else None
 
 
 def _extras(spec: Spec, workflow: WorkflowSpec, text: str) -> dict[str, Any]:
     """The appended sentences (`extras_sentence`), read back."""
     roles = {role: name for name, role in _role_of(spec, workflow).items()}
     params = {p.name: p for p in workflow.params}
-    openers = "|".join(re.escape(o) for o in (EXTRA_OPENER, *ROLE_OPENERS.values()))
+    openers = "|".join(re.escape(o) for o in (EXTRA_OPENER, SPAN_OPENER, *ROLE_OPENERS.values()))
     args: dict[str, Any] = {}
     for sentence in re.split(rf"\. (?=(?:{openers}))", text):
         role = next((r for r, o in ROLE_OPENERS.items() if sentence.startswith(o)), None)
@@ -365,6 +378,16 @@ def _extras(spec: Spec, workflow: WorkflowSpec, text: str) -> dict[str, Any]:
             if name is None or name in args:
                 raise ParseError(f"{sentence!r} names no {role} of {workflow.label!r}")
             args[name] = read_name(spec, params[name].ref or "", sentence[len(ROLE_OPENERS[role]):])
+            continue
+        span = _span(workflow)
+        if sentence.startswith(SPAN_OPENER) and span is not None:  # "From May 31 to June 2, 2026"
+            start, pos = scan_value(span[0].type, sentence, len(SPAN_OPENER))
+            if not sentence.startswith(" to ", pos):
+                raise ParseError(f"expected ' to ' in a span at {sentence[pos:pos + 30]!r}")
+            end, pos = scan_value(span[1].type, sentence, pos + len(" to "))
+            if pos != len(sentence) or {span[0].name, span[1].name} & set(args):
+                raise ParseError(f"{sentence!r} is not one span of {workflow.label!r}")
+            args.update({span[0].name: start, span[1].name: end})
             continue
         if not sentence.startswith(EXTRA_OPENER):
             raise ParseError(f"expected {EXTRA_OPENER!r} at {sentence[:30]!r}")

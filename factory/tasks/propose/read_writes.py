@@ -82,6 +82,9 @@ class ReadWritesMixin(ProposerBase):
             target = extreme(self.world, q, user.id)
         except (AmbiguousError, UnresolvedError):
             return None
+        if self._currency(ent.name, target) not in (None, "USD") and any(
+                p.type == "money" and not p.currency for p in workflow.params):
+            return None  # "reassess the duty for it to …": "it" says no currency, so the amount would be in dollars
         step = self._fill(workflow, user)
         if step is None:
             return None
