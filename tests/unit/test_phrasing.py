@@ -693,14 +693,14 @@ def test_a_row_is_in_the_place_it_is_kept() -> None:
 
 
 def test_a_proper_name_is_said_before_its_noun_and_a_place_alone() -> None:
-    """"the cars for the London Heathrow T5 branch", "the flats in London", never "the cars for the
+    """"the cars at the London Heathrow T5 branch", "the flats in London", never "the cars for the
     branch "London Heathrow T5"" (issue 30, the suite's readings); a name that says its noun ("Flat
     19"), a title ("The Clockwork Fox"), a lower-case value or a list stays quoted after the noun."""
     cars = build_spec(load_seed(SEEDS / "suite" / "car_rental.yaml"))
     flats = build_spec(load_seed(SEEDS / "suite" / "leases.yaml"))
     cases = [
         (cars, Question("count", "vehicle", conds=(Cond("branch", '"London Heathrow T5"'),)),
-         "Count the cars for the London Heathrow T5 branch."),
+         "Count the cars at the London Heathrow T5 branch."),  # its label "Parked at" gives "at"
         (flats, Question("count", "unit", conds=(Cond("city", '"London"'),)), "Count the flats in London."),
         (flats, Question("count", "unit", conds=(Cond("city", '"London"'), Cond("property", '"Albion Court"'))),
          'Count the flats in London with the property "Albion Court".'),

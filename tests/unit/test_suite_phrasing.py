@@ -204,3 +204,15 @@ def test_a_span_a_seed_phrasing_leaves_over_is_a_sentence_of_its_own() -> None:
     assert read is not None, text
     args = read.steps[0].args
     assert args["start_on"] == "May 31, 2026" and args["end_on"] == "June 2, 2026", args
+
+
+def test_a_count_of_rows_in_a_place_says_where_they_are(cars: Spec) -> None:
+    """"How many branches are in London?", "How many cars are at the London Heathrow T5 branch?"
+    (the car's "Parked at" gives its preposition), never "How many branches in London are there?"."""
+    cases = [(Question("count", "branch", conds=(Cond("city", '"London"'),)), "How many branches are in London?"),
+             (Question("count", "vehicle", conds=(Cond("branch", '"London Heathrow T5"'),)),
+              "How many cars are at the London Heathrow T5 branch?")]
+    for q, said in cases:
+        assert render(cars, Ask("read", question=q), 0) == said
+        for variant in (0, 1):
+            assert parse(cars, render(cars, Ask("read", question=q), variant)).question == q

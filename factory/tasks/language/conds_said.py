@@ -52,7 +52,7 @@ def render_conds(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
             parts.append(f"{lead_word(f)} the {name} {c.value}")  # "messages in the folder "archive""
         else:  # "with the folder "inbox"", "have the account "Main Checking ··3808""
             parts.append(f"{name if tied else 'the ' + name} {c.value}")
-    if parts and parts[0].split(" ", 1)[0] in ("in", "for") and len(parts) > 1:
+    if parts and parts[0].split(" ", 1)[0] in ("in", "for", "at", "on") and len(parts) > 1:
         # "in the folder "x" with the category "y"", but "in the folder "x" and not archived"
         joiner = " and " if parts[1].split(" ", 1)[0] in BARE_LEADS else " with "
         return f"{parts[0]}{joiner}{' and '.join(parts[1:])}"
@@ -131,6 +131,10 @@ def lead_word(field: FieldSpec) -> str | None:
     for the report …"); None for any other field."""
     if container(field):
         return "in"
+    words = field.label.lower().split()
+    if (field.type == "reference" and len(words) == 2 and words[1] in ("at", "in", "on")
+            and grammar.is_participle(words[0])):
+        return words[1]  # "Parked at": "the cars at the London Heathrow T5 branch"
     if field.type == "reference" and field.ref == field.name:
         return "for"
     return None

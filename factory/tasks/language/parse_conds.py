@@ -164,7 +164,7 @@ def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
         # "whose make is "Ford"" (`render.after_noun`): no article, the value after "is"
         whose = text.startswith("whose ", pos)
         pos += len("whose ") if whose else 0
-        said = next((w for w in ("in", "for") if not whose and not conds
+        said = next((w for w in ("in", "for", "at", "on") if not whose and not conds
                      and text.lower().startswith(f"{w} the ", pos)), None)
         inside = said is not None
         pos += len(f"{said} ") if said else 0

@@ -78,6 +78,7 @@ def _said_lookup(spec: Spec, text: str) -> Question | None:
 
 
 _MINE_ARE = re.compile(r"^How many of my (.+?) are (.+)\?$")
+_ARE_IN = re.compile(r"^How many (?!of )(.+?) are ((?:in|at) .+)\?$")
 
 
 def parse_question(spec: Spec, text: str) -> Question | None:
@@ -90,6 +91,9 @@ def parse_question(spec: Spec, text: str) -> Question | None:
     mine_are = _MINE_ARE.match(text)
     if mine_are is not None and said_bare(mine_are[2]):
         text = f"How many {mine_are[1]} {mine_are[2]} do I have?"
+    are_in = _ARE_IN.match(text)  # "How many branches are in Bristol?" asks "How many branches in Bristol are there?"
+    if are_in is not None:
+        text = f"How many {are_in[1]} {are_in[2]} are there?"
     held = _held_count(spec, text)  # before a count field's lookup, which has the same words
     if held is not None:
         return held

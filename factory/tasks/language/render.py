@@ -308,7 +308,9 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
             return f"Count {scope} {plural}{after_noun(spec, q.entity, q.conds)}."
         if with_conds(conds) == f" {conds}" and scope == "my":  # "How many of my shifts are for the Transport
             return f"How many of my {plural} are {conds}?"        # department?", never "… do I have?"
-        if with_conds(conds) == f" {conds}":  # "How many branches in Bristol are there?", not "have in"
+        if with_conds(conds) == f" {conds}" and conds.startswith(("in ", "at ")):  # "How many branches are in Bristol?"
+            return f"How many {plural} are {conds}?"
+        if with_conds(conds) == f" {conds}":  # "How many cars for the … branch are there?", not "have for"
             return f"How many {plural} {conds} are there?"
         return f"How many of {scope} {plural} have {conds}?"
     if q.op == "sum":
