@@ -108,3 +108,15 @@ def test_a_row_that_is_a_persons_own_is_named_by_them() -> None:
         text = render(hr, Ask("read", question=dept), variant)
         assert " in the building " in text and "whose building" not in text and "have the building" not in text, text
         assert parse(hr, text).question == dept
+
+
+def test_a_write_on_someones_row_reads_back() -> None:
+    """"Excuse Félix Gagnon's submission "Book review (HIST2150-A-W26)" with the reason …" is read
+    back to the submission (a frame's row said as someone's, not "my" or "the")."""
+    courses = build_spec(load_seed(SUITE / "courses.yaml"))
+    step = AskStep("excuse", {"submission": RefText("Book review (HIST2150-A-W26) by Félix Gagnon", mine=False),
+                              "reason": "Documentation provided"})
+    for variant in (0, 1, 2):
+        text = render(courses, Ask("write", steps=(step,)), variant)
+        assert 'Félix Gagnon\'s submission "Book review (HIST2150-A-W26)"' in text, text
+        assert parse(courses, text).steps == (step,), text

@@ -32,6 +32,7 @@ from factory.tasks.language.words import my_only
 _SLOTS = {"amount": MONEY.pattern, "date": r"[A-Z][a-z]+ \d{1,2}(?:, \d{4})?"}  # amounts in any currency ("£45")
 _MOMENT = _SLOTS["date"] + f"(?:{TIME})?"  # a range's ends: days, or moments ("June 6, 2026 at 10:00 AM")
 _TEXT = r'(?:[^"]|"[^"]*")+?'
+_SOMEONES = re.compile(r"[A-Z][^\"]*?'s [a-z]")
 
 
 def frame_pattern(f: Frame) -> re.Pattern[str]:
@@ -127,7 +128,8 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
         if piece.role == "subject" and own_lookup(p) and m[p.name].lower() == f"my {noun(said(spec.entity(p.ref or '')))}":
             found_by_app.add(p.name)
             continue  # "Freeze my membership …": the row the app finds itself, left out of the call
-        owned = m[p.name].lower().startswith(("my ", "the "))
+        # "my …", "the …", or someone's ("Félix Gagnon's submission "…"", `row_names.person_split`)
+        owned = m[p.name].lower().startswith(("my ", "the ")) or bool(_SOMEONES.match(m[p.name]))
         # Rows are "my …" / "the …", except one paid by name; a shared row stays "the tool "X"" even
         # as the thing acted on (`name_of`).
         named = piece.role != "object" or (p.ref is not None and spec.entity(p.ref).visibility == "public")
