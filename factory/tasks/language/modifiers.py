@@ -102,7 +102,7 @@ def adjective(entity: EntitySpec, conds: tuple[Cond, ...]) -> tuple[str, tuple[C
 
 
 # A brand or maker said before its noun ("Ford models"): capitalised words, no quotes or commas.
-_BRAND = re.compile(r"[A-Z][\w&'.-]*(?: [A-Z][\w&'.-]*){0,2}")
+_BRAND = re.compile(r"[A-Z][\w&'.-]*(?: [A-Z0-9][\w&'.-]*){0,3}")
 # Fields that say where a row is ("London"): a place follows its noun ("the branches in London").
 _PLACES = frozenset(["city", "country", "town", "region", "neighbourhood", "neighborhood", "district", "area"])
 
@@ -116,20 +116,40 @@ def brand_field(entity: EntitySpec) -> FieldSpec | None:
     return found[0] if len(found) == 1 else None
 
 
-def brand_before(entity: EntitySpec, cond: Cond) -> str | None:
-    """A first condition on the `brand_field` said before the noun ("Ford"), None otherwise; a
-    value that is a word of the noun itself, or a designator, stays after it. Capitals say it is
-    a name, so a name that is also a word ("Ford", "Tesla") still reads as one."""
-    f = brand_field(entity)
+# Nouns that name a kind of thing, not a thing that holds others: a car's model, a product's type.
+KIND_NOUNS = frozenset(["model", "make", "brand", "type", "kind", "category", "class", "sort", "variety", "style",
+                        "genre"])
+
+
+def kind_field(entity: EntitySpec) -> FieldSpec | None:
+    """The one reference field naming the kind a row is ("Model" of a car), when no free-text
+    maker field says it instead: its row's name can stand before the noun ("the Nissan Qashqai
+    cars")."""
+    if brand_field(entity) is not None:
+        return None
+    found = [f for f in entity.fields if f.type == "reference" and f.ref and f.ref != "user"
+             and noun(said(f)).split()[-1:] and noun(said(f)).split()[-1] in KIND_NOUNS]
+    return found[0] if len(found) == 1 else None
+
+
+def _name_before(entity: EntitySpec, field: FieldSpec | None, cond: Cond) -> str | None:
+    """A condition's capitalised value said before the noun, when `field` is the one such field."""
     inner = cond.value[1:-1] if len(cond.value) > 2 and cond.value[0] == cond.value[-1] == '"' else ""
-    if f is None or cond.field != f.name or cond.upper is not None or not _BRAND.fullmatch(inner):
+    if field is None or cond.field != field.name or cond.upper is not None or not _BRAND.fullmatch(inner):
         return None
     words = inner.lower().split()
-    if set(words) & set(noun(said(entity)).split()) or len(words[-1]) == 1:
+    if set(words) & set(noun(said(entity)).split()) or (len(words[-1]) == 1 and words[-1].isalpha()):
         return None  # "Model models"; a designator ("Unit B") is a name, not a kind
     if _owners(entity, inner.lower()):
         return None  # a word that is also a value of a kind ("SUV") would read back as that kind
     return inner
+
+
+def brand_before(entity: EntitySpec, cond: Cond) -> str | None:
+    """A first condition on the `brand_field` said before the noun ("Ford"), None otherwise; a
+    value that is a word of the noun itself, or a designator, stays after it. Capitals say it is
+    a name, so a name that is also a word ("Ford", "Tesla") still reads as one."""
+    return _name_before(entity, brand_field(entity), cond) or _name_before(entity, kind_field(entity), cond)
 
 
 def modifier_said(word: str) -> str:
@@ -180,7 +200,7 @@ def read_adjective(entity: EntitySpec, text: str, plural: bool) -> Cond | None:
     owners = _owners(entity, word) if _MODIFIER.fullmatch(word) else []
     if len(owners) == 1:
         return owners[0]
-    brand = brand_field(entity)
-    if not owners and brand is not None and brand_before(entity, Cond(brand.name, f'"{word}"')) == word:
-        return Cond(brand.name, f'"{word}"')
+    for named in (brand_field(entity), kind_field(entity)):  # "the Ford models", "the Nissan Qashqai cars"
+        if not owners and named is not None and brand_before(entity, Cond(named.name, f'"{word}"')) == word:
+            return Cond(named.name, f'"{word}"')
     return None
