@@ -218,6 +218,17 @@ def singular(phrase: str) -> str:
     return " ".join([*words[:-1], lemmas(head, "NOUN")[0]])
 
 
+def is_plural(word: str) -> bool:
+    """A plural noun, its own plural included: "fees", "goods" (the plural of "good"), "savings";
+    never "news", "analysis" or "bus"."""
+    w = word.lower()
+    if singular(w) != w:
+        return True
+    stem = w[:-1]
+    return w.endswith("s") and not w.endswith(("ss", "us", "is")) and "NOUN" in tags(stem) \
+        and w in lemminflect.getInflection(stem, tag="NNS")
+
+
 def article(phrase: str) -> str:
     """ "a" or "an" for a phrase, by its first sound: "an hour", "a user", "an SLA breach"."""
     first = phrase.split()[0] if phrase.split() else ""
@@ -256,10 +267,35 @@ def verb_head(words: list[str]) -> tuple[list[str], list[str]] | None:
     return verb, rest
 
 
-__all__ = ["CLOSED", "DETERMINERS", "EXCHANGE_VERBS", "PARTICLES", "PREPOSITIONS", "acronym", "activity", "article",
-           "is_adjective", "is_noun", "is_participle", "is_verb", "known", "lemmas", "noun_only", "participle",
-           "participle_clause", "participle_of", "plural", "singular", "tags", "third_person", "verb_head",
-           "verb_only", "with_article", "words_of"]
+__all__ = [
+    "CLOSED",
+    "DETERMINERS",
+    "EXCHANGE_VERBS",
+    "PARTICLES",
+    "PREPOSITIONS",
+    "acronym",
+    "activity",
+    "article",
+    "is_adjective",
+    "is_noun",
+    "is_participle",
+    "is_plural",
+    "is_verb",
+    "known",
+    "lemmas",
+    "noun_only",
+    "participle",
+    "participle_clause",
+    "participle_of",
+    "plural",
+    "singular",
+    "tags",
+    "third_person",
+    "verb_head",
+    "verb_only",
+    "with_article",
+    "words_of",
+]
 
 
 # Suffixes of nouns that name an activity or a process ("inspection", "approval", "storage").

@@ -190,7 +190,7 @@ def be(phrase: str) -> str:
     cut = next((i for i, w in enumerate(words) if i and (w in grammar.PREPOSITIONS or grammar.is_participle(w))),
                len(words))
     head = words[cut - 1] if cut else ""
-    return "are" if head and grammar.singular(head) != head else "is"
+    return "are" if head and grammar.is_plural(head) else "is"
 
 
 def _lookup(field: FieldSpec, named: str, variant: int) -> str:

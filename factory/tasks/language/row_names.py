@@ -115,6 +115,25 @@ def person_split(spec: Spec, ent: EntitySpec, label: str) -> tuple[str, str] | N
     return who, rest
 
 
+# A proper name or a code said before its noun: capitalised first word, no quotes, commas,
+# brackets or joining words ("Mathematics", "London Heathrow T5", "COMP1010-A-W26").
+_NAME_BEFORE = re.compile(r"[A-Z][\w&'.-]*(?: [A-Za-z0-9&][\w&'.-]*){0,5}")
+
+
+def _named_before(text: str, thing: str) -> bool:
+    """Whether a row's name reads before its noun ("the Mathematics department"): a proper name
+    or a code that shares no word with the noun ("Flat 19" says its noun itself), is no title
+    ("The Clockwork Fox") and joins nothing ("Salt and Iron" stays quoted)."""
+    words = text.lower().split()
+    if not _NAME_BEFORE.fullmatch(text) or set(words) & set(thing.split()) or words[0] in ("the", "a", "an") \
+            or {"and", "with", "or", "of", "for", "to"} & set(words):
+        return False
+    # a name in capitals throughout ("London Heathrow T5", "Albion Court"), or a code; a title
+    # ("Trip plan", "Hi") or a one-word name ("Ladder") would read as words before the noun
+    code = bool(re.search(r"\d", text)) and bool(re.search(r"[A-Z]{2}", text))
+    return code or (len(words) > 1 and all(w[:1].isupper() or w[:1].isdigit() or w == "&" for w in text.split()))
+
+
 def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
     """How a sentence names a row: "my Main Checking account (··3808)", "my visa card ··9591",
     `my payee "Sunvale Energy"`, "my contact details"; bare ("Sunvale Energy") where money goes."""
@@ -141,6 +160,8 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
         return f'{owner}{thing} "{dated[0]}" {dated[1]} {dated[2]}'
     if "," not in ref.text and re.search(rf"\b{re.escape(thing)}\b", ref.text.lower()):
         return owner + ref.text  # a name that says what it is ("my visa card ··9591"); a list is quoted
+    if _named_before(ref.text, thing):  # "the Mathematics department", "the London Heathrow T5 branch"
+        return f"{owner}{ref.text} {thing}"
     return f'{owner}{thing} "{ref.text}"'
 
 
@@ -172,4 +193,6 @@ def read_name(spec: Spec, entity: str, text: str) -> RefText:
         return RefText(f"{m[1]} {m[2]}", mine=mine)
     if '"' in text:
         raise ParseError(f"a quote inside the name {text!r}")
+    if text.lower().endswith(" " + thing) and _named_before(text[: -len(thing) - 1], thing):
+        return RefText(text[: -len(thing) - 1], mine=mine)  # "the Mathematics department"
     return RefText(text, mine=mine)

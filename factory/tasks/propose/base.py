@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
@@ -30,6 +31,7 @@ from factory.predict.rows import Row, UserView
 from factory.runtime.step import Step
 from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, Spec, WorkflowSpec
 from factory.tasks.draft import Draft
+from factory.tasks.language import grammar
 from factory.tasks.language.asks import ONLY, Ask, AskStep, Cond, Question, RefText, joint_ref
 from factory.tasks.language.intents import intent_forms
 from factory.tasks.language.lint import DATE_ISO, Change, Hit, lint_goal
@@ -243,8 +245,14 @@ class ProposerBase:
 
     @staticmethod
     def _nameable(ent: EntitySpec, name: str) -> bool:
-        """A field an instruction can name: no other field of the entity has its label."""
-        label = ent.field_named(name).label.casefold()
+        """A field an instruction can name: no other field of the entity has its label, and the
+        label has a word that names something ("Out of" is only prepositions: "the lowest number
+        out of" names nothing)."""
+        field = ent.field_named(name)
+        label = field.label.casefold()
+        words = re.findall(r"[a-z]+", label)
+        if not field.say and words and all(w in grammar.PREPOSITIONS or w in grammar.PARTICLES for w in words):
+            return False
         return sum(1 for f in ent.fields if f.label.casefold() == label) == 1
 
     def _slot_texts(self, entity: str, row: Row, slots: dict[str, tuple[str, str, str | None]]
