@@ -52,7 +52,7 @@ REASON_THEMES: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = (
 # by mistake" as a reason to excuse coursework). The seed data keeps the themes above.
 NEUTRAL_REASONS: tuple[str, ...] = (
     "As discussed with the team", "Special circumstances", "Agreed exception, see notes",
-    "Documentation provided", "Per our policy", "Approved by the team lead",
+    "Documentation provided", "Per our policy", "Confirmed after review",
 )
 # Notes a task asks an agent to type where the world has none of its own: words any domain's
 # staff would write ("Please call before delivery" is a courier's note, not a shift's).

@@ -216,3 +216,15 @@ def test_a_count_of_rows_in_a_place_says_where_they_are(cars: Spec) -> None:
         assert render(cars, Ask("read", question=q), 0) == said
         for variant in (0, 1):
             assert parse(cars, render(cars, Ask("read", question=q), variant)).question == q
+
+
+def test_the_stamp_a_list_is_sorted_by_says_how_recent_a_row_is(cars: Spec) -> None:
+    """"Which of my annual leave requests is the most recent?" (the list is newest first by
+    "Requested on"), never "has the latest request date"; each reads back."""
+    hr = build_spec(load_seed(SUITE / "hr_leave.yaml"))
+    cases = [(hr, Question("max", "leave_request", "requested_on", conds=(Cond("leave_type", '"annual"'),)),
+              "Which of my annual leave requests is the most recent?"),
+             (cars, Question("min", "damage_report", "reported_at"), "Which of my damage reports is the oldest?")]
+    for spec, q, said in cases:
+        assert render(spec, Ask("read", question=q), 0) == said
+        assert parse(spec, said).question == q

@@ -308,9 +308,18 @@ _WHEN_NOUNS = frozenset(["date", "day", "time", "date and time"])
 def recency_field(entity: EntitySpec) -> FieldSpec | None:
     """The field a row is "the most recent" or "the oldest" by: its date field labelled only "Date"
     ("Day", "Time"), a day before a moment (a message's "Day" before its "Date": questions rank by
-    the day); None when no date field is labelled that plainly (a bill's "Due on" is no age)."""
+    the day), else the event stamp the app sorts by ("Requested on"); None when there is none (a
+    bill's "Due on" is no age)."""
     plain = [f for f in entity.fields if f.type in ("date", "datetime") and noun(said(f)) in _WHEN_NOUNS]
-    return min(plain, key=lambda f: f.type != "date") if plain else None
+    if plain:
+        return min(plain, key=lambda f: f.type != "date")
+    # else the stamp the app lists rows by, newest first, when its label says an event happened
+    # ("Requested on", "Logged at"): "my most recent leave request", never "the latest request date"
+    stamp = next((f for f in entity.fields if entity.default_sort == f"-{f.name}" and f.type in ("date", "datetime")), None)
+    words = stamp.label.lower().split() if stamp is not None else []
+    if stamp is not None and len(words) == 2 and grammar.is_participle(words[0]) and words[1] in ("on", "at"):
+        return stamp
+    return None
 
 
 # Words that make an amount a level, a bound or a rate rather than a flow: a total of "balance
