@@ -228,3 +228,20 @@ def test_the_stamp_a_list_is_sorted_by_says_how_recent_a_row_is(cars: Spec) -> N
     for spec, q, said in cases:
         assert render(spec, Ask("read", question=q), 0) == said
         assert parse(spec, said).question == q
+
+
+def test_an_amounts_symbol_says_the_currency_chosen() -> None:
+    """"… a declared value of £130,000" says GBP: the currency goes unsaid and is read back from
+    the symbol; the default currency, which no symbol can tell from the chooser left out, is said."""
+    freight = build_spec(load_seed(SUITE / "freight.yaml"))
+    base = {"your_ref": "PO-40833", "origin": RefText("Busan", mine=False), "destination": RefText("Los Angeles", mine=False),
+            "goods": "CNC spindle assemblies", "weight_kg": 7266, "declared_value": 13000000,
+            "pickup_from": "2026-07-03T10:00:00", "pickup_by": "2026-07-05T10:00:00",
+            "dispatcher": RefText("Fatima Qureshi"), "broker": RefText("Vikram Iyer")}
+    for currency, symbol in (("GBP", "£"), ("INR", "₹"), ("USD", "$")):
+        step = AskStep("book_shipment", {**base, "currency": currency})
+        text = render(freight, Ask("write", steps=(step,)), 0)
+        assert f"a declared value of {symbol}130,000" in text, text
+        assert ('the currency "USD"' in text) is (currency == "USD"), text
+        assert "from Busan to Los Angeles between July 3" in text, text
+        assert parse(freight, text).steps[0].args["currency"] == currency, text

@@ -38,7 +38,7 @@ from factory.tasks.language.things import (
     stands_for,
     worldly,
 )
-from factory.tasks.language.values import param_text, priced
+from factory.tasks.language.values import param_text, priced, said_by_amount
 
 _ARTICLES = ("a", "an", "the", "my", "your")
 # Nouns of rows that hold others: a row is made "in" one of these, "for" anything else.
@@ -424,7 +424,8 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
     elif settings:
         items = [f"{param_said(params[n], setting=True)} to {param_text(params[n], args[n])}" for n in settings]
         out.append(": set the " + _listed([items[0], *(f"the {i}" for i in items[1:])]))
-    rest = [n for n in args if n not in f.params() and params[n].range_of not in args]
+    implied = said_by_amount(workflow.params, args)  # "a declared value of £22,000" says the currency
+    rest = [n for n in args if n not in f.params() and params[n].range_of not in args and n != implied]
     if f.span is not None and f.span[0] in args and f.span[1] in args:
         start, end = param_text(params[f.span[0]], args[f.span[0]]), param_text(params[f.span[1]], args[f.span[1]])
         if start[-6:] == end[-6:] and re.search(r", \d{4}$", start):

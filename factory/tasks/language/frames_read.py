@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from factory.spec.labels import currency_in
 from factory.spec.model import ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language.asks import ONLY, ParseError, RefText
 from factory.tasks.language.frames import (
@@ -24,7 +25,7 @@ from factory.tasks.language.frames import (
 from factory.tasks.language.row_names import read_name
 from factory.tasks.language.spoken import noun, said
 from factory.tasks.language.things import own_lookup, person
-from factory.tasks.language.values import MONEY, TIME, scan_value
+from factory.tasks.language.values import MONEY, TIME, currency_chooser, scan_value
 from factory.tasks.language.words import my_only
 
 # A slot's text by its kind: amounts and dates as written, anything else lazily up to the next
@@ -167,6 +168,13 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
         if set(more) & set(args):
             raise ParseError(f"an argument is given twice in {m.string[:60]!r}")
         args.update(more)
+    chooser = currency_chooser(workflow.params)
+    if chooser is not None and chooser.name not in args:  # "a declared value of £22,000" chose GBP
+        codes = {currency_in(str(args[p.name])) for p in workflow.params if p.type == "money" and p.currency is None
+                 and isinstance(args.get(p.name), str)}
+        code = codes.pop() if len(codes) == 1 else None
+        if code is not None and code != (chooser.default or "USD") and code in (chooser.values or []):
+            args[chooser.name] = code
     return args
 
 

@@ -110,8 +110,7 @@ def priced(params: list[ParamSpec], args: dict[str, Any], subject: str | None = 
     parameter of the run chooses ("the currency "EUR", the standard rate €120", never "$120"):
     the value that run gives, else that parameter's default; failing that, in the currency of
     the row acted on (`subject`), else of the rows the run names when they all share one."""
-    chooser = next((p for p in params if p.type == "enum" and p.values
-                    and all(re.fullmatch(r"[A-Z]{3}", v) for v in p.values)), None)
+    chooser = currency_chooser(params)
     chosen = args.get(chooser.name, chooser.default) if chooser is not None else None
     if chooser is None:
         chosen = _row_currency(args, subject)
@@ -121,6 +120,23 @@ def priced(params: list[ParamSpec], args: dict[str, Any], subject: str | None = 
             p = p.model_copy(update={"currency": chosen})
         out[p.name] = p
     return out
+
+
+def currency_chooser(params: list[ParamSpec]) -> ParamSpec | None:
+    """The parameter that picks the currency of the run's amounts (an enum of ISO codes), or None."""
+    return next((p for p in params if p.type == "enum" and p.values
+                 and all(re.fullmatch(r"[A-Z]{3}", v) for v in p.values)), None)
+
+
+def said_by_amount(params: list[ParamSpec], args: dict[str, Any]) -> str | None:
+    """The currency chooser a run's amount already says (its symbol: "a declared value of £22,000"
+    says GBP), so the sentence leaves the chooser out; None when it must be said (no amount, or
+    its default currency, which an amount's symbol cannot tell from the chooser left out)."""
+    chooser = currency_chooser(params)
+    if chooser is None or chooser.name not in args or args[chooser.name] == (chooser.default or "USD"):
+        return None
+    amounts = [p for p in params if p.type == "money" and p.currency is None and p.name in args]
+    return chooser.name if amounts else None
 
 
 def _row_currency(args: dict[str, Any], subject: str | None) -> str | None:
