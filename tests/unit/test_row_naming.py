@@ -120,3 +120,14 @@ def test_a_write_on_someones_row_reads_back() -> None:
         text = render(courses, Ask("write", steps=(step,)), variant)
         assert 'Félix Gagnon\'s submission "Book review (HIST2150-A-W26)"' in text, text
         assert parse(courses, text).steps == (step,), text
+
+
+def test_a_persons_own_record_is_never_named_like_a_place() -> None:
+    """The staff record shown as its member's name stays "my employee record "Sharon Neal"" to
+    Sharon, never "my Sharon Neal employee record" (a proper name before its noun is for places
+    and units: "the Albion Court property")."""
+    hr = build_spec(load_seed(SUITE / "hr_leave.yaml"))
+    record = next(e.name for e in hr.entities if e.display == "{member}")
+    said = name_of(hr, record, RefText("Sharon Neal", mine=True), "subject")
+    assert said == 'my employee record "Sharon Neal"', said
+    assert read_name(hr, record, said) == RefText("Sharon Neal")

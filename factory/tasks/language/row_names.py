@@ -160,7 +160,8 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
         return f'{owner}{thing} "{dated[0]}" {dated[1]} {dated[2]}'
     if "," not in ref.text and re.search(rf"\b{re.escape(thing)}\b", ref.text.lower()):
         return owner + ref.text  # a name that says what it is ("my visa card ··9591"); a list is quoted
-    if _named_before(ref.text, thing):  # "the Mathematics department", "the London Heathrow T5 branch"
+    if _named_before(ref.text, thing) and person_split(spec, ent, ref.text) is None:
+        # "the Mathematics department", "the London Heathrow T5 branch"; never "my Sharon Neal employee record"
         return f"{owner}{ref.text} {thing}"
     return f'{owner}{thing} "{ref.text}"'
 
@@ -193,6 +194,7 @@ def read_name(spec: Spec, entity: str, text: str) -> RefText:
         return RefText(f"{m[1]} {m[2]}", mine=mine)
     if '"' in text:
         raise ParseError(f"a quote inside the name {text!r}")
-    if text.lower().endswith(" " + thing) and _named_before(text[: -len(thing) - 1], thing):
+    if (text.lower().endswith(" " + thing) and _named_before(text[: -len(thing) - 1], thing)
+            and person_split(spec, ent, text[: -len(thing) - 1]) is None):
         return RefText(text[: -len(thing) - 1], mine=mine)  # "the Mathematics department"
     return RefText(text, mine=mine)
