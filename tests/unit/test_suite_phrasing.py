@@ -245,3 +245,22 @@ def test_an_amounts_symbol_says_the_currency_chosen() -> None:
         assert ('the currency "USD"' in text) is (currency == "USD"), text
         assert "from Busan to Los Angeles between July 3" in text, text
         assert parse(freight, text).steps[0].args["currency"] == currency, text
+
+
+def test_a_participle_label_is_a_clause_and_a_composite_label_stays_quoted(cars: Spec) -> None:
+    """"my customs holds held by "Douane Rotterdam"", never "whose held by is …"; a car labelled by
+    its model and plate stays `the car "Vauxhall Corsa SF74 MVU"`, while a branch's own name goes
+    before its noun ("the London Heathrow T5 branch")."""
+    from factory.tasks.language.row_names import name_of
+
+    freight = build_spec(load_seed(SUITE / "freight.yaml"))
+    hold = next(e for e in freight.entities if any(f.label == "Held by" for f in e.fields))
+    held_by = next(f.name for f in hold.fields if f.label == "Held by")
+    for q in (Question("count", hold.name, conds=(Cond(held_by, '"Douane Rotterdam"'),)),
+              Question("min", hold.name, "duty", conds=(Cond(held_by, '"Customs and Border Protection"'),))):
+        for variant in (0, 1):
+            text = render(freight, Ask("read", question=q), variant)
+            assert ' held by "' in text and "whose held by" not in text and "the held by" not in text, text
+            assert parse(freight, text).question == q, text
+    assert name_of(cars, "vehicle", RefText("Vauxhall Corsa SF74 MVU"), "subject") == 'the car "Vauxhall Corsa SF74 MVU"'
+    assert name_of(cars, "branch", RefText("London Heathrow T5"), "subject") == "the London Heathrow T5 branch"

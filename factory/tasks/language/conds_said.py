@@ -50,6 +50,8 @@ def render_conds(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
             parts.append(f"{lead_word(f)} {first}")  # "cars for the Heathrow T5 branch", "flats in London"
         elif not parts and not tied and c.upper is None and lead_word(f) is not None:
             parts.append(f"{lead_word(f)} the {name} {c.value}")  # "messages in the folder "archive""
+        elif grammar.participle_clause(name.split()):  # "the customs holds held by "CBP"", never "whose held by is"
+            parts.append(f"{name} {c.value}")
         else:  # "with the folder "inbox"", "have the account "Main Checking ··3808""
             parts.append(f"{name if tied else 'the ' + name} {c.value}")
     if parts and parts[0].split(" ", 1)[0] in ("in", "for", "at", "on") and len(parts) > 1:
@@ -195,7 +197,8 @@ def after_noun(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
         f = ent.field_named(c.field)
         name = field_noun(f)
         if (c.upper is not None or f.type == "bool" or phrase_state(ent, f, c.value) is not None
-                or lead_word(f) is not None or name.split(" ", 1)[0] in LEADING_PREPOSITIONS):
+                or lead_word(f) is not None or name.split(" ", 1)[0] in LEADING_PREPOSITIONS
+                or grammar.participle_clause(name.split())):
             return with_conds(render_conds(spec, entity, conds))
         plain.append(f"whose {name} is {c.value}")
     return f" {' and '.join(plain)}" if plain else ""

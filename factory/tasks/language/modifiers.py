@@ -112,7 +112,8 @@ def brand_field(entity: EntitySpec) -> FieldSpec | None:
     ("Make" of a car model): its capitalised value can stand before the noun ("the Ford models")."""
     filtered = {f.field for f in entity.filters}
     found = [f for f in entity.fields if f.type == "string" and f.name in filtered and entity.display_fields != [f.name]
-             and f.name not in entity.owner_fields and noun(said(f)) not in _PLACES]
+             and f.name not in entity.owner_fields and noun(said(f)) not in _PLACES
+             and not grammar.participle_clause(noun(said(f)).split())]  # "held by …" says its own relation
     return found[0] if len(found) == 1 else None
 
 

@@ -160,8 +160,9 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
         return f'{owner}{thing} "{dated[0]}" {dated[1]} {dated[2]}'
     if "," not in ref.text and re.search(rf"\b{re.escape(thing)}\b", ref.text.lower()):
         return owner + ref.text  # a name that says what it is ("my visa card ··9591"); a list is quoted
-    if _named_before(ref.text, thing) and person_split(spec, ent, ref.text) is None:
-        # "the Mathematics department", "the London Heathrow T5 branch"; never "my Sharon Neal employee record"
+    if len(ent.display_fields) == 1 and _named_before(ref.text, thing) and person_split(spec, ent, ref.text) is None:
+        # a row's own name ("the London Heathrow T5 branch"), never a label made of several fields
+        # ("the Vauxhall Corsa SF74 MVU car") nor a person ("my Sharon Neal employee record")
         return f"{owner}{ref.text} {thing}"
     return f'{owner}{thing} "{ref.text}"'
 
@@ -194,7 +195,7 @@ def read_name(spec: Spec, entity: str, text: str) -> RefText:
         return RefText(f"{m[1]} {m[2]}", mine=mine)
     if '"' in text:
         raise ParseError(f"a quote inside the name {text!r}")
-    if (text.lower().endswith(" " + thing) and _named_before(text[: -len(thing) - 1], thing)
+    if (len(ent.display_fields) == 1 and text.lower().endswith(" " + thing) and _named_before(text[: -len(thing) - 1], thing)
             and person_split(spec, ent, text[: -len(thing) - 1]) is None):
         return RefText(text[: -len(thing) - 1], mine=mine)  # "the Mathematics department"
     return RefText(text, mine=mine)
