@@ -19,9 +19,10 @@ from typing import Any
 
 from factory.spec.model import ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language import grammar
+from factory.tasks.language.arg_words import FRAME_PREPOSITIONS, bare_item, due_word, kind_param, noun_state
 from factory.tasks.language.asks import ONLY, ParseError, RefText
 from factory.tasks.language.measures import count_noun, counted, value_first, with_unit
-from factory.tasks.language.modifiers import modifier_said, stands_before
+from factory.tasks.language.modifiers import modifier_said
 from factory.tasks.language.row_names import name_of
 from factory.tasks.language.spoken import (
     amount_said,
@@ -46,7 +47,7 @@ _CONTAINERS = frozenset(["notebook", "folder", "list", "wishlist", "board", "pro
                          "channel", "calendar", "playlist", "cart", "inbox", "category", "section", "shelf",
                          "workspace", "space", "drive", "binder", "journal", "diary", "thread", "conversation",
                          "group", "account", "wallet", "portfolio", "library", "catalog", "catalogue", "directory"])
-_PREPOSITIONS = frozenset(["between", "to", "from", "for", "on", "in", "into", "at", "of", "with", "by", "toward", "as"])
+_PREPOSITIONS = FRAME_PREPOSITIONS
 # The preposition a verb puts before the row a named thing goes to or comes off ("Apply my label … to
 # my message"); a verb that takes its row after a preposition is `grammar.INTRANSITIVE`.
 # Words after a verb that say how, not what ("Delete forever"): they follow the row, never "the forever".
@@ -103,30 +104,6 @@ def _first(p: ParamSpec) -> str:
 KIND, KIND_A = "kind", "kind_a"  # a value said before the noun of the thing made, bare or after "a"/"an"
 # The nouns that classify a thing: a value of one is said as the thing's modifier ("a leave of the
 # type sick" is "sick leave"); any other field's value is said with its label.
-_CLASSIFIERS = frozenset(["type", "kind", "category", "class", "sort"])
-
-
-def _kind(workflow: WorkflowSpec, heads: list[str]) -> ParamSpec | None:
-    """The one enum parameter that says what kind of thing a run makes, when each of its values can
-    stand before the thing's noun `heads` (`spoken.stands_before`); left out, the thing is said
-    without it ("Post an assignment")."""
-    kinds = [p for p in workflow.params if p.type == "enum" and not p.say and p.values
-             and (noun(said(p)) in _CLASSIFIERS or _names_things(p.values))
-             and all(stands_before(v.replace("_", " "), heads) for v in p.values)]
-    return kinds[0] if len(kinds) == 1 else None
-
-
-def _names_things(values: list[str]) -> bool:
-    """Whether an enum's values name things ("windscreen", "door panel", "interior"), which make a
-    compound with the noun after them ("windscreen damage"): each ends in a noun, most in a word
-    that is only a noun. A degree ("minor", "moderate", "high") needs its label to say what it
-    grades, so it is none."""
-    lasts = [v.replace("_", " ").split()[-1] for v in values]
-    if not lasts or not all(grammar.is_noun(w) and grammar.known(w) and w.islower() for w in lasts):
-        return False
-    return 2 * sum(1 for w in lasts if not grammar.is_adjective(w)) >= len(lasts)
-
-
 def set_fields(workflow: WorkflowSpec) -> dict[str, str]:
     """Parameter → the field of the row acted on that it sets (`set <subject>.<field> = <param>`)."""
     out: dict[str, str] = {}
@@ -290,7 +267,7 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
             # a word that is part of the noun of the row made ("damage" of a damage report)
             made_part = not makes and bool(after) and any(
                 _part_of(after, noun(said(spec.entity(e.entity))).split()) for e in workflow.effects if e.kind == "create")
-            kind = _kind(workflow, after) if after and ((makes and article in ("a", "an")) or made_part) else None
+            kind = kind_param(workflow, after) if after and ((makes and article in ("a", "an")) or made_part) else None
             if kind is not None and made_part:  # "Log windscreen damage for the rental …"
                 pieces += [Piece(" ", kind.name, KIND, tuple(kind.values or ())), Piece(" " + " ".join(after))]
             elif kind is not None:  # "Post a quiz assignment for my section …": the kind before its noun
@@ -329,7 +306,7 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
                 said_phrase = f"the {phrase}"
             else:
                 said_phrase = grammar.with_article(phrase)
-            kind = _kind(workflow, after)
+            kind = kind_param(workflow, after)
             if kind is not None:  # "Request sick leave", "Book an express shipment": the kind before its noun
                 first, _, noun_after = said_phrase.partition(" ")
                 counted_one = first in ("a", "an")
@@ -439,7 +416,7 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
                  for n in rest]
         # "with" takes a noun first ("with the note … and out of 50", never "with out of 50"); a
         # list with no noun goes after a comma: "…, due April 19 and out of 50"
-        nominal = next((i for i, item in enumerate(items) if not _bare_item(item)), None)
+        nominal = next((i for i, item in enumerate(items) if not bare_item(item)), None)
         if nominal is None:
             out.append(", " + _listed(items))
         else:
@@ -501,34 +478,6 @@ def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "
             return article + _arg_label(param, value, joiner, flag, as_noun=True)
         article = ""  # a label that is a predicate reads bare: "starts on July 20", "check in June 4"
     return article + _arg_label(param, value, joiner, flag)
-
-
-def _bare_item(item: str) -> bool:
-    """An argument said without a noun of its own ("out of 50", "due April 19"): "with" cannot
-    take it."""
-    first = item.split()[0]
-    return first in grammar.PREPOSITIONS or first == "due"
-
-
-def due_word(param: ParamSpec) -> bool:
-    """Whether a date is said as when something is due ("Due date", "Due at", "Due"): "due
-    April 19", never "the due date April 19"."""
-    words = noun(said(param)).split()
-    return param.type in ("date", "datetime") and not param.say and bool(words) and words[0] == "due" \
-        and all(w in ("date", "at", "on", "by") for w in words[1:])
-
-
-def noun_state(param: ParamSpec) -> tuple[str, str] | None:
-    """A yes/no label that is a thing and its state ("Tank full", "Seal intact"): the thing and
-    the state, said as "the tank full" or "the tank not full"; None for other labels."""
-    words = noun(said(param)).split()
-    if param.type != "bool" or param.say or len(words) < 2 or not all(re.fullmatch(r"[a-z]+", w) for w in words):
-        return None
-    *thing, state = words
-    if not grammar.is_noun(thing[-1]) or not (grammar.is_adjective(state) or grammar.is_participle(state)) \
-            or any(w in _PREPOSITIONS for w in words):
-        return None
-    return " ".join(thing), state
 
 
 def _arg_label(param: ParamSpec, value: Any, joiner: str, flag: str, as_noun: bool = False) -> str:

@@ -13,8 +13,9 @@ import re
 from typing import Any
 
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
+from factory.tasks.language.arg_words import due_word, noun_state
 from factory.tasks.language.asks import ONLY, AskStep, ParseError, Question, RefText
-from factory.tasks.language.frames import IT, due_word, noun_state
+from factory.tasks.language.frames import IT
 from factory.tasks.language.frames_read import parse_frame
 from factory.tasks.language.measures import count_noun, counted, value_first, with_unit
 from factory.tasks.language.parse_conds import entity_and_conds, field_by, parse_conds, same

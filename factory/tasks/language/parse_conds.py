@@ -125,23 +125,10 @@ def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
         # said bare: "not withdrawn" (`render.not_state`), "on loan" (`render.phrase_state`),
         # "wifi", "no pool" (`spoken.bool_feature`)
         bare = (_bool_phrase_at(ent, text, pos) or _not_state_at(ent, text, pos) or _phrase_state_at(ent, text, pos)
-                or _feature_at(ent, text, pos))
+                or _feature_at(ent, text, pos) or _day_span_at(ent, text, pos))
         if bare is not None:
             cond, pos = bare
             conds.append(cond)
-            if pos == len(text):
-                return tuple(conds)
-            if not text.startswith(" and ", pos):
-                raise ParseError(f"expected 'and' between conditions at {text[pos:pos + 30]!r}")
-            pos += len(" and ")
-            continue
-        day = day_field(ent) if text.startswith("between ", pos) else None
-        if day is not None:  # "between May 16, 2026 and June 9, 2026" (`conds_said.day_field`)
-            low, pos = scan_value(day.type, text, pos + len("between "))
-            if not text.startswith(" and ", pos):
-                raise ParseError(f"expected 'and' in a range at {text[pos:pos + 30]!r}")
-            high, pos = scan_value(day.type, text, pos + len(" and "))
-            conds.append(Cond(day.name, low, high))
             if pos == len(text):
                 return tuple(conds)
             if not text.startswith(" and ", pos):
@@ -232,6 +219,19 @@ def _name_first_at(ent: EntitySpec, text: str, pos: int) -> tuple[Cond, int] | N
                 and inner.split()[0].lower() not in ("the", "a", "an")):
             return Cond(f.name, f'"{inner}"'), pos + ends[0]
     return None
+
+
+def _day_span_at(ent: EntitySpec, text: str, pos: int) -> tuple[Cond, int] | None:
+    """A span of the row's own date said bare at `pos`: "between May 16, 2026 and June 9, 2026"
+    (`conds_said.day_field`)."""
+    day = day_field(ent) if text.startswith("between ", pos) else None
+    if day is None:
+        return None
+    low, pos = scan_value(day.type, text, pos + len("between "))
+    if not text.startswith(" and ", pos):
+        raise ParseError(f"expected 'and' in a range at {text[pos:pos + 30]!r}")
+    high, pos = scan_value(day.type, text, pos + len(" and "))
+    return Cond(day.name, low, high), pos
 
 
 def _bool_phrase_at(ent: EntitySpec, text: str, pos: int) -> tuple[Cond, int] | None:

@@ -1,0 +1,69 @@
+"""Words one argument is said with, beside a frame (`frames.py`): a yes/no thing and its state
+("the tank not full"), a due date ("due April 19"), an item "with" cannot take ("out of 50"), and
+an enum whose values name things ("windscreen damage"). Functions of the spec alone; the renderer
+and the parser both ask them, so a form is written and read by one rule."""
+
+from __future__ import annotations
+
+import re
+
+from factory.spec.model import ParamSpec, WorkflowSpec
+from factory.tasks.language import grammar
+from factory.tasks.language.modifiers import stands_before
+from factory.tasks.language.spoken import noun, said
+
+# The prepositions a frame's own pieces use ("Move to …", "Transfer between …", "Mark as …").
+FRAME_PREPOSITIONS = frozenset(["between", "to", "from", "for", "on", "in", "into", "at", "of", "with", "by", "toward",
+                                "as"])
+
+
+def names_things(values: list[str]) -> bool:
+    """Whether an enum's values name things ("windscreen", "door panel", "interior"), which make a
+    compound with the noun after them ("windscreen damage"): each ends in a noun, most in a word
+    that is only a noun. A degree ("minor", "moderate", "high") needs its label to say what it
+    grades, so it is none."""
+    lasts = [v.replace("_", " ").split()[-1] for v in values]
+    if not lasts or not all(grammar.is_noun(w) and grammar.known(w) and w.islower() for w in lasts):
+        return False
+    return 2 * sum(1 for w in lasts if not grammar.is_adjective(w)) >= len(lasts)
+
+
+def bare_item(item: str) -> bool:
+    """An argument said without a noun of its own ("out of 50", "due April 19"): "with" cannot
+    take it."""
+    first = item.split()[0]
+    return first in grammar.PREPOSITIONS or first == "due"
+
+
+def due_word(param: ParamSpec) -> bool:
+    """Whether a date is said as when something is due ("Due date", "Due at", "Due"): "due
+    April 19", never "the due date April 19"."""
+    words = noun(said(param)).split()
+    return param.type in ("date", "datetime") and not param.say and bool(words) and words[0] == "due" \
+        and all(w in ("date", "at", "on", "by") for w in words[1:])
+
+
+def noun_state(param: ParamSpec) -> tuple[str, str] | None:
+    """A yes/no label that is a thing and its state ("Tank full", "Seal intact"): the thing and
+    the state, said as "the tank full" or "the tank not full"; None for other labels."""
+    words = noun(said(param)).split()
+    if param.type != "bool" or param.say or len(words) < 2 or not all(re.fullmatch(r"[a-z]+", w) for w in words):
+        return None
+    *thing, state = words
+    if not grammar.is_noun(thing[-1]) or not (grammar.is_adjective(state) or grammar.is_participle(state)) \
+            or any(w in FRAME_PREPOSITIONS for w in words):
+        return None
+    return " ".join(thing), state
+
+
+_CLASSIFIERS = frozenset(["type", "kind", "category", "class", "sort"])
+
+
+def kind_param(workflow: WorkflowSpec, heads: list[str]) -> ParamSpec | None:
+    """The one enum parameter that says what kind of thing a run makes, when each of its values can
+    stand before the thing's noun `heads` (`spoken.stands_before`); left out, the thing is said
+    without it ("Post an assignment")."""
+    kinds = [p for p in workflow.params if p.type == "enum" and not p.say and p.values
+             and (noun(said(p)) in _CLASSIFIERS or names_things(p.values))
+             and all(stands_before(v.replace("_", " "), heads) for v in p.values)]
+    return kinds[0] if len(kinds) == 1 else None
