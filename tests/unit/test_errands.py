@@ -50,7 +50,7 @@ def test_find_act_then_act_is_a_read_write_of_two_steps(bank: Spec) -> None:
                    ("card", Question("max", "card", "expires_on", conds=(Cond("status", '"active"'),))))
     ask = Ask("read_write", steps=(pick, MOVE))
     for variant in range(9):
-        text = render_errand(bank, ask, "I'm sorting out a few things today:", variant)
+        text = render_errand(bank, ask, "", variant)
         back = parse(bank, text)
         assert back.kind == "read_write" and back.steps[0].pick == pick.pick, text
         assert back.steps[1].workflow == "transfer_funds", text
@@ -77,6 +77,21 @@ def test_a_purpose_names_only_what_its_world_speaks_of(bank: Spec) -> None:
     assert "I can't find my wallet, so to be safe:" in lock
     redo = purposes_for(notes, Ask("write", steps=(AskStep("archive_note", {}),)), redo=True)
     assert redo and not any("dates" in p for p in redo), redo
+
+
+def test_two_unrelated_actions_are_said_without_a_stock_purpose() -> None:
+    """A stranger's world has no purpose that fits its acts: its errands are the actions alone
+    ("Please waive …, then retire …"), never "Before the weekend:", and they read back as two."""
+    rental = build_spec(load_seed(SEEDS / "suite" / "car_rental.yaml"))
+    retire = AskStep("retire_vehicle", {"vehicle": RefText("Tesla Model 3 SF70 HBT")})
+    reprice = AskStep("reprice_model", {"car_model": RefText("Ford Fiesta"), "new_rate": 2700})
+    ask = Ask("write", steps=(retire, reprice))
+    assert purposes_for(rental, ask) == ("",) and purposes_for(rental, ask, undo=True) == ("",)
+    for variant in range(len(OPENERS) * len(CONNECTORS)):
+        text = render_errand(rental, ask, "", variant)
+        assert not text.startswith(tuple(ALL_PURPOSES)) and text[0].isupper(), text
+        back = parse(rental, text)
+        assert [s.workflow for s in back.steps] == ["retire_vehicle", "reprice_model"], text
 
 
 def test_a_purpose_about_a_kind_of_row_fits_only_actions_on_such_rows(bank: Spec) -> None:

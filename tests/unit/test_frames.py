@@ -257,7 +257,7 @@ def test_a_strangers_values_are_said_as_their_fields_mean_them() -> None:
                                  "accountant": RefText("Beatriz Santos"), "currency": "CAD", "rate": 20000,
                                  "terms_days": "5"})
     text = render(invoicing, Ask("write", steps=(add,)), 0)
-    assert "the terms 5 days" in text and "CA$200" in text and "5 terms" not in text, text
+    assert "terms of 5 days" in text and "CA$200" in text and "5 terms" not in text, text
     back = parse(invoicing, text).steps[0]
     assert back.args == {**add.args, "rate": "CA$200"}, text  # amounts read back as said
     reopen = next(w for w in helpdesk.workflows if w.name == "reopen")

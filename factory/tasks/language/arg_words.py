@@ -1,7 +1,8 @@
 """Words one argument is said with, beside a frame (`frames.py`): a yes/no thing and its state
-("the tank not full"), a due date ("due April 19"), an item "with" cannot take ("out of 50"), and
-an enum whose values name things ("windscreen damage"). Functions of the spec alone; the renderer
-and the parser both ask them, so a form is written and read by one rule."""
+("the tank not full"), a due date ("due April 19"), an item "with" cannot take ("out of 50"), an
+enum whose values name things ("windscreen damage"), a measure "of" its noun ("a weight of 1947
+kg") and a person by name and part ("Vikram Iyer as the customs broker"). Functions of the spec
+alone; the renderer and the parser both ask them, so a form is written and read by one rule."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ import re
 
 from factory.spec.model import ParamSpec, WorkflowSpec
 from factory.tasks.language import grammar
+from factory.tasks.language.measures import count_noun, value_first
 from factory.tasks.language.modifiers import stands_before
 from factory.tasks.language.spoken import noun, said
+from factory.tasks.language.values import PERSON_NAME
 
 # The prepositions a frame's own pieces use ("Move to …", "Transfer between …", "Mark as …").
 FRAME_PREPOSITIONS = frozenset(["between", "to", "from", "for", "on", "in", "into", "at", "of", "with", "by", "toward",
@@ -67,3 +70,32 @@ def kind_param(workflow: WorkflowSpec, heads: list[str]) -> ParamSpec | None:
              and (noun(said(p)) in _CLASSIFIERS or names_things(p.values))
              and all(stands_before(v.replace("_", " "), heads) for v in p.values)]
     return kinds[0] if len(kinds) == 1 else None
+
+
+def measured(param: ParamSpec) -> bool:
+    """A whole number that measures something named by a plain noun ("Weight (kg)", "Odometer
+    reading", "Payment terms (days)"): said "a weight of 1947 kg" in a list of arguments. Counts
+    ("4 guests"), clauses ("6 carried over") and prepositions ("out of 20") have words of their own."""
+    words = noun(said(param)).split()
+    return (param.type == "int" and not param.say and bool(words) and count_noun(param) is None
+            and value_first(param) is None and all(re.fullmatch(r"[a-z]+", w) for w in words)
+            and not any(w in grammar.PREPOSITIONS or w in grammar.PARTICLES for w in words)
+            and grammar.is_noun(words[-1]))
+
+
+def of_lead(head: str) -> str:
+    """An amount's or a measure's noun before "of": "an estimate", "a weight", or a plural bare
+    ("payment terms", "duties")."""
+    return head if grammar.is_plural(head.split()[-1]) else grammar.with_article(head)
+
+
+def named_as(param: ParamSpec, text: str) -> bool:
+    """Whether a person given for a part labelled by a plain noun ("Customs broker", "Desk") is
+    said by name and part, "Vikram Iyer as the customs broker", in a list of arguments (never
+    "the desk Dmitri Volkov"); a clause label keeps its words ("books kept by Beatriz Santos")."""
+    words = noun(said(param)).split()
+    return (param.ref == "user" and not param.say and bool(PERSON_NAME.fullmatch(text)) and bool(words)
+            and all(re.fullmatch(r"[a-z]+", w) for w in words) and grammar.is_noun(words[-1])
+            and not any(w in grammar.PREPOSITIONS or w in grammar.PARTICLES or grammar.is_participle(w)
+                        for w in words))
+

@@ -5,13 +5,14 @@
 more workflow runs (a find-then-act run among them, for a READ_WRITE) joined by a connector
 (`, then `, `, and then `, `. After that, `) after one of three openers (none, "Please ", "Could
 you … ?"), or one run and then a question about the result (`render_report`: "… Afterwards, what
-is the balance of my account "Emergency Fund ··5290"?", a READ_WRITE too), behind a purpose sentence from a closed pool.
+is the balance of my account "Emergency Fund ··5290"?", a READ_WRITE too), behind a purpose sentence from a
+closed pool where one fits the act, else with none.
 
 The pool is closed on purpose: the parser (`parse_errands.parse_compound`) strips a purpose only when it is
-one of these sentences, so the purpose never carries a value the reward must check, and a text
-without one is never mistaken for an errand. Purposes are picked by what the errand does (the
+one of these sentences, so the purpose never carries a value the reward must check; a text without
+one is read as an errand only when it reads as no single action. Purposes are picked by what the errand does (the
 first word of its first action's verb phrase), so "lock" reads "I'm going away soon" and "pay"
-reads "It's the end of the month"; undoing and redoing a row has its own ("Plans changed").
+reads "It's the end of the month"; undoing and redoing a row, and two unrelated actions, have none.
 """
 
 from __future__ import annotations
@@ -61,16 +62,17 @@ PURPOSES: dict[str, tuple[str, ...]] = {
     "move": ("I'm sorting my inbox:", "I'm moving some things around:"),
     "apply": ("I'm sorting my inbox:", "I'm getting organised:"),
 }
-GENERIC = ("I'm sorting out a few things today:", "A couple of errands while I think of them:",
-           "Before the weekend:")
-# Make, then undo at once: the errand of someone who changed their mind.
-UNDO = ("I want to see how this works, then undo it:", "I'm trying this out, then taking it back:")
-# Undo, then redo: cancel a row, then make it again with other values.
-REDO = ("Plans changed, so I need to redo something:", "I made a mistake and want to redo it:",
-        "My dates moved, so let's start over:")
+# No purpose at all: two unrelated things to do, a change tried and taken back, a row undone and
+# made again are said as the actions alone ("Please retire the car "X", then …"). A stock sentence
+# in front of them ("Before the weekend:") reads as a template wherever the world has nothing to
+# say about why, and a purpose reads as one only where it fits the act (`PURPOSES`).
+NO_PURPOSE = ""
+GENERIC = (NO_PURPOSE,)
+# Undo, then redo: a purpose only where the world's rows have dates that can move.
+REDO = ("My dates moved, so let's start over:",)
 
-ALL_PURPOSES: tuple[str, ...] = tuple(sorted({p for pool in PURPOSES.values() for p in pool}
-                                             | set(GENERIC) | set(REDO) | set(UNDO), key=lambda p: -len(p)))
+ALL_PURPOSES: tuple[str, ...] = tuple(sorted({p for pool in PURPOSES.values() for p in pool} | set(REDO),
+                                             key=lambda p: -len(p)))
 CONNECTORS = (", and then ", ", then ", ". After that, ")
 # The same action on another row, said once: "lock my card "A", and then do the same for my card "B"".
 SAME = "do the same for "
@@ -150,26 +152,18 @@ def fits_action(purpose: str, words: set[str]) -> bool:
 
 
 def purposes_for(spec: Spec, ask: Ask, redo: bool = False, undo: bool = False) -> tuple[str, ...]:
-    """The purpose sentences that fit what `ask` does first and the world it is in (the generic ones
-    when none does); `redo` (undo a row, make it again) and `undo` (make a row, take it back) have
-    their own."""
+    """The purpose sentences that fit what `ask` does first and the world it is in, and no purpose
+    (`NO_PURPOSE`); `redo` (undo a row, make it again) and `undo` (make a row, take it back) have
+    none: their two actions say what they do."""
     words = _world_words(spec, ask)
     # A find-then-act step acts itself ("find my oldest booking, then cancel it"): its verb is the act's.
     workflow = next(w for w in spec.workflows if w.name == ask.steps[0].workflow)
     verb = verb_phrase(workflow).split()[0]
     acting = _action_words(spec, workflow.name)
-    if undo:
-        return tuple(p for p in UNDO if fits_world(p, words) and fits_action(p, acting)) or UNDO
-    if redo:  # "My dates moved" redoes a booking, not a saved listing
-        return tuple(p for p in REDO if fits_world(p, words) and fits_action(p, acting)) or REDO[:2]
-    found = tuple(p for p in PURPOSES.get(verb, ()) + GENERIC if fits_world(p, words) and fits_action(p, acting))
-    if len(ask.steps) == 1:  # one action (then a question) is not "a couple of errands"
-        found = tuple(p for p in found if p not in _SEVERAL) or ("Before the weekend:",)
-    return found
-
-
-# Purposes that say there are several things to do.
-_SEVERAL = frozenset(["I'm sorting out a few things today:", "A couple of errands while I think of them:"])
+    if undo or redo:  # the two actions say it: "enroll in X, then drop my enrollment "X""
+        return tuple(p for p in REDO if redo and fits_world(p, words) and fits_action(p, acting)) + (NO_PURPOSE,)
+    found = tuple(p for p in PURPOSES.get(verb, ()) if fits_world(p, words) and fits_action(p, acting))
+    return found + GENERIC
 
 
 def _part(spec: Spec, step: AskStep) -> str:
@@ -181,7 +175,7 @@ def _part(spec: Spec, step: AskStep) -> str:
 def render_errand(spec: Spec, ask: Ask, purpose: str, variant: int) -> str:
     """The errand text of a compound `ask` (two or more steps), behind `purpose` (one of
     `ALL_PURPOSES`); `variant` picks the opener and the connector."""
-    if purpose not in ALL_PURPOSES:
+    if purpose not in ALL_PURPOSES and purpose != NO_PURPOSE:
         raise ValueError(f"{purpose!r} is not one of the purposes the parser knows")
     opener = OPENERS[variant % len(OPENERS)]
     connector = CONNECTORS[(variant // len(OPENERS)) % len(CONNECTORS)]
@@ -195,7 +189,7 @@ def render_errand(spec: Spec, ask: Ask, purpose: str, variant: int) -> str:
     text = f"{opener}{body}{'?' if opener == 'Could you ' else '.'}"
     # After a colon the errand runs on in lower case; after a full stop it starts a sentence.
     text = lower_first(text) if purpose.endswith(":") else text[:1].upper() + text[1:]
-    return f"{purpose} {text}"
+    return f"{purpose} {text}" if purpose else text
 
 
 def same_for(spec: Spec, before: AskStep, step: AskStep) -> str | None:

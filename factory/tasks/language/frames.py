@@ -19,7 +19,16 @@ from typing import Any
 
 from factory.spec.model import ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language import grammar
-from factory.tasks.language.arg_words import FRAME_PREPOSITIONS, bare_item, due_word, kind_param, noun_state
+from factory.tasks.language.arg_words import (
+    FRAME_PREPOSITIONS,
+    bare_item,
+    due_word,
+    kind_param,
+    measured,
+    named_as,
+    noun_state,
+    of_lead,
+)
 from factory.tasks.language.asks import ONLY, ParseError, RefText
 from factory.tasks.language.measures import count_noun, counted, value_first, with_unit
 from factory.tasks.language.modifiers import modifier_said
@@ -397,7 +406,9 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
             out.append(piece.lead + "my " + noun(said(spec.entity(params[piece.param].ref or ""))))
     settings = [n for n in f.settings if n in args]
     if len(f.settings) == 1 and settings:
-        out.append(f.setting_lead + _value_text(spec, params[settings[0]], args[settings[0]], "setting"))
+        one = params[settings[0]]  # a measure with its unit: "adjust the allowance for it to 33 days"
+        text = _value_text(spec, one, args[settings[0]], "setting")
+        out.append(f.setting_lead + (with_unit(one, text) if one.type == "int" else text))
     elif settings:
         items = [f"{param_said(params[n], setting=True)} to {param_text(params[n], args[n])}" for n in settings]
         out.append(": set the " + _listed([items[0], *(f"the {i}" for i in items[1:])]))
@@ -451,6 +462,8 @@ def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "
         return counted(word, value)
     if isinstance(value, RefText) and value.by == ONLY and joiner == " ":
         return value.text  # the user's only one says what it is: "my client", never "the client my client"
+    if article == "the " and joiner == " " and isinstance(value, RefText) and named_as(param, value.text):
+        return f"{value.text} as the {noun(said(param))}"  # "Vikram Iyer as the customs broker"
     after = value_first(param) if joiner == " " else None
     if after is not None and value is not None:
         return f"{param_text(param, value)} {after}"  # "6 carried over", "£40 per day"
@@ -458,10 +471,12 @@ def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "
     if (joiner == " " and param.type in ("int", "money") and not param.say and len(words) > 1
             and all(w in grammar.PREPOSITIONS or w in grammar.PARTICLES for w in words)):
         return f"{' '.join(words)} {param_text(param, value)}"  # "out of 20", "up to £500": no noun to say
-    if joiner == " " and article == "the " and param.type == "money" and value is not None:
-        # an amount is "of" its noun: "with an estimate of £20", "an offer of £2,000"
+    if joiner == " " and article == "the " and value is not None and (param.type == "money" or measured(param)):
+        # an amount or a measure is "of" its noun: "with an estimate of £20", "a weight of 1947 kg",
+        # "payment terms of 15 days" (a plural noun takes no article), never "the weight 1947 kg"
         head, trailer = amount_said(param)  # "a premium of £30 on top"
-        return f"{grammar.with_article(head)} of {param_text(param, value)}" + (f" {trailer}" if trailer else "")
+        number = param_text(param, value) if param.type == "money" else with_unit(param, param_text(param, value))
+        return f"{of_lead(head)} of {number}" + (f" {trailer}" if trailer else "")
     if joiner == " " and due_word(param) and value is not None:  # "due April 19, 2026 at 10:00 AM"
         return f"due {param_text(param, value)}"
     state = noun_state(param) if joiner == " " and value in (True, False, "yes", "no") else None

@@ -22,6 +22,7 @@ from factory.tasks.language.frames import (
     frame,
     span_words,
 )
+from factory.tasks.language.measures import with_unit
 from factory.tasks.language.row_names import read_name
 from factory.tasks.language.spoken import noun, said
 from factory.tasks.language.things import own_lookup, person
@@ -151,7 +152,8 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
     if missing:
         raise ParseError(f"the sentence does not say its {', '.join(missing)}")
     if m["_one"] if len(f.settings) == 1 else None:
-        args[f.settings[0]] = whole_value(params[f.settings[0]], _with_year(spec, params[f.settings[0]], m["_one"]))
+        one = params[f.settings[0]]
+        args[one.name] = whole_value(one, _with_year(spec, one, _without_unit(one, m["_one"])))
     if len(f.settings) > 1 and m["_many"]:
         args.update(parse_args(workflow, m["_many"], refs, separators=separators, joiner=" to ", lead="the ",
                                subject_first=False))
@@ -176,6 +178,12 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
         if code is not None and code != (chooser.default or "USD") and code in (chooser.values or []):
             args[chooser.name] = code
     return args
+
+
+def _without_unit(p: ParamSpec, text: str) -> str:
+    """A measure's number without the unit `frames.render_frame` says after it ("33 days" → "33")."""
+    number = text.split(" ", 1)[0]
+    return number if p.type == "int" and with_unit(p, number) == text and number != text else text
 
 
 def _with_year(spec: Spec, p: ParamSpec, text: str) -> str:

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
-from factory.tasks.language.arg_words import due_word, noun_state
+from factory.tasks.language.arg_words import due_word, measured, named_as, noun_state, of_lead
 from factory.tasks.language.asks import ONLY, AskStep, ParseError, Question, RefText
 from factory.tasks.language.frames import IT
 from factory.tasks.language.frames_read import parse_frame
@@ -134,13 +134,24 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
                 return args
             pos = _separator(text, pos, separators)
             continue
-        hit = next(((p, n) for n, p in names if lowered.startswith(n + joiner, pos)), None)
+        named = _named_as_at(workflow, text, pos) if lead and joiner == " " else None
+        if named is not None:  # "Vikram Iyer as the customs broker" (`arg_words.named_as`)
+            p, value, pos = named
+            if p.name in args:
+                raise ParseError(f"argument {p.label!r} is given twice")
+            args[p.name] = RefText(value) if p.type == "reference" else value
+            if pos == len(text):
+                return args
+            pos = _separator(text, pos, separators)
+            continue
         amount = None
         trailer = ""
-        if hit is None and lead and joiner == " ":  # "an estimate of £20" (`frames.arg_phrase`)
-            amount = next(((p, art + n + " of ") for n, p in amounts for art in ("a ", "an ")
-                           if p.type == "money" and lowered.startswith(art + n + " of ", pos)), None)
+        if lead and joiner == " ":  # "an estimate of £20", "payment terms of 15 days" (`frames.arg_phrase`)
+            amount = next(((p, lead_of) for n, p in amounts if p.type == "money" or measured(p)
+                           if lowered.startswith(lead_of := of_lead(n) + " of ", pos)), None)
             trailer = amount_said(amount[0])[1] if amount is not None else ""
+        hit = None if amount is not None else next(((p, n) for n, p in names if lowered.startswith(n + joiner, pos)),
+                                                   None)
         if hit is not None:
             p, pos = hit[0], pos + len(hit[1]) + len(joiner)
         elif amount is not None:
@@ -176,6 +187,19 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
         if pos == len(text):
             return args
         pos = _separator(text, pos, separators)
+
+
+def _named_as_at(workflow: WorkflowSpec, text: str, pos: int) -> tuple[ParamSpec, str, int] | None:
+    """A person said by name and part at `pos` ("Vikram Iyer as the customs broker"): the
+    parameter, the name and the end."""
+    m = PERSON_NAME.match(text, pos)
+    if m is None:
+        return None
+    for p in workflow.params:
+        tail = f" as the {noun(said(p))}"
+        if named_as(p, m[0]) and text.startswith(tail, m.end()):
+            return p, m[0], m.end() + len(tail)
+    return None
 
 
 def _count_at(workflow: WorkflowSpec, lowered: str, pos: int) -> tuple[ParamSpec, str, int] | None:

@@ -44,14 +44,16 @@ def _steps_of_errand(spec: Spec, body: str, connectors: tuple[str, ...], problem
     return None
 
 
-def parse_compound(spec: Spec, text: str) -> Ask | None:
+def parse_compound(spec: Spec, text: str, bare: bool = False) -> Ask | None:
     """An errand (`errands.render_errand`): a purpose from the closed pool, then two or more
     actions joined by connectors, or (`errands.render_report`) actions and then a question
-    about the result. None when the text opens with no known purpose."""
+    about the result. None when the text opens with no known purpose; with `bare`, a text
+    without one is read as the actions alone (the caller tries that only once the text read as
+    no single action)."""
     purpose = next((p for p in ALL_PURPOSES if text.startswith(p + " ")), None)
-    if purpose is None:
+    if purpose is None and not bare:
         return None
-    body = text[len(purpose) + 1:]
+    body = text[len(purpose) + 1:] if purpose is not None else text
     question = None
     its = None
     cut = next((start for start, _end in _splits(body, (REPORT,)) if body[start - 1:start] == "."), None)

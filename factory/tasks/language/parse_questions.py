@@ -15,7 +15,7 @@ from factory.tasks.language.measures import count_noun, times_done
 from factory.tasks.language.modifiers import bool_adjective, bool_feature
 from factory.tasks.language.parse import DIRECTIONS, DIRS, my_phrases
 from factory.tasks.language.parse_conds import entity_and_conds, entity_by, field_by, parse_conds
-from factory.tasks.language.render import holder_field, says_its_noun
+from factory.tasks.language.render import holder_field, possessive, says_its_noun
 from factory.tasks.language.row_names import name_of, read_name
 from factory.tasks.language.spoken import field_noun, noun, said, spoken_plural
 from factory.tasks.language.words import my_only
@@ -26,23 +26,23 @@ _OWNED = rf"(?:my |the |{_WHOSE})[^\"]*"
 
 
 _Q_PATTERNS = [
-    ("lookup", re.compile(r'^What is the (?P<field>.+?) (?:of|for) (?:my|the) (?P<entity>.+?) "(?P<ref>[^"]+)"\?$')),
-    ("lookup", re.compile(r'^Look up the (?P<field>.+?) (?:of|for) (?:my|the) (?P<entity>.+?) "(?P<ref>[^"]+)"\.$')),
-    ("only", re.compile(r'^What is the (?P<field>.+?) (?:of|for) (?P<only>my [^"]+?)\?$')),  # "… of my contact details?"
-    ("only", re.compile(r'^Look up the (?P<field>.+?) (?:of|for) (?P<only>my [^"]+?)\.$')),
+    ("lookup", re.compile(r'^What is the (?P<field>.+?) (?:of|for|on) (?:my|the) (?P<entity>.+?) "(?P<ref>[^"]+)"\?$')),
+    ("lookup", re.compile(r'^Look up the (?P<field>.+?) (?:of|for|on) (?:my|the) (?P<entity>.+?) "(?P<ref>[^"]+)"\.$')),
+    ("only", re.compile(r'^What is the (?P<field>.+?) (?:of|for|on) (?P<only>my [^"]+?)\?$')),  # "… of my contact details?"
+    ("only", re.compile(r'^Look up the (?P<field>.+?) (?:of|for|on) (?P<only>my [^"]+?)\.$')),
     ("count", re.compile(r"^How many of (?:my|the) (?P<plural>.+?) are there\?$")),  # "…from account "X" are there?"
     ("count", re.compile(r"^How many of (?:my|the) (?P<plural>.+?) have (?P<conds>.+)\?$")),
     ("count", re.compile(r"^Count (?:my|the) (?P<plural>.+?) with (?P<conds>.+)\.$")),
     ("count", re.compile(r"^Count (?:my|the) (?P<plural>[A-Za-z0-9]+ .+?)\.$")),  # "Count my active cards."
     ("count", re.compile(r"^How many (?P<plural>[A-Za-z0-9]+ .+?) (?:do I have|are there)\?$")),
     ("sum", re.compile(r"^What is the total (?P<field>.+?) (?:of|across) (?:my|the) (?P<plural>.+?)(?: with (?P<conds>.+))?\?$")),
-    ("named", re.compile(rf'^What is the (?P<field>.+?) (?:of|for) (?P<named>(?:my |the |{_WHOSE})[^"]+)\?$')),  # name_of
-    ("named", re.compile(rf'^Look up the (?P<field>.+?) (?:of|for) (?P<named>(?:my |the |{_WHOSE})[^"]+)\.$')),
+    ("named", re.compile(rf'^What is the (?P<field>.+?) (?:of|for|on) (?P<named>(?:my |the |{_WHOSE})[^"]+)\?$')),  # name_of
+    ("named", re.compile(rf'^Look up the (?P<field>.+?) (?:of|for|on) (?P<named>(?:my |the |{_WHOSE})[^"]+)\.$')),
     # a name quoted with words around it: `my rental "X" from May 7`, `Ada Brennan's hold "X"` (row_names)
-    ("named", re.compile(rf'^What is the (?P<field>.+?) (?:of|for) (?P<named>{_OWNED}"[^"]+"(?: [^"]+)?)\?$')),
-    ("named", re.compile(rf'^Look up the (?P<field>.+?) (?:of|for) (?P<named>{_OWNED}"[^"]+"(?: [^"]+)?)\.$')),
-    ("bare", re.compile(r'^What (?:is|are) the (?P<field>.+?) (?:of|for) (?P<bare>[A-Z][^"]*)\?$')),  # render.says_its_noun
-    ("bare", re.compile(r'^Look up the (?P<field>.+?) (?:of|for) (?P<bare>[A-Z][^"]*)\.$')),
+    ("named", re.compile(rf'^What is the (?P<field>.+?) (?:of|for|on) (?P<named>{_OWNED}"[^"]+"(?: [^"]+)?)\?$')),
+    ("named", re.compile(rf'^Look up the (?P<field>.+?) (?:of|for|on) (?P<named>{_OWNED}"[^"]+"(?: [^"]+)?)\.$')),
+    ("bare", re.compile(r'^What (?:is|are) the (?P<field>.+?) (?:of|for|on) (?P<bare>[A-Z][^"]*)\?$')),  # render.says_its_noun
+    ("bare", re.compile(r'^Look up the (?P<field>.+?) (?:of|for|on) (?P<bare>[A-Z][^"]*)\.$')),
     ("arg", re.compile(r"^Which of (?:my|the) (?P<plural>.+?)(?: with (?P<conds>.+?))? has the "
                        rf"(?P<dir>{DIRS}) (?P<field>.+?)\?"
                        r"(?P<tie> If several tie, name the one that comes first alphabetically\.)?$")),
@@ -77,6 +77,7 @@ def _said_lookup(spec: Spec, text: str) -> Question | None:
     return None
 
 
+_POSSESSIVE = re.compile(r"^What (?:is|are) (?P<named>the [A-Z][^\"?]*?)'s (?P<field>[a-z][^\"?]*)\?$")
 _MINE_ARE = re.compile(r"^How many of my (.+?) are (.+)\?$")
 _ARE_IN = re.compile(r"^How many (?!of )(.+?) are ((?:in|at) .+)\?$")
 
@@ -94,6 +95,9 @@ def parse_question(spec: Spec, text: str) -> Question | None:
     are_in = _ARE_IN.match(text)  # "How many branches are in Bristol?" asks "How many branches in Bristol are there?"
     if are_in is not None:
         text = f"How many {are_in[1]} {are_in[2]} are there?"
+    owned = _POSSESSIVE.match(text)  # "What is the History department's office?" (`render.possessive`)
+    if owned is not None and possessive(owned["named"]):
+        text = f"What is the {owned['field']} of {owned['named']}?"
     held = _held_count(spec, text)  # before a count field's lookup, which has the same words
     if held is not None:
         return held

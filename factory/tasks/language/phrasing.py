@@ -130,5 +130,14 @@ def parse(spec: Spec, text: str) -> Ask:
     if m:
         steps = tuple(parse_step(spec, s[:1].upper() + s[1:]) for s in (m["a"], m["b"]))
         return Ask("write", steps=steps)
-    step = parse_step(spec, text)
+    try:
+        step = parse_step(spec, text)
+    except ParseError as exc:  # no single action: several, said without a purpose (`errands.NO_PURPOSE`)
+        try:
+            errand = parse_compound(spec, text, bare=True)
+        except ParseError:
+            raise exc from None
+        if errand is None:
+            raise
+        return errand
     return Ask("read_write" if step.pick else "write", steps=(step,))

@@ -214,7 +214,17 @@ def _lookup(field: FieldSpec, named: str, variant: int) -> str:
     if when is not None:  # "date placed": "When was the hold "X" placed?", not "the date placed of"
         return f"Look up when {named} was {when[1]}." if variant % 2 else f"When was {named} {when[1]}?"
     of = of_word(f)  # "the reason for my blocked dates"
+    if possessive(named) and of == "of":  # "What is the History department's office?"
+        return f"What {be(f)} {named}'s {f}?"
     return f"Look up the {f} {of} {named}." if variant % 2 else f"What {be(f)} the {f} {of} {named}?"
+
+
+def possessive(named: str) -> bool:
+    """Whether a row everyone knows, said by a bare name before its noun ("the Picking & Packing
+    department"), takes "'s" as a person would put it: "the Picking & Packing department's
+    building", never "the building of the Picking & Packing department"; a quoted name does not,
+    nor a row of the user's own ("my Harold Richards contact's phone number" reads as a person's)."""
+    return bool(re.fullmatch(r"the [A-Z][^\"',()]* [a-z]+", named)) and not named.endswith("s")
 
 
 def holder_field(spec: Spec, ent: EntitySpec, target: str) -> FieldSpec | None:

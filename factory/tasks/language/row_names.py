@@ -62,9 +62,13 @@ def _date_sep(ent: EntitySpec) -> tuple[str, str] | None:
 
 
 def _day_words(label: str) -> list[str]:
-    """What the date field's own label says before a day: "from" (From), "logged on" (Logged at),
-    "since" (Since); nothing for a noun ("Start date")."""
+    """What the date field's own label says before a day: "starting" (From), "logged on" (Logged
+    at), "since" (Since); nothing for a noun ("Start date")."""
     words = label.lower().split()
+    if words in (["from"], ["to"], ["until"]):
+        # an end of a span said as a participle: "my rental "…" starting May 17", since "from May 17"
+        # before a frame's own "to May 28" would read as the change ("extend … from May 17 to May 28")
+        return ["starting" if words == ["from"] else "ending"]
     if len(words) == 1 and words[0] in grammar.PREPOSITIONS:
         return words
     if words and grammar.is_participle(words[0]) and all(w in grammar.PREPOSITIONS for w in words[1:]):
@@ -120,7 +124,7 @@ def person_split(spec: Spec, ent: EntitySpec, label: str) -> tuple[str, str] | N
 _NAME_BEFORE = re.compile(r"[A-Z][\w&'.-]*(?: [A-Za-z0-9&][\w&'.-]*){0,5}")
 
 
-def _named_before(text: str, thing: str) -> bool:
+def _named_before(text: str, thing: str, named: bool = False) -> bool:
     """Whether a row's name reads before its noun ("the Mathematics department"): a proper name
     or a code that shares no word with the noun ("Flat 19" says its noun itself), is no title
     ("The Clockwork Fox") and joins nothing ("Salt and Iron" stays quoted)."""
@@ -129,9 +133,18 @@ def _named_before(text: str, thing: str) -> bool:
             or {"and", "with", "or", "of", "for", "to"} & set(words):
         return False
     # a name in capitals throughout ("London Heathrow T5", "Albion Court"), or a code; a title
-    # ("Trip plan", "Hi") or a one-word name ("Ladder") would read as words before the noun
+    # ("Trip plan", "Hi") would read as words before the noun. One capitalised word reads as a
+    # name only where the row's one shown field is its name (`named`: "the History department"),
+    # never a title or a subject ("the Hi message")
     code = bool(re.search(r"\d", text)) and bool(re.search(r"[A-Z]{2}", text))
-    return code or (len(words) > 1 and all(w[:1].isupper() or w[:1].isdigit() or w == "&" for w in text.split()))
+    one = named and len(words) == 1 and text.isalpha() and text[:1].isupper() and text[1:].islower()
+    return code or one or (len(words) > 1 and all(w[:1].isupper() or w[:1].isdigit() or w == "&" for w in text.split()))
+
+
+def _by_name(ent: EntitySpec) -> bool:
+    """Whether a row is shown by its name: its one display field is labelled "Name"."""
+    shown = ent.display_fields[0] if len(ent.display_fields) == 1 else None
+    return shown is not None and noun(said(ent.field_named(shown))) == "name"
 
 
 def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
@@ -160,7 +173,8 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
         return f'{owner}{thing} "{dated[0]}" {dated[1]} {dated[2]}'
     if "," not in ref.text and re.search(rf"\b{re.escape(thing)}\b", ref.text.lower()):
         return owner + ref.text  # a name that says what it is ("my visa card ··9591"); a list is quoted
-    if len(ent.display_fields) == 1 and _named_before(ref.text, thing) and person_split(spec, ent, ref.text) is None:
+    if (len(ent.display_fields) == 1 and _named_before(ref.text, thing, _by_name(ent))
+            and person_split(spec, ent, ref.text) is None):
         # a row's own name ("the London Heathrow T5 branch"), never a label made of several fields
         # ("the Vauxhall Corsa SF74 MVU car") nor a person ("my Sharon Neal employee record")
         return f"{owner}{ref.text} {thing}"
@@ -195,7 +209,8 @@ def read_name(spec: Spec, entity: str, text: str) -> RefText:
         return RefText(f"{m[1]} {m[2]}", mine=mine)
     if '"' in text:
         raise ParseError(f"a quote inside the name {text!r}")
-    if (len(ent.display_fields) == 1 and text.lower().endswith(" " + thing) and _named_before(text[: -len(thing) - 1], thing)
+    if (len(ent.display_fields) == 1 and text.lower().endswith(" " + thing)
+            and _named_before(text[: -len(thing) - 1], thing, _by_name(ent))
             and person_split(spec, ent, text[: -len(thing) - 1]) is None):
         return RefText(text[: -len(thing) - 1], mine=mine)  # "the Mathematics department"
     return RefText(text, mine=mine)

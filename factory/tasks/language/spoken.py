@@ -298,8 +298,12 @@ def amount_said(p: ParamSpec) -> tuple[str, str]:
 
 
 def of_word(noun_text: str) -> str:
-    """The preposition between a field's noun and its row: "for" after a reason, else "of"."""
-    return "for" if noun_text.split()[-1] in FOR_NOUNS else "of"
+    """The preposition between a field's noun and its row: "for" after a reason, "on" after a
+    participle ("the fees owed on my enrollment", never "the fees owed of"), else "of"."""
+    last = noun_text.split()[-1]
+    if last in FOR_NOUNS:
+        return "for"
+    return "on" if len(noun_text.split()) > 1 and grammar.is_participle(last) and not grammar.is_noun(last) else "of"
 
 
 _WHEN_NOUNS = frozenset(["date", "day", "time", "date and time"])

@@ -27,6 +27,11 @@ def param_text(param: ParamSpec, value: Any) -> str:
     return field_value_text(param.type, value, param.currency)
 
 
+def int_text(n: int) -> str:
+    """A whole number as people write one: "45,058" from five digits up, "1947" and "2026" bare."""
+    return f"{n:,}" if abs(n) >= 10_000 else str(n)
+
+
 def field_value_text(kind: str, value: Any, currency: str | None = None) -> str:
     """A value as written, by type: money (in `currency`, US dollars when None), dates and
     numbers bare, yes/no, the rest quoted."""
@@ -39,7 +44,7 @@ def field_value_text(kind: str, value: Any, currency: str | None = None) -> str:
     if kind == "bool":
         return "yes" if value else "no"
     if kind == "int":
-        return str(int(value))
+        return int_text(int(value))
     if kind == "enum":
         return f'"{enum_text(str(value))}"'
     return f'"{value}"'
@@ -49,7 +54,9 @@ def field_value_text(kind: str, value: Any, currency: str | None = None) -> str:
 # symbol of any currency the app writes ("€12.50", "CA$5").
 _SYMBOLS = "|".join(re.escape(sym) for sym in sorted(set(CURRENCIES.values()), key=len, reverse=True))
 MONEY = re.compile(rf"-?(?:{_SYMBOLS})-?(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d{{1,2}})?")
-_INT = re.compile(r"-?\d+")
+# A whole number as written: five digits and more in thousands groups ("45,058"), four bare
+# ("1947 kg", a year), so a comma and space after a value still ends it.
+_INT = re.compile(r"-?(?:\d{1,3}(?:,\d{3})+|\d+)")
 DATE = re.compile(r"([A-Z][a-z]+) (\d{1,2}), (\d{4})")
 TIME = r" at \d{1,2}:\d{2}(?: [AP]M)?"  # "at 2:00 PM", and the 24-hour "at 14:00" read too
 _TIME = re.compile(r" at (\d{1,2}):(\d{2})(?: ([AP]M))?")
@@ -97,7 +104,7 @@ def parse_scalar(kind: str, text: str) -> Any:
                 hour = hour % 12 + (12 if t.group(3) == "PM" else 0)
             return f"{day.isoformat()}T{hour:02d}:{mm}:00"
         if kind == "int":
-            return int(text)
+            return int(text.replace(",", ""))
         if kind == "bool":
             return text.lower() == "yes"
     except ValueError as exc:

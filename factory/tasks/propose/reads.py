@@ -117,8 +117,10 @@ class ReadsMixin(ProposerBase):
         if op in ("count", "range"):
             if not conds:
                 return None
-            return self._ask_read(Question("count", ent.name, conds=conds), user,
-                                  "date-range" if "date_range" in caps else "count", caps)
+            q = Question("count", ent.name, conds=conds)
+            if len(select(self.world, q, user.id)) < 2:
+                return None  # a count of one is a yes/no ("my enrollments for the BIOL2300-A-W26 section")
+            return self._ask_read(q, user, "date-range" if "date_range" in caps else "count", caps)
         if op == "sum":
             money = [f for f in ent.fields if f.type == "money" and row.get(f.column) is not None
                      and additive(f) and self._nameable(ent, f.name)]

@@ -148,8 +148,11 @@ class WritesMixin(ProposerBase):
                 return None
             goal = render(self.spec, Ask("write", steps=(ask_step,)), variant)
             context = persona_context(user.persona) if variant % 3 != 2 else None  # not before a question
-            # goal-first: who is asking, from the seed, when the persona speaks of what is asked
-            if context is not None and self.rng.random() < 0.8 and fits(user.persona, goal):
+            # goal-first: why the person asks, from the seed, when the persona speaks of what is
+            # asked; who they are ("I'm a customs house agent at …") is no reason, and a person
+            # never opens a request with their job title
+            if (context is not None and not context.startswith("I'm ") and self.rng.random() < 0.8
+                    and fits(user.persona, goal)):
                 goal = with_context(context, goal)
         if not self._reads_back(goal, Ask("write", steps=(ask_step,))):
             return None

@@ -1,0 +1,80 @@
+"""Arguments, rows and questions said as a person types them, and read back by the same rules: a
+measure "of" its noun with its thousands grouped, a person by name and part, a setting with its
+unit, a row everyone knows in the possessive, a field named by a participle "on" its row, and two
+unrelated actions with no stock sentence in front."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from factory.builder.build import build_spec
+from factory.seed.loader import load_seed
+from factory.spec.model import Spec
+from factory.tasks.language.asks import Ask, AskStep, Question, RefText
+from factory.tasks.language.phrasing import parse, render
+from factory.tasks.language.values import parse_scalar
+
+SUITE = Path(__file__).resolve().parents[2] / "seeds" / "suite"
+
+
+@pytest.fixture(scope="module")
+def freight() -> Spec:
+    return build_spec(load_seed(SUITE / "freight.yaml"))
+
+
+def _book(weight: int) -> AskStep:
+    return AskStep("book_shipment", {
+        "your_ref": "PO-94905", "origin": RefText("Singapore"), "destination": RefText("Busan"),
+        "goods": "Auto brake pads", "weight_kg": weight, "declared_value": 4000000,
+        "pickup_from": "2026-07-19T10:00:00", "pickup_by": "2026-07-23T09:00:00",
+        "dispatcher": RefText("Dmitri Volkov"), "broker": RefText("Helen Park")})
+
+
+def test_a_measure_and_a_person_in_a_list_are_said_as_people_say_them(freight: Spec) -> None:
+    step = _book(18570)
+    text = render(freight, Ask("write", steps=(step,)), 0)
+    # never "the weight 18570 kg", "the desk Dmitri Volkov and the customs broker Helen Park"
+    assert "a weight of 18,570 kg" in text and "the weight" not in text, text
+    assert "Dmitri Volkov as the desk and Helen Park as the customs broker" in text, text
+    back = parse(freight, text).steps[0]
+    assert parse_scalar("int", back.args["weight_kg"]) == 18570, text
+    assert back.args["dispatcher"] == RefText("Dmitri Volkov") and back.args["broker"] == RefText("Helen Park"), text
+    small = render(freight, Ask("write", steps=(_book(1947),)), 0)
+    assert "a weight of 1947 kg" in small, small  # four digits stay bare, as a year does
+
+
+def test_a_plural_measure_takes_no_article(freight: Spec) -> None:
+    bill = AskStep("bill_shipment", {"shipment": RefText("PO-65086 · Newark to Singapore", mine=True),
+                                     "terms_days": 15})
+    texts = [render(freight, Ask("write", steps=(bill,)), v) for v in range(3)]
+    assert any("payment terms of 15 days" in t for t in texts), texts
+    assert not any("the payment terms 15" in t or "a payment terms" in t for t in texts), texts
+    for text in texts:
+        assert parse_scalar("int", parse(freight, text).steps[0].args["terms_days"]) == 15, text
+
+
+def test_a_setting_is_said_with_its_unit() -> None:
+    hr = build_spec(load_seed(SUITE / "hr_leave.yaml"))
+    adjust = next(w for w in hr.workflows if w.name == "adjust_allowance")
+    who = next(p for p in adjust.params if p.ref)
+    step = AskStep("adjust_allowance", {who.name: RefText("Lisa Stephenson"), "annual_allowance": 33})
+    text = render(hr, Ask("write", steps=(step,)), 0)
+    assert "33 days" in text, text
+    assert parse_scalar("int", parse(hr, text).steps[0].args["annual_allowance"]) == 33, text
+
+
+def test_a_known_row_is_asked_about_in_the_possessive_and_a_participle_on_its_row() -> None:
+    courses = build_spec(load_seed(SUITE / "courses.yaml"))
+    office = Question("lookup", "department", "office", RefText("History", mine=False))
+    for variant in (0, 1):
+        text = render(courses, Ask("read", question=office), variant)
+        # a department is shown by its name: one word goes before the noun too
+        assert text == "What is the History department's office?", text
+        assert parse(courses, text).question == office, text
+    owed = Question("lookup", "enrollment", "fee_charged", RefText("BIOL1020-A-F25", mine=True))
+    for variant in (0, 1):
+        text = render(courses, Ask("read", question=owed), variant)
+        assert "fees owed on my enrollment" in text and "owed of" not in text, text
+        assert parse(courses, text).question == owed, text
