@@ -55,10 +55,11 @@ NEUTRAL_REASONS: tuple[str, ...] = (
     "Documentation provided", "Per our policy", "Confirmed after review",
 )
 # Notes a task asks an agent to type where the world has none of its own: words any domain's
-# staff would write ("Please call before delivery" is a courier's note, not a shift's).
+# staff would write ("Please call before delivery" is a courier's note, not a shift's; "Needs a
+# manager's sign-off" an office's, not a course's feedback).
 NEUTRAL_NOTES: tuple[str, ...] = (
-    "Follow up next week", "Needs a manager's sign-off", "Discussed on the phone", "Please confirm when done",
-    "See the details in the ticket", "Keep for the records", "Checked with the team first",
+    "Follow up next week", "Noted for next time", "Discussed on the phone", "Please confirm when done",
+    "See the comments above", "Keep for the records", "Checked with the team first",
 )
 # Titles a task asks an agent to type where the world has none of its own: a piece of work any
 # domain has, never another domain's story ("Ski season" as a freelance project).

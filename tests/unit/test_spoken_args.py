@@ -78,3 +78,15 @@ def test_a_known_row_is_asked_about_in_the_possessive_and_a_participle_on_its_ro
         text = render(courses, Ask("read", question=owed), variant)
         assert "fees owed on my enrollment" in text and "owed of" not in text, text
         assert parse(courses, text).question == owed, text
+
+
+def test_a_phrasings_own_words_say_what_its_free_text_is_about() -> None:
+    """"…; the duty looks wrong. Set the reason to …" shares "duty" with a reason about the duty,
+    nothing with one about the container size; words any sentence of the act says do not count."""
+    from factory.tasks.propose.writes import _content_words
+
+    said = _content_words("Dispute the invoice for ; the duty looks wrong. Set the reason to")
+    assert said == {"duty"}, said
+    assert said & _content_words("The duty line is higher than the broker quoted us")
+    assert not said & _content_words("We were billed for a 40ft container but shipped a 20ft")
+    assert _content_words("Customs duties were paid") >= {"duty"}

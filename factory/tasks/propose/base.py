@@ -324,6 +324,10 @@ class ProposerBase:
         """How an instruction names the step's arguments, None when it cannot (`writes.py`)."""
         raise NotImplementedError
 
+    def _written(self, workflow: str, param: str) -> list[str]:
+        """The world's own values for a run's text parameter (`texts.py`)."""
+        raise NotImplementedError
+
     def _reads_back(self, goal: str, ask: Ask) -> bool:
         """Whether the text parses back to the same ask (`readback.py`)."""
         raise NotImplementedError

@@ -9,6 +9,7 @@ their full labels.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any
 
@@ -16,6 +17,7 @@ from factory.predict.rows import date_text, enum_text
 from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, WorkflowSpec
 from factory.tasks.draft import Draft
+from factory.tasks.language import grammar
 from factory.tasks.language.asks import ONLY, Ask, AskStep, RefText
 from factory.tasks.language.frames import set_fields
 from factory.tasks.language.intents import (
@@ -31,6 +33,7 @@ from factory.tasks.language.resolve import find_rows, qualified_name
 from factory.tasks.language.spoken import money_words, spoken_label
 from factory.tasks.language.words import my_only
 from factory.tasks.propose.base import ProposerBase
+from factory.tasks.propose.text_shapes import typed, typed_in
 
 
 class WritesMixin(ProposerBase):
@@ -133,7 +136,7 @@ class WritesMixin(ProposerBase):
             # What its words state (an enum value, a default written out) is what the step sends.
             said = chosen.params()
             trimmed = Step(step.workflow, {**{k: v for k, v in step.params.items() if k in said},
-                                           **chosen.fixed})
+                                           **chosen.fixed, **self._on_topic(chosen, workflow, step)})
             if trimmed.params != step.params and self._feasible(user, trimmed, setup) != []:
                 trimmed = step
             built = self._intent_write(chosen, workflow, trimmed, user)
@@ -230,6 +233,23 @@ class WritesMixin(ProposerBase):
                     return None
                 args[p.name] = value
         return AskStep(workflow.name, args)
+
+    def _on_topic(self, form: IntentForm, workflow: WorkflowSpec, step: Step) -> dict[str, Any]:
+        """Free texts that agree with what a phrasing's own words say: "Dispute the invoice for …;
+        the duty looks wrong. Set the reason to …" takes a reason about the duty ("The duty line
+        is higher than the broker quoted us"), never one about the container size. Among the
+        world's own values for the parameter, those sharing a word with the phrasing's fixed
+        words; nothing changes when none does."""
+        words = _content_words(" ".join(t for kind, t in form.template if kind == "text"))
+        out: dict[str, Any] = {}
+        for p in workflow.params:
+            if p.type not in ("string", "text") or p.name not in step.params or p.name in form.fixed:
+                continue
+            fitting = [typed_in(v) for v in typed(self._written(workflow.name, p.name)) if words & _content_words(v)
+                       and len(v) <= (p.max_length or 60)]
+            if fitting and not words & _content_words(str(step.params[p.name])):
+                out[p.name] = self.rng.choice(fitting)
+        return out
 
     def _intent_write(self, form: IntentForm, workflow: WorkflowSpec, step: Step,
                       user: Any) -> tuple[AskStep, str] | None:
@@ -362,3 +382,10 @@ def _round_robin(drafts: list[Draft], n: int) -> list[Draft]:
             if by[name] and len(out) < n:
                 out.append(by[name].pop(0))
     return out
+
+
+def _content_words(text: str) -> set[str]:
+    """What a text is about: its nouns that are no verb ("duty", "container"; never "invoice" or
+    "looks", which any sentence of the act may say), singular ("duties" and "duty" agree)."""
+    words = {grammar.singular(w) for w in re.findall(r"[a-z]{3,}", text.lower())}
+    return {w for w in words if grammar.is_noun(w) and not grammar.is_verb(w) and w not in grammar.CLOSED}
