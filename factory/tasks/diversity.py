@@ -3,13 +3,15 @@ left over workflows, entities, difficulty, golden steps and instruction register
 
 A near-duplicate asks for the same thing as an earlier task in other words: the same workflows on
 the same rows with the same values, free text aside (four waivers of one fine, each with another
-reason, are one task), or the same question. The first of each kind is kept. The spread is
+reason, are one task), or the same question, or the same words asked by another user where they
+do not speak of the asker. The first of each kind is kept. The spread is
 computed from the task records (`TaskRecord`) and kept in the world's manifest (`TasksSpread`).
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
@@ -45,9 +47,18 @@ def split_near_duplicates(spec: Spec, drafts: Iterable[Draft], seen: set[NearKey
     dropped: list[Draft] = []
     for draft in drafts:
         key = near_key(spec, draft)
-        (dropped if key in seen else kept).append(draft)
+        # a question asked in the same words by two users is one task unless it speaks of the
+        # asker ("my …"): "How many departments are in Unit B?" has one answer
+        said = None if draft.task_type != "read" or _PERSONAL.search(draft.goal) else ("said", draft.goal)
+        (dropped if key in seen or said in seen else kept).append(draft)
         seen.add(key)
+        if said is not None:
+            seen.add(said)
     return kept, dropped
+
+
+# Words that make a goal mean something else for each user who says it.
+_PERSONAL = re.compile(r"\b(?:my|I|me|mine|I'm|I've)\b")
 
 
 def register(record: TaskRecord) -> str:

@@ -124,6 +124,19 @@ def test_near_duplicates_differ_only_in_free_text(bank: Spec) -> None:
     assert [d.key for d in kept] == (["a", "b", "c"] if reason.values else ["a", "c"]), dropped
 
 
+def test_a_question_two_users_ask_in_the_same_words_is_one_task(bank: Spec) -> None:
+    """Near keys of reads hold the user (their answers differ), but "How many cards are there?" said
+    by two users is one question; "How many cards do I have?" is two."""
+    def read(key: str, user: int, goal: str) -> Draft:
+        q = Question("count", "card", conds=() if "there" in goal else (Cond("status", '"active"'),))
+        return Draft(key, "read", None, "u", user, Ask("read", question=q), goal, [])
+    kept, _ = split_near_duplicates(bank, [read("a", 1, "How many cards are there?"),
+                                           read("b", 2, "How many cards are there?"),
+                                           read("c", 1, "How many cards do I have?"),
+                                           read("d", 2, "How many cards do I have?")])
+    assert [d.key for d in kept] == ["a", "c", "d"]
+
+
 def test_difficulty_is_measured_by_steps_and_actions() -> None:
     assert difficulty_of(5, 1) == "easy"
     assert difficulty_of(9, 1) == "medium"

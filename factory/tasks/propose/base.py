@@ -91,6 +91,18 @@ class ProposerBase:
         split = person_split(self.spec, ent, text)
         return split[1] if split is not None else None
 
+    def _as_held(self, entity: str, row: Row, user_id: int, text: str, held: bool) -> tuple[str, bool]:
+        """A row's name and whether it is said "my …": the user's own row without their name in
+        it ("my shift "May 29 Night""); a row they hold but that is named after someone else is
+        that person's ("Rachel Randolph's employee record", never "my employee record "Rachel
+        Randolph"" said by her HR partner)."""
+        if not held:
+            return text, False
+        own = self._own_name(entity, row, user_id, text)
+        if own is not None:
+            return own, True
+        return text, person_split(self.spec, self.spec.entity(entity), text) is None
+
     def _currency(self, entity: str, row: Row) -> str | None:
         """The ISO code of the row's amounts: its currency field's value, else a fixed one."""
         for f in self.spec.entity(entity).fields:

@@ -107,9 +107,9 @@ class ReadsMixin(ProposerBase):
                 text = spoken_label(self._label(ent.name, row), self.spec.today[:4])
                 # "my" only of a row the user holds: the manager asks of "Jill Gay's employee record"
                 held = self._holds(user.id, ent.name, row["id"]) if ent.visibility != "public" else None
-                own = self._own_name(ent.name, row, user.id, text) if held else None
                 # "my shift "May 29 Night"", never "my shift "Priya Raman, May 29 Night""
-                target = RefText(own or text, mine=held)
+                said, mine = self._as_held(ent.name, row, user.id, text, bool(held))
+                target = RefText(said, mine=mine if held is not None else None)
             return self._ask_read(Question("lookup", ent.name, f.name, target), user, "lookup", [])
         if len(rows) < 2:
             return None  # counting, totalling or ranking one row is no question a person asks

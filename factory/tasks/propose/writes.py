@@ -225,9 +225,8 @@ class WritesMixin(ProposerBase):
                     return None
                 # "my" only of a row the user holds (the card they own, not one they administer), in
                 # a public entity too (the host's own listing, the review they wrote)
-                mine = self._holds(user.id, p.ref, value)
-                own = self._own_name(p.ref, row, user.id, name) if mine else None
-                args[p.name] = RefText(own or name, mine=mine, currency=self._currency(p.ref, row))
+                said, mine = self._as_held(p.ref, row, user.id, name, self._holds(user.id, p.ref, value))
+                args[p.name] = RefText(said, mine=mine, currency=self._currency(p.ref, row))
             else:
                 if isinstance(value, str) and ('"' in value or "; " in value):
                     return None
