@@ -90,3 +90,13 @@ def test_a_phrasings_own_words_say_what_its_free_text_is_about() -> None:
     assert said & _content_words("The duty line is higher than the broker quoted us")
     assert not said & _content_words("We were billed for a 40ft container but shipped a 20ft")
     assert _content_words("Customs duties were paid") >= {"duty"}
+
+
+def test_a_value_that_repeats_its_noun_is_no_condition() -> None:
+    """"my enrollments whose status is "enrolled"", "customs holds that are held": a value that is
+    its noun's own word or verb cannot be said before the noun or after it."""
+    from factory.tasks.language.modifiers import repeats_noun, stands_before
+
+    assert repeats_noun("enrolled", ["enrollments"]) and repeats_noun("held", ["customs", "holds"])
+    assert not repeats_noun("released", ["customs", "holds"]) and not repeats_noun("pending", ["enrollments"])
+    assert not stands_before("enrolled", ["enrollments"]) and stands_before("pending", ["requests"])

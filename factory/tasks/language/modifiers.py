@@ -171,8 +171,7 @@ def stands_before(word: str, heads: list[str]) -> bool:
     # A plural value ("bills", "groceries") reads badly before a noun; "savings" does not.
     if any(w.endswith("s") and not w.endswith(("ss", "ngs")) for w in words):
         return False
-    stems = {word, *grammar.lemmas(word, "VERB")}
-    if word in heads or any(h.startswith(stem) for h in heads for stem in stems if len(stem) >= 4):
+    if repeats_noun(word, heads):
         return False
     if words[0] in grammar.PREPOSITIONS:
         return False
@@ -181,6 +180,14 @@ def stands_before(word: str, heads: list[str]) -> bool:
     if len(words) > 1 and len(words[-1]) == 1:
         return False
     return all(grammar.known(w) or w.isdigit() or w.isupper() or grammar.acronym(w) for w in words)
+
+
+def repeats_noun(word: str, heads: list[str]) -> bool:
+    """Whether a value is its noun's own word or verb ("enrolled" of enrollments, "held" of
+    customs holds): it can stand neither before the noun nor after it ("my enrollments whose
+    status is "enrolled"")."""
+    stems = {word, *grammar.lemmas(word, "VERB")}
+    return word in heads or any(h.startswith(stem) for h in heads for stem in stems if len(stem) >= 4)
 
 
 def _owners(entity: EntitySpec, word: str) -> list[Cond]:

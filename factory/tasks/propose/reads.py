@@ -18,6 +18,7 @@ from factory.spec.naming import identifier
 from factory.tasks.draft import Draft
 from factory.tasks.language.asks import ONLY
 from factory.tasks.language.intents import IntentForm, render_intent
+from factory.tasks.language.modifiers import repeats_noun
 from factory.tasks.language.phrasing import (
     Ask,
     Cond,
@@ -27,7 +28,7 @@ from factory.tasks.language.phrasing import (
     render,
 )
 from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, answer, comparable, find_rows, select
-from factory.tasks.language.spoken import additive, spoken_label
+from factory.tasks.language.spoken import additive, noun, said, spoken_label
 from factory.tasks.language.words import my_only
 from factory.tasks.propose.base import ORDERED, ProposerBase
 
@@ -213,6 +214,8 @@ class ReadsMixin(ProposerBase):
             return Cond(f.name, f'"{spoken_label(self._label(f.ref, target))}"')
         if f.type == "money" and f.currency_field:
             return None  # an amount compared across rows in several currencies says nothing
+        if f.type == "enum" and repeats_noun(str(raw).replace("_", " "), noun(said(ent)).split()):
+            return None  # "my enrollments whose status is "enrolled"": no way to say it a person has
         if f.type in ("enum", "bool", "string", "int", "money", "date"):
             text = field_value_text(f.type, raw, f.currency)
             return None if '"' in text.strip('"') else Cond(f.name, text)
