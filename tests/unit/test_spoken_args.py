@@ -12,7 +12,7 @@ import pytest
 from factory.builder.build import build_spec
 from factory.seed.loader import load_seed
 from factory.spec.model import Spec
-from factory.tasks.language.asks import Ask, AskStep, Question, RefText
+from factory.tasks.language.asks import Ask, AskStep, Cond, Question, RefText
 from factory.tasks.language.phrasing import parse, render
 from factory.tasks.language.values import parse_scalar
 
@@ -100,3 +100,18 @@ def test_a_value_that_repeats_its_noun_is_no_condition() -> None:
     assert repeats_noun("enrolled", ["enrollments"]) and repeats_noun("held", ["customs", "holds"])
     assert not repeats_noun("released", ["customs", "holds"]) and not repeats_noun("pending", ["enrollments"])
     assert not stands_before("enrolled", ["enrollments"]) and stands_before("pending", ["requests"])
+
+
+def test_a_short_word_the_seed_writes_as_a_word_is_no_abbreviation() -> None:
+    """The lexicon lacks "lab"; the courses seed writes "waive lab fees", so it is a word ("a lab
+    report assignment", never "an LAB report"), while "suv", which the car seed never writes as a
+    word, is said "SUV"."""
+    courses = build_spec(load_seed(SUITE / "courses.yaml"))
+    post = AskStep("post_assignment", {"section": RefText("BIOL1020-A-W26", mine=True), "title": "Microscopy 2",
+                                       "kind": "lab_report", "points": 20, "due_at": "2026-03-27T09:00:00"})
+    text = render(courses, Ask("write", steps=(post,)), 0)
+    assert text.startswith("Post a lab report assignment"), text
+    assert parse(courses, text).steps[0].args["kind"] == "lab_report", text
+    cars = build_spec(load_seed(SUITE / "car_rental.yaml"))
+    suv = Question("count", "car_model", conds=(Cond("category", '"suv"'),))
+    assert "SUV models" in render(cars, Ask("read", question=suv), 0)

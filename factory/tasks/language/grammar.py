@@ -16,6 +16,9 @@ the same questions of the same words and must get the same answers.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import cache
 
 import lemminflect
@@ -103,10 +106,39 @@ def _prefixed_verb(word: str) -> bool:
                lemminflect.getAllLemmas(word[len(p):]).get("VERB", ()) for p in _VERB_PREFIXES)
 
 
+# Words the seed being phrased writes as ordinary lower-case words in its own prose, which the
+# lexicon may lack ("lab"): set for the length of one render or parse (`seed_words`).
+_SEED_WORDS: ContextVar[frozenset[str]] = ContextVar("seed_words", default=frozenset())
+
+
+@contextmanager
+def seed_words(words: frozenset[str]) -> Iterator[None]:
+    """Within the block, `words` are ordinary words of the language, never abbreviations."""
+    token = _SEED_WORDS.set(words)
+    try:
+        yield
+    finally:
+        _SEED_WORDS.reset(token)
+
+
+def prose_words(texts: list[str]) -> frozenset[str]:
+    """The words a seed's prose writes in lower case and never in capitals ("waive lab fees" →
+    "lab"; "SUV" anywhere keeps "suv" out; "Europe", a name, is never written in lower case)."""
+    tokens = re.findall(r"[A-Za-z]+", " ".join(texts))
+    shouted = {t.lower() for t in tokens if len(t) > 1 and t.isupper()}
+    return frozenset({t for t in tokens if t.islower()} - shouted)
+
+
+def seed_word(word: str) -> bool:
+    """Whether the seed being phrased writes `word` as an ordinary word (`seed_words`)."""
+    return word in _SEED_WORDS.get()
+
+
 def acronym(word: str) -> bool:
     """A word of two to four letters the lexicon does not know, said in capitals: "suv" → SUV,
-    "vip" → VIP. A known word ("spa", "gym") is no abbreviation."""
-    return bool(re.fullmatch(r"[a-z]{2,4}", word)) and not known(word)
+    "vip" → VIP. A known word ("spa", "gym") is no abbreviation, nor one the seed's own prose
+    writes as a word (`seed_words`: "waive lab fees" makes "lab" a word, "lab report")."""
+    return bool(re.fullmatch(r"[a-z]{2,4}", word)) and not known(word) and word not in _SEED_WORDS.get()
 
 
 def known(word: str) -> bool:

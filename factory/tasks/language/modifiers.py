@@ -179,7 +179,8 @@ def stands_before(word: str, heads: list[str]) -> bool:
         return False
     if len(words) > 1 and len(words[-1]) == 1:
         return False
-    return all(grammar.known(w) or w.isdigit() or w.isupper() or grammar.acronym(w) for w in words)
+    return all(grammar.known(w) or grammar.seed_word(w) or w.isdigit() or w.isupper() or grammar.acronym(w)
+               for w in words)
 
 
 def repeats_noun(word: str, heads: list[str]) -> bool:

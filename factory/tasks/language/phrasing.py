@@ -45,6 +45,7 @@ from __future__ import annotations
 import re
 
 from factory.spec.model import Spec
+from factory.tasks.language import grammar
 from factory.tasks.language.asks import (
     ONLY,
     Ask,
@@ -105,6 +106,11 @@ _MULTI = re.compile(r"^First, (?P<a>.+?\.) Then, (?P<b>.+\.)$")
 
 def render(spec: Spec, ask: Ask, variant: int) -> str:
     """The instruction text of `ask`; `variant` picks among equivalent phrasings."""
+    with grammar.seed_words(seed_prose(spec)):
+        return _render(spec, ask, variant)
+
+
+def _render(spec: Spec, ask: Ask, variant: int) -> str:
     if ask.question is not None:
         return render_question(spec, ask.question, variant)
     if len(ask.steps) == 2:
@@ -115,6 +121,24 @@ def render(spec: Spec, ask: Ask, variant: int) -> str:
 
 def parse(spec: Spec, text: str) -> Ask:
     """The `Ask` behind an instruction, from the spec alone; ParseError when nothing fits."""
+    with grammar.seed_words(seed_prose(spec)):
+        return _parse(spec, text)
+
+
+def seed_prose(spec: Spec) -> frozenset[str]:
+    """The words the seed's own prose writes as words (`grammar.prose_words`), once per seed."""
+    key = (spec.world, spec.seed_sha256)
+    if key not in _PROSE:
+        _PROSE[key] = grammar.prose_words([spec.title, spec.scenario, *(u.persona for u in spec.users),
+                                           *(w.description for w in spec.workflows),
+                                           *(f.label for e in spec.entities for f in e.fields)])
+    return _PROSE[key]
+
+
+_PROSE: dict[tuple[str, str], frozenset[str]] = {}
+
+
+def _parse(spec: Spec, text: str) -> Ask:
     written = " ".join(text.split())
     text = unranked(written)  # "has been lent the most times" is a ranking like any other
     errand = parse_compound(spec, text)  # a purpose first: an errand of several actions (`errands.py`)
