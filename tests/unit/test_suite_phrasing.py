@@ -243,7 +243,7 @@ def test_an_amounts_symbol_says_the_currency_chosen() -> None:
         text = render(freight, Ask("write", steps=(step,)), 0)
         assert f"a declared value of {symbol}130,000" in text, text
         assert ('the currency "USD"' in text) is (currency == "USD"), text
-        assert "from Busan to Los Angeles between July 3" in text, text
+        assert "from Busan to Los Angeles for pickup between July 3" in text, text
         assert parse(freight, text).steps[0].args["currency"] == currency, text
 
 

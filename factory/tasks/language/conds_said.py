@@ -24,12 +24,21 @@ def day_field(ent: EntitySpec) -> FieldSpec | None:
     return days[0] if len(days) == 1 else None
 
 
+def shown(f: FieldSpec, c: Cond) -> Cond:
+    """A condition on a choice whose value is a name, written as one ("North America", "Unit B":
+    `grammar.named_value`); `parse_conds` reads any casing back as the stored value."""
+    if f.type != "enum" or not c.value.startswith('"') or c.upper is not None:
+        return c
+    return Cond(c.field, f'"{grammar.named_value(c.value[1:-1])}"')
+
+
 def render_conds(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
     ent = spec.entity(entity)
     parts = []
     for c in conds:
         f = ent.field_named(c.field)
         name = field_noun(f)
+        stored, c = c, shown(f, c)  # "in the region "North America"", never "north america"
         # A field said with its own preposition ("from account") takes no article.
         tied = name.split(" ", 1)[0] in LEADING_PREPOSITIONS
         if c.upper is not None and day_field(ent) is f:  # "my shifts between May 16, 2026 and June 9, 2026"
@@ -46,7 +55,7 @@ def render_conds(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
             parts.append(f"{name} {bool_flag(f.type)}{c.value}")
         elif c.upper is None and phrase_state(ent, f, c.value) is not None:  # "the copies on loan"
             parts.append(str(phrase_state(ent, f, c.value)))
-        elif not parts and not tied and c.upper is None and (first := name_first(spec, ent, f, c.value)) is not None:
+        elif not parts and not tied and c.upper is None and (first := name_first(spec, ent, f, stored.value)) is not None:
             parts.append(f"{lead_word(f)} {first}")  # "cars for the Heathrow T5 branch", "flats in London"
         elif not parts and not tied and c.upper is None and lead_word(f) is not None:
             parts.append(f"{lead_word(f)} the {name} {c.value}")  # "messages in the folder "archive""
@@ -200,7 +209,7 @@ def after_noun(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
                 or lead_word(f) is not None or name.split(" ", 1)[0] in LEADING_PREPOSITIONS
                 or grammar.participle_clause(name.split())):
             return with_conds(render_conds(spec, entity, conds))
-        plain.append(f"whose {name} is {c.value}")
+        plain.append(f"whose {name} is {shown(f, c).value}")
     return f" {' and '.join(plain)}" if plain else ""
 
 

@@ -90,6 +90,7 @@ class Frame:
     rest_lead: str  # " with " before the arguments the pieces do not place
     one_kind: str = ""  # "amount" or "date" when the one setting is one: its value's pattern
     span: tuple[str, str] | None = None  # a date range said "from June 24 to June 26, 2026"
+    span_noun: str = ""  # what the range's days are ("pickup"), said "for pickup between … and …"
 
     def params(self) -> set[str]:
         return {p.param for p in self.pieces if p.param} | set(self.settings)
@@ -368,7 +369,17 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
     placed_or_set: set[str | None] = {*placed, *settings}
     span = ranges[0] if len(ranges) == 1 and not set(ranges[0]) & placed_or_set else None
     return Frame(workflow.name, tuple(pieces), settings, " to " if len(settings) == 1 else ": set the ", rest_lead, one,
-                 span)
+                 span, _span_noun(params, span))
+
+
+def _span_noun(params: dict[str, ParamSpec], span: tuple[str, str] | None) -> str:
+    """The noun a range's two labels share before their words of time ("Pickup from", "Pickup
+    by" → "pickup"), which says what the two days are: "for pickup between … and …"."""
+    if span is None:
+        return ""
+    first, last = (noun(said(params[n])).split() for n in span)
+    shared = first[0] if len(first) > 1 and len(last) > 1 and first[0] == last[0] else ""
+    return shared if shared and grammar.is_noun(shared) and shared not in grammar.PREPOSITIONS else ""
 
 
 def _value_text(spec: Spec, p: ParamSpec, value: Any, role: str) -> str:
@@ -412,6 +423,8 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
     elif settings:
         items = [f"{param_said(params[n], setting=True)} to {param_text(params[n], args[n])}" for n in settings]
         out.append(": set the " + _listed([items[0], *(f"the {i}" for i in items[1:])]))
+    # a row named by its day ends the sentence so far: a list after it takes a comma (below)
+    named_day = bool(_ENDS_IN_DAY.search("".join(out)))
     implied = said_by_amount(workflow.params, args)  # "a declared value of £22,000" says the currency
     rest = [n for n in args if n not in f.params() and params[n].range_of not in args and n != implied]
     if f.span is not None and f.span[0] in args and f.span[1] in args:
@@ -421,6 +434,7 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
         first, then = span_words(f)
         out.append(f" {first} {start} {then} {end}")
         rest = [n for n in rest if n not in f.span]
+        named_day = False
     if rest:  # "… with the note "Back at 10" and the reason "travel""; a range's end goes with its start
         items = [arg_phrase(params[n], args[n], article=REST_ARTICLE)
                  + (f" to {param_text(params[end], args[end])}" if (end := params[n].range_end or "") in args else "")
@@ -432,17 +446,25 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
             out.append(", " + _listed(items))
         else:
             items.insert(0, items.pop(nominal))
-            out.append(f.rest_lead + _listed(items))
+            # after a row named by its day, a comma: "… logged on May 2 at 9:00 AM, with the
+            # reason …", never a reason that reads as the logging's
+            lead = "," + f.rest_lead if f.rest_lead == " with " and named_day else f.rest_lead
+            out.append(lead + _listed(items))
     return "".join(out)
 
 
 REST_ARTICLE = "the "  # before each argument a frame's pieces do not place
+_ENDS_IN_DAY = re.compile(r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+                          r" \d{1,2}(?:, \d{4})?(?: at \d{1,2}:\d{2}(?: [AP]M)?)?$")
 
 
 def span_words(f: Frame) -> tuple[str, str]:
     """How a frame says its span: "from … to …", or "between … and …" where its places already
-    took "from" and "to" ("Book a shipment from Busan to Los Angeles between July 3 and July 5")."""
-    return ("between", "and") if any(pc.role in ("source", "dest") for pc in f.pieces) else ("from", "to")
+    took "from" and "to" ("Book a shipment from Busan to Los Angeles for pickup between July 3
+    and July 5", the range's own noun first where its labels share one)."""
+    if not any(pc.role in ("source", "dest") for pc in f.pieces):
+        return "from", "to"
+    return (f"for {f.span_noun} between" if f.span_noun else "between"), "and"
 
 
 def _listed(parts: list[str]) -> str:

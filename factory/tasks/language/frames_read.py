@@ -61,7 +61,7 @@ def frame_pattern(f: Frame) -> re.Pattern[str]:
         first, then = span_words(f)
         parts.append(f"(?: {first} (?P<_from>{_MOMENT}) {then} (?P<_to>{_MOMENT}))?")
     # the rest after "with", or after a comma when none of it is a noun ("…, due April 19 and out of 50")
-    parts.append(f"(?:(?:{re.escape(f.rest_lead)}|, (?=due |[a-z]+ ))(?P<_rest>.+?))?")
+    parts.append(f"(?:(?:,?{re.escape(f.rest_lead)}|, (?=due |[a-z]+ ))(?P<_rest>.+?))?")
     return re.compile("".join(parts) + "$", re.IGNORECASE)
 
 

@@ -109,16 +109,39 @@ def _prefixed_verb(word: str) -> bool:
 # Words the seed being phrased writes as ordinary lower-case words in its own prose, which the
 # lexicon may lack ("lab"): set for the length of one render or parse (`seed_words`).
 _SEED_WORDS: ContextVar[frozenset[str]] = ContextVar("seed_words", default=frozenset())
+# Words the same prose writes only capitalised ("Europe", "Asia"): names, said so in any value.
+_SEED_NAMES: ContextVar[frozenset[str]] = ContextVar("seed_names", default=frozenset())
 
 
 @contextmanager
-def seed_words(words: frozenset[str]) -> Iterator[None]:
-    """Within the block, `words` are ordinary words of the language, never abbreviations."""
-    token = _SEED_WORDS.set(words)
+def seed_words(words: frozenset[str], names: frozenset[str] = frozenset()) -> Iterator[None]:
+    """Within the block, `words` are ordinary words of the language, never abbreviations, and
+    `names` (lower case) are names, written capitalised."""
+    token, named = _SEED_WORDS.set(words), _SEED_NAMES.set(names)
     try:
         yield
     finally:
         _SEED_WORDS.reset(token)
+        _SEED_NAMES.reset(named)
+
+
+def prose_names(texts: list[str]) -> frozenset[str]:
+    """The words a seed's prose writes capitalised and never in lower case ("Europe"), lower-cased."""
+    tokens = re.findall(r"[A-Za-z]+", " ".join(texts))
+    lower = {t for t in tokens if t.islower()}
+    return frozenset(t.lower() for t in tokens if len(t) > 1 and t[:1].isupper() and t[1:].islower()
+                     and t.lower() not in lower and not known(t.lower()))
+
+
+def named_value(text: str) -> str:
+    """A stored value as a name is written: "north america" → "North America" where the seed writes
+    "America" only capitalised; a noun and its one-letter designator ("unit b" → "Unit B") too.
+    Any other value is left as it is."""
+    words = text.split()
+    designated = len(words) == 2 and is_noun(words[0]) and len(words[1]) == 1 and words[1].isalpha()
+    if not words or not (designated or any(w in _SEED_NAMES.get() for w in words)):
+        return text
+    return " ".join(w if w in CLOSED else w[:1].upper() + w[1:] for w in words)
 
 
 def prose_words(texts: list[str]) -> frozenset[str]:

@@ -188,6 +188,8 @@ def repeats_noun(word: str, heads: list[str]) -> bool:
     customs holds): it can stand neither before the noun nor after it ("my enrollments whose
     status is "enrolled"")."""
     stems = {word, *grammar.lemmas(word, "VERB")}
+    if heads and word.split()[-1].endswith(grammar.singular(heads[-1])):
+        return True  # "seaport ports", "open slot slots"
     return word in heads or any(h.startswith(stem) for h in heads for stem in stems if len(stem) >= 4)
 
 

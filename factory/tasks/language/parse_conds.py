@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from factory.predict.rows import enum_text
 from factory.spec.model import EntitySpec, Spec
 from factory.tasks.language.asks import Cond, ParseError
 from factory.tasks.language.conds_said import (
@@ -184,6 +185,9 @@ def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
             conds.append(Cond(f.name, low, high))
         else:
             value, pos = scan_value(kind, text, pos)
+            if f.type == "enum":  # "North America" is the stored "north america" (`conds_said.shown`)
+                value = next((enum_text(v) for v in f.values or [] if enum_text(v).casefold() == value.casefold()),
+                             value)
             conds.append(Cond(f.name, f'"{value}"' if text[pos - 1] == '"' else value))
         if pos == len(text):
             return tuple(conds)

@@ -9,13 +9,14 @@ from __future__ import annotations
 import re
 
 from factory.spec.model import Spec
+from factory.tasks.language import grammar
 from factory.tasks.language.asks import ONLY, Cond, ParseError, Question, RefText
 from factory.tasks.language.conds_said import said_bare
 from factory.tasks.language.measures import count_noun, times_done
 from factory.tasks.language.modifiers import bool_adjective, bool_feature
 from factory.tasks.language.parse import DIRECTIONS, DIRS, my_phrases
 from factory.tasks.language.parse_conds import entity_and_conds, entity_by, field_by, parse_conds
-from factory.tasks.language.render import holder_field, possessive, says_its_noun
+from factory.tasks.language.render import done_on, holder_field, possessive, says_its_noun
 from factory.tasks.language.row_names import name_of, read_name
 from factory.tasks.language.spoken import field_noun, noun, said, spoken_plural
 from factory.tasks.language.words import my_only
@@ -70,8 +71,21 @@ def _said_lookup(spec: Spec, text: str) -> Question | None:
         groups = m.groupdict()
         field = f"date {groups['when']}" if groups.get("when") else " ".join(
             w for w in (groups.get("field"), groups.get("done")) if w)
-        q = parse_question(spec, f"What is the {field} of {m['named']}?")
-        if q is None or q.field is None or not said_as(spec.entity(q.entity).field_named(q.field), field):
+        try:
+            q = parse_question(spec, f"What is the {field} of {m['named']}?")
+        except ParseError:
+            q = None
+        if (q is None or q.field is None) and groups.get("when"):  # "issued": the issue date (`render.done_on`)
+            for lemma in grammar.lemmas(groups["when"], "VERB"):
+                try:
+                    q = parse_question(spec, f"What is the {lemma} date of {m['named']}?")
+                except ParseError:
+                    continue
+                if q is not None:
+                    field = f"date {groups['when']}"
+                    break
+        asked = spec.entity(q.entity).field_named(q.field) if q is not None and q.field is not None else None
+        if asked is None or not (said_as(asked, field) or (groups.get("when") and done_on(asked) == groups["when"])):
             raise ParseError(f"{field!r} is not how {m['named']!r} is asked about")
         return q
     return None

@@ -106,7 +106,7 @@ _MULTI = re.compile(r"^First, (?P<a>.+?\.) Then, (?P<b>.+\.)$")
 
 def render(spec: Spec, ask: Ask, variant: int) -> str:
     """The instruction text of `ask`; `variant` picks among equivalent phrasings."""
-    with grammar.seed_words(seed_prose(spec)):
+    with grammar.seed_words(*seed_prose(spec)):
         return _render(spec, ask, variant)
 
 
@@ -121,21 +121,22 @@ def _render(spec: Spec, ask: Ask, variant: int) -> str:
 
 def parse(spec: Spec, text: str) -> Ask:
     """The `Ask` behind an instruction, from the spec alone; ParseError when nothing fits."""
-    with grammar.seed_words(seed_prose(spec)):
+    with grammar.seed_words(*seed_prose(spec)):
         return _parse(spec, text)
 
 
-def seed_prose(spec: Spec) -> frozenset[str]:
-    """The words the seed's own prose writes as words (`grammar.prose_words`), once per seed."""
+def seed_prose(spec: Spec) -> tuple[frozenset[str], frozenset[str]]:
+    """The words the seed's own prose writes as words and as names (`grammar.prose_words`,
+    `grammar.prose_names`), once per seed."""
     key = (spec.world, spec.seed_sha256)
     if key not in _PROSE:
-        _PROSE[key] = grammar.prose_words([spec.title, spec.scenario, *(u.persona for u in spec.users),
-                                           *(w.description for w in spec.workflows),
-                                           *(f.label for e in spec.entities for f in e.fields)])
+        texts = [spec.title, spec.scenario, *(u.persona for u in spec.users), *(w.description for w in spec.workflows),
+                 *(f.label for e in spec.entities for f in e.fields)]
+        _PROSE[key] = grammar.prose_words(texts), grammar.prose_names(texts)
     return _PROSE[key]
 
 
-_PROSE: dict[tuple[str, str], frozenset[str]] = {}
+_PROSE: dict[tuple[str, str], tuple[frozenset[str], frozenset[str]]] = {}
 
 
 def _parse(spec: Spec, text: str) -> Ask:

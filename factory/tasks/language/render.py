@@ -211,12 +211,23 @@ def _lookup(field: FieldSpec, named: str, variant: int) -> str:
         return f"How many times has {named} been {done}?"
     f = field_noun(field)
     when = re.fullmatch(r"date ([a-z]+)", f) if field.type in ("date", "datetime") else None
-    if when is not None:  # "date placed": "When was the hold "X" placed?", not "the date placed of"
-        return f"Look up when {named} was {when[1]}." if variant % 2 else f"When was {named} {when[1]}?"
+    done = done_on(field)
+    if when is not None or done is not None:  # "date placed": "When was the hold "X" placed?", not
+        # "the date placed of"; "issue date": "When was the invoice "X" issued?", not "the issue date of"
+        verb = when[1] if when is not None else done
+        return f"Look up when {named} was {verb}." if variant % 2 else f"When was {named} {verb}?"
     of = of_word(f)  # "the reason for my blocked dates"
     if possessive(named) and of == "of":  # "What is the History department's office?"
         return f"What {be(f)} {named}'s {f}?"
     return f"Look up the {f} {of} {named}." if variant % 2 else f"What {be(f)} the {f} {of} {named}?"
+
+
+def done_on(field: FieldSpec) -> str | None:
+    """The act a date field is the day of, as a participle: "Issue date" → issued, "Request date"
+    → requested, "Service date" → serviced; None for a noun that is no act ("Decision date") or
+    a longer label ("Pattern start date")."""
+    m = re.fullmatch(r"([a-z]+) date", field_noun(field)) if field.type in ("date", "datetime") else None
+    return grammar.participle(m[1]) if m is not None and grammar.is_verb(m[1]) else None
 
 
 def possessive(named: str) -> bool:
