@@ -144,3 +144,13 @@ def test_a_day_of_an_act_is_asked_with_its_verb_and_a_name_value_is_written_as_o
     text = render(freight, Ask("read", question=region), 0)
     assert '"North America"' in text, text
     assert parse(freight, text).question == region, text
+
+
+def test_a_rate_set_says_what_it_is_paid_by() -> None:
+    """"Reprice the model "Kia Sportage" to £79 a day": a rate's label ("New day rate") says its unit."""
+    cars = build_spec(load_seed(SUITE / "car_rental.yaml"))
+    step = AskStep("reprice_model", {"car_model": RefText("Kia Sportage", mine=False), "new_rate": 7900})
+    for variant in (0, 1, 2):
+        text = render(cars, Ask("write", steps=(step,)), variant)
+        assert "to £79 a day" in text, text
+        assert parse_scalar("money", parse(cars, text).steps[0].args["new_rate"]) == 7900, text

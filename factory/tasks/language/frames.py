@@ -30,7 +30,7 @@ from factory.tasks.language.arg_words import (
     of_lead,
 )
 from factory.tasks.language.asks import ONLY, ParseError, RefText
-from factory.tasks.language.measures import count_noun, counted, value_first, with_unit
+from factory.tasks.language.measures import count_noun, counted, rate_per, value_first, with_unit
 from factory.tasks.language.modifiers import modifier_said
 from factory.tasks.language.row_names import name_of
 from factory.tasks.language.spoken import (
@@ -419,7 +419,8 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
     if len(f.settings) == 1 and settings:
         one = params[settings[0]]  # a measure with its unit: "adjust the allowance for it to 33 days"
         text = _value_text(spec, one, args[settings[0]], "setting")
-        out.append(f.setting_lead + (with_unit(one, text) if one.type == "int" else text))
+        per = rate_per(one)  # "reprice the model "Kia Sportage" to £79 a day"
+        out.append(f.setting_lead + (with_unit(one, text) if one.type == "int" else f"{text} {per}" if per else text))
     elif settings:
         items = [f"{param_said(params[n], setting=True)} to {param_text(params[n], args[n])}" for n in settings]
         out.append(": set the " + _listed([items[0], *(f"the {i}" for i in items[1:])]))

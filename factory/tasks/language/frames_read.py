@@ -22,7 +22,7 @@ from factory.tasks.language.frames import (
     frame,
     span_words,
 )
-from factory.tasks.language.measures import with_unit
+from factory.tasks.language.measures import rate_per, with_unit
 from factory.tasks.language.row_names import read_name
 from factory.tasks.language.spoken import noun, said
 from factory.tasks.language.things import own_lookup, person
@@ -53,8 +53,9 @@ def frame_pattern(f: Frame) -> re.Pattern[str]:
             parts.append(re.escape(piece.lead))
         else:
             parts.append(f"(?:{re.escape(piece.lead)}(?P<{piece.param}>{_SLOTS.get(piece.role, _TEXT)}))?")
-    if len(f.settings) == 1:
-        parts.append(f"(?:{re.escape(f.setting_lead)}(?P<_one>{_SLOTS.get(f.one_kind, _TEXT)}))?")
+    if len(f.settings) == 1:  # an amount may say what it is paid by: "to £79 a day" (`measures.rate_per`)
+        one = _SLOTS.get(f.one_kind, _TEXT) + (r"(?: an? [a-z]+)?" if f.one_kind == "amount" else "")
+        parts.append(f"(?:{re.escape(f.setting_lead)}(?P<_one>{one}))?")
     elif f.settings:
         parts.append(r"(?:: set the (?P<_many>.+))?")  # a list of its own: "…, the city to … and …"
     if f.span is not None:
@@ -183,6 +184,9 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
 def _without_unit(p: ParamSpec, text: str) -> str:
     """A measure's number without the unit `frames.render_frame` says after it ("33 days" → "33")."""
     number = text.split(" ", 1)[0]
+    per = rate_per(p)  # "£79 a day" (`frames.render_frame`)
+    if per is not None and text.endswith(" " + per):
+        return text[: -len(per) - 1]
     return number if p.type == "int" and with_unit(p, number) == text and number != text else text
 
 

@@ -73,3 +73,19 @@ def value_first(param: FieldSpec | ParamSpec) -> str | None:
 def counted(word: str, n: int | str) -> str:
     """`n` things: "4 guests", "1 guest" (the count noun's singular when there is one)."""
     return f"{n} {word[:-1] if str(n) == '1' else word}"
+
+
+# The units of time a rate is paid by, and the words its label may say one with.
+_RATE_UNITS = (("hour", ("hourly", "hour")), ("day", ("daily", "day")), ("night", ("nightly", "night")),
+               ("week", ("weekly", "week")), ("month", ("monthly", "month")), ("year", ("yearly", "annual", "year")))
+
+
+def rate_per(param: FieldSpec | ParamSpec) -> str | None:
+    """What an amount is paid by when its label is a rate ("New day rate", "Hourly rate", "Per
+    day"): "a day", "an hour", said after the amount ("to £79 a day"); None for other amounts."""
+    words = noun(said(param)).split()
+    if param.type != "money" or not words or not (words[-1] == "rate" or words[0] == "per"):
+        return None
+    unit = next((u for u, said_as in _RATE_UNITS if set(words) & set(said_as)), None)
+    return None if unit is None else f"{'an' if unit == 'hour' else 'a'} {unit}"
+
