@@ -443,8 +443,9 @@ def render_step(spec: Spec, step: AskStep, variant: int) -> str:
                 act = ""
         age = ranked(spec, q.entity, q.field, q.op).removeprefix("is the ")
         scope = question_scope(ent, q)
-        chosen = (whichever(spec, ent, adj, which, ranked(spec, q.entity, q.field, q.op), act, scope)
-                  if variant % 3 != 2 else None)
+        # one sentence wherever the act has a place for the row ("Retire whichever car …"); "Find
+        # …, then …" reads as a template where it can be helped
+        chosen = whichever(spec, ent, adj, which, ranked(spec, q.entity, q.field, q.op), act, scope)
         if chosen is not None:  # "Retire whichever car for the Heathrow T5 branch has the latest service date."
             return chosen
         if act and age in ("most recent", "oldest"):  # "Find my most recent unread message in …, then …"
