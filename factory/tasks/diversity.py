@@ -3,8 +3,8 @@ left over workflows, entities, difficulty, golden steps and instruction register
 
 A near-duplicate asks for the same thing as an earlier task in other words: the same workflows on
 the same rows with the same values, free text aside (four waivers of one fine, each with another
-reason, are one task), or the same question, or the same words asked by another user where they
-do not speak of the asker. The first of each kind is kept. The spread is
+reason, are one task), or the same question (asked by another user too, unless it speaks of the
+asker: "my …"). The first of each kind is kept. The spread is
 computed from the task records (`TaskRecord`) and kept in the world's manifest (`TasksSpread`).
 """
 
@@ -35,8 +35,10 @@ def near_key(spec: Spec, draft: Draft) -> NearKey:
         workflow = next(w for w in spec.workflows if w.name == step.workflow)
         free = {p.name for p in workflow.params if not p.ref and p.type in ("string", "text") and not p.values}
         steps.append((step.workflow, tuple(sorted((k, repr(v)) for k, v in step.params.items() if k not in free))))
-    return (draft.task_type, draft.user_id if draft.task_type == "read" else None, question, picks,
-            tuple(sorted(steps)))
+    # a question's answer is the asker's own only where it speaks of them ("my …"): "How many
+    # branches are in London?" is one question whoever asks it, in whatever words
+    mine = draft.task_type == "read" and bool(_PERSONAL.search(draft.goal))
+    return (draft.task_type, draft.user_id if mine else None, question, picks, tuple(sorted(steps)))
 
 
 def split_near_duplicates(spec: Spec, drafts: Iterable[Draft], seen: set[NearKey] | None = None
@@ -47,13 +49,8 @@ def split_near_duplicates(spec: Spec, drafts: Iterable[Draft], seen: set[NearKey
     dropped: list[Draft] = []
     for draft in drafts:
         key = near_key(spec, draft)
-        # a question asked in the same words by two users is one task unless it speaks of the
-        # asker ("my …"): "How many departments are in Unit B?" has one answer
-        said = None if draft.task_type != "read" or _PERSONAL.search(draft.goal) else ("said", draft.goal)
-        (dropped if key in seen or said in seen else kept).append(draft)
+        (dropped if key in seen else kept).append(draft)
         seen.add(key)
-        if said is not None:
-            seen.add(said)
     return kept, dropped
 
 

@@ -125,13 +125,13 @@ def test_near_duplicates_differ_only_in_free_text(bank: Spec) -> None:
 
 
 def test_a_question_two_users_ask_in_the_same_words_is_one_task(bank: Spec) -> None:
-    """Near keys of reads hold the user (their answers differ), but "How many cards are there?" said
-    by two users is one question; "How many cards do I have?" is two."""
+    """"How many cards are there?" asked by two users, in any words, is one question; "How many
+    cards do I have?" is two (their answers differ)."""
     def read(key: str, user: int, goal: str) -> Draft:
         q = Question("count", "card", conds=() if "there" in goal else (Cond("status", '"active"'),))
         return Draft(key, "read", None, "u", user, Ask("read", question=q), goal, [])
     kept, _ = split_near_duplicates(bank, [read("a", 1, "How many cards are there?"),
-                                           read("b", 2, "How many cards are there?"),
+                                           read("b", 2, "Count the cards there are."),
                                            read("c", 1, "How many cards do I have?"),
                                            read("d", 2, "How many cards do I have?")])
     assert [d.key for d in kept] == ["a", "c", "d"]
