@@ -71,7 +71,7 @@ def test_no_goal_opens_with_a_job_title_or_a_stock_sentence(goals: list[tuple[Sp
     """Who the user is ("I'm a claims adjuster.") is no reason to ask, and a stock sentence before
     two unrelated actions ("Before the weekend:") reads as a template: neither opens a goal."""
     stock = ("I'm sorting out a few things today:", "A couple of errands while I think of them:",
-             "Before the weekend:", "I want to see how this works, then undo it:")
+             "Before the weekend:")
     bad = [g for _s, g, _h in goals if g.startswith(("I'm a ", "I'm an ", *stock))]
     assert not bad, bad[:5]
     counted = [g for _s, g, _h in goals if g.startswith(("Count ", "How many "))]

@@ -86,7 +86,9 @@ def test_two_unrelated_actions_are_said_without_a_stock_purpose() -> None:
     retire = AskStep("retire_vehicle", {"vehicle": RefText("Tesla Model 3 SF70 HBT")})
     reprice = AskStep("reprice_model", {"car_model": RefText("Ford Fiesta"), "new_rate": 2700})
     ask = Ask("write", steps=(retire, reprice))
-    assert purposes_for(rental, ask) == ("",) and purposes_for(rental, ask, undo=True) == ("",)
+    assert purposes_for(rental, ask) == ("",)
+    # a row made and taken straight back says why, or it reads as a mistake in the task
+    assert all(p for p in purposes_for(rental, ask, undo=True))
     for variant in range(len(OPENERS) * len(CONNECTORS)):
         text = render_errand(rental, ask, "", variant)
         assert not text.startswith(tuple(ALL_PURPOSES)) and text[0].isupper(), text

@@ -12,7 +12,8 @@ The pool is closed on purpose: the parser (`parse_errands.parse_compound`) strip
 one of these sentences, so the purpose never carries a value the reward must check; a text without
 one is read as an errand only when it reads as no single action. Purposes are picked by what the errand does (the
 first word of its first action's verb phrase), so "lock" reads "I'm going away soon" and "pay"
-reads "It's the end of the month"; undoing and redoing a row, and two unrelated actions, have none.
+reads "It's the end of the month"; a row made and taken straight back says why ("I want to see how
+this works"); a redo and two unrelated actions have none.
 """
 
 from __future__ import annotations
@@ -68,10 +69,13 @@ PURPOSES: dict[str, tuple[str, ...]] = {
 # say about why, and a purpose reads as one only where it fits the act (`PURPOSES`).
 NO_PURPOSE = ""
 GENERIC = (NO_PURPOSE,)
+# Make, then undo at once: without a word of why, making a row and taking it straight back reads
+# as a mistake in the task, so it says why.
+UNDO = ("I want to see how this works, then undo it:", "I'm trying this out, then taking it back:")
 # Undo, then redo: a purpose only where the world's rows have dates that can move.
 REDO = ("My dates moved, so let's start over:",)
 
-ALL_PURPOSES: tuple[str, ...] = tuple(sorted({p for pool in PURPOSES.values() for p in pool} | set(REDO),
+ALL_PURPOSES: tuple[str, ...] = tuple(sorted({p for pool in PURPOSES.values() for p in pool} | set(REDO) | set(UNDO),
                                              key=lambda p: -len(p)))
 CONNECTORS = (", and then ", ", then ", ". After that, ")
 # The same action on another row, said once: "lock my card "A", and then do the same for my card "B"".
@@ -153,15 +157,17 @@ def fits_action(purpose: str, words: set[str]) -> bool:
 
 def purposes_for(spec: Spec, ask: Ask, redo: bool = False, undo: bool = False) -> tuple[str, ...]:
     """The purpose sentences that fit what `ask` does first and the world it is in, and no purpose
-    (`NO_PURPOSE`); `redo` (undo a row, make it again) and `undo` (make a row, take it back) have
-    none: their two actions say what they do."""
+    (`NO_PURPOSE`); `redo` (undo a row, make it again) has its own or none, `undo` (make a row,
+    take it back at once) always says why (`UNDO`)."""
     words = _world_words(spec, ask)
     # A find-then-act step acts itself ("find my oldest booking, then cancel it"): its verb is the act's.
     workflow = next(w for w in spec.workflows if w.name == ask.steps[0].workflow)
     verb = verb_phrase(workflow).split()[0]
     acting = _action_words(spec, workflow.name)
-    if undo or redo:  # the two actions say it: "enroll in X, then drop my enrollment "X""
-        return tuple(p for p in REDO if redo and fits_world(p, words) and fits_action(p, acting)) + (NO_PURPOSE,)
+    if undo:  # made and taken straight back: the one errand that needs its why said
+        return UNDO
+    if redo:  # the two actions say it: "drop my enrollment "X", then enroll in the Y section"
+        return tuple(p for p in REDO if fits_world(p, words) and fits_action(p, acting)) + (NO_PURPOSE,)
     found = tuple(p for p in PURPOSES.get(verb, ()) if fits_world(p, words) and fits_action(p, acting))
     return found + GENERIC
 
