@@ -154,3 +154,11 @@ def test_a_rate_set_says_what_it_is_paid_by() -> None:
         text = render(cars, Ask("write", steps=(step,)), variant)
         assert "to £79 a day" in text, text
         assert parse_scalar("money", parse(cars, text).steps[0].args["new_rate"]) == 7900, text
+
+
+def test_a_plural_measure_is_ranked_by_most_and_fewest() -> None:
+    """"the fewest paid hours", never "the lowest paid hours"; an amount stays "the highest duties"."""
+    hr = build_spec(load_seed(SUITE / "hr_leave.yaml"))
+    q = Question("min", "shift_pattern", "paid_hours")
+    text = render(hr, Ask("read", question=q), 0)
+    assert "has the fewest paid hours" in text and parse(hr, text).question == q, text

@@ -164,7 +164,8 @@ def _word(spec: Spec, entity: str, field: str, op: str) -> str:
     f = spec.entity(entity).field_named(field)
     if f.type in ("date", "datetime"):
         return "latest" if op == "max" else "earliest"
-    if count_noun(f) is not None or times_done(f) is not None:  # "the most travellers", not "the highest travellers"
+    plural = f.type != "money" and grammar.is_plural(field_noun(f).split()[-1])  # "the fewest paid hours"
+    if count_noun(f) is not None or times_done(f) is not None or plural:  # "the most travellers", not "the highest"
         return "most" if op == "max" else "fewest"
     return "highest" if op == "max" else "lowest"
 
