@@ -162,3 +162,13 @@ def test_a_plural_measure_is_ranked_by_most_and_fewest() -> None:
     q = Question("min", "shift_pattern", "paid_hours")
     text = render(hr, Ask("read", question=q), 0)
     assert "has the fewest paid hours" in text and parse(hr, text).question == q, text
+
+
+def test_a_day_labelled_by_its_act_is_asked_when() -> None:
+    """"Decided" is the day a request was decided: "When was my leave request "…" decided?",
+    never "What is the decision date of …"."""
+    hr = build_spec(load_seed(SUITE / "hr_leave.yaml"))
+    q = Question("lookup", "leave_request", "decided_on", RefText("Annual from February 23", mine=True))
+    text = render(hr, Ask("read", question=q), 0)
+    assert text == 'When was my leave request "Annual from February 23" decided?', text
+    assert parse(hr, text).question == q

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 
 from factory.spec.model import Spec
-from factory.tasks.language import grammar
 from factory.tasks.language.asks import ONLY, Cond, ParseError, Question, RefText
 from factory.tasks.language.conds_said import said_bare
 from factory.tasks.language.measures import count_noun, times_done
@@ -75,15 +74,15 @@ def _said_lookup(spec: Spec, text: str) -> Question | None:
             q = parse_question(spec, f"What is the {field} of {m['named']}?")
         except ParseError:
             q = None
-        if (q is None or q.field is None) and groups.get("when"):  # "issued": the issue date (`render.done_on`)
-            for lemma in grammar.lemmas(groups["when"], "VERB"):
+        if (q is None or q.field is None) and groups.get("when"):  # "decided": the day of the act (`render.done_on`)
+            for f in (f for e in spec.entities for f in e.fields if done_on(f) == groups["when"]):
                 try:
-                    q = parse_question(spec, f"What is the {lemma} date of {m['named']}?")
+                    q = parse_question(spec, f"What is the {field_noun(f)} of {m['named']}?")
                 except ParseError:
                     continue
-                if q is not None:
-                    field = f"date {groups['when']}"
+                if q is not None and q.field == f.name:
                     break
+                q = None
         asked = spec.entity(q.entity).field_named(q.field) if q is not None and q.field is not None else None
         if asked is None or not (said_as(asked, field) or (groups.get("when") and done_on(asked) == groups["when"])):
             raise ParseError(f"{field!r} is not how {m['named']!r} is asked about")

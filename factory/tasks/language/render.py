@@ -224,10 +224,15 @@ def _lookup(field: FieldSpec, named: str, variant: int) -> str:
 
 
 def done_on(field: FieldSpec) -> str | None:
-    """The act a date field is the day of, as a participle: "Issue date" → issued, "Request date"
-    → requested, "Service date" → serviced; None for a noun that is no act ("Decision date") or
-    a longer label ("Pattern start date")."""
-    m = re.fullmatch(r"([a-z]+) date", field_noun(field)) if field.type in ("date", "datetime") else None
+    """The act a date field is the day of, as a participle: "Decided" → decided, "Serviced on" →
+    serviced, "Issue date" → issued; None for a noun that is no act ("Decision date") or a longer
+    label ("Pattern start date")."""
+    if field.type not in ("date", "datetime") or field.say:
+        return None
+    label = field.label.lower().split()  # "Decided", "Serviced on": the label says the act itself
+    if label and grammar.is_participle(label[0]) and all(w in ("on", "at") for w in label[1:]):
+        return label[0]
+    m = re.fullmatch(r"([a-z]+) date", field_noun(field))
     return grammar.participle(m[1]) if m is not None and grammar.is_verb(m[1]) else None
 
 
