@@ -79,8 +79,10 @@ class TextsMixin(ProposerBase):
                 value = next_of(self.rng.choice(made_from))
                 if value not in taken:
                     return fit_text(value, limit)
-        if written and self.rng.random() < (0.95 if len(written) >= 3 else 0.85):
-            value = self.rng.choice(written)  # a reason the world's own rows give ("Missing receipts")
+        if written and (len(written) >= 3 or self.rng.random() < 0.85):
+            # a reason the world's own rows give ("Missing receipts"); with three or more, never a
+            # pool's ("Documentation provided" as a reason to ask for cover)
+            value = self.rng.choice(written)
         elif existing and self.rng.random() < (0.5 if fresh else 0.85):
             # a value that must be new to its owner is still often one other users hold (a payee
             # name): half the time, the rest new ones, so some draft of every run passes the check
