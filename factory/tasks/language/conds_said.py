@@ -10,8 +10,8 @@ import re
 
 from factory.spec.model import EntitySpec, FieldSpec, Spec
 from factory.tasks.language import grammar
+from factory.tasks.language.arg_phrases import bool_flag
 from factory.tasks.language.asks import Cond
-from factory.tasks.language.frames import bool_flag
 from factory.tasks.language.modifiers import bool_adjective, bool_feature
 from factory.tasks.language.spoken import a, field_noun, noun, said
 from factory.tasks.language.things import person

@@ -46,6 +46,7 @@ import re
 
 from factory.spec.model import Spec
 from factory.tasks.language import grammar
+from factory.tasks.language.arg_phrases import arg_phrase
 from factory.tasks.language.asks import (
     ONLY,
     Ask,
@@ -57,7 +58,6 @@ from factory.tasks.language.asks import (
     joint_ref,
 )
 from factory.tasks.language.conds_said import render_conds
-from factory.tasks.language.frames import arg_phrase
 
 # The seed's phrasings build on the parts of the language (parse, render),
 # never on this module, so `parse` can try them without an import cycle.

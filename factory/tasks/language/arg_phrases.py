@@ -1,0 +1,69 @@
+"""One argument of a run said in a list, as a person lists it (`frames.render_frame`'s "with …",
+"Set the …"): "4 guests", "a weight of 1947 kg", "Vikram Iyer as the customs broker", "due April
+19", "the tank not full", else "<label> <value>". `parse.parse_args` reads each form back."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from factory.spec.model import ParamSpec
+from factory.tasks.language import grammar
+from factory.tasks.language.arg_words import FRAME_PREPOSITIONS, due_word, measured, named_as, noun_state, of_lead
+from factory.tasks.language.asks import ONLY, RefText
+from factory.tasks.language.measures import count_noun, counted, value_first, with_unit
+from factory.tasks.language.spoken import amount_said, noun, param_said, said
+from factory.tasks.language.values import param_text
+
+_PREPOSITIONS = FRAME_PREPOSITIONS
+
+
+def bool_flag(kind: str) -> str:
+    """Yes/no values read "<label> set to yes", for arguments and conditions alike."""
+    return "set to " if kind == "bool" else ""
+
+
+def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "") -> str:
+    """One argument: `<label> <value>`, or `<label> to <value>` (joiner " to ") after "Set the";
+    `article` goes before the label. A count is said as one: "4 guests", never "the guests 4"."""
+    word = count_noun(param)
+    if word is not None and joiner == " " and re.fullmatch(r"\d+", str(value)):
+        return counted(word, value)
+    if isinstance(value, RefText) and value.by == ONLY and joiner == " ":
+        return value.text  # the user's only one says what it is: "my client", never "the client my client"
+    if article == "the " and joiner == " " and isinstance(value, RefText) and named_as(param, value.text):
+        return f"{value.text} as the {noun(said(param))}"  # "Vikram Iyer as the customs broker"
+    after = value_first(param) if joiner == " " else None
+    if after is not None and value is not None:
+        return f"{param_text(param, value)} {after}"  # "6 carried over", "£40 per day"
+    words = noun(said(param)).split()
+    if (joiner == " " and param.type in ("int", "money") and not param.say and len(words) > 1
+            and all(w in grammar.PREPOSITIONS or w in grammar.PARTICLES for w in words)):
+        return f"{' '.join(words)} {param_text(param, value)}"  # "out of 20", "up to £500": no noun to say
+    if joiner == " " and article == "the " and value is not None and (param.type == "money" or measured(param)):
+        # an amount or a measure is "of" its noun: "with an estimate of £20", "a weight of 1947 kg",
+        # "payment terms of 15 days" (a plural noun takes no article), never "the weight 1947 kg"
+        head, trailer = amount_said(param)  # "a premium of £30 on top"
+        number = param_text(param, value) if param.type == "money" else with_unit(param, param_text(param, value))
+        return f"{of_lead(head)} of {number}" + (f" {trailer}" if trailer else "")
+    if joiner == " " and due_word(param) and value is not None:  # "due April 19, 2026 at 10:00 AM"
+        return f"due {param_text(param, value)}"
+    state = noun_state(param) if joiner == " " and value in (True, False, "yes", "no") else None
+    if state is not None:  # "the tank full", "the tank not full", never "the tank full set to no"
+        return f"{article}{state[0]} {'' if value in (True, 'yes') else 'not '}{state[1]}"
+    flag = bool_flag(param.type) if joiner == " " else ""
+    words = noun(said(param)).split()
+    if joiner == " " and len(words) > 1 and (words[0] in _PREPOSITIONS or words[-1] in _PREPOSITIONS):
+        as_noun = param_said(param, setting=True)
+        if (article and words[0] not in _PREPOSITIONS and as_noun != noun(said(param))
+                and not grammar.verb_only(as_noun.split()[0])):  # "the incident date", never "the remind date"
+            # in a list of "the …" a predicate is said by its noun: "with the type of loss
+            # "glass", the incident date August 9", never "…, happened on August 9"
+            return article + _arg_label(param, value, joiner, flag, as_noun=True)
+        article = ""  # a label that is a predicate reads bare: "starts on July 20", "check in June 4"
+    return article + _arg_label(param, value, joiner, flag)
+
+
+def _arg_label(param: ParamSpec, value: Any, joiner: str, flag: str, as_noun: bool = False) -> str:
+    text = param_text(param, value)  # a measure with its unit: "the allowance 25 days"
+    return f"{param_said(param, setting=as_noun or joiner == ' to ')}{joiner}{flag}{with_unit(param, text)}"
