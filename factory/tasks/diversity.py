@@ -3,8 +3,8 @@ left over workflows, entities, difficulty, golden steps and instruction register
 
 A near-duplicate asks for the same thing as an earlier task in other words: the same workflows on
 the same rows with the same values, free text aside (four waivers of one fine, each with another
-reason, are one task), or the same question (asked by another user too, unless it speaks of the
-asker: "my …"). The first of each kind is kept. The spread is
+reason, are one task), or the same question (asked by another user too, unless its answer is the
+asker's own: "my …", or rows not everyone sees). The first of each kind is kept. The spread is
 computed from the task records (`TaskRecord`) and kept in the world's manifest (`TasksSpread`).
 """
 
@@ -35,9 +35,11 @@ def near_key(spec: Spec, draft: Draft) -> NearKey:
         workflow = next(w for w in spec.workflows if w.name == step.workflow)
         free = {p.name for p in workflow.params if not p.ref and p.type in ("string", "text") and not p.values}
         steps.append((step.workflow, tuple(sorted((k, repr(v)) for k, v in step.params.items() if k not in free))))
-    # a question's answer is the asker's own only where it speaks of them ("my …"): "How many
-    # branches are in London?" is one question whoever asks it, in whatever words
-    mine = draft.task_type == "read" and bool(_PERSONAL.search(draft.goal))
+    # a question's answer is the asker's own where it speaks of them ("my …") or asks of rows not
+    # everyone sees (a manager counts their team's requests); "How many branches are in London?"
+    # is one question whoever asks it, in whatever words
+    private = q is not None and spec.entity(q.entity).visibility != "public"
+    mine = draft.task_type == "read" and (private or bool(_PERSONAL.search(draft.goal)))
     return (draft.task_type, draft.user_id if mine else None, question, picks, tuple(sorted(steps)))
 
 

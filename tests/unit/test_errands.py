@@ -126,17 +126,29 @@ def test_near_duplicates_differ_only_in_free_text(bank: Spec) -> None:
     assert [d.key for d in kept] == (["a", "b", "c"] if reason.values else ["a", "c"]), dropped
 
 
-def test_a_question_two_users_ask_in_the_same_words_is_one_task(bank: Spec) -> None:
-    """"How many cards are there?" asked by two users, in any words, is one question; "How many
-    cards do I have?" is two (their answers differ)."""
+def test_a_question_two_users_ask_of_rows_everyone_sees_is_one_task() -> None:
+    """"How many ports are there?" asked by two users, in any words, is one question; "How many
+    ports do I have?" speaks of the asker, so it is two (their answers may differ)."""
+    freight = build_spec(load_seed(SEEDS / "suite" / "freight.yaml"))
+
     def read(key: str, user: int, goal: str) -> Draft:
-        q = Question("count", "card", conds=() if "there" in goal else (Cond("status", '"active"'),))
+        q = Question("count", "port", conds=() if "there" in goal else (Cond("kind", '"seaport"'),))
         return Draft(key, "read", None, "u", user, Ask("read", question=q), goal, [])
-    kept, _ = split_near_duplicates(bank, [read("a", 1, "How many cards are there?"),
-                                           read("b", 2, "Count the cards there are."),
-                                           read("c", 1, "How many cards do I have?"),
-                                           read("d", 2, "How many cards do I have?")])
+    kept, _ = split_near_duplicates(freight, [read("a", 1, "How many ports are there?"),
+                                              read("b", 2, "Count the ports there are."),
+                                              read("c", 1, "How many seaports do I have?"),
+                                              read("d", 2, "How many seaports do I have?")])
     assert [d.key for d in kept] == ["a", "c", "d"]
+
+
+def test_a_question_of_rows_not_everyone_sees_is_each_askers_own(bank: Spec) -> None:
+    """"Count the accounts with …" asks of rows only their owners see: two users asking it get two
+    answers, so both are kept; a question of rows everyone sees is one."""
+    private = next(e.name for e in bank.entities if e.visibility != "public" and not e.builtin)
+    q = Question("count", private)
+    kept, _ = split_near_duplicates(bank, [Draft(k, "read", None, "u", u, Ask("read", question=q),
+                                                 "Count the things.", []) for k, u in (("a", 1), ("b", 2))])
+    assert [d.key for d in kept] == ["a", "b"]
 
 
 def test_difficulty_is_measured_by_steps_and_actions() -> None:

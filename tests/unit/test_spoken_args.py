@@ -84,7 +84,7 @@ def test_a_known_row_is_asked_about_in_the_possessive_and_a_participle_on_its_ro
 def test_a_phrasings_own_words_say_what_its_free_text_is_about() -> None:
     """"…; the duty looks wrong. Set the reason to …" shares "duty" with a reason about the duty,
     nothing with one about the container size; words any sentence of the act says do not count."""
-    from factory.tasks.propose.writes import _content_words
+    from factory.tasks.propose.text_shapes import content_words as _content_words
 
     said = _content_words("Dispute the invoice for ; the duty looks wrong. Set the reason to")
     assert said == {"duty"}, said
@@ -172,3 +172,21 @@ def test_a_day_labelled_by_its_act_is_asked_when() -> None:
     text = render(hr, Ask("read", question=q), 0)
     assert text == 'When was my leave request "Annual from February 23" decided?', text
     assert parse(hr, text).question == q
+
+
+def test_a_grouped_number_reads_only_as_written() -> None:
+    """"45,058" is 45058; "1,2,3" or "4,5" is no number a goal writes, and never reads as 123."""
+    from factory.tasks.language.asks import ParseError
+
+    assert parse_scalar("int", "45,058") == 45058 and parse_scalar("int", "1947") == 1947
+    for bad in ("1,2,3", "4,5", "45,05", ",100"):
+        with pytest.raises(ParseError):
+            parse_scalar("int", bad)
+
+
+def test_a_job_title_is_no_reason_to_open_a_goal_with() -> None:
+    from factory.tasks.language.registers import persona_context, reason_context
+
+    assert persona_context("Customs house agent at Nhava Sheva and Chennai.") is not None
+    assert reason_context("Customs house agent at Nhava Sheva and Chennai.") is None
+    assert reason_context("Travels for work, locks her card when abroad.") == "I travel for work"

@@ -28,7 +28,7 @@ from factory.tasks.language.arg_words import (
 from factory.tasks.language.asks import ONLY, ParseError, RefText
 from factory.tasks.language.measures import rate_per, with_unit
 from factory.tasks.language.modifiers import modifier_said
-from factory.tasks.language.row_names import name_of
+from factory.tasks.language.row_names import SPOKEN_DAY, name_of
 from factory.tasks.language.spoken import (
     field_noun,
     noun,
@@ -420,7 +420,7 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
         items = [f"{param_said(params[n], setting=True)} to {param_text(params[n], args[n])}" for n in settings]
         out.append(": set the " + _listed([items[0], *(f"the {i}" for i in items[1:])]))
     # a row named by its day ends the sentence so far: a list after it takes a comma (below)
-    named_day = bool(_ENDS_IN_DAY.search("".join(out)))
+    named_day = bool(SPOKEN_DAY.search("".join(out)))
     implied = said_by_amount(workflow.params, args)  # "a declared value of £22,000" says the currency
     rest = [n for n in args if n not in f.params() and params[n].range_of not in args and n != implied]
     if f.span is not None and f.span[0] in args and f.span[1] in args:
@@ -450,8 +450,6 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
 
 
 REST_ARTICLE = "the "  # before each argument a frame's pieces do not place
-_ENDS_IN_DAY = re.compile(r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
-                          r" \d{1,2}(?:, \d{4})?(?: at \d{1,2}:\d{2}(?: [AP]M)?)?$")
 
 
 def span_words(f: Frame) -> tuple[str, str]:

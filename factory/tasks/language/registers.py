@@ -55,6 +55,14 @@ def persona_context(persona: str) -> str | None:
     return f"I'm {grammar.article(said)} {said}"
 
 
+def reason_context(persona: str) -> str | None:
+    """The persona's first clause when it says what the person does ("I travel for work"), the
+    reason a goal may open with; None for who they are ("I'm a customs house agent at …"): a job
+    title is no reason, and a person never opens a request with one."""
+    context = persona_context(persona)
+    return None if context is None or context.startswith("I'm ") else context
+
+
 def _base_of_third_person(word: str) -> str | None:
     """The verb whose "he/she" form `word` is ("plans" → plan, "carries" → carry), else None."""
     for lemma in grammar.lemmas(word, "VERB"):

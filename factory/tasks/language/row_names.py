@@ -42,7 +42,8 @@ def _template_split(ent: EntitySpec, label: str) -> tuple[str, str] | None:
 _PLACE_NAME = re.compile(r"[A-Z][\w'.&-]*(?: [A-Za-z0-9][\w'.&-]*){0,4}")
 _LAST_FIELD = re.compile(r"(?P<head>.*\})(?P<sep>[^{}]*)\{(?P<last>\w+)\}")
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
-_SPOKEN_DAY = re.compile(rf"(?:{_MONTHS}) \d{{1,2}}(?:, \d{{4}})?(?: at \d{{1,2}}:\d{{2}}(?: [AP]M)?)?$")
+# A day said in words at the end of a text ("May 7 at 9:00 AM"), as `values` writes one.
+SPOKEN_DAY = re.compile(rf"(?:{_MONTHS}) \d{{1,2}}(?:, \d{{4}})?(?: at \d{{1,2}}:\d{{2}}(?: [AP]M)?)?$")
 
 
 def _date_sep(ent: EntitySpec) -> tuple[str, str] | None:
@@ -80,7 +81,7 @@ def _dated(ent: EntitySpec, label: str) -> tuple[str, str, str] | None:
     """A label split as a person says it, the app's name quoted and the day in words after it:
     ("Ford Fiesta LN72 MVM", "on", "May 7 at 9:00 AM") of "Ford Fiesta LN72 MVM, May 7 at 9:00 AM"."""
     found = _date_sep(ent)
-    day = _SPOKEN_DAY.search(label)
+    day = SPOKEN_DAY.search(label)
     if found is None or day is None or not label[: day.start()].endswith(found[0]):
         return None
     head = label[: day.start() - len(found[0])]
@@ -198,7 +199,7 @@ def read_name(spec: Spec, entity: str, text: str) -> RefText:
         label = f"{whose['who']}{shape[1]}{rest}" if shape[2] else f"{rest}{shape[1]}{whose['who']}"
         return RefText(label, mine=False)
     found = _date_sep(ent)
-    m = re.fullmatch(rf'{re.escape(thing)} "(?P<head>[^"]+)" (?P<word>[a-z ]+?) (?P<day>{_SPOKEN_DAY.pattern[:-1]})',
+    m = re.fullmatch(rf'{re.escape(thing)} "(?P<head>[^"]+)" (?P<word>[a-z ]+?) (?P<day>{SPOKEN_DAY.pattern[:-1]})',
                      text, re.IGNORECASE)
     if found is not None and m is not None and m["word"].lower() == found[1]:
         return RefText(f"{m['head']}{found[0]}{m['day']}", mine=mine)

@@ -103,7 +103,9 @@ def parse_scalar(kind: str, text: str) -> Any:
             if t and t.group(3):
                 hour = hour % 12 + (12 if t.group(3) == "PM" else 0)
             return f"{day.isoformat()}T{hour:02d}:{mm}:00"
-        if kind == "int":
+        if kind == "int":  # "45,058" as written (`int_text`), never "4,5" or "1,2,3"
+            if not _INT.fullmatch(text.strip()):
+                raise ValueError(text)
             return int(text.replace(",", ""))
         if kind == "bool":
             return text.lower() == "yes"

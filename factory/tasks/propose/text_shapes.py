@@ -54,3 +54,11 @@ def fit_text(text: str, limit: int) -> str:
         return text
     cut = text[: limit + 1].rsplit(" ", 1)[0] if " " in text[:limit] else text[:limit]
     return cut.rstrip(" ,.;:-")
+
+
+def content_words(text: str) -> set[str]:
+    """What a text is about: its nouns that are no verb ("duty", "container"; never "invoice" or
+    "looks", which any sentence of the act may say), singular ("duties" and "duty" agree)."""
+    words = {grammar.singular(w) for w in re.findall(r"[a-z]{3,}", text.lower())}
+    return {w for w in words if grammar.is_noun(w) and not grammar.is_verb(w) and w not in grammar.CLOSED}
+

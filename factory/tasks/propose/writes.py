@@ -9,7 +9,6 @@ their full labels.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from typing import Any
 
@@ -17,7 +16,6 @@ from factory.predict.rows import date_text, enum_text
 from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, WorkflowSpec
 from factory.tasks.draft import Draft
-from factory.tasks.language import grammar
 from factory.tasks.language.asks import ONLY, Ask, AskStep, RefText
 from factory.tasks.language.frames import set_fields
 from factory.tasks.language.intents import (
@@ -28,12 +26,12 @@ from factory.tasks.language.intents import (
 )
 from factory.tasks.language.lint import DATE_ISO, Change, lint_goal
 from factory.tasks.language.phrasing import render
-from factory.tasks.language.registers import fits, persona_context, with_context
+from factory.tasks.language.registers import fits, reason_context, with_context
 from factory.tasks.language.resolve import find_rows, qualified_name
 from factory.tasks.language.spoken import money_words, spoken_label
 from factory.tasks.language.words import my_only
 from factory.tasks.propose.base import ProposerBase
-from factory.tasks.propose.text_shapes import typed, typed_in
+from factory.tasks.propose.text_shapes import content_words, typed, typed_in
 
 
 class WritesMixin(ProposerBase):
@@ -150,12 +148,9 @@ class WritesMixin(ProposerBase):
             if ask_step is None:
                 return None
             goal = render(self.spec, Ask("write", steps=(ask_step,)), variant)
-            context = persona_context(user.persona) if variant % 3 != 2 else None  # not before a question
-            # goal-first: why the person asks, from the seed, when the persona speaks of what is
-            # asked; who they are ("I'm a customs house agent at …") is no reason, and a person
-            # never opens a request with their job title
-            if (context is not None and not context.startswith("I'm ") and self.rng.random() < 0.8
-                    and fits(user.persona, goal)):
+            context = reason_context(user.persona) if variant % 3 != 2 else None  # not before a question
+            # goal-first: why the person asks, from the seed, when the persona speaks of what is asked
+            if context is not None and self.rng.random() < 0.8 and fits(user.persona, goal):
                 goal = with_context(context, goal)
         if not self._reads_back(goal, Ask("write", steps=(ask_step,))):
             return None
@@ -239,14 +234,15 @@ class WritesMixin(ProposerBase):
         is higher than the broker quoted us"), never one about the container size. Among the
         world's own values for the parameter, those sharing a word with the phrasing's fixed
         words; nothing changes when none does."""
-        words = _content_words(" ".join(t for kind, t in form.template if kind == "text"))
+        words = content_words(" ".join(t for kind, t in form.template if kind == "text"))
         out: dict[str, Any] = {}
         for p in workflow.params:
-            if p.type not in ("string", "text") or p.name not in step.params or p.name in form.fixed:
+            if p.type not in ("string", "text") or p.name not in form.params() or p.name not in step.params \
+                    or p.name in form.fixed:  # only what the phrasing says: no parameter it leaves out comes back
                 continue
-            fitting = [typed_in(v) for v in typed(self._written(workflow.name, p.name)) if words & _content_words(v)
+            fitting = [typed_in(v) for v in typed(self._written(workflow.name, p.name)) if words & content_words(v)
                        and len(v) <= (p.max_length or 60)]
-            if fitting and not words & _content_words(str(step.params[p.name])):
+            if fitting and not words & content_words(str(step.params[p.name])):
                 out[p.name] = self.rng.choice(fitting)
         return out
 
@@ -382,9 +378,3 @@ def _round_robin(drafts: list[Draft], n: int) -> list[Draft]:
                 out.append(by[name].pop(0))
     return out
 
-
-def _content_words(text: str) -> set[str]:
-    """What a text is about: its nouns that are no verb ("duty", "container"; never "invoice" or
-    "looks", which any sentence of the act may say), singular ("duties" and "duty" agree)."""
-    words = {grammar.singular(w) for w in re.findall(r"[a-z]{3,}", text.lower())}
-    return {w for w in words if grammar.is_noun(w) and not grammar.is_verb(w) and w not in grammar.CLOSED}
