@@ -208,44 +208,6 @@ def test_a_report_on_the_row_just_acted_on_says_its(bank: Spec) -> None:
     assert "what is its" not in two, two
 
 
-ECHOBANK = Path(__file__).resolve().parents[2] / "worlds" / "echobank"
-
-
-@pytest.mark.skipif(not (ECHOBANK / "spec.json").is_file(), reason="the echobank world is not built")
-def test_undo_and_report_errands_get_rewards_from_their_text_alone() -> None:
-    """An errand naming a row its first action creates resolves on the database that action leaves;
-    act-then-report gets the effects' checks and an answer check equal to the proposer's answer."""
-    from factory.predict.rows import UserView
-    from factory.tasks.gates import answer_text
-    from factory.tasks.propose.proposer import Proposer
-    from factory.tasks.reward.gen import deterministic_policy
-    from factory.world.layout import World
-
-    world = World(ECHOBANK)
-    proposer = Proposer(world.spec, world.seed_db)
-    try:
-        drafts = proposer._compounds({"undo": 2, "act_report": 2})
-    finally:
-        proposer.close()
-    assert {d.category for d in drafts} == {"undo", "act_report"}, proposer.skipped[:5]
-    for d in drafts:
-        reward = deterministic_policy({"goal": d.goal, "user": d.user}, world.spec, world.seed_db)
-        kinds = [c["type"] for c in reward["checks"]]
-        assert any(k in ("row_matches", "rows_added", "rows_removed") for k in kinds), d.goal
-        if d.category == "act_report":
-            expected = next(c["expected"] for c in reward["checks"] if c["type"] == "answer")
-            assert d.answer is not None and expected == d.answer.value, (d.goal, answer_text(d.answer))
-        else:  # the row taken back is not in the seed: the first action makes it
-            workflow = next(w for w in world.spec.workflows if w.name == d.steps[1].workflow)
-            subject = next(p for p in workflow.params if p.name == workflow.subject)
-            assert subject.ref is not None
-            view = UserView.open(world.spec, world.seed_db)
-            try:
-                assert view.row(subject.ref, d.steps[1].params[subject.name]) is None, d.goal
-            finally:
-                view.close()
-
-
 def test_the_same_action_on_a_second_row_is_said_once(bank: Spec) -> None:
     """Two runs of one workflow that differ only in their row: "lock my card A …, and then do the
     same for my card B"; it reads back to both steps. Runs that differ in more repeat the verb."""

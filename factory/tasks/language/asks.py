@@ -14,6 +14,9 @@ from typing import Any
 from factory.errors import TaskError
 
 ONLY = "only"  # RefText.by for "my profile": the acting user's one and only row of the entity
+# RefText.by for "it" in an errand: the row the action before created ("book a shipment …, then
+# cancel it"). A new row has no name the user has seen yet, so a person says "it", not its label.
+MADE = "made"
 
 
 class ParseError(TaskError):

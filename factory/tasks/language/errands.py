@@ -70,12 +70,16 @@ PURPOSES: dict[str, tuple[str, ...]] = {
 NO_PURPOSE = ""
 GENERIC = (NO_PURPOSE,)
 # Make, then undo at once: without a word of why, making a row and taking it straight back reads
-# as a mistake in the task, so it says why.
-UNDO = ("I want to see how this works, then undo it:", "I'm trying this out, then taking it back:")
+# as a mistake in the task, so it says why, in a few words (the actions say the rest: "…, then
+# cancel it").
+UNDO = ("Just to see how it works:", "As a quick test:")
+# Said by earlier versions; still read, so a world built then parses the same.
+_WAS_UNDO = ("I want to see how this works, then undo it:", "I'm trying this out, then taking it back:")
 # Undo, then redo: a purpose only where the world's rows have dates that can move.
 REDO = ("My dates moved, so let's start over:",)
 
-ALL_PURPOSES: tuple[str, ...] = tuple(sorted({p for pool in PURPOSES.values() for p in pool} | set(REDO) | set(UNDO),
+ALL_PURPOSES: tuple[str, ...] = tuple(sorted({p for pool in PURPOSES.values() for p in pool} | set(REDO) | set(UNDO)
+                                             | set(_WAS_UNDO),
                                              key=lambda p: -len(p)))
 CONNECTORS = (", and then ", ", then ", ". After that, ")
 # The same action on another row, said once: "lock my card "A", and then do the same for my card "B"".

@@ -25,7 +25,7 @@ from factory.tasks.language.arg_words import (
     bare_item,
     kind_param,
 )
-from factory.tasks.language.asks import ONLY, ParseError, RefText
+from factory.tasks.language.asks import MADE, ONLY, ParseError, RefText
 from factory.tasks.language.measures import rate_per, with_unit
 from factory.tasks.language.modifiers import modifier_said
 from factory.tasks.language.row_names import SPOKEN_DAY, name_of
@@ -392,7 +392,8 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
     if missing:
         raise ParseError(f"a sentence of {workflow.label!r} says its {', '.join(missing)}")
     out = []
-    pronoun = any(p.role == "subject" and args.get(p.param or "") == RefText(IT, ONLY) for p in f.pieces)
+    pronoun = any(p.role == "subject" and args.get(p.param or "") in (RefText(IT, ONLY), RefText(IT, MADE))
+                  for p in f.pieces)
     for piece in f.pieces:
         if piece.role in (PARTICLE_BEFORE, PARTICLE_AFTER):
             if (piece.role == PARTICLE_AFTER) == pronoun:

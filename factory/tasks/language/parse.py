@@ -14,7 +14,7 @@ from typing import Any
 
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language.arg_words import due_word, measured, named_as, noun_state, of_lead
-from factory.tasks.language.asks import ONLY, AskStep, ParseError, Question, RefText
+from factory.tasks.language.asks import MADE, ONLY, AskStep, ParseError, Question, RefText
 from factory.tasks.language.frames import IT
 from factory.tasks.language.frames_read import parse_frame
 from factory.tasks.language.measures import count_noun, counted, value_first, with_unit
@@ -345,6 +345,23 @@ def _parse_framed(spec: Spec, text: str) -> AskStep | None:
                 continue
             if found is not None:
                 return AskStep(found[0], found[1])
+    return None
+
+
+def parse_on_made(spec: Spec, text: str, before: str) -> AskStep | None:
+    """An action on the row the action before it created, said "it" ("…, then cancel it"): a
+    frame's sentence whose row of an entity workflow `before` creates is the pronoun. None when
+    `text` is no such sentence."""
+    made = [e.entity for w in spec.workflows if w.name == before for e in w.effects if e.kind == "create"]
+    body = text[:-1] if text.endswith(".") else text
+    for entity in dict.fromkeys(made):
+        try:
+            found = parse_frame(spec, body, my_phrases(spec), LIST_SEPARATORS, parse_args, it=entity)
+        except ParseError:
+            continue
+        if found is not None:
+            workflow, args = found
+            return AskStep(workflow, {k: RefText(IT, MADE) if v == RefText(IT, ONLY) else v for k, v in args.items()})
     return None
 
 

@@ -9,7 +9,7 @@ import re
 from factory.spec.model import Spec
 from factory.tasks.language.asks import Ask, AskStep, ParseError
 from factory.tasks.language.errands import ALL_PURPOSES, CONNECTORS, OPENERS, REPORT, read_its, read_same
-from factory.tasks.language.parse import parse_step
+from factory.tasks.language.parse import parse_on_made, parse_step
 from factory.tasks.language.parse_questions import parse_question
 
 
@@ -92,6 +92,9 @@ def _one_step(spec: Spec, part: str, problem: list[ParseError], before: AskStep 
             same = read_same(spec, before, part)
             if same is not None:
                 return same
+            made = parse_on_made(spec, part[:1].upper() + part[1:], before.workflow)
+            if made is not None:  # "…, then cancel it": the row the action before created
+                return made
         return parse_step(spec, part[:1].upper() + part[1:] + ".")
     except ParseError as exc:
         problem.append(exc)

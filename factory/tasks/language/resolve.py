@@ -17,7 +17,7 @@ from factory.runtime.step import Step
 from factory.spec.labels import currency_of
 from factory.spec.model import ParamSpec, WorkflowSpec
 from factory.tasks.language.answer import Answer
-from factory.tasks.language.asks import ONLY, Ask, Cond, Question, RefText
+from factory.tasks.language.asks import MADE, ONLY, Ask, Cond, Question, RefText
 from factory.tasks.language.frames import set_fields
 from factory.tasks.language.row_names import person_split, person_template
 from factory.tasks.language.spoken import spoken_label
@@ -51,6 +51,8 @@ def find_rows(world: UserView, entity: str, user_id: int, ref: RefText) -> list[
     want = _norm(ref.text)
     if ref.by == ONLY:  # "my profile": every row the user sees (exactly one, or it is ambiguous)
         return list(rows) if want == _norm(my_only(world.entity(entity))) else []
+    if ref.by == MADE:  # "…, then cancel it": only the steps before it tell which row (`steps_of`'s `made`)
+        return []
     if ref.by is None:
         # "my shift "May 29 Night"": the user's own row without their own name (not of a row said
         # to be someone else's)
@@ -360,8 +362,9 @@ def arg_value(param: ParamSpec, text: Any) -> Any:
     return str(text)
 
 
-def steps_of(world: UserView, ask: Ask, user_id: int) -> list[Step]:
-    """API-level workflow steps for a write or read-write `ask`."""
+def steps_of(world: UserView, ask: Ask, user_id: int, made: dict[str, int] | None = None) -> list[Step]:
+    """API-level workflow steps for a write or read-write `ask`; `made` holds, by entity, the id of
+    the row the steps before `ask` created (what "it" names: `asks.MADE`)."""
     steps: list[Step] = []
     for ask_step in ask.steps:
         workflow = next(w for w in world.spec.workflows if w.name == ask_step.workflow)
@@ -371,6 +374,11 @@ def steps_of(world: UserView, ask: Ask, user_id: int) -> list[Step]:
             p = params[name]
             if p.type == "reference" and p.ref:
                 ref = text if isinstance(text, RefText) else RefText(str(text))
+                if ref.by == MADE:
+                    if p.ref not in (made or {}):
+                        raise UnresolvedError(f"no step before this one creates the {p.ref} said {ref.text!r}")
+                    values[name] = (made or {})[p.ref]
+                    continue
                 values[name] = resolve_ref(world, p.ref, user_id, ref)["id"]
             else:
                 values[name] = arg_value(p, text)

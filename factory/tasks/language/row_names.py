@@ -11,7 +11,7 @@ import re
 from factory.spec.model import EntitySpec, Spec
 from factory.spec.naming import identifier
 from factory.tasks.language import grammar
-from factory.tasks.language.asks import ONLY, ParseError, RefText
+from factory.tasks.language.asks import MADE, ONLY, ParseError, RefText
 from factory.tasks.language.spoken import noun, said
 from factory.tasks.language.things import person
 from factory.tasks.language.words import my_only
@@ -153,7 +153,7 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
     `my payee "Sunvale Energy"`, "my contact details"; bare ("Sunvale Energy") where money goes."""
     ent = spec.entity(entity)
     thing = noun(said(ent))
-    if ref.by == ONLY:
+    if ref.by in (ONLY, MADE):
         return ref.text
     if ref.by is not None or '"' in ref.text:
         raise ParseError(f"a row named by its fields cannot be said in a sentence ({ref.text!r})")

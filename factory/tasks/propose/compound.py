@@ -35,8 +35,9 @@ from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, WorkflowSpec
 from factory.spec.naming import identifier
 from factory.tasks.draft import Draft
-from factory.tasks.language.asks import Ask, AskStep, Question, RefText
+from factory.tasks.language.asks import MADE, Ask, AskStep, Question, RefText
 from factory.tasks.language.errands import GENERIC, purposes_for, render_errand, render_report
+from factory.tasks.language.frames import IT
 from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, answer, find_rows
 from factory.tasks.language.spoken import spoken_label, verb_phrase
 from factory.tasks.propose.base import ProposerBase, fits_param
@@ -284,6 +285,17 @@ class CompoundMixin(ProposerBase):
         finally:
             self._made = {}
 
+    def _said_it(self, ask: Ask) -> Ask | None:
+        """`ask` (make a row, then take it back) with the row made said "it" in the last step
+        (`asks.MADE`), or None when the last step names no row the first one makes."""
+        made = {entity for entity, _id in self._made}
+        last = ask.steps[-1]
+        workflow = self._workflow(last.workflow)
+        subject = next((p for p in workflow.params if p.name == workflow.subject and p.ref in made), None)
+        if subject is None or not isinstance(last.args.get(subject.name), RefText):
+            return None
+        return replace(ask, steps=(*ask.steps[:-1], replace(last, args={**last.args, subject.name: RefText(IT, MADE)})))
+
     def _find_errand(self) -> Draft | None:
         """Find a row by a superlative, act on it, then act on a row related to it."""
         candidates = self._find_candidates()
@@ -433,6 +445,9 @@ class CompoundMixin(ProposerBase):
         ask = Ask(kind, steps=tuple(asks))
         purpose = self.rng.choice(GENERIC if generic else purposes_for(self.spec, ask, redo, undo))
         variant = self.rng.randrange(9)
+        said_it = self._said_it(ask) if undo else None
+        if said_it is not None and self._reads_back(render_errand(self.spec, said_it, purpose, variant), said_it):
+            ask = said_it  # "book a shipment …, then cancel it": the new row has no name the user has seen
         goal = render_errand(self.spec, ask, purpose, variant)
         if not self._reads_back(goal, ask):
             return None

@@ -135,11 +135,24 @@ def _resolved_steps(spec: Spec, db: Path, world: UserView, ask: Ask, user_id: in
             except PredictionError as exc:
                 raise RewardGenError("infeasible", str(exc)) from exc
         try:
-            steps += steps_of(view, Ask(ask.kind, steps=(ask_step,)), user_id)
+            steps += steps_of(view, Ask(ask.kind, steps=(ask_step,)), user_id, _made(world, view))
         finally:
             if view is not world:
                 view.close()
     return steps
+
+
+def _made(before: UserView, after: UserView) -> dict[str, int]:
+    """The id of the one row each entity gained from `before` to `after` (what "it" names in
+    "…, then cancel it"); an entity that gained none or several has none."""
+    made: dict[str, int] = {}
+    if after is before:
+        return made
+    for ent in before.spec.entities:
+        new = {r["id"] for r in after.rows(ent.name)} - {r["id"] for r in before.rows(ent.name)}
+        if len(new) == 1:
+            made[ent.name] = new.pop()
+    return made
 
 
 def answer_check(found: Answer, description: str) -> dict[str, Any]:
