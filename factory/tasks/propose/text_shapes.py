@@ -62,3 +62,34 @@ def content_words(text: str) -> set[str]:
     words = {grammar.singular(w) for w in re.findall(r"[a-z]{3,}", text.lower())}
     return {w for w in words if grammar.is_noun(w) and not grammar.is_verb(w) and w not in grammar.CLOSED}
 
+
+
+def kind_words(value: str) -> set[str]:
+    """The words a kind is said in ("water_damage" → {"water", "damage"}), singular, with no
+    word of the grammar's closed classes ("other", "and")."""
+    return {grammar.singular(w) for w in re.findall(r"[a-z]{3,}", value.replace("_", " ").lower())} - grammar.CLOSED
+
+
+def _says(text: str, words: set[str]) -> bool:
+    """Whether `text` says one of `words`, or a word of its stem ("cancelled" for "cancellation",
+    "burgled" for "burglary": a shared start of at least five letters, all but two of the shorter)."""
+    for w in {grammar.singular(t) for t in re.findall(r"[a-z]{3,}", text.lower())}:
+        for k in words:
+            if w == k:
+                return True
+            common = next((i for i, (a, b) in enumerate(zip(w, k, strict=False)) if a != b), min(len(w), len(k)))
+            if common >= max(5, min(len(w), len(k)) - 2):
+                return True
+    return False
+
+
+def clashes(text: str, own: set[str], others: set[str]) -> bool:
+    """Whether `text` names a kind its row is not: a word of another value of one of the row's
+    kinds that none of its own values has ("The vet has confirmed …" on a lost-baggage claim),
+    and no word of its own ("Storm lifted slates; water came through" is a storm claim's)."""
+    return not _says(text, own) and _says(text, others - own)
+
+
+def names_kind(text: str, own: set[str]) -> bool:
+    """Whether `text` says a word of one of its row's own kinds ("Chip pan fire …" for a fire claim)."""
+    return _says(text, own)

@@ -18,7 +18,8 @@ from factory.runtime.step import Step
 from factory.spec.model import EntitySpec, ParamSpec, WorkflowSpec
 from factory.spec.naming import identifier
 from factory.tasks.language.frames import set_fields
-from factory.tasks.propose.base import ProposerBase, fits_param
+from factory.tasks.propose.base import fits_param
+from factory.tasks.propose.kinds import KindsMixin
 from factory.tasks.propose.sentiment import agreeing, is_rating, leaning
 from factory.tasks.propose.text_shapes import fit_text, next_of, typed_in
 
@@ -48,7 +49,7 @@ def _of_history(p: ParamSpec) -> bool:
     return bool(words & _HISTORY_WORDS)
 
 
-class ValuesMixin(ProposerBase):
+class ValuesMixin(KindsMixin):
     """Part of `Proposer`: concrete values for a workflow's parameters."""
 
     def _fill(self, workflow: WorkflowSpec, user: Any) -> Step | None:
@@ -101,6 +102,7 @@ class ValuesMixin(ProposerBase):
         if not self._from_one_row(workflow, values):
             self._pair_kinds(workflow, values)
         self._fit_subject(workflow, values)
+        self._texts_fit_kinds(workflow, values)
         self._keep_most(workflow, values)
         return Step(workflow.name, values)
 
