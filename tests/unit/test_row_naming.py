@@ -141,3 +141,18 @@ def test_a_persons_own_record_is_never_named_like_a_place() -> None:
     said = name_of(hr, record, RefText("Sharon Neal", mine=True), "subject")
     assert said == 'my employee record "Sharon Neal"', said
     assert read_name(hr, record, said) == RefText("Sharon Neal")
+
+
+def test_a_day_that_tells_the_row_alone_is_said_without_its_time(cars: Spec) -> None:
+    """"logged on April 29", not "… at 9:00 AM": the resolver reads a label without its time of
+    day, so the proposer leaves the time out wherever the day alone names one row."""
+    from factory.tasks.language.spoken import spoken_label
+
+    shown = "Ford Galaxy EA22 MDT: Interior, Apr 29, 2026, 9:00 AM"  # as the app labels it
+    assert spoken_label(shown, "2026") == "Ford Galaxy EA22 MDT: Interior, April 29 at 9:00 AM"
+    assert spoken_label(shown, "2026", timeless=True) == "Ford Galaxy EA22 MDT: Interior, April 29"
+    assert spoken_label(shown, timeless=True) == "Ford Galaxy EA22 MDT: Interior, April 29, 2026"
+    report = RefText("Ford Galaxy EA22 MDT: Interior, April 29", mine=False)
+    said = name_of(cars, "damage_report", report, "subject")
+    assert said == 'the damage report "Ford Galaxy EA22 MDT: Interior" logged on April 29'
+    assert read_name(cars, "damage_report", said) == report

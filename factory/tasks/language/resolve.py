@@ -76,8 +76,14 @@ def find_rows(world: UserView, entity: str, user_id: int, ref: RefText) -> list[
 def _labelled(world: UserView, entity: str, rows: list[Row], want: str) -> list[Row]:
     """The rows labelled `want` as the app shows it, or as a person writes it (ISO dates in words)."""
     year = world.spec.today[:4]
-    return [r for r in rows if want in (_norm(world.label(entity, r)), _norm(spoken_label(world.label(entity, r))),
-                                        _norm(spoken_label(world.label(entity, r), year)))]
+    return [r for r in rows if want in _forms(world.label(entity, r), year)]
+
+
+def _forms(label: str, year: str) -> tuple[str, ...]:
+    """Every way a label may be written: as shown, its dates in words, this year's without the
+    year, and each of those without the time of day (`spoken.spoken_label`)."""
+    return tuple(_norm(f) for f in (label, spoken_label(label), spoken_label(label, year),
+                                    spoken_label(label, timeless=True), spoken_label(label, year, timeless=True)))
 
 
 def _own_labelled(world: UserView, entity: str, rows: list[Row], want: str, user_id: int) -> list[Row]:
@@ -93,7 +99,7 @@ def _own_labelled(world: UserView, entity: str, rows: list[Row], want: str, user
         if r.get(column) != user_id:
             continue
         label = world.label(entity, r)
-        for form in (label, spoken_label(label), spoken_label(label, year)):
+        for form in (label, spoken_label(label), spoken_label(label, year), spoken_label(label, year, timeless=True)):
             split = person_split(world.spec, world.entity(entity), form)
             if split is not None and _norm(split[1]) == want:
                 out.append(r)

@@ -408,21 +408,22 @@ def spoken_date(iso: str, today: dt.date | None = None) -> str:
     return f"{day:%B} {day.day}, {day.year}"
 
 
-def spoken_label(label: str, year: str | None = None) -> str:
+def spoken_label(label: str, year: str | None = None, timeless: bool = False) -> str:
     """A display label as a person writes it: ISO dates in it in words ("Jordan Lee on June 18,
-    2026"), without the year when it is `year` (the world's current one: "on June 18"); the
-    resolver accepts both forms of every label (`resolve.find_rows`)."""
+    2026"), without the year when it is `year` (the world's current one: "on June 18"), and with
+    `timeless` without the time of day ("logged on May 11", where the day alone tells the row);
+    the resolver accepts every form of every label (`resolve.find_rows`)."""
 
     def words(m: re.Match[str]) -> str:
         text = spoken_date(f"{m[1]}-{m[2]}-{m[3]}")
         if year is not None and m[1] == year:
             text = text[: -len(f", {year}")]
-        return f"{text} at {m[4]}:{m[5]}" if m[4] else text
+        return f"{text} at {m[4]}:{m[5]}" if m[4] and not timeless else text
 
     def shown(m: re.Match[str]) -> str:  # the app's "Jun 18, 2026" (`spec.labels.date_label`)
         month = dt.datetime.strptime(m["mon"], "%b").strftime("%B")
         text = f"{month} {m['day']}" + ("" if year is not None and m["year"] == year else f", {m['year']}")
-        return f"{text} at {m['time']}" if m["time"] else text
+        return f"{text} at {m['time']}" if m["time"] and not timeless else text
 
     return _SHOWN.sub(shown, _ISO.sub(words, label))
 

@@ -38,6 +38,7 @@ from factory.tasks.language.lint import DATE_ISO, Change, Hit, lint_goal
 from factory.tasks.language.render import bulk_sentence
 from factory.tasks.language.resolve import find_rows, select
 from factory.tasks.language.row_names import person_split, person_template
+from factory.tasks.language.spoken import spoken_label
 
 Options = Callable[[str, str, str], list[int]]  # (username, workflow, param) -> offered row ids
 ORDERED = ("money", "int", "date")  # field types a superlative ranks by (reads, read-then-write)
@@ -115,6 +116,18 @@ class ProposerBase:
     def _unique_label(self, entity: str, row: Row, user_id: int) -> bool:
         label = self._label(entity, row)
         return '"' not in label and len(find_rows(self.world, entity, user_id, RefText(label))) == 1
+
+    def _spoken_name(self, entity: str, row: Row, user_id: int, new: bool = False) -> str:
+        """How a goal names a row by its label: dates in words, this year's without the year, and
+        without the time of day where the day alone tells it from every other row the user sees
+        ("logged on May 11", not "logged on May 11 at 9:00 AM"); a `new` row (one the run makes)
+        is in no row's way yet, so its day must name none."""
+        label = self._label(entity, row)
+        full = spoken_label(label, self.spec.today[:4])
+        short = spoken_label(label, self.spec.today[:4], timeless=True)
+        if short != full and len(find_rows(self.world, entity, user_id, RefText(short))) == (0 if new else 1):
+            return short
+        return full
 
     def _one_each(self, entity: str) -> bool:
         """Whether every user who has rows of `entity` has exactly one ("my contact details"): only

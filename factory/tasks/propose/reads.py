@@ -105,7 +105,7 @@ class ReadsMixin(ProposerBase):
             if len(rows) == 1 and ent.visibility != "public" and ent.owner_fields and self._one_each(ent.name):
                 target = RefText(my_only(ent), ONLY)
             else:
-                text = spoken_label(self._label(ent.name, row), self.spec.today[:4])
+                text = self._spoken_name(ent.name, row, user.id)
                 # "my" only of a row the user holds: the manager asks of "Jill Gay's employee record"
                 held = self._holds(user.id, ent.name, row["id"]) if ent.visibility != "public" else None
                 # "my shift "May 29 Night"", never "my shift "Priya Raman, May 29 Night""

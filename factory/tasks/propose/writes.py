@@ -28,7 +28,7 @@ from factory.tasks.language.lint import DATE_ISO, Change, lint_goal
 from factory.tasks.language.phrasing import render
 from factory.tasks.language.registers import fits, reason_context, with_context
 from factory.tasks.language.resolve import find_rows, qualified_name
-from factory.tasks.language.spoken import money_words, spoken_label
+from factory.tasks.language.spoken import money_words
 from factory.tasks.language.words import my_only
 from factory.tasks.propose.base import ProposerBase
 from factory.tasks.propose.text_shapes import content_words, typed, typed_in
@@ -199,7 +199,7 @@ class WritesMixin(ProposerBase):
             value = step.params[p.name]
             if p.ref and (p.ref, value) in self._made:
                 new_row = self._made[(p.ref, value)]
-                made = spoken_label(self._label(p.ref, new_row), self.spec.today[:4])  # new, so unique
+                made = self._spoken_name(p.ref, new_row, user.id, new=True)
                 own = self._own_name(p.ref, new_row, user.id, made)
                 args[p.name] = RefText(own or made, mine=True if own else None,
                                        currency=self._currency(p.ref, new_row))
@@ -214,7 +214,7 @@ class WritesMixin(ProposerBase):
                 if row is None:
                     return None
                 # A label other rows share is told apart by a status, a date or an amount.
-                name = (spoken_label(self._label(p.ref, row), self.spec.today[:4])
+                name = (self._spoken_name(p.ref, row, user.id)
                         if self._unique_label(p.ref, row, user.id) else qualified_name(self.world, p.ref, row, user.id))
                 if name is None:
                     return None
