@@ -190,3 +190,32 @@ def test_a_job_title_is_no_reason_to_open_a_goal_with() -> None:
     assert persona_context("Customs house agent at Nhava Sheva and Chennai.") is not None
     assert reason_context("Customs house agent at Nhava Sheva and Chennai.") is None
     assert reason_context("Travels for work, locks her card when abroad.") == "I travel for work"
+
+
+def test_a_participle_clause_label_reads_as_english() -> None:
+    """"Billed to renter" is "the amount billed to the renter for the damage report …" (a role
+    takes "the"; a clause inside the noun is followed by "for", not "of"); "Serviced by" leads its
+    own condition ("my policies serviced by …", never "for the … serviced by"); a plural head is
+    asked with "are" after an action ("what are its fees owed?")."""
+    from factory.tasks.language.errands import render_report
+
+    cars = build_spec(load_seed(SUITE / "car_rental.yaml"))
+    q = Question("lookup", "damage_report", "charged_amount", RefText("Ford Galaxy LN74 DMV: Windscreen, February 27"))
+    text = render(cars, Ask("read", question=q), 0)
+    assert "the amount billed to the renter for my damage report" in text, text
+    assert parse(cars, text).question == q, text
+    cover = build_spec(load_seed(SUITE / "insurance.yaml"))
+    office = next(f for f in cover.entity("policy").fields if f.label == "Serviced by")
+    q = Question("count", "policy", conds=(Cond(office.name, '"Harbourline Dublin"'),), mine=True)
+    text = render(cover, Ask("read", question=q), 0)
+    assert 'serviced by "Harbourline Dublin"' in text and "for the" not in text, text
+    assert parse(cover, text).question == q, text
+    courses = build_spec(load_seed(SUITE / "courses.yaml"))
+    enrollment = next(e for e in courses.entities if any(f.label == "Fees owed" for f in e.fields))
+    owed = next(f for f in enrollment.fields if f.label == "Fees owed")
+    admit = next(w for w in courses.workflows if w.label.lower().startswith("admit"))
+    subject = next(p for p in admit.params if p.name == admit.subject)
+    row = RefText("Joseph Wallace, BIOL2300-A-S26", mine=False)
+    ask = Ask("read_write", steps=(AskStep(admit.name, {subject.name: row}),),
+              question=Question("lookup", enrollment.name, owed.name, row))
+    assert "what are its fees owed?" in render_report(courses, ask, "", 0)

@@ -146,6 +146,8 @@ def lead_word(field: FieldSpec) -> str | None:
     if (field.type == "reference" and len(words) == 2 and words[1] in ("at", "in", "on")
             and grammar.is_participle(words[0])):
         return words[1]  # "Parked at": "the cars at the London Heathrow T5 branch"
+    if grammar.participle_clause(field_noun(field).split()):
+        return None  # "Serviced by" leads itself: "my policies serviced by "Harbourline Dublin""
     if field.type == "reference" and field.ref == field.name:
         return "for"
     return None

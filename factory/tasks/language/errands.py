@@ -21,10 +21,9 @@ from __future__ import annotations
 import re
 
 from factory.spec.model import Spec, WorkflowSpec
-from factory.tasks.language import grammar
 from factory.tasks.language.asks import ONLY, Ask, AskStep, Question, RefText
 from factory.tasks.language.measures import count_noun, times_done
-from factory.tasks.language.render import lower_first, render_question, render_step
+from factory.tasks.language.render import be, lower_first, render_question, render_step
 from factory.tasks.language.row_names import name_of, read_name
 from factory.tasks.language.spoken import field_noun, verb_phrase
 from factory.tasks.language.words import subject_entity
@@ -238,8 +237,7 @@ def render_report(spec: Spec, ask: Ask, purpose: str, variant: int) -> str:
         acts = render_errand(spec, Ask("write", steps=ask.steps), purpose, 0)
     own = its_field(spec, ask.steps, ask.question)
     if own is not None:  # the row just acted on is "it": "… Afterwards, what is its status?"
-        last = own.split()[-1]
-        return f"{acts}{REPORT}what {'are' if grammar.singular(last) != last else 'is'} its {own}?"
+        return f"{acts}{REPORT}what {be(own)} its {own}?"  # "what are its fees owed?" (`render.be`)
     return acts + REPORT + lower_first(render_question(spec, ask.question, 0))
 
 

@@ -228,6 +228,24 @@ def participle_clause(words: list[str]) -> bool:
     return len(words) > 1 and is_participle(words[0]) and words[1] in CLOSED
 
 
+_AGENT = re.compile(r"[a-z]{2,}(?:er|or|ist|ian|ant|ent|ee)")
+
+
+def agent_noun(word: str) -> bool:
+    """Whether `word` names someone by the part they play ("renter", "broker", "assignee", "tenant"),
+    a noun that takes "the" when it names a role ("billed to the renter")."""
+    return bool(_AGENT.fullmatch(word)) and is_noun(word) and singular(word) == word
+
+
+def with_role_article(words: list[str]) -> list[str]:
+    """A participle clause whose last word is a bare role ("billed to renter", "signed by tenant")
+    with the article English needs before it: "billed to the renter"."""
+    if (participle_clause(words) and len(words) >= 3 and words[-2] in ("to", "by", "for", "from", "with")
+            and agent_noun(words[-1])):
+        return [*words[:-1], "the", words[-1]]
+    return words
+
+
 def participle(verb: str) -> str:
     """The past participle of a verb ("lend" → lent, "check" → checked)."""
     forms = lemminflect.getInflection(verb.lower(), tag="VBN")

@@ -193,7 +193,8 @@ def field_noun(field: FieldSpec | ParamSpec) -> str:
             (len(words) == 1 and (grammar.is_participle(text) or (grammar.is_adjective(text) and not grammar.is_noun(text))))
             or (len(words) > 1 and grammar.is_participle(words[0]) and not grammar.is_noun(words[0])
                 and words[1] in grammar.CLOSED | grammar.PARTICLES)):  # "Spent this year", not "Paid hours"
-        return f"{'amount' if field.type == 'money' else 'number'} {text}"  # "the amount spent", never "the spent"
+        # "the amount spent", never "the spent"; "the amount billed to the renter", never "… to renter"
+        return f"{'amount' if field.type == 'money' else 'number'} {' '.join(grammar.with_role_article(words))}"
     if field.ref and len(words) >= 2 and words[-1] in grammar.PREPOSITIONS and words[-1] != "by" \
             and grammar.is_participle(words[0]):
         # "Parked at" a branch: the row it points at, said by its kind; "Paid to" a person: the
@@ -298,12 +299,18 @@ def amount_said(p: ParamSpec) -> tuple[str, str]:
 
 
 def of_word(noun_text: str) -> str:
-    """The preposition between a field's noun and its row: "for" after a reason, "on" after a
-    participle ("the fees owed on my enrollment", never "the fees owed of"), else "of"."""
-    last = noun_text.split()[-1]
+    """The preposition between a field's noun and its row: "for" after a reason or a clause inside
+    the noun ("the amount billed to the renter for …"), "on" after a participle ("the fees owed
+    on my enrollment", never "the fees owed of"), else "of"."""
+    words = noun_text.split()
+    last = words[-1]
     if last in FOR_NOUNS:
         return "for"
-    return "on" if len(noun_text.split()) > 1 and grammar.is_participle(last) and not grammar.is_noun(last) else "of"
+    if len(words) > 1 and grammar.is_participle(last) and not grammar.is_noun(last):
+        return "on"
+    if any(grammar.is_participle(w) and not grammar.is_noun(w) for w in words[1:-1]):
+        return "for"  # "the amount billed to the renter for the damage report", never "the renter of the report"
+    return "of"
 
 
 _WHEN_NOUNS = frozenset(["date", "day", "time", "date and time"])
