@@ -380,9 +380,13 @@ def _span_noun(params: dict[str, ParamSpec], span: tuple[str, str] | None) -> st
 def _value_text(spec: Spec, p: ParamSpec, value: Any, role: str) -> str:
     if p.ref and isinstance(value, RefText):
         return name_of(spec, p.ref, value, role)
-    text = param_text(p, value)
+    return this_year(spec, p, param_text(p, value))  # "June 18", "June 18 at 9:00 AM" this year
+
+
+def this_year(spec: Spec, p: ParamSpec, text: str) -> str:
+    """A day or a moment of the world's current year said without its year, as people say one."""
     year = f", {spec.today[:4]}"
-    return text.replace(year, "") if p.type == "date" and text.endswith(year) else text  # "June 18" this year
+    return text.replace(year, "", 1) if p.type in ("date", "datetime") and year in text else text
 
 
 def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, Any]) -> str:
@@ -426,8 +430,11 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
     rest = [n for n in args if n not in f.params() and params[n].range_of not in args and n != implied]
     if f.span is not None and f.span[0] in args and f.span[1] in args:
         start, end = param_text(params[f.span[0]], args[f.span[0]]), param_text(params[f.span[1]], args[f.span[1]])
-        if start[-6:] == end[-6:] and re.search(r", \d{4}$", start):
-            start = start[:-6]  # "from June 24 to June 26, 2026": one year for both
+        years = [re.search(r", \d{4}\b", t) for t in (start, end)]
+        if years[0] and years[1] and years[0][0] == years[1][0]:
+            # "from June 24 to June 26": one year for both, none this year; "… at 9:00 AM" alike
+            start = start.replace(years[0][0], "", 1)
+            end = this_year(spec, params[f.span[1]], end)
         first, then = span_words(f)
         out.append(f" {first} {start} {then} {end}")
         rest = [n for n in rest if n not in f.span]

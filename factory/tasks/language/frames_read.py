@@ -162,8 +162,8 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
         raise ParseError(f"nothing in {m.string[:60]!r} is the row found")
     if f.span is not None and m["_from"]:
         end_text = _with_year(spec, params[f.span[1]], m["_to"])
-        year = re.search(r", \d{4}$", end_text)
-        start_text = m["_from"] if re.search(r", \d{4}\b", m["_from"]) else m["_from"] + (year[0] if year else "")
+        year = re.search(r", (\d{4})\b", end_text)
+        start_text = add_year(m["_from"], year[1]) if year else m["_from"]  # "from June 24 to June 26, 2026"
         args[f.span[0]] = whole_value(params[f.span[0]], _with_year(spec, params[f.span[0]], start_text))
         args[f.span[1]] = whole_value(params[f.span[1]], end_text)
     if m["_rest"]:
@@ -191,5 +191,14 @@ def _without_unit(p: ParamSpec, text: str) -> str:
 
 
 def _with_year(spec: Spec, p: ParamSpec, text: str) -> str:
-    """A date said without its year is in the world's current year (`spec.today`)."""
-    return f"{text}, {spec.today[:4]}" if p.type == "date" and not re.search(r", \d{4}$", text) else text
+    """A date or a moment said without its year is in the world's current year (`spec.today`)."""
+    return add_year(text, spec.today[:4]) if p.type in ("date", "datetime") else text
+
+
+def add_year(text: str, year: str) -> str:
+    """`text` with `year` after its day where it says none: "June 24" → "June 24, 2026", "June 24
+    at 9:00 AM" → "June 24, 2026 at 9:00 AM"."""
+    if re.search(r", \d{4}\b", text):
+        return text
+    day, at, time = text.partition(" at ")
+    return f"{day}, {year}{at}{time}"
