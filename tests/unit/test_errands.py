@@ -220,3 +220,19 @@ def test_the_same_action_on_a_second_row_is_said_once(bank: Spec) -> None:
     differs = AskStep("lock_card", {"card": RefText("Mastercard ··9591"), "reason": "lost"})
     text = render_errand(bank, Ask("write", steps=(LOCK, differs)), "I'm going away soon:", 0)
     assert "do the same" not in text and parse(bank, text).steps == (LOCK, differs), text
+
+
+def test_an_errand_is_said_in_its_world_as_a_single_action_is() -> None:
+    """An errand is written inside the seed's own words and year, as `phrasing.render` writes one
+    action: "a lab report assignment" (the seed writes "lab" as a word, so no "an LAB report"),
+    "due April 2 at 10:00 AM" (this year's day without its year); it reads back."""
+    courses = build_spec(load_seed(SEEDS / "suite" / "courses.yaml"))
+    post = AskStep("post_assignment", {"section": RefText("BIOL1020-A-W26", mine=True), "title": "Lab report 2",
+                                       "kind": "lab_report", "points": 20, "due_at": "2026-04-02T10:00:00"})
+    other = AskStep("post_assignment", {**post.args, "title": "Lab report 3", "due_at": "2026-04-09T10:00:00"})
+    ask = Ask("write", steps=(post, other))
+    text = render_errand(courses, ask, "", 0)
+    assert "post a lab report assignment" in text.lower() and "LAB" not in text, text
+    assert "due April 2 at 10:00 AM" in text and "2026" not in text, text
+    back = parse(courses, text)
+    assert [s.args["due_at"] for s in back.steps] == ["April 2, 2026 at 10:00 AM", "April 9, 2026 at 10:00 AM"], text

@@ -357,8 +357,13 @@ def test_a_clause_label_is_said_as_a_noun_in_a_list() -> None:
                                   "incident_on": "2026-09-01", "description": "Side swiped while parked",
                                   "amount_claimed": 22000})
     text = render(insurance, Ask("write", steps=(step,)), 0)
-    assert "the incident date September 1, 2026" in text and "happened on" not in text, text
+    # a day this year goes without the year ("the incident date September 1") and reads back as this year's
+    assert "the incident date September 1, the description" in text and "happened on" not in text, text
     assert parse(insurance, text).steps[0].args["incident_on"] == "September 1, 2026", text
+    later = AskStep("file_claim", {**step.args, "incident_on": "2025-12-30"})
+    text = render(insurance, Ask("write", steps=(later,)), 0)
+    assert "the incident date December 30, 2025" in text, text
+    assert parse(insurance, text).steps[0].args["incident_on"] == "December 30, 2025", text
 
 
 def test_a_yes_no_label_led_by_a_preposition_is_a_state_after_the_noun() -> None:

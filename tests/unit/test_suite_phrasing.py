@@ -49,7 +49,7 @@ def test_the_kind_of_a_thing_made_for_a_row_goes_before_its_noun() -> None:
                                        "kind": "homework", "points": 50, "due_at": "2026-04-03T09:00:00"})
     texts = _round_trip(courses, step)
     assert texts[0] == ('Post a homework assignment "SQL problem set 2" for my COMP1010-A-W26 section, '
-                        'out of 50 and due April 3, 2026 at 9:00 AM.'), texts[0]
+                        'out of 50 and due April 3 at 9:00 AM.'), texts[0]
     assert 'the kind "homework"' not in texts[0] and "with out of" not in texts[0]
     essay = AskStep("post_assignment", {**step.args, "kind": "essay"})
     assert render(courses, Ask("write", steps=(essay,)), 0).startswith("Post an essay assignment ")

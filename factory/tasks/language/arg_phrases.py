@@ -13,7 +13,7 @@ from factory.tasks.language.arg_words import FRAME_PREPOSITIONS, due_word, measu
 from factory.tasks.language.asks import ONLY, RefText
 from factory.tasks.language.measures import count_noun, counted, value_first, with_unit
 from factory.tasks.language.spoken import amount_said, noun, param_said, said
-from factory.tasks.language.values import param_text
+from factory.tasks.language.values import param_text, without_this_year
 
 _PREPOSITIONS = FRAME_PREPOSITIONS
 
@@ -46,8 +46,8 @@ def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "
         head, trailer = amount_said(param)  # "a premium of £30 on top"
         number = param_text(param, value) if param.type == "money" else with_unit(param, param_text(param, value))
         return f"{of_lead(head)} of {number}" + (f" {trailer}" if trailer else "")
-    if joiner == " " and due_word(param) and value is not None:  # "due April 19, 2026 at 10:00 AM"
-        return f"due {param_text(param, value)}"
+    if joiner == " " and due_word(param) and value is not None:  # "due April 19 at 10:00 AM"
+        return f"due {without_this_year(param.type, param_text(param, value))}"
     state = noun_state(param) if joiner == " " and value in (True, False, "yes", "no") else None
     if state is not None:  # "the tank full", "the tank not full", never "the tank full set to no"
         return f"{article}{state[0]} {'' if value in (True, 'yes') else 'not '}{state[1]}"
@@ -65,5 +65,6 @@ def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "
 
 
 def _arg_label(param: ParamSpec, value: Any, joiner: str, flag: str, as_noun: bool = False) -> str:
-    text = param_text(param, value)  # a measure with its unit: "the allowance 25 days"
+    # a measure with its unit: "the allowance 25 days"; a day this year without it: "the incident date June 4"
+    text = without_this_year(param.type, param_text(param, value)) if joiner == " " else param_text(param, value)
     return f"{param_said(param, setting=as_noun or joiner == ' to ')}{joiner}{flag}{with_unit(param, text)}"

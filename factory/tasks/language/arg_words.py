@@ -62,12 +62,19 @@ def noun_state(param: ParamSpec) -> tuple[str, str] | None:
 _CLASSIFIERS = frozenset(["type", "kind", "category", "class", "sort"])
 
 
+def classifies(label: str) -> bool:
+    """Whether a label names a kind: "Type", "Type of loss", "Leave type" (a classifier noun,
+    alone, before "of", or as the head of a compound)."""
+    words = label.split()
+    return bool(words) and (words[-1] in _CLASSIFIERS or (words[0] in _CLASSIFIERS and words[1:2] == ["of"]))
+
+
 def kind_param(workflow: WorkflowSpec, heads: list[str]) -> ParamSpec | None:
     """The one enum parameter that says what kind of thing a run makes, when each of its values can
     stand before the thing's noun `heads` (`spoken.stands_before`); left out, the thing is said
     without it ("Post an assignment")."""
     kinds = [p for p in workflow.params if p.type == "enum" and not p.say and p.values
-             and (noun(said(p)) in _CLASSIFIERS or names_things(p.values))
+             and (classifies(noun(said(p))) or names_things(p.values))
              and all(stands_before(v.replace("_", " "), heads) for v in p.values)]
     return kinds[0] if len(kinds) == 1 else None
 

@@ -25,6 +25,7 @@ from factory.tasks.language.asks import ONLY, Ask, AskStep, Question, RefText
 from factory.tasks.language.measures import count_noun, times_done
 from factory.tasks.language.render import be, lower_first, render_question, render_step
 from factory.tasks.language.row_names import name_of, read_name
+from factory.tasks.language.seed_context import spoken_in
 from factory.tasks.language.spoken import field_noun, verb_phrase
 from factory.tasks.language.words import subject_entity
 
@@ -184,6 +185,11 @@ def _part(spec: Spec, step: AskStep) -> str:
 def render_errand(spec: Spec, ask: Ask, purpose: str, variant: int) -> str:
     """The errand text of a compound `ask` (two or more steps), behind `purpose` (one of
     `ALL_PURPOSES`); `variant` picks the opener and the connector."""
+    with spoken_in(spec):
+        return _errand(spec, ask, purpose, variant)
+
+
+def _errand(spec: Spec, ask: Ask, purpose: str, variant: int) -> str:
     if purpose not in ALL_PURPOSES and purpose != NO_PURPOSE:
         raise ValueError(f"{purpose!r} is not one of the purposes the parser knows")
     opener = OPENERS[variant % len(OPENERS)]
@@ -231,6 +237,11 @@ def read_same(spec: Spec, before: AskStep, part: str) -> AskStep | None:
 def render_report(spec: Spec, ask: Ask, purpose: str, variant: int) -> str:
     """Act, then report: the errand of `ask`'s steps, then its question about the result
     ("… Afterwards, what is the balance of my account "Emergency Fund ··5290"?")."""
+    with spoken_in(spec):
+        return _report(spec, ask, purpose, variant)
+
+
+def _report(spec: Spec, ask: Ask, purpose: str, variant: int) -> str:
     assert ask.question is not None
     acts = render_errand(spec, Ask("write", steps=ask.steps), purpose, variant)
     if acts.endswith("?"):  # "Could you …?" asks one thing: the report needs its own sentence

@@ -160,7 +160,7 @@ def modifier_said(word: str) -> str:
 
 def stands_before(word: str, heads: list[str]) -> bool:
     """Whether a value can stand before the noun `heads` as its modifier ("compact cars", "sick
-    leave", "SUV models"): one to three words, no plural ("bills"), not led by a preposition ("on
+    leave", "SUV models"): one to three words, no plural alone ("bills"), not led by a preposition ("on
     loan" follows its noun), not the noun's own word or verb ("enrolled enrollments"); not before
     a noun that opens with its own adjective ("access common issues", "closed open slots"), not a
     designator ("unit b": a name), not a name the lexicon does not know ("europe"); a short
@@ -168,8 +168,9 @@ def stands_before(word: str, heads: list[str]) -> bool:
     if not _MODIFIER.fullmatch(word):
         return False
     words = word.split()
-    # A plural value ("bills", "groceries") reads badly before a noun; "savings" does not.
-    if any(w.endswith("s") and not w.endswith(("ss", "ngs")) for w in words):
+    # A plural value ("bills", "groceries") reads badly before a noun; "savings" does not, nor a
+    # compound that ends in its own plural ("a vet bills claim", "the sales team").
+    if len(words) == 1 and words[0].endswith("s") and not words[0].endswith(("ss", "ngs")):
         return False
     if repeats_noun(word, heads):
         return False

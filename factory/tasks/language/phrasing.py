@@ -45,7 +45,6 @@ from __future__ import annotations
 import re
 
 from factory.spec.model import Spec
-from factory.tasks.language import grammar
 from factory.tasks.language.arg_phrases import arg_phrase
 from factory.tasks.language.asks import (
     ONLY,
@@ -82,6 +81,7 @@ from factory.tasks.language.render import (
     render_sentence,
     render_step,
 )
+from factory.tasks.language.seed_context import spoken_in
 from factory.tasks.language.values import (
     DATE,
     MONEY,
@@ -106,7 +106,7 @@ _MULTI = re.compile(r"^First, (?P<a>.+?\.) Then, (?P<b>.+\.)$")
 
 def render(spec: Spec, ask: Ask, variant: int) -> str:
     """The instruction text of `ask`; `variant` picks among equivalent phrasings."""
-    with grammar.seed_words(*seed_prose(spec)):
+    with spoken_in(spec):
         return _render(spec, ask, variant)
 
 
@@ -121,22 +121,10 @@ def _render(spec: Spec, ask: Ask, variant: int) -> str:
 
 def parse(spec: Spec, text: str) -> Ask:
     """The `Ask` behind an instruction, from the spec alone; ParseError when nothing fits."""
-    with grammar.seed_words(*seed_prose(spec)):
+    with spoken_in(spec):
         return _parse(spec, text)
 
 
-def seed_prose(spec: Spec) -> tuple[frozenset[str], frozenset[str]]:
-    """The words the seed's own prose writes as words and as names (`grammar.prose_words`,
-    `grammar.prose_names`), once per seed."""
-    key = (spec.world, spec.seed_sha256)
-    if key not in _PROSE:
-        texts = [spec.title, spec.scenario, *(u.persona for u in spec.users), *(w.description for w in spec.workflows),
-                 *(f.label for e in spec.entities for f in e.fields)]
-        _PROSE[key] = grammar.prose_words(texts), grammar.prose_names(texts)
-    return _PROSE[key]
-
-
-_PROSE: dict[tuple[str, str], tuple[frozenset[str], frozenset[str]]] = {}
 
 
 def _parse(spec: Spec, text: str) -> Ask:

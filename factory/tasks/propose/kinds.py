@@ -85,6 +85,9 @@ class KindsMixin(ProposerBase):
         first, then those written on rows of the most kinds in common; an optional one with none
         left is left unsaid. A text naming no kind gives way only to one saying the run's own."""
         own, others = self._kind_words(workflow, values)
+        # only the words that tell the run's kinds from the others: "damage" is said of water and
+        # of accidental damage alike, so "Chip pan fire damaged …" says "fire", not "water damage"
+        own -= others
         if not others:
             return
         for p in workflow.params:
