@@ -219,3 +219,18 @@ def test_a_participle_clause_label_reads_as_english() -> None:
     ask = Ask("read_write", steps=(AskStep(admit.name, {subject.name: row}),),
               question=Question("lookup", enrollment.name, owed.name, row))
     assert "what are its fees owed?" in render_report(courses, ask, "", 0)
+
+
+def test_a_kind_is_asked_after_its_noun_and_a_repeated_label_part_is_said_once() -> None:
+    """"What kind of assignment is "Midterm (…)"?", never "the kind of the assignment"; a one-leg
+    shipment's leg "PO-1 · Busan to Hamburg: Busan to Hamburg" is named "PO-1 · Busan to Hamburg"
+    (the resolver reads both forms)."""
+    from factory.tasks.language.spoken import said_once
+
+    courses = build_spec(load_seed(SUITE / "courses.yaml"))
+    q = Question("lookup", "assignment", "kind", RefText("Midterm (BIOL1020-A-W26)", mine=False))
+    text = render(courses, Ask("read", question=q), 0)
+    assert text == 'What kind of assignment is "Midterm (BIOL1020-A-W26)"?', text
+    assert parse(courses, text).question == q, text
+    assert said_once("PO-1 · Busan to Hamburg: Busan to Hamburg") == "PO-1 · Busan to Hamburg"
+    assert said_once("PO-1 · Busan to Hamburg: Singapore to Hamburg") == "PO-1 · Busan to Hamburg: Singapore to Hamburg"

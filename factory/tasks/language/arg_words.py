@@ -59,14 +59,14 @@ def noun_state(param: ParamSpec) -> tuple[str, str] | None:
     return " ".join(thing), state
 
 
-_CLASSIFIERS = frozenset(["type", "kind", "category", "class", "sort"])
+CLASSIFIERS = frozenset(["type", "kind", "category", "class", "sort"])  # nouns that name a kind
 
 
 def classifies(label: str) -> bool:
     """Whether a label names a kind: "Type", "Type of loss", "Leave type" (a classifier noun,
     alone, before "of", or as the head of a compound)."""
     words = label.split()
-    return bool(words) and (words[-1] in _CLASSIFIERS or (words[0] in _CLASSIFIERS and words[1:2] == ["of"]))
+    return bool(words) and (words[-1] in CLASSIFIERS or (words[0] in CLASSIFIERS and words[1:2] == ["of"]))
 
 
 def kind_param(workflow: WorkflowSpec, heads: list[str]) -> ParamSpec | None:

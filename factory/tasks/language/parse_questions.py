@@ -90,6 +90,8 @@ def _said_lookup(spec: Spec, text: str) -> Question | None:
     return None
 
 
+_KIND_OF = re.compile(r'^What (?P<kind>type|kind|category|class|sort) of (?P<thing>[a-z][a-z -]*?) is '
+                      r'(?P<name>"[^"]+"(?: [^"?]+)?)\?$')
 _POSSESSIVE = re.compile(r"^What (?:is|are) (?P<named>the [A-Z][^\"?]*?)'s (?P<field>[a-z][^\"?]*)\?$")
 _MINE_ARE = re.compile(r"^How many of my (.+?) are (.+)\?$")
 _ARE_IN = re.compile(r"^How many (?!of )(.+?) are ((?:in|at) .+)\?$")
@@ -108,6 +110,9 @@ def parse_question(spec: Spec, text: str) -> Question | None:
     are_in = _ARE_IN.match(text)  # "How many branches are in Bristol?" asks "How many branches in Bristol are there?"
     if are_in is not None:
         text = f"How many {are_in[1]} {are_in[2]} are there?"
+    kind = _KIND_OF.match(text)  # "What kind of assignment is "Midterm"?" asks the kind of the assignment "Midterm"
+    if kind is not None:
+        text = f"What is the {kind['kind']} of the {kind['thing']} {kind['name']}?"
     owned = _POSSESSIVE.match(text)  # "What is the History department's office?" (`render.possessive`)
     if owned is not None and possessive(owned["named"]):
         text = f"What is the {owned['field']} of {owned['named']}?"

@@ -16,6 +16,7 @@ from typing import Any
 from factory.spec.model import EntitySpec, FieldSpec, Spec, WorkflowSpec
 from factory.tasks.language import grammar
 from factory.tasks.language.arg_phrases import arg_phrase
+from factory.tasks.language.arg_words import CLASSIFIERS
 from factory.tasks.language.asks import ONLY, AskStep, Cond, ParseError, Question, RefText
 from factory.tasks.language.conds_said import after_noun, lead_word, render_conds, with_conds
 from factory.tasks.language.frames import IT, frame, render_frame
@@ -218,10 +219,17 @@ def _lookup(field: FieldSpec, named: str, variant: int) -> str:
         # "the date placed of"; "issue date": "When was the invoice "X" issued?", not "the issue date of"
         verb = when[1] if when is not None else done
         return f"Look up when {named} was {verb}." if variant % 2 else f"When was {named} {verb}?"
+    kind = _THE_THING.match(named) if field.type == "enum" and f in CLASSIFIERS else None
+    if kind is not None:  # "What kind of assignment is "Midterm"?", never "the kind of the assignment"
+        return f"What {f} of {kind['thing']} is {kind['name']}?"
     of = of_word(f)  # "the reason for my blocked dates"
     if possessive(named) and of == "of":  # "What is the History department's office?"
         return f"What {be(f)} {named}'s {f}?"
     return f"Look up the {f} {of} {named}." if variant % 2 else f"What {be(f)} the {f} {of} {named}?"
+
+
+# A row named "the <noun> "<label>" …", whose kind is asked after its noun (`_lookup`).
+_THE_THING = re.compile(r'the (?P<thing>[a-z][a-z -]*?) (?P<name>"[^"]+"(?: [^"?]+)?)$')
 
 
 def done_on(field: FieldSpec) -> str | None:

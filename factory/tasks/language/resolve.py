@@ -20,7 +20,7 @@ from factory.tasks.language.answer import Answer
 from factory.tasks.language.asks import MADE, ONLY, Ask, Cond, Question, RefText
 from factory.tasks.language.frames import set_fields
 from factory.tasks.language.row_names import person_split, person_template
-from factory.tasks.language.spoken import spoken_label
+from factory.tasks.language.spoken import said_once, spoken_label
 from factory.tasks.language.values import parse_scalar
 from factory.tasks.language.words import my_only
 from verifiers.answers import normalize_text
@@ -82,8 +82,9 @@ def _labelled(world: UserView, entity: str, rows: list[Row], want: str) -> list[
 def _forms(label: str, year: str) -> tuple[str, ...]:
     """Every way a label may be written: as shown, its dates in words, this year's without the
     year, and each of those without the time of day (`spoken.spoken_label`)."""
-    return tuple(_norm(f) for f in (label, spoken_label(label), spoken_label(label, year),
-                                    spoken_label(label, timeless=True), spoken_label(label, year, timeless=True)))
+    forms = (label, spoken_label(label), spoken_label(label, year),
+             spoken_label(label, timeless=True), spoken_label(label, year, timeless=True))
+    return tuple(_norm(f) for f in (*forms, *(said_once(f) for f in forms)))
 
 
 def _own_labelled(world: UserView, entity: str, rows: list[Row], want: str, user_id: int) -> list[Row]:

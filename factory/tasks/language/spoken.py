@@ -435,6 +435,22 @@ def spoken_label(label: str, year: str | None = None, timeless: bool = False) ->
     return _SHOWN.sub(shown, _ISO.sub(words, label))
 
 
+_PARTS = re.compile(r": | · | - |, ")
+
+
+def said_once(label: str) -> str:
+    """A label whose last part repeats words it has said already, without that part: a one-leg
+    shipment's leg "PO-22515 · Busan to Hamburg: Busan to Hamburg" is "PO-22515 · Busan to
+    Hamburg" (the app's template joins two fields that happen to agree); else the label as it is.
+    The resolver reads both (`resolve.find_rows`)."""
+    cuts = list(_PARTS.finditer(label))
+    if not cuts:
+        return label
+    last = cuts[-1]
+    head, tail = label[: last.start()], label[last.end():]
+    return head if tail and len(tail.split()) > 1 and head.endswith(tail) else label
+
+
 def money_words(cents: int, currency: str | None = None) -> str:
     """An amount as people write it: "$10", "$1,250", "$12.50" (cents only when there are some);
     in another currency with its symbol, "€12.50", "£14"."""

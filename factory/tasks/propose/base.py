@@ -38,7 +38,7 @@ from factory.tasks.language.lint import DATE_ISO, Change, Hit, lint_goal
 from factory.tasks.language.render import bulk_sentence
 from factory.tasks.language.resolve import find_rows, select
 from factory.tasks.language.row_names import person_split, person_template
-from factory.tasks.language.spoken import spoken_label
+from factory.tasks.language.spoken import said_once, spoken_label
 
 Options = Callable[[str, str, str], list[int]]  # (username, workflow, param) -> offered row ids
 ORDERED = ("money", "int", "date")  # field types a superlative ranks by (reads, read-then-write)
@@ -124,9 +124,11 @@ class ProposerBase:
         is in no row's way yet, so its day must name none."""
         label = self._label(entity, row)
         full = spoken_label(label, self.spec.today[:4])
-        short = spoken_label(label, self.spec.today[:4], timeless=True)
-        if short != full and len(find_rows(self.world, entity, user_id, RefText(short))) == (0 if new else 1):
-            return short
+        for short in (said_once(spoken_label(label, self.spec.today[:4], timeless=True)),
+                      spoken_label(label, self.spec.today[:4], timeless=True), said_once(full)):
+            # a label that repeats itself is said once ("my leg "PO-22515 · Busan to Hamburg"")
+            if short != full and len(find_rows(self.world, entity, user_id, RefText(short))) == (0 if new else 1):
+                return short
         return full
 
     def _one_each(self, entity: str) -> bool:
