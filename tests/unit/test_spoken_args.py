@@ -232,5 +232,10 @@ def test_a_kind_is_asked_after_its_noun_and_a_repeated_label_part_is_said_once()
     text = render(courses, Ask("read", question=q), 0)
     assert text == 'What kind of assignment is "Midterm (BIOL1020-A-W26)"?', text
     assert parse(courses, text).question == q, text
+    freight = build_spec(load_seed(SUITE / "freight.yaml"))
+    q = Question("lookup", "port", "kind", RefText("Los Angeles"))
+    text = render(freight, Ask("read", question=q), 0)
+    assert text == "What kind of port is Los Angeles?", text
+    assert parse(freight, text).question == q, text
     assert said_once("PO-1 · Busan to Hamburg: Busan to Hamburg") == "PO-1 · Busan to Hamburg"
     assert said_once("PO-1 · Busan to Hamburg: Singapore to Hamburg") == "PO-1 · Busan to Hamburg: Singapore to Hamburg"

@@ -92,6 +92,7 @@ def _said_lookup(spec: Spec, text: str) -> Question | None:
 
 _KIND_OF = re.compile(r'^What (?P<kind>type|kind|category|class|sort) of (?P<thing>[a-z][a-z -]*?) is '
                       r'(?P<name>"[^"]+"(?: [^"?]+)?)\?$')
+_KIND_OF_BARE = re.compile(r"^What (?P<kind>type|kind|category|class|sort) of (?P<thing>[a-z]+) is (?P<name>[A-Z][^\"?]*)\?$")
 _POSSESSIVE = re.compile(r"^What (?:is|are) (?P<named>the [A-Z][^\"?]*?)'s (?P<field>[a-z][^\"?]*)\?$")
 _MINE_ARE = re.compile(r"^How many of my (.+?) are (.+)\?$")
 _ARE_IN = re.compile(r"^How many (?!of )(.+?) are ((?:in|at) .+)\?$")
@@ -113,6 +114,9 @@ def parse_question(spec: Spec, text: str) -> Question | None:
     kind = _KIND_OF.match(text)  # "What kind of assignment is "Midterm"?" asks the kind of the assignment "Midterm"
     if kind is not None:
         text = f"What is the {kind['kind']} of the {kind['thing']} {kind['name']}?"
+    bare_kind = _KIND_OF_BARE.match(text)  # "What kind of port is Los Angeles?": of the Los Angeles port
+    if bare_kind is not None:
+        text = f"What is the {bare_kind['kind']} of the {bare_kind['name']} {bare_kind['thing']}?"
     owned = _POSSESSIVE.match(text)  # "What is the History department's office?" (`render.possessive`)
     if owned is not None and possessive(owned["named"]):
         text = f"What is the {owned['field']} of {owned['named']}?"

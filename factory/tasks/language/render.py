@@ -222,6 +222,9 @@ def _lookup(field: FieldSpec, named: str, variant: int) -> str:
     kind = _THE_THING.match(named) if field.type == "enum" and f in CLASSIFIERS else None
     if kind is not None:  # "What kind of assignment is "Midterm"?", never "the kind of the assignment"
         return f"What {f} of {kind['thing']} is {kind['name']}?"
+    if field.type == "enum" and f in CLASSIFIERS and possessive(named):  # "What kind of port is Los Angeles?"
+        name, _, thing = named.removeprefix("the ").rpartition(" ")
+        return f"What {f} of {thing} is {name}?"
     of = of_word(f)  # "the reason for my blocked dates"
     if possessive(named) and of == "of":  # "What is the History department's office?"
         return f"What {be(f)} {named}'s {f}?"
