@@ -239,3 +239,13 @@ def test_a_kind_is_asked_after_its_noun_and_a_repeated_label_part_is_said_once()
     assert parse(freight, text).question == q, text
     assert said_once("PO-1 · Busan to Hamburg: Busan to Hamburg") == "PO-1 · Busan to Hamburg"
     assert said_once("PO-1 · Busan to Hamburg: Singapore to Hamburg") == "PO-1 · Busan to Hamburg: Singapore to Hamburg"
+
+
+def test_a_row_found_is_its_owners_in_a_thing_for_it() -> None:
+    """"…, then raise its cap to 6", never "raise the cap for it to 6"; it reads back to the
+    same find-then-act."""
+    courses = build_spec(load_seed(SUITE / "courses.yaml"))
+    step = AskStep("raise_cap", {"new_capacity": "6"}, ("section", Question("max", "section", "lab_fee")))
+    text = render(courses, Ask("read_write", steps=(step,)), 0)
+    assert "then raise its cap to 6" in text and "for it" not in text, text
+    assert parse(courses, text).steps == (step,), text

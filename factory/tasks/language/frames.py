@@ -389,6 +389,20 @@ def this_year(spec: Spec, p: ParamSpec, text: str) -> str:
     return text.replace(year, "", 1) if p.type in ("date", "datetime") and year in text else text
 
 
+_THE_THING = re.compile(r" the ([a-z][a-z -]*)")
+
+
+def its_form(f: Frame) -> tuple[str, str] | None:
+    """For a frame that says "<verb> the <noun> for <row>" ("Adjust the allowance for …"), how the
+    row found is said: " the allowance for it" as " its allowance" ("adjust its allowance to 36
+    days"); None for any other frame. `frames_read.parse_frame` reads the short form back."""
+    for before, piece in zip(f.pieces, f.pieces[1:], strict=False):
+        thing = _THE_THING.fullmatch(before.lead) if before.param is None else None
+        if thing is not None and piece.role == "subject" and piece.lead == " for ":
+            return f"{before.lead} for {IT}", f" its {thing[1]}"
+    return None
+
+
 def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, Any]) -> str:
     """The run `args` of `workflow` as a sentence (no final stop), or ParseError when it cannot be said."""
     params = priced(workflow.params, args, workflow.subject)
@@ -454,7 +468,9 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
             # reason …", never a reason that reads as the logging's
             lead = "," + f.rest_lead if f.rest_lead == " with " and named_day else f.rest_lead
             out.append(lead + _listed(items))
-    return "".join(out)
+    said_its = its_form(f) if pronoun else None
+    text = "".join(out)
+    return text.replace(*said_its, 1) if said_its else text  # "adjust its allowance", not "the allowance for it"
 
 
 REST_ARTICLE = "the "  # before each argument a frame's pieces do not place

@@ -20,6 +20,7 @@ from factory.tasks.language.frames import (
     REST_ARTICLE,
     Frame,
     frame,
+    its_form,
     span_words,
 )
 from factory.tasks.language.measures import rate_per, with_unit
@@ -87,10 +88,13 @@ def parse_frame(spec: Spec, text: str, mine: dict[str, str], separators: tuple[s
 
     problem: ParseError | None = None
     fits: list[tuple[int, str, dict[str, Any]]] = []
+    whole = text
     for workflow in (w for w in spec.workflows if not w.system):
         f = frame(spec, workflow)
-        if f is None or not text.lower().startswith(f.pieces[0].lead.lower() + " "):
+        if f is None or not whole.lower().startswith(f.pieces[0].lead.lower() + " "):
             continue
+        said_its = its_form(f) if it is not None else None
+        text = whole.replace(said_its[1], said_its[0], 1) if said_its else whole  # "adjust its allowance …"
         m = frame_pattern(f).match(text)
         if m is None:
             continue
@@ -106,7 +110,7 @@ def parse_frame(spec: Spec, text: str, mine: dict[str, str], separators: tuple[s
         best = max(n for n, _w, _a in fits)
         top = [(w, a) for n, w, a in fits if n == best]
         if len(top) > 1:
-            raise ParseError(f"{text[:60]!r} reads as {' or '.join(w for w, _a in top)}")
+            raise ParseError(f"{whole[:60]!r} reads as {' or '.join(w for w, _a in top)}")
         return top[0]
     if problem is not None:
         raise problem
