@@ -37,9 +37,11 @@ class ReadWritesMixin(ProposerBase):
             if subject is None or subject.ref is None:
                 continue
             ent = self.spec.entity(subject.ref)
-            # never by a field the act itself sets: "bill the renter for whichever report has the
-            # lowest amount billed" picks by what the billing is about to change
-            sets = {e.field for e in workflow.effects if e.kind == "set" and e.entity == ent.name}
+            # never by an amount or a count the act itself sets: "bill the renter for whichever
+            # report has the lowest amount billed" picks by what the billing is about to change
+            # (a row's age stays: "archive my oldest note" touches its last-changed day in passing)
+            sets = {e.field for e in workflow.effects if e.kind == "set" and e.entity == ent.name} - {
+                f.name for f in [recency_field(ent)] if f is not None}
             ordered = [f for f in ent.fields if f.type in ORDERED and f.name not in ent.owner_fields
                        and not identifier(f) and self._nameable(ent, f.name) and picks_by(ent, f)
                        and f.name not in sets]
