@@ -249,3 +249,13 @@ def test_a_row_found_is_its_owners_in_a_thing_for_it() -> None:
     text = render(courses, Ask("read_write", steps=(step,)), 0)
     assert "then raise its cap to 6" in text and "for it" not in text, text
     assert parse(courses, text).steps == (step,), text
+
+
+def test_a_field_is_not_named_after_its_own_row_again() -> None:
+    """The shift pattern's "Pattern starts" is asked as "the start date of the shift pattern …",
+    never "the pattern start date of the shift pattern …"; it reads back."""
+    hr = build_spec(load_seed(SUITE / "hr_leave.yaml"))
+    q = Question("lookup", "shift_pattern", "anchor_on", RefText("Early (06:00-14:00)", mine=False))
+    text = render(hr, Ask("read", question=q), 1)
+    assert text == 'Look up the start date of the shift pattern "Early (06:00-14:00)".', text
+    assert parse(hr, text).question == q, text

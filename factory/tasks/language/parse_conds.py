@@ -24,7 +24,7 @@ from factory.tasks.language.conds_said import (
 )
 from factory.tasks.language.measures import count_noun
 from factory.tasks.language.modifiers import bool_feature, read_adjective
-from factory.tasks.language.spoken import entity_noun, field_noun, recency_field, spoken_plural
+from factory.tasks.language.spoken import entity_noun, field_noun, own_field_noun, recency_field, spoken_plural
 from factory.tasks.language.values import scan_value
 
 
@@ -107,7 +107,7 @@ def field_by(ent: EntitySpec, text: str) -> str:
         return when.name
     for f in ent.fields:
         counted = count_noun(f)
-        if same(f.label, text) or same(field_noun(f), text) or (
+        if same(f.label, text) or same(field_noun(f), text) or same(own_field_noun(ent, f), text) or (
                 counted is not None and (same(f"number of {counted}", text) or same(counted, text))):
             return f.name
     raise ParseError(f"{ent.label} has no field labelled {text!r}")

@@ -29,6 +29,7 @@ from factory.tasks.language.spoken import (
     field_noun,
     noun,
     of_word,
+    own_field_noun,
     recency_field,
     said,
     spoken_plural,
@@ -196,7 +197,7 @@ def be(phrase: str) -> str:
     return "are" if head and grammar.is_plural(head) else "is"
 
 
-def _lookup(field: FieldSpec, named: str, variant: int) -> str:
+def _lookup(field: FieldSpec, named: str, variant: int, entity: EntitySpec | None = None) -> str:
     """A question about one field of one row: "What is the balance of my …?", "Is my message "Hi"
     read?" (a yes/no state), "Does the listing "Loft" have wifi?" (a thing a row has), "How many
     travellers does my trip "Rome" have?" (a count); `parse.parse_question` reads each back."""
@@ -212,7 +213,7 @@ def _lookup(field: FieldSpec, named: str, variant: int) -> str:
     done = times_done(field)
     if done is not None:  # "Times lent": "How many times has the book "X" been lent?"
         return f"How many times has {named} been {done}?"
-    f = field_noun(field)
+    f = own_field_noun(entity, field) if entity is not None else field_noun(field)  # "the start date of the shift pattern …"
     when = re.fullmatch(r"date ([a-z]+)", f) if field.type in ("date", "datetime") else None
     done = done_on(field)
     if when is not None or done is not None:  # "date placed": "When was the hold "X" placed?", not
@@ -334,7 +335,7 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
             named = name_of(spec, q.entity, q.target, "subject")
         except ParseError:  # named by its fields
             named = f'{scope} {label} "{q.target.text}"'
-        return _lookup(field, named, variant)
+        return _lookup(field, named, variant, ent)
     if q.op == "count":
         held = _holder(spec, ent, q.conds) if not adj and variant % 2 == 0 else None
         if held is not None:  # "How many statements does my Savings account (··9357) have?"

@@ -298,6 +298,19 @@ def amount_said(p: ParamSpec) -> tuple[str, str]:
     return " ".join(words[:cut]), " ".join(words[cut:])
 
 
+def own_field_noun(entity: EntitySpec, field: FieldSpec) -> str:
+    """A field's noun said of its own row, without a first word that repeats the row's noun: the
+    shift pattern's "pattern start date" is its "start date" ("the start date of the shift pattern
+    "Early"", never "the pattern start date of the shift pattern"); kept whole where the shorter
+    noun would be another field's."""
+    said_noun = field_noun(field)
+    words = said_noun.split()
+    if len(words) < 3 or words[0] not in noun(said(entity)).split():
+        return said_noun
+    short = " ".join(words[1:])
+    return said_noun if any(field_noun(g) == short for g in entity.fields if g is not field) else short
+
+
 def of_word(noun_text: str) -> str:
     """The preposition between a field's noun and its row: "for" after a reason or a clause inside
     the noun ("the amount billed to the renter for …"), "on" after a participle ("the fees owed
