@@ -59,6 +59,8 @@ def test_undo_and_report_errands_get_rewards_from_their_text_alone(bank: World) 
 def test_it_with_nothing_made_before_gets_no_reward(bank: World) -> None:
     """"Cancel it" after an action that makes no row of that kind names nothing: reward-gen
     refuses the task rather than guessing a row."""
-    goal = ("As a quick test: lock my card \"Visa card ··2286\" with the reason \"travel\", then cancel it.")
-    with pytest.raises(RewardGenError):
+    goal = 'As a quick test: lock my card "Visa card ··2286" with the reason "travel", then cancel it.'
+    with pytest.raises(RewardGenError) as refused:
         deterministic_policy({"goal": goal, "user": bank.spec.users[0].username}, bank.spec, bank.seed_db)
+    # refused for the "it" alone: the lock reads, and no row is guessed for what it names
+    assert refused.value.kind == "parse" and "'Cancel it.'" in str(refused.value), refused.value

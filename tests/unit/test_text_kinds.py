@@ -40,3 +40,13 @@ def test_words_too_short_to_share_a_stem_must_be_equal() -> None:
     assert not names_kind("Transport was late.", kind_words("transfer"))  # "trans…" is five letters, not all but two
     assert clashes("The vet bills arrived.", own, others)
     assert not clashes("A veteran driver.", own, others)  # "vet" is a word, not a stem of "veteran"
+
+
+def test_a_plural_kind_stands_before_its_noun_only_as_a_compound_of_nouns() -> None:
+    """"a vet bills claim" (a noun compound ending in its plural), never "a new arrivals claim" or
+    "a two beds room" (an adjective or a number before the plural) or "a bills claim"."""
+    from factory.tasks.language.modifiers import stands_before
+
+    assert stands_before("vet bills", ["claim"]) and stands_before("savings", ["account"])
+    for value in ("bills", "new arrivals", "two beds", "the goods"):
+        assert not stands_before(value, ["claim"]), value

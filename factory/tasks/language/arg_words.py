@@ -96,10 +96,6 @@ def of_lead(head: str) -> str:
     return head if grammar.is_plural(head.split()[-1]) else grammar.with_article(head)
 
 
-# The endings English makes a person's part with: a broker, a manager, an accountant, a dentist.
-_AGENT = re.compile(r"(?:er|or|ist|ian|ant|ent|ee)$")
-
-
 def named_as(param: ParamSpec, text: str) -> bool:
     """Whether a person given for a part labelled by a plain noun ("Customs broker", "Desk") is
     said by name and part, "Vikram Iyer as the customs broker", in a list of arguments, where the
@@ -108,8 +104,7 @@ def named_as(param: ParamSpec, text: str) -> bool:
     words = noun(said(param)).split()
     # only a part a person plays ("broker", "manager", "accountant"): a person is no "desk"
     return (param.ref == "user" and not param.say and bool(PERSON_NAME.fullmatch(text)) and bool(words)
-            and all(re.fullmatch(r"[a-z]+", w) for w in words) and grammar.is_noun(words[-1])
-            and bool(_AGENT.search(words[-1]))
+            and all(re.fullmatch(r"[a-z]+", w) for w in words) and grammar.agent_noun(words[-1])
             and not any(w in grammar.PREPOSITIONS or w in grammar.PARTICLES or grammar.is_participle(w)
                         for w in words))
 

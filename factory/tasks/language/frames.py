@@ -43,7 +43,7 @@ from factory.tasks.language.things import (
     stands_for,
     worldly,
 )
-from factory.tasks.language.values import param_text, priced, said_by_amount
+from factory.tasks.language.values import param_text, priced, said_by_amount, without_this_year
 
 _ARTICLES = ("a", "an", "the", "my", "your")
 # Nouns of rows that hold others: a row is made "in" one of these, "for" anything else.
@@ -380,13 +380,7 @@ def _span_noun(params: dict[str, ParamSpec], span: tuple[str, str] | None) -> st
 def _value_text(spec: Spec, p: ParamSpec, value: Any, role: str) -> str:
     if p.ref and isinstance(value, RefText):
         return name_of(spec, p.ref, value, role)
-    return this_year(spec, p, param_text(p, value))  # "June 18", "June 18 at 9:00 AM" this year
-
-
-def this_year(spec: Spec, p: ParamSpec, text: str) -> str:
-    """A day or a moment of the world's current year said without its year, as people say one."""
-    year = f", {spec.today[:4]}"
-    return text.replace(year, "", 1) if p.type in ("date", "datetime") and year in text else text
+    return without_this_year(p.type, param_text(p, value))  # "June 18", "June 18 at 9:00 AM" this year
 
 
 _THE_THING = re.compile(r" the ([a-z][a-z -]*)")
@@ -448,7 +442,7 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
         if years[0] and years[1] and years[0][0] == years[1][0]:
             # "from June 24 to June 26": one year for both, none this year; "… at 9:00 AM" alike
             start = start.replace(years[0][0], "", 1)
-            end = this_year(spec, params[f.span[1]], end)
+            end = without_this_year(params[f.span[1]].type, end)
         first, then = span_words(f)
         out.append(f" {first} {start} {then} {end}")
         rest = [n for n in rest if n not in f.span]

@@ -228,6 +228,7 @@ def participle_clause(words: list[str]) -> bool:
     return len(words) > 1 and is_participle(words[0]) and words[1] in CLOSED
 
 
+# The endings English makes a person's part with: a broker, a manager, an accountant, a dentist.
 _AGENT = re.compile(r"[a-z]{2,}(?:er|or|ist|ian|ant|ent|ee)")
 
 

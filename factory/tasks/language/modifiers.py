@@ -168,9 +168,12 @@ def stands_before(word: str, heads: list[str]) -> bool:
     if not _MODIFIER.fullmatch(word):
         return False
     words = word.split()
-    # A plural value ("bills", "groceries") reads badly before a noun; "savings" does not, nor a
-    # compound that ends in its own plural ("a vet bills claim", "the sales team").
-    if len(words) == 1 and words[0].endswith("s") and not words[0].endswith(("ss", "ngs")):
+    # A plural value ("bills", "groceries", "two beds", "new arrivals") reads badly before a noun;
+    # "savings" does not, nor a compound of nouns that ends in its own plural ("a vet bills claim")
+    plural = [w for w in words if w.endswith("s") and not w.endswith(("ss", "ngs"))]
+    compound = len(words) > 1 and plural == words[-1:] and not any(
+        grammar.is_adjective(w) or w.isdigit() or w in grammar.CLOSED for w in words[:-1])
+    if plural and not compound:
         return False
     if repeats_noun(word, heads):
         return False

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from factory.spec.model import Spec
+from factory.tasks.language.arg_words import CLASSIFIERS
 from factory.tasks.language.asks import ONLY, Cond, ParseError, Question, RefText
 from factory.tasks.language.conds_said import said_bare
 from factory.tasks.language.measures import count_noun, times_done
@@ -90,9 +91,10 @@ def _said_lookup(spec: Spec, text: str) -> Question | None:
     return None
 
 
-_KIND_OF = re.compile(r'^What (?P<kind>type|kind|category|class|sort) of (?P<thing>[a-z][a-z -]*?) is '
-                      r'(?P<name>"[^"]+"(?: [^"?]+)?)\?$')
-_KIND_OF_BARE = re.compile(r"^What (?P<kind>type|kind|category|class|sort) of (?P<thing>[a-z]+) is (?P<name>[A-Z][^\"?]*)\?$")
+# "What kind of assignment is "Midterm"?", "What kind of port is Los Angeles?" (`render._lookup`)
+_CLASSIFIER = "|".join(sorted(CLASSIFIERS))
+_KIND_OF = re.compile(rf'^What (?P<kind>{_CLASSIFIER}) of (?P<thing>[a-z][a-z -]*?) is (?P<name>"[^"]+"(?: [^"?]+)?)\?$')
+_KIND_OF_BARE = re.compile(rf'^What (?P<kind>{_CLASSIFIER}) of (?P<thing>[a-z]+) is (?P<name>[A-Z][^"?]*)\?$')
 _POSSESSIVE = re.compile(r"^What (?:is|are) (?P<named>the [A-Z][^\"?]*?)'s (?P<field>[a-z][^\"?]*)\?$")
 _MINE_ARE = re.compile(r"^How many of my (.+?) are (.+)\?$")
 _ARE_IN = re.compile(r"^How many (?!of )(.+?) are ((?:in|at) .+)\?$")

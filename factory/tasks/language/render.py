@@ -220,7 +220,7 @@ def _lookup(field: FieldSpec, named: str, variant: int, entity: EntitySpec | Non
         # "the date placed of"; "issue date": "When was the invoice "X" issued?", not "the issue date of"
         verb = when[1] if when is not None else done
         return f"Look up when {named} was {verb}." if variant % 2 else f"When was {named} {verb}?"
-    kind = _THE_THING.match(named) if field.type == "enum" and f in CLASSIFIERS else None
+    kind = _QUOTED_THING.match(named) if field.type == "enum" and f in CLASSIFIERS else None
     if kind is not None:  # "What kind of assignment is "Midterm"?", never "the kind of the assignment"
         return f"What {f} of {kind['thing']} is {kind['name']}?"
     if field.type == "enum" and f in CLASSIFIERS and possessive(named):  # "What kind of port is Los Angeles?"
@@ -233,7 +233,7 @@ def _lookup(field: FieldSpec, named: str, variant: int, entity: EntitySpec | Non
 
 
 # A row named "the <noun> "<label>" …", whose kind is asked after its noun (`_lookup`).
-_THE_THING = re.compile(r'the (?P<thing>[a-z][a-z -]*?) (?P<name>"[^"]+"(?: [^"?]+)?)$')
+_QUOTED_THING = re.compile(r'the (?P<thing>[a-z][a-z -]*?) (?P<name>"[^"]+"(?: [^"?]+)?)$')
 
 
 def done_on(field: FieldSpec) -> str | None:

@@ -8,6 +8,7 @@ is ambiguous, and a superlative with a tie has no single answer. Each of these f
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from typing import Any
 
@@ -79,9 +80,11 @@ def _labelled(world: UserView, entity: str, rows: list[Row], want: str) -> list[
     return [r for r in rows if want in _forms(world.label(entity, r), year)]
 
 
+@functools.lru_cache(maxsize=65536)
 def _forms(label: str, year: str) -> tuple[str, ...]:
     """Every way a label may be written: as shown, its dates in words, this year's without the
-    year, and each of those without the time of day (`spoken.spoken_label`)."""
+    year, and each of those without the time of day (`spoken.spoken_label`) or said once
+    (`spoken.said_once`). Cached: the proposer resolves the same labels many thousand times."""
     forms = (label, spoken_label(label), spoken_label(label, year),
              spoken_label(label, timeless=True), spoken_label(label, year, timeless=True))
     return tuple(_norm(f) for f in (*forms, *(said_once(f) for f in forms)))

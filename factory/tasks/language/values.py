@@ -69,6 +69,30 @@ PERSON_NAME = re.compile(r"[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){1,3}")
 _BOOL = re.compile(r"(yes|no)\b", re.IGNORECASE)
 
 
+# The world's current year while one instruction is rendered or parsed (`seed_context.spoken_in`):
+# a day of it is said without the year ("due June 4") and read back as this year's.
+_THIS_YEAR: ContextVar[str | None] = ContextVar("this_year", default=None)
+_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+_DAY_ALONE = re.compile(rf"({_MONTHS}) (\d{{1,2}})\b(?!,? \d)")
+
+
+@contextmanager
+def this_year(year: str) -> Iterator[None]:
+    """Say and read days inside a world whose current year is `year`."""
+    token = _THIS_YEAR.set(year)
+    try:
+        yield
+    finally:
+        _THIS_YEAR.reset(token)
+
+
+def without_this_year(kind: str, text: str) -> str:
+    """A day or moment as a list says it: without the year when it is the current one ("due June 4
+    at 9:00 AM"); as written outside a world's render (`this_year`)."""
+    year = _THIS_YEAR.get()
+    return text.replace(f", {year}", "", 1) if year and kind in ("date", "datetime") else text
+
+
 def scan_value(kind: str, text: str, pos: int) -> tuple[str, int]:
     """Read one value of `kind` at `pos`; return its text (quotes removed) and the end position."""
     if text.startswith('"', pos):
@@ -94,30 +118,6 @@ def scan_value(kind: str, text: str, pos: int) -> tuple[str, int]:
             end = t.end()
         return f"{day[0]}, {year}{text[day.end():end]}", end
     raise ParseError(f"expected a {kind} value at {text[pos:pos + 30]!r}")
-
-
-# The world's current year while one instruction is rendered or parsed (`seed_context.spoken_in`):
-# a day of it is said without the year ("due June 4") and read back as this year's.
-_THIS_YEAR: ContextVar[str | None] = ContextVar("this_year", default=None)
-_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
-_DAY_ALONE = re.compile(rf"({_MONTHS}) (\d{{1,2}})\b(?!,? \d)")
-
-
-@contextmanager
-def this_year(year: str) -> Iterator[None]:
-    """Say and read days inside a world whose current year is `year`."""
-    token = _THIS_YEAR.set(year)
-    try:
-        yield
-    finally:
-        _THIS_YEAR.reset(token)
-
-
-def without_this_year(kind: str, text: str) -> str:
-    """A day or moment as a list says it: without the year when it is the current one ("due June 4
-    at 9:00 AM"); as written outside a world's render (`this_year`)."""
-    year = _THIS_YEAR.get()
-    return text.replace(f", {year}", "", 1) if year and kind in ("date", "datetime") else text
 
 
 def parse_scalar(kind: str, text: str) -> Any:

@@ -63,6 +63,10 @@ class ProposerBase:
         self.skipped: list[str] = []  # why candidates were passed over (for the report)
         self._why_not: dict[str, Counter[str]] = {}  # per workflow: why no draft of it could be made
         self._existing_cache: dict[str, list[str]] = {}
+        self._written_rows: dict[tuple[str, str], list[tuple[str, str, Row]]] = {}
+        self._kinds_of_rows: dict[tuple[str, Any, int], tuple[set[str], set[str]]] = {}
+        # (entity, field) of every field some workflow sets: states, never kinds (`kinds.py`)
+        self.moved = {(e.entity, e.field or "") for w in spec.workflows for e in w.effects if e.kind == "set"}
         self._one_each_cache: dict[str, bool] = {}
         self._keys: dict[str, int] = {}
         self._made: dict[tuple[str, int], Row] = {}  # rows the current draft's setup creates
@@ -127,7 +131,9 @@ class ProposerBase:
         for short in (said_once(spoken_label(label, self.spec.today[:4], timeless=True)),
                       spoken_label(label, self.spec.today[:4], timeless=True), said_once(full)):
             # a label that repeats itself is said once ("my leg "PO-22515 · Busan to Hamburg"")
-            if short != full and len(find_rows(self.world, entity, user_id, RefText(short))) == (0 if new else 1):
+            # the short form names this row alone (a new one: none yet)
+            found = [r["id"] for r in find_rows(self.world, entity, user_id, RefText(short))]
+            if short != full and found == ([] if new else [row["id"]]):
                 return short
         return full
 
@@ -353,6 +359,10 @@ class ProposerBase:
 
     def _written(self, workflow: str, param: str) -> list[str]:
         """The world's own values for a run's text parameter (`texts.py`)."""
+        raise NotImplementedError
+
+    def _written_on(self, workflow: str, param: str) -> list[tuple[str, str, Row]]:
+        """`_written` with the entity and the row that hold each value (`texts.py`)."""
         raise NotImplementedError
 
     def _reads_back(self, goal: str, ask: Ask) -> bool:

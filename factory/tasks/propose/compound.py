@@ -445,11 +445,14 @@ class CompoundMixin(ProposerBase):
         ask = Ask(kind, steps=tuple(asks))
         purpose = self.rng.choice(GENERIC if generic else purposes_for(self.spec, ask, redo, undo))
         variant = self.rng.randrange(9)
-        said_it = self._said_it(ask) if undo else None
-        if said_it is not None and self._reads_back(render_errand(self.spec, said_it, purpose, variant), said_it):
-            ask = said_it  # "book a shipment …, then cancel it": the new row has no name the user has seen
-        goal = render_errand(self.spec, ask, purpose, variant)
-        if not self._reads_back(goal, ask):
+        # "book a shipment …, then cancel it": the new row has no name the user has seen; where the
+        # act has no sentence to say "it" in, the row's new label
+        for said in (self._said_it(ask) if undo else None, ask):
+            goal = render_errand(self.spec, said, purpose, variant) if said is not None else ""
+            if said is not None and self._reads_back(goal, said):
+                ask = said
+                break
+        else:
             return None
         required: list[dict[str, Any]] = []
         for s in steps:  # a row two actions name (the account paid from twice) is required once

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from factory.builder.pools import kind_of, pick
+from factory.predict.rows import Row
 from factory.spec.model import ParamSpec
 from factory.spec.naming import identifier
 from factory.tasks.language.frames import set_fields
@@ -114,22 +115,26 @@ class TextsMixin(ProposerBase):
         be new): the domain's own words, where the generic pools know only a kind of text."""
         key = f"written:{workflow}:{param}"
         if key not in self._existing_cache:
+            values = {text for text, _entity, _row in self._written_on(workflow, param)}
+            self._existing_cache[key] = sorted(v for v in values if '"' not in v and ";" not in v)
+        return self._existing_cache[key]
+
+    def _written_on(self, workflow: str, param: str) -> list[tuple[str, str, Row]]:
+        """Each value of `_written` with the entity and the row that hold it (once per run)."""
+        if (workflow, param) not in self._written_rows:
             fields: set[tuple[str, str]] = set()
-            for w in self.spec.workflows:
-                if w.name != workflow:
-                    continue
-                for e in w.effects:
-                    if e.kind == "set" and e.field and e.to == param:
-                        fields.add((e.entity, e.field))
-                    fields |= {(e.entity, f) for f, source in (e.values or {}).items() if source == param}
-            values: set[str] = set()
+            for e in (e for w in self.spec.workflows if w.name == workflow for e in w.effects):
+                if e.kind == "set" and e.field and e.to == param:
+                    fields.add((e.entity, e.field))
+                fields |= {(e.entity, f) for f, source in (e.values or {}).items() if source == param}
+            found: list[tuple[str, str, Row]] = []
             for entity, fname in sorted(fields):
                 ent = self.spec.entity(entity)
                 f = ent.field_named(fname)
                 if f.type in ("string", "text") and fname not in ent.display_fields:
-                    values |= {str(r[f.column]) for r in self.world.rows(entity) if r.get(f.column)}
-            self._existing_cache[key] = sorted(v for v in values if '"' not in v and ";" not in v)
-        return self._existing_cache[key]
+                    found += [(str(r[f.column]), entity, r) for r in self.world.rows(entity) if r.get(f.column)]
+            self._written_rows[(workflow, param)] = found
+        return self._written_rows[(workflow, param)]
 
     def _contact(self, name: str) -> str:
         """A phone number, email or address no row of the world holds: the user's own."""

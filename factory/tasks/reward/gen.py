@@ -51,6 +51,7 @@ from factory.predict.effects import predict, reward_checks
 from factory.predict.rows import UserView
 from factory.runtime.step import Step
 from factory.spec.model import Spec
+from factory.tasks.language.asks import MADE, AskStep, RefText
 from factory.tasks.language.phrasing import Ask, ParseError, parse
 from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, answer, steps_of
 
@@ -135,23 +136,24 @@ def _resolved_steps(spec: Spec, db: Path, world: UserView, ask: Ask, user_id: in
             except PredictionError as exc:
                 raise RewardGenError("infeasible", str(exc)) from exc
         try:
-            steps += steps_of(view, Ask(ask.kind, steps=(ask_step,)), user_id, _made(world, view))
+            steps += steps_of(view, Ask(ask.kind, steps=(ask_step,)), user_id, _made(spec, world, view, ask_step))
         finally:
             if view is not world:
                 view.close()
     return steps
 
 
-def _made(before: UserView, after: UserView) -> dict[str, int]:
-    """The id of the one row each entity gained from `before` to `after` (what "it" names in
-    "…, then cancel it"); an entity that gained none or several has none."""
+def _made(spec: Spec, before: UserView, after: UserView, step: AskStep) -> dict[str, int]:
+    """For each entity `step` says "it" of ("…, then cancel it"), the id of the one row it gained
+    from `before` to `after`; an entity that gained none or several has none."""
+    workflow = next(w for w in spec.workflows if w.name == step.workflow)
+    said_it = {p.ref for p in workflow.params if p.ref and isinstance(a := step.args.get(p.name), RefText)
+               and a.by == MADE}
     made: dict[str, int] = {}
-    if after is before:
-        return made
-    for ent in before.spec.entities:
-        new = {r["id"] for r in after.rows(ent.name)} - {r["id"] for r in before.rows(ent.name)}
+    for entity in sorted(said_it) if after is not before else ():
+        new = {r["id"] for r in after.rows(entity)} - {r["id"] for r in before.rows(entity)}
         if len(new) == 1:
-            made[ent.name] = new.pop()
+            made[entity] = new.pop()
     return made
 
 
