@@ -161,3 +161,11 @@ def test_a_day_that_tells_the_row_alone_is_said_without_its_time(cars: Spec) -> 
     said = name_of(cars, "damage_report", report, "subject")
     assert said == 'the damage report "Ford Galaxy EA22 MDT: Interior" logged on April 29'
     assert read_name(cars, "damage_report", said) == report
+
+
+def test_a_label_that_says_at_before_its_moment_keeps_the_time() -> None:
+    """"Spin at June 15 at 6:00 PM" keeps its time: "Spin at June 15" would be no English."""
+    from factory.tasks.language.spoken import spoken_label
+
+    shown = "Spin at Jun 15, 2026, 6:00 PM (Belfast Titanic Quarter)"
+    assert spoken_label(shown, "2026", timeless=True) == "Spin at June 15 at 6:00 PM (Belfast Titanic Quarter)"

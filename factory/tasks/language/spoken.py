@@ -434,16 +434,20 @@ def spoken_label(label: str, year: str | None = None, timeless: bool = False) ->
     `timeless` without the time of day ("logged on May 11", where the day alone tells the row);
     the resolver accepts every form of every label (`resolve.find_rows`)."""
 
+    def untimed(m: re.Match[str]) -> bool:
+        # a label that says "at" before its moment ("Spin at Jun 15, 2026, 6:00 PM") needs the time
+        return timeless and not m.string[: m.start()].endswith(" at ")
+
     def words(m: re.Match[str]) -> str:
         text = spoken_date(f"{m[1]}-{m[2]}-{m[3]}")
         if year is not None and m[1] == year:
             text = text[: -len(f", {year}")]
-        return f"{text} at {m[4]}:{m[5]}" if m[4] and not timeless else text
+        return f"{text} at {m[4]}:{m[5]}" if m[4] and not untimed(m) else text
 
     def shown(m: re.Match[str]) -> str:  # the app's "Jun 18, 2026" (`spec.labels.date_label`)
         month = dt.datetime.strptime(m["mon"], "%b").strftime("%B")
         text = f"{month} {m['day']}" + ("" if year is not None and m["year"] == year else f", {m['year']}")
-        return f"{text} at {m['time']}" if m["time"] and not timeless else text
+        return f"{text} at {m['time']}" if m["time"] and not untimed(m) else text
 
     return _SHOWN.sub(shown, _ISO.sub(words, label))
 
