@@ -298,14 +298,14 @@ def test_a_dative_verb_gives_its_row_to_the_one_person_named() -> None:
 
 def test_a_row_the_app_finds_itself_is_still_said() -> None:
     """A member's own membership, found by the app (`lookup: first(… == me)`), is left out of the
-    call but said in the sentence: "Freeze my membership with the end date …", never "freeze with
-    the end date …"; it reads back to the call without it."""
+    call but said in the sentence: "Freeze my membership until July 4" (a date labelled "Until"
+    is said by that word), never "freeze until …"; it reads back to the call without it."""
     gym = build_spec(load_seed(SEEDS / "suite" / "gym.yaml"))
     freeze = next(w for w in gym.workflows if w.label == "Freeze")
     step = AskStep(freeze.name, {"until": "2026-07-04"})
     for variant in range(3):
         text = render(gym, Ask("write", steps=(step,)), variant)
-        assert "reeze my membership with" in text, text
+        assert "reeze my membership until July 4" in text and "2026" not in text, text
         assert parse(gym, text).steps[0].args == {"until": "July 4, 2026"}, text
 
 

@@ -55,11 +55,13 @@ def test_a_write_on_such_a_row_reads_back(cars: Spec) -> None:
         assert parse(cars, text).steps == (step,), text
 
 
-def test_a_span_or_a_label_with_its_own_words_is_quoted_whole() -> None:
+def test_a_span_is_said_from_its_start_and_a_label_with_its_own_words_is_quoted_whole() -> None:
     stay = build_spec(load_seed(SUITE.parent / "echostay.yaml"))
     span = next(e for e in stay.entities if e.display.endswith("{start_on} to {end_on}"))
     text = "Loft: June 3 to June 5"
-    assert f'"{text}"' in name_of(stay, span.name, RefText(text, mine=True), "subject")
+    said = name_of(stay, span.name, RefText(text, mine=True), "subject")
+    assert said == "my Loft blocked dates from June 3 to June 5", said  # a span is said from its start
+    assert read_name(stay, span.name, said) == RefText(text)
     freight = build_spec(load_seed(SUITE / "freight.yaml"))
     issued = next(e for e in freight.entities if e.display == "{shipment}, issued {issued_on}")
     text = "PO-92206 · Antwerp to Nhava Sheva, issued May 24"

@@ -170,7 +170,7 @@ def test_a_day_labelled_by_its_act_is_asked_when() -> None:
     hr = build_spec(load_seed(SUITE / "hr_leave.yaml"))
     q = Question("lookup", "leave_request", "decided_on", RefText("Annual from February 23", mine=True))
     text = render(hr, Ask("read", question=q), 0)
-    assert text == 'When was my leave request "Annual from February 23" decided?', text
+    assert text == "When was my annual leave request from February 23 decided?", text
     assert parse(hr, text).question == q
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from factory.spec.model import ParamSpec
 from factory.tasks.language import grammar
-from factory.tasks.language.arg_words import FRAME_PREPOSITIONS, due_word, measured, named_as, noun_state, of_lead
+from factory.tasks.language.arg_words import FRAME_PREPOSITIONS, bare_word, measured, named_as, noun_state, of_lead
 from factory.tasks.language.asks import ONLY, RefText
 from factory.tasks.language.measures import count_noun, counted, value_first, with_unit
 from factory.tasks.language.spoken import amount_said, noun, param_said, said
@@ -46,8 +46,8 @@ def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "
         head, trailer = amount_said(param)  # "a premium of £30 on top"
         number = param_text(param, value) if param.type == "money" else with_unit(param, param_text(param, value))
         return f"{of_lead(head)} of {number}" + (f" {trailer}" if trailer else "")
-    if joiner == " " and due_word(param) and value is not None:  # "due April 19 at 10:00 AM"
-        return f"due {without_this_year(param.type, param_text(param, value))}"
+    if joiner == " " and (word := bare_word(param)) is not None and value is not None:
+        return f"{word} {without_this_year(param.type, param_text(param, value))}"  # "due April 19", "until July 5"
     state = noun_state(param) if joiner == " " and value in (True, False, "yes", "no") else None
     if state is not None:  # "the tank full", "the tank not full", never "the tank full set to no"
         return f"{article}{state[0]} {'' if value in (True, 'yes') else 'not '}{state[1]}"
@@ -66,5 +66,5 @@ def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "
 
 def _arg_label(param: ParamSpec, value: Any, joiner: str, flag: str, as_noun: bool = False) -> str:
     # a measure with its unit: "the allowance 25 days"; a day this year without it: "the incident date June 4"
-    text = without_this_year(param.type, param_text(param, value)) if joiner == " " else param_text(param, value)
+    text = without_this_year(param.type, param_text(param, value))
     return f"{param_said(param, setting=as_noun or joiner == ' to ')}{joiner}{flag}{with_unit(param, text)}"

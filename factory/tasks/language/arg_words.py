@@ -46,6 +46,22 @@ def due_word(param: ParamSpec) -> bool:
         and all(w in ("date", "at", "on", "by") for w in words[1:])
 
 
+# One-word labels of a date that say which end of a span it is: the value follows the word itself
+# ("freeze my membership until July 5", never "with the end date July 5").
+DAY_WORDS = frozenset(["until", "till", "by", "before", "after", "since"])
+
+
+def bare_word(param: ParamSpec) -> str | None:
+    """The word a date is said after in a list instead of a noun: "due" for a due date (`due_word`),
+    the label itself where it is one word of `DAY_WORDS` ("Until" → "until July 5"); else None."""
+    if due_word(param):
+        return "due"
+    words = noun(said(param)).split()
+    if param.type in ("date", "datetime") and not param.say and len(words) == 1 and words[0] in DAY_WORDS:
+        return words[0]
+    return None
+
+
 def noun_state(param: ParamSpec) -> tuple[str, str] | None:
     """A yes/no label that is a thing and its state ("Tank full", "Seal intact"): the thing and
     the state, said as "the tank full" or "the tank not full"; None for other labels."""

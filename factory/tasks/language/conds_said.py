@@ -11,8 +11,9 @@ import re
 from factory.spec.model import EntitySpec, FieldSpec, Spec
 from factory.tasks.language import grammar
 from factory.tasks.language.arg_phrases import bool_flag
-from factory.tasks.language.asks import Cond
+from factory.tasks.language.asks import Cond, ParseError, RefText
 from factory.tasks.language.modifiers import bool_adjective, bool_feature
+from factory.tasks.language.row_names import name_of
 from factory.tasks.language.spoken import a, field_noun, noun, said
 from factory.tasks.language.things import person
 
@@ -55,6 +56,8 @@ def render_conds(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
             parts.append(f"{name} {bool_flag(f.type)}{c.value}")
         elif c.upper is None and phrase_state(ent, f, c.value) is not None:  # "the copies on loan"
             parts.append(str(phrase_state(ent, f, c.value)))
+        elif not parts and not tied and c.upper is None and (named := ref_said(spec, f, stored.value)) is not None:
+            parts.append(f"{lead_word(f)} {named}")  # "my bookings for the Spin class session on June 6 at …"
         elif not parts and not tied and c.upper is None and (first := name_first(spec, ent, f, stored.value)) is not None:
             parts.append(f"{lead_word(f)} {first}")  # "cars for the Heathrow T5 branch", "flats in London"
         elif not parts and not tied and c.upper is None and lead_word(f) is not None:
@@ -68,6 +71,24 @@ def render_conds(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
         joiner = " and " if parts[1].split(" ", 1)[0] in BARE_LEADS else " with "
         return f"{parts[0]}{joiner}{' and '.join(parts[1:])}"
     return " and ".join(parts)
+
+
+def ref_said(spec: Spec, field: FieldSpec, value: str) -> str | None:
+    """A first condition's row said as a sentence names it where its label is made of fields
+    (`row_names.name_of`: "the Spin class session on June 6 at 10:00 AM (Dublin Docklands)"),
+    after the field's lead word; None for a row whose name would be quoted, or one that says a
+    word joining conditions (" and ", " with ") inside it."""
+    inner = value[1:-1] if len(value) > 2 and value[0] == value[-1] == '"' else ""
+    if field.type != "reference" or not field.ref or not inner or lead_word(field) is None or person(spec, field.ref):
+        return None
+    try:
+        named = name_of(spec, field.ref, RefText(inner, mine=False), "subject")
+    except ParseError:
+        return None
+    if not (named.startswith("the ") or re.match(r"[A-Z][^\"]*'s ", named)) or '"' in named \
+            or re.search(r" (?:and|with) ", named):
+        return None  # "the Spin class session …", "Ashley Vega's Docklands Off-Peak membership …"
+    return named if named != f"the {inner}" else None
 
 
 # A proper name said before its noun ("the Transport department"): capitalised words, no commas,

@@ -21,6 +21,7 @@ from factory.spec.model import ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language import grammar
 from factory.tasks.language.arg_phrases import arg_phrase
 from factory.tasks.language.arg_words import (
+    DAY_WORDS,
     FRAME_PREPOSITIONS,
     bare_item,
     kind_param,
@@ -455,7 +456,8 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
         # list with no noun goes after a comma: "…, due April 19 and out of 50"
         nominal = next((i for i, item in enumerate(items) if not bare_item(item)), None)
         if nominal is None:
-            out.append(", " + _listed(items))
+            # "…, due April 19 and out of 50"; an end said by its own word follows its row: "until July 5"
+            out.append((" " if items[0].split()[0] in DAY_WORDS else ", ") + _listed(items))
         else:
             items.insert(0, items.pop(nominal))
             # after a row named by its day, a comma: "… logged on May 2 at 9:00 AM, with the

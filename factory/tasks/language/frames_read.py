@@ -10,6 +10,7 @@ from typing import Any
 
 from factory.spec.labels import currency_in
 from factory.spec.model import ParamSpec, Spec, WorkflowSpec
+from factory.tasks.language.arg_words import DAY_WORDS
 from factory.tasks.language.asks import ONLY, ParseError, RefText
 from factory.tasks.language.frames import (
     IT,
@@ -35,7 +36,7 @@ from factory.tasks.language.words import my_only
 _SLOTS = {"amount": MONEY.pattern, "date": r"[A-Z][a-z]+ \d{1,2}(?:, \d{4})?"}  # amounts in any currency ("£45")
 _MOMENT = _SLOTS["date"] + f"(?:{TIME})?"  # a range's ends: days, or moments ("June 6, 2026 at 10:00 AM")
 _TEXT = r'(?:[^"]|"[^"]*")+?'
-_SOMEONES = re.compile(r"[A-Z][^\"]*?'s [a-z]")
+_SOMEONES = re.compile(r"[A-Z][^\"]*?'s [A-Za-z]")
 
 
 def frame_pattern(f: Frame) -> re.Pattern[str]:
@@ -63,7 +64,9 @@ def frame_pattern(f: Frame) -> re.Pattern[str]:
         first, then = span_words(f)
         parts.append(f"(?: {first} (?P<_from>{_MOMENT}) {then} (?P<_to>{_MOMENT}))?")
     # the rest after "with", or after a comma when none of it is a noun ("…, due April 19 and out of 50")
-    parts.append(f"(?:(?:,?{re.escape(f.rest_lead)}|, (?=due |[a-z]+ ))(?P<_rest>.+?))?")
+    days = "|".join(sorted(DAY_WORDS))  # "… until July 5": an end said by its own word (`frames.render_frame`)
+    # (lower case meant: "…, Harbour View" goes on naming a row, "…, due April 19" starts the rest)
+    parts.append(f"(?:(?:,?{re.escape(f.rest_lead)}|, (?=(?-i:due |[a-z]+ ))| (?=(?-i:(?:{days}) [A-Z])))(?P<_rest>.+?))?")
     return re.compile("".join(parts) + "$", re.IGNORECASE)
 
 

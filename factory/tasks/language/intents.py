@@ -46,8 +46,20 @@ from factory.tasks.language.intent_binding import (
 from factory.tasks.language.parse import LIST_SEPARATORS, my_phrases, parse_args
 from factory.tasks.language.render import render_list
 from factory.tasks.language.row_names import name_of, read_name
-from factory.tasks.language.spoken import field_noun, noun
-from factory.tasks.language.values import DATE, MONEY, TIME, param_text, scan_value
+from factory.tasks.language.spoken import field_noun, noun, spoken_label
+from factory.tasks.language.values import (
+    DATE,
+    DAY_SAID,
+    MOMENT_SAID,
+    MONEY,
+    day_first,
+    param_text,
+    scan_value,
+    this_year,
+    time_first,
+    without_this_year,
+    year_dropped,
+)
 
 EXTRA_OPENER = "Set the "  # the appended sentence: `Set the <label> to <value>, the … and the ….`
 SPAN_OPENER = "From "  # a span left over is a sentence of its own: "From May 31 to June 2, 2026."
@@ -218,14 +230,47 @@ def _slot_regex(spec: Spec, entity: str, fname: str) -> str:
     slot next to a text slot splits where the date starts), anything else as short as it can be."""
     kind = spec.entity(entity).field_named(fname).type
     if kind == "date":
-        return DATE.pattern
+        return DAY_SAID
     if kind == "datetime":
-        return DATE.pattern + TIME
+        return MOMENT_SAID
     if kind == "money":
         return MONEY.pattern
     if kind == "int":
         return r"-?\d+"
     return ".+?"
+
+
+def slot_said(spec: Spec, entity: str, fname: str, shown: str) -> str:
+    """A slot's value as a person writes it into a seed phrasing, from the value the app shows
+    (`UserView.value_text`): this year's days without the year ("June 22 at 7:30 PM"), a row by
+    the words a sentence names it with where its label is made of fields ("the Boxfit class
+    session on June 20 at 11:00 AM (…)", `row_names.name_of`), else its label with dates in words."""
+    f = spec.entity(entity).field_named(fname)
+    year = spec.today[:4]
+    if f.type in ("date", "datetime"):
+        return year_dropped(shown, year)
+    if f.type == "reference" and f.ref:
+        label = spoken_label(shown, year)
+        try:
+            named = name_of(spec, f.ref, RefText(label, mine=False), "subject")
+        except ParseError:
+            return label
+        return named if named.startswith("the ") and '"' not in named else label
+    return shown
+
+
+def slot_key(spec: Spec, entity: str, fname: str, shown: str) -> str:
+    """The text a slot's value is compared by, whichever way it was written (`slot_said`): a day
+    as the app writes it, a row by its label with dates in words and this year's without the year."""
+    f = spec.entity(entity).field_named(fname)
+    year = spec.today[:4]
+    if f.type in ("date", "datetime"):
+        return day_first(shown, year)
+    if f.type == "reference" and f.ref:
+        if shown.startswith(("the ", "my ")):
+            return read_name(spec, f.ref, shown).text
+        return spoken_label(shown, year)
+    return shown
 
 
 def _template(phrasing: str, tokens: list[Token], live: list[Token]) -> tuple[tuple[str, str], ...]:
@@ -291,10 +336,14 @@ def render_intent(form: IntentForm, slot_texts: dict[str, str], literal_texts: l
     lits = iter(literal_texts)
     out: list[str] = []
     one = False  # the literal before was the number 1: "1 day carried over", never "1 days"
+    before = ""
     for kind, text in form.template:
         if kind == "text" and one:
             text = _counted_one(text)
         filled = text if kind == "text" else slot_texts[text] if kind == "slot" else f"{text}{next(lits)}{text}"
+        if kind == "slot" and before.endswith(" at"):
+            filled = time_first(filled)  # "Book me into Yoga at 7:30 PM on June 22", never "at June 22"
+        before = "".join([*out, filled]).rstrip()
         one = kind == "literal" and filled == "1"
         out.append(filled)
     body = "".join(out)
@@ -333,6 +382,14 @@ def _role_of(spec: Spec | None, workflow: WorkflowSpec) -> dict[str, str]:
 
 
 def extras_sentence(workflow: WorkflowSpec, args: dict[str, Any], spec: Spec | None = None) -> str:
+    """`_extras_sentence` said in the spec's current year: "Set the end date to July 21"."""
+    if spec is None:
+        return _extras_sentence(workflow, args, spec)
+    with this_year(spec.today[:4]):
+        return _extras_sentence(workflow, args, spec)
+
+
+def _extras_sentence(workflow: WorkflowSpec, args: dict[str, Any], spec: Spec | None = None) -> str:
     """The values a seed phrasing leaves over, appended: with the spec, the source and destination
     of money as sentences of their own ("Take it from my Main Checking account (··8488)."), the
     rest as `Set the amount to $45.00.` (without it, everything in the `Set the …` sentence)."""
@@ -351,7 +408,8 @@ def extras_sentence(workflow: WorkflowSpec, args: dict[str, Any], spec: Spec | N
             del rest[name]
     span = _span(workflow)
     if span is not None and span[0].name in rest and span[1].name in rest:
-        start, end = param_text(span[0], rest.pop(span[0].name)), param_text(span[1], rest.pop(span[1].name))
+        start = without_this_year(span[0].type, param_text(span[0], rest.pop(span[0].name)))
+        end = without_this_year(span[1].type, param_text(span[1], rest.pop(span[1].name)))
         said.append(f"{SPAN_OPENER}{start} to {end}.")  # never "Set the start date to … and the end date to …"
     if rest:
         said.append(EXTRA_OPENER + render_list(workflow, rest, joiner=" to ", lead="the ").removeprefix("the ") + ".")
@@ -400,7 +458,13 @@ def _extras(spec: Spec, workflow: WorkflowSpec, text: str) -> dict[str, Any]:
 
 
 def parse_intent(spec: Spec, text: str) -> Ask | None:
-    """The Ask behind a text written in one of the seed's phrasings, or None."""
+    """The Ask behind a text written in one of the seed's phrasings, or None; a day without its
+    year is in the spec's current one."""
+    with this_year(spec.today[:4]):
+        return _parse_intent(spec, text)
+
+
+def _parse_intent(spec: Spec, text: str) -> Ask | None:
     for form in intent_forms(spec):
         m = form.pattern.match(text)
         if not m:
@@ -415,8 +479,8 @@ def parse_intent(spec: Spec, text: str) -> Ask | None:
 def _ask(spec: Spec, form: IntentForm, m: re.Match[str]) -> Ask:
     by_param: dict[str | None, list[tuple[str, str]]] = {}
     entity = ""
-    for slot, (entity, fname, param) in form.slots.items():  # noqa: B007  (a read form asks about the last slot's entity)
-        by_param.setdefault(param, []).append((fname, m[f"s_{slot}"]))
+    for slot, (entity, fname, param) in form.slots.items():
+        by_param.setdefault(param, []).append((fname, slot_key(spec, entity, fname, m[f"s_{slot}"])))
     if form.kind == "read":
         return Ask("read", question=Question("lookup", entity, form.lookup, joint_ref(by_param[None])))
     workflow = next(w for w in spec.workflows if w.name == form.workflow)

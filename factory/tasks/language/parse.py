@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
-from factory.tasks.language.arg_words import due_word, measured, named_as, noun_state, of_lead
+from factory.tasks.language.arg_words import bare_word, measured, named_as, noun_state, of_lead
 from factory.tasks.language.asks import MADE, ONLY, AskStep, ParseError, Question, RefText
 from factory.tasks.language.frames import IT
 from factory.tasks.language.frames_read import parse_frame
@@ -84,7 +84,7 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
     # Parameters as spoken (`spoken.noun`) and as labelled, longest first.
     names = sorted([*((n.lower(), p) for p in workflow.params for n in {p.label, noun(said(p)), param_noun(said(p)),
                                                                           param_said(p), param_said(p, True)}),
-                    *(("due", p) for p in workflow.params if joiner == " " and due_word(p))],  # `frames.due_word`
+                    *((str(bare_word(p)), p) for p in workflow.params if joiner == " " and bare_word(p))],  # "due", "until"
                    key=lambda pair: -len(pair[0]))
     # an amount's noun said apart from the words after it ("a premium of £30 on top")
     amounts = [*names, *((amount_said(p)[0], p) for p in workflow.params if p.type == "money")]
@@ -266,7 +266,7 @@ def parse_step(spec: Spec, text: str) -> AskStep:
         if workflow is None:
             raise ParseError(f"no workflow is done by {m['verb']!r}")
         q = Question(DIRECTIONS[m["dir"]], ent.name, field_by(ent, m["field"]),
-                     conds=first_conds + parse_conds(ent, m["conds"]))
+                     conds=first_conds + parse_conds(ent, m["conds"], spec))
         param = next((p.name for p in workflow.params if p.ref == ent.name
                       and p.name == (workflow.subject or p.name)), None)
         if param is None:
@@ -278,7 +278,7 @@ def parse_step(spec: Spec, text: str) -> AskStep:
         ent, first_conds = entity_and_conds(spec, m["entity"], plural=False)
         workflow = _workflow_by(spec, m["wf"])
         q = Question(DIRECTIONS[m["dir"]], ent.name, field_by(ent, m["field"]),
-                     conds=first_conds + parse_conds(ent, m["conds"]))
+                     conds=first_conds + parse_conds(ent, m["conds"], spec))
         param = next((p.name for p in workflow.params if p.ref == ent.name
                       and p.name == (workflow.subject or p.name)), None)
         if param is None:
@@ -314,7 +314,7 @@ def _pick_framed(spec: Spec, text: str) -> AskStep | None:
         if found is None:
             return None
         q = Question(DIRECTIONS[m["dir"]], ent.name, field_by(ent, m["field"]),
-                     conds=first_conds + parse_conds(ent, m["conds"]))
+                     conds=first_conds + parse_conds(ent, m["conds"], spec))
     except ParseError:  # an older find-then-act form may fit
         return None
     workflow, args = found

@@ -20,10 +20,12 @@ from factory.tasks.language.conds_said import (
     not_state,
     phrase_state,
     place_said,
+    ref_said,
     said_bare,
 )
 from factory.tasks.language.measures import count_noun
 from factory.tasks.language.modifiers import bool_feature, read_adjective
+from factory.tasks.language.row_names import read_name
 from factory.tasks.language.spoken import entity_noun, field_noun, own_field_noun, recency_field, spoken_plural
 from factory.tasks.language.values import scan_value
 
@@ -65,7 +67,7 @@ def entity_and_conds(spec: Spec, text: str, plural: bool) -> tuple[EntitySpec, t
             continue
         try:
             ent, said = _entity_said(spec, text[: m.start()], plural)
-            return ent, said + parse_conds(ent, text[m.end():])
+            return ent, said + parse_conds(ent, text[m.end():], spec)
         except ParseError:
             continue
     raise problem
@@ -113,8 +115,9 @@ def field_by(ent: EntitySpec, text: str) -> str:
     raise ParseError(f"{ent.label} has no field labelled {text!r}")
 
 
-def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
-    """Conditions `<label> <value> [and <label> between <a> and <b>] …` (labels longest first)."""
+def parse_conds(ent: EntitySpec, text: str | None, spec: Spec | None = None) -> tuple[Cond, ...]:
+    """Conditions `<label> <value> [and <label> between <a> and <b>] …` (labels longest first);
+    with the spec, a first condition's row said by its name too (`conds_said.ref_said`)."""
     if not text:
         return ()
     # Fields as spoken ("opening date") and as labelled ("opened on"), longest first.
@@ -136,7 +139,8 @@ def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
                 raise ParseError(f"expected 'and' between conditions at {text[pos:pos + 30]!r}")
             pos += len(" and ")
             continue
-        first = None if conds else _name_first_at(ent, text, pos)
+        first = None if conds else ((_ref_named_at(spec, ent, text, pos) if spec is not None else None)
+                                    or _name_first_at(ent, text, pos))
         if first is not None:  # "for the Heathrow T5 branch", "in London" (`render.name_first`)
             cond, pos = first
             conds.append(cond)
@@ -196,6 +200,25 @@ def parse_conds(ent: EntitySpec, text: str | None) -> tuple[Cond, ...]:
         if joiner is None:
             raise ParseError(f"expected {'with' if inside else 'and'!r} between conditions at {text[pos:pos + 30]!r}")
         pos += len(joiner)
+
+
+def _ref_named_at(spec: Spec, ent: EntitySpec, text: str, pos: int) -> tuple[Cond, int] | None:
+    """A first condition whose row is said by its name after the field's lead word ("for the Spin
+    class session on June 6 at 10:00 AM (…)", `conds_said.ref_said`), read only as it is written."""
+    ends = [m.start() for m in re.finditer(r" (?:and|with) ", text[pos:])] + [len(text) - pos]
+    for f in ent.fields:
+        lead = lead_word(f)
+        if f.type != "reference" or not f.ref or lead is None or not text.startswith(f"{lead} ", pos):
+            continue
+        named = text[pos + len(lead) + 1:pos + ends[0]]
+        try:
+            ref = read_name(spec, f.ref, named)
+        except ParseError:
+            continue
+        value = f'"{ref.text}"'
+        if ref_said(spec, f, value) == named:
+            return Cond(f.name, value), pos + ends[0]
+    return None
 
 
 def _name_first_at(ent: EntitySpec, text: str, pos: int) -> tuple[Cond, int] | None:

@@ -176,8 +176,13 @@ def _question(spec: Spec, op: str, m: re.Match[str]) -> Question:
             raise ParseError(f"{m['only']!r} is no row the user has only one of")
         return Question("lookup", ent.name, field_by(ent, m["field"]), RefText(my_only(ent), ONLY))
     if op == "named":  # "the balance of my Main Checking account (··3808)": the entity its noun names
-        fits = [(e, read_name(spec, e.name, m["named"])) for e in spec.entities
-                if re.search(rf"\b{re.escape(noun(said(e)))}\b", m["named"], re.IGNORECASE)]
+        fits = []
+        for e in spec.entities:
+            if re.search(rf"\b{re.escape(noun(said(e)))}\b", m["named"], re.IGNORECASE):
+                try:  # "my enrollment for the BIOL1020-A-F25 section" names an enrollment, not a section
+                    fits.append((e, read_name(spec, e.name, m["named"])))
+                except ParseError:
+                    continue
         if len(fits) != 1:
             raise ParseError(f"{m['named']!r} names {'no' if not fits else 'more than one'} kind of row")
         ent, ref = fits[0]
@@ -191,7 +196,7 @@ def _question(spec: Spec, op: str, m: re.Match[str]) -> Question:
         ent = entity_by(spec, m["entity"], plural=False)
         return Question("lookup", ent.name, field_by(ent, m["field"]), RefText(m["ref"]))
     ent, first_conds = entity_and_conds(spec, m["plural"], plural=True)
-    conds = first_conds + parse_conds(ent, m.groupdict().get("conds"))
+    conds = first_conds + parse_conds(ent, m.groupdict().get("conds"), spec)
     if op == "count":
         return Question("count", ent.name, conds=conds)
     if op == "sum":

@@ -42,8 +42,14 @@ def _norm(text: str) -> str:
 def _shows(world: UserView, entity: str, field: str, want: str, row: Row) -> bool:
     """Whether the row's `field` reads `want`: as the app shows it ("$5.00", "June 5, 2026") or
     as stored ("5", "2026-06-05")."""
-    raw = row.get(world.field(entity, field).column)
-    return raw is not None and want in (_norm(world.value_text(entity, field, raw, row)), _norm(str(raw)))
+    f = world.field(entity, field)
+    raw = row.get(f.column)
+    if raw is None:
+        return False
+    shown = world.value_text(entity, field, raw, row)
+    if f.type == "reference":  # a row named by its label in any written form (`_forms`)
+        return want in (*_forms(shown, world.spec.today[:4]), _norm(str(raw)))
+    return want in (_norm(shown), _norm(str(raw)))
 
 
 def find_rows(world: UserView, entity: str, user_id: int, ref: RefText) -> list[Row]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from factory.spec.labels import enum_label
 from factory.spec.model import EntitySpec, Spec
 from factory.spec.naming import identifier
 from factory.tasks.language import grammar
@@ -148,6 +149,147 @@ def _by_name(ent: EntitySpec) -> bool:
     return shown is not None and noun(said(ent.field_named(shown))) == "name"
 
 
+_SLOT = re.compile(r"\{(\w+)\}")
+# Marks that join two fields on screen ("Spin, June 19") and that no sentence says aloud.
+_MARKS = frozenset(["", ",", ":", ";", "-", "·", "–", "—", "|", "/"])
+
+
+def _templates(spec: Spec, ent: EntitySpec) -> list[str]:
+    """The display templates a row's name may be written by: the whole label, then (for a label
+    that names a person) the rest of it, as the person says their own row or someone's."""
+    out = [ent.display]
+    shape = person_template(spec, ent)
+    if shape is not None and shape[1]:
+        field = f"{{{shape[0]}}}"
+        rest = ent.display.split(field + shape[1], 1)[-1] if shape[2] else ent.display.rsplit(shape[1] + field, 1)[0]
+        out.append(rest)
+    return out
+
+
+def _joining(spec: Spec, ent: EntitySpec, parts: list[str]) -> str | None:
+    """The word a sentence says between a row's noun and the field after its lead in the label:
+    "on" before a day where the label has a mark or "at" ("Spin at June 19" → "the Spin class
+    session on June 19"), the label's own preposition otherwise ("Off-Peak since June 2"); None
+    where a mark joins two fields that are no day (a list, quoted whole), except before the row
+    it belongs to, named last ("General admission · Brixton Beats Weekender" → "the General
+    admission ticket tier for Brixton Beats Weekender")."""
+    mark, nxt = parts[2], parts[3]
+    word = mark.strip().lower()
+    after = ent.field_named(nxt)
+    if (word in _MARKS and after.type == "reference" and after.ref and after.ref != ent.name
+            and not person(spec, after.ref) and len(parts) == 5 and not parts[4]):
+        return "for"
+    dated = after.type in ("date", "datetime")
+    spans = len(parts) > 5 and parts[4].strip() in ("to", "-", "–", "until") and \
+        ent.field_named(parts[5]).type == after.type
+    if dated and spans and (word in _MARKS or word in ("at", "on", "from")):
+        return "from"  # "my Loft blocked dates from June 3 to June 5"
+    if dated and (word in _MARKS or word in ("at", "on")):
+        words = _day_words(ent.field_named(nxt).label)  # "From" → "starting", "Since" → "since"
+        return " ".join(words) if words and words[-1] not in ("on", "at") else "on"
+    if word in grammar.PREPOSITIONS and mark.startswith(" ") and mark.endswith(" "):
+        return word
+    return None
+
+
+def _lead(spec: Spec, ent: EntitySpec, field: str, text: str, thing: str) -> str | None:
+    """The first field's value said before the row's noun ("Spin", "Titanic Quarter Off-Peak"),
+    or None: a kind of the row (an enum value, never its state), or a proper name or a code that
+    reads before a noun (`_named_before`); never one that repeats the noun."""
+    f = ent.field_named(field)
+    if '"' in text or set(text.lower().split()) & set(thing.split()) or not text.strip():
+        return None
+    if f.type == "enum" and f.name not in ("status", "state") and f.values:
+        value = next((v for v in f.values if v.replace("_", " ").casefold() == text.casefold()), None)
+        return None if value is None else (text if text[:1].isupper() and value[:1].isupper() else text.lower())
+    if f.type == "reference" and (not f.ref or person(spec, f.ref)):
+        return None  # a person is no kind of row: "Mary Romero's shift", never "my Mary Romero shift"
+    if f.type in ("reference", "string") and _named_before(text, thing):
+        return text
+    if f.type == "string" and re.fullmatch(r"[A-Z][\w'&-]*(?: [\w'&-]+){0,4}", text):
+        return text  # the row's own name, a title said before its noun: "the General admission ticket tier"
+    return None
+
+
+def _around(spec: Spec, ent: EntitySpec, text: str, templates: list[str]) -> tuple[str, str] | None:
+    """What a sentence says before and after a row's noun in place of its quoted label, where the
+    label is made of fields: ("Spin", "on June 19 at 7:00 AM (Dublin Docklands)") for "the Spin
+    class session on June 19 …" (label "{class_type} at {starts_at} ({club})"), ("", "for the Spin
+    class session …") for a booking labelled by its class alone. None: the label stays quoted."""
+    thing = noun(said(ent))
+    for template in templates:
+        parts = _SLOT.split(template)
+        if len(parts) == 3 and not parts[0] and not parts[2]:  # one field: the row it points at
+            f = ent.field_named(parts[1])
+            if f.type != "reference" or not f.ref or f.ref == ent.name or person(spec, f.ref):
+                continue
+            inner = name_of(spec, f.ref, RefText(text, mine=False), "subject")
+            if inner.startswith("the ") and '"' not in inner:
+                return "", f"for {inner}"
+            continue
+        if len(parts) < 5 or parts[0]:
+            continue
+        pattern = "".join(re.escape(x) if i % 2 == 0 else "(.+?)" for i, x in enumerate(parts))
+        m = re.fullmatch(pattern, text)
+        word = _joining(spec, ent, parts) if m else None
+        lead = _lead(spec, ent, parts[1], m[1], thing) if m and word else None
+        rest = text[m.end(1) + len(parts[2]):] if m else ""
+        if lead is not None and word is not None and rest and '"' not in rest:
+            return lead, f"{word} {rest}"
+        sep = _for_sep(spec, ent, parts, word) if m else None
+        if m and sep is not None and lead is None and rest and '"' not in text:
+            return "", f"for {m[1]}{sep}{rest}"  # "my viewing appointment for Flat 26, Harbour View on June 19 …"
+    return None
+
+
+def _for_sep(spec: Spec, ent: EntitySpec, parts: list[str], word: str | None) -> str | None:
+    """Where a label leads with the row it is for and that row's name cannot go before the noun
+    (a name with a comma: "Flat 26, Harbour View"), what follows that name: the label's own
+    bracket ("… for Flat 26, Harbour View (June 4)") or the joining word ("… on June 19 at …");
+    None for any other label."""
+    f = ent.field_named(parts[1])
+    if f.type != "reference" or not f.ref or f.ref == ent.name or person(spec, f.ref):
+        return None
+    if parts[2].strip() == "(":
+        return parts[2]
+    return f" {word} " if word else None
+
+
+def _read_around(spec: Spec, ent: EntitySpec, text: str, templates: list[str]) -> str | None:
+    """The label `_around`'s words say, or None when `text` is not said that way."""
+    thing = noun(said(ent))
+    for template in templates:
+        parts = _SLOT.split(template)
+        if len(parts) == 3 and not parts[0] and not parts[2]:
+            f = ent.field_named(parts[1])
+            if f.type == "reference" and f.ref and f.ref != ent.name and text.lower().startswith(thing + " for the "):
+                inner = read_name(spec, f.ref, text[len(thing) + 5:])
+                if inner.mine is False and inner.by is None:
+                    return inner.text
+            continue
+        if len(parts) < 5 or parts[0]:
+            continue
+        word = _joining(spec, ent, parts)
+        m = re.fullmatch(rf"(?P<lead>[^\"]+?) {re.escape(thing)} {re.escape(word)} (?P<rest>[^\"]+)", text,
+                         re.IGNORECASE) if word else None
+        if m is not None and _lead(spec, ent, parts[1], m["lead"], thing) is not None:
+            return f"{_as_shown(ent, parts[1], m['lead'])}{parts[2]}{m['rest']}"
+        sep = _for_sep(spec, ent, parts, word)
+        m = re.fullmatch(rf"{re.escape(thing)} for (?P<lead>[^\"]+?){re.escape(sep)}(?P<rest>[^\"]+)", text,
+                         re.IGNORECASE) if sep else None
+        if m is not None and _lead(spec, ent, parts[1], m["lead"], thing) is None:
+            return f"{m['lead']}{parts[2]}{m['rest']}"
+    return None
+
+
+def _as_shown(ent: EntitySpec, field: str, lead: str) -> str:
+    """A lead read back as the label shows it: an enum value in the app's casing ("Annual" of
+    "my annual leave request …"), any other text as written."""
+    f = ent.field_named(field)
+    value = next((v for v in f.values or [] if v.replace("_", " ").casefold() == lead.casefold()), None)
+    return enum_label(value) if f.type == "enum" and value is not None else lead
+
+
 def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
     """How a sentence names a row: "my Main Checking account (··3808)", "my visa card ··9591",
     `my payee "Sunvale Energy"`, "my contact details"; bare ("Sunvale Energy") where money goes."""
@@ -168,11 +310,17 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
         return f"{owner}{split[0]} {thing} ({split[1]})"
     whose = person_split(spec, ent, ref.text) if not mine else None
     if whose is not None:  # `Priya Raman's shift "May 29 Night (22:00-06:00)"`, "Jill Gay's employee record"
+        around = _around(spec, ent, whose[1], _templates(spec, ent)[1:]) if whose[1] else None
+        if around is not None:  # "Krista Fleming's booking for the Spin class session on June 15 …"
+            return f"{whose[0]}'s " + " ".join(w for w in (around[0], thing, around[1]) if w)
         return f'{whose[0]}\'s {thing}' + (f' "{whose[1]}"' if whose[1] else "")
     dated = _dated(ent, ref.text)
     if dated is not None:  # `my rental "Ford Fiesta LN72 MVM" on May 7`: quoted as the app shows it, the day in words
         return f'{owner}{thing} "{dated[0]}" {dated[1]} {dated[2]}'
-    if "," not in ref.text and re.search(rf"\b{re.escape(thing)}\b", ref.text.lower()):
+    around = _around(spec, ent, ref.text, _templates(spec, ent))
+    if around is not None:  # a label made of fields, said as words around the noun, never quoted
+        return owner + " ".join(w for w in (around[0], thing, around[1]) if w)
+    if _says_its_noun(ref.text, thing):
         return owner + ref.text  # a name that says what it is ("my visa card ··9591"); a list is quoted
     if (len(ent.display_fields) == 1 and _named_before(ref.text, thing, _by_name(ent))
             and person_split(spec, ent, ref.text) is None):
@@ -198,6 +346,12 @@ def read_name(spec: Spec, entity: str, text: str) -> RefText:
         rest = whose["rest"] or ""
         label = f"{whose['who']}{shape[1]}{rest}" if shape[2] else f"{rest}{shape[1]}{whose['who']}"
         return RefText(label, mine=False)
+    someone = re.fullmatch(r'(?P<who>[A-Z][^"]*?)\'s (?P<body>[^"]+)', text)
+    if shape is not None and shape[1] and someone is not None and mine is None:
+        rest_said = _read_around(spec, ent, someone["body"], _templates(spec, ent)[1:])
+        if rest_said is not None:  # "Krista Fleming's booking for the Spin class session on …"
+            who = someone["who"]
+            return RefText(f"{who}{shape[1]}{rest_said}" if shape[2] else f"{rest_said}{shape[1]}{who}", mine=False)
     found = _date_sep(ent)
     m = re.fullmatch(rf'{re.escape(thing)} "(?P<head>[^"]+)" (?P<word>[a-z ]+?) (?P<day>{SPOKEN_DAY.pattern[:-1]})',
                      text, re.IGNORECASE)
@@ -210,8 +364,25 @@ def read_name(spec: Spec, entity: str, text: str) -> RefText:
         return RefText(f"{m[1]} {m[2]}", mine=mine)
     if '"' in text:
         raise ParseError(f"a quote inside the name {text!r}")
+    composed = _read_around(spec, ent, text, _templates(spec, ent))
+    if composed is not None:
+        return RefText(composed, mine=mine)
     if (len(ent.display_fields) == 1 and text.lower().endswith(" " + thing)
             and _named_before(text[: -len(thing) - 1], thing, _by_name(ent))
             and person_split(spec, ent, text[: -len(thing) - 1]) is None):
         return RefText(text[: -len(thing) - 1], mine=mine)  # "the Mathematics department"
+    if mine is not None and not _says_its_noun(text, thing):
+        # "my booking for the Spin class session …" is no name of a class session: only a label
+        # that says its own noun is written bare after "my" or "the"
+        raise ParseError(f"{text!r} does not name a {thing}")
     return RefText(text, mine=mine)
+
+
+def _says_its_noun(label: str, thing: str) -> bool:
+    """Whether a label says what it is ("visa card ··9591", "Travel card"): its noun, then at most
+    a code, never a list (a comma) nor words that go on about something else ("booking for the
+    Spin class session on …" is no class session)."""
+    m = re.search(rf"\b{re.escape(thing)}\b(?P<after>.*)$", label, re.IGNORECASE)
+    joining = {"the", "a", "an"} | grammar.PREPOSITIONS  # "enrollment for the BIOL1020 section" is an enrollment
+    return (m is not None and "," not in label and not re.search(r"\b[a-z]", m["after"])
+            and not joining & set(label.lower().split()))

@@ -93,6 +93,39 @@ def without_this_year(kind: str, text: str) -> str:
     return text.replace(f", {year}", "", 1) if year and kind in ("date", "datetime") else text
 
 
+# A day with or without its year, and a moment said either way round ("June 22 at 7:30 PM", or
+# "7:30 PM on June 22" after a seed's own "at": "Book me into Yoga at 7:30 PM on June 22").
+DAY_SAID = r"[A-Z][a-z]+ \d{1,2}(?:, \d{4})?"
+_CLOCK = r"\d{1,2}:\d{2}(?: [AP]M)?"
+MOMENT_SAID = rf"(?:{_CLOCK} on {DAY_SAID}|{DAY_SAID} at {_CLOCK})"
+_TIME_FIRST = re.compile(rf"(?P<time>{_CLOCK}) on (?P<day>{DAY_SAID})")
+_DAY_FIRST = re.compile(rf"(?P<day>{DAY_SAID}) at (?P<time>{_CLOCK})")
+
+
+def time_first(text: str) -> str:
+    """A moment with its time of day first ("7:30 PM on June 22"), as English says one after
+    "at"; other texts as they are."""
+    m = _DAY_FIRST.fullmatch(text)
+    return f"{m['time']} on {m['day']}" if m else text
+
+
+def day_first(text: str, year: str | None = None) -> str:
+    """A day or moment as the app writes it, the day first and with its year ("June 22, 2026 at
+    7:30 PM"), from any form `time_first` or `without_this_year` says; other texts as they are."""
+    m = _TIME_FIRST.fullmatch(text)
+    if m:
+        text = f"{m['day']} at {m['time']}"
+    if year and re.fullmatch(DAY_SAID + rf"(?: at {_CLOCK})?", text) and not re.search(r", \d{4}\b", text):
+        day, at, clock = text.partition(" at ")
+        text = f"{day}, {year}{at}{clock}"
+    return text
+
+
+def year_dropped(text: str, year: str) -> str:
+    """A day or moment without the year when it is `year` ("June 22 at 7:30 PM")."""
+    return text.replace(f", {year}", "", 1)
+
+
 def scan_value(kind: str, text: str, pos: int) -> tuple[str, int]:
     """Read one value of `kind` at `pos`; return its text (quotes removed) and the end position."""
     if text.startswith('"', pos):

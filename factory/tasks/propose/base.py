@@ -33,7 +33,7 @@ from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, Spec, WorkflowS
 from factory.tasks.draft import Draft
 from factory.tasks.language import grammar
 from factory.tasks.language.asks import ONLY, Ask, AskStep, Cond, Question, RefText, joint_ref
-from factory.tasks.language.intents import intent_forms
+from factory.tasks.language.intents import intent_forms, slot_key, slot_said
 from factory.tasks.language.lint import DATE_ISO, Change, Hit, lint_goal
 from factory.tasks.language.render import bulk_sentence
 from factory.tasks.language.resolve import find_rows, select
@@ -293,12 +293,15 @@ class ProposerBase:
         """The slots' texts for `row` (its field values as the app shows them) and the reference
         they make together; None when a field is empty."""
         texts: dict[str, str] = {}
+        keys: list[tuple[str, str]] = []
         for slot, (_entity, fname, _param) in slots.items():
             text = self.world.value_text(entity, fname, row.get(self.world.field(entity, fname).column), row)
             if not text:
                 return None
-            texts[slot] = text
-        return texts, joint_ref([(slots[s][1], t) for s, t in texts.items()])
+            # written as a person writes it ("June 22 at 7:30 PM"), compared as `parse_intent` reads it
+            texts[slot] = slot_said(self.spec, entity, fname, text)
+            keys.append((fname, slot_key(self.spec, entity, fname, text)))
+        return texts, joint_ref(keys)
 
     # What the parts call of one another, declared once here so that each part imports only this
     # module. `Proposer` lists every part before `ProposerBase`, so these bodies never run.

@@ -211,7 +211,7 @@ class ReadsMixin(ProposerBase):
             target = self.world.row(f.ref, raw)
             if target is None or not self._unique_label(f.ref, target, user.id):
                 return None
-            return Cond(f.name, f'"{spoken_label(self._label(f.ref, target))}"')
+            return Cond(f.name, f'"{spoken_label(self._label(f.ref, target), self.spec.today[:4])}"')
         if f.type == "money" and f.currency_field:
             return None  # an amount compared across rows in several currencies says nothing
         if f.type == "enum" and repeats_noun(str(raw).replace("_", " "), noun(said(ent)).split()):

@@ -28,6 +28,7 @@ from factory.tasks.language.lint import DATE_ISO, Change, lint_goal
 from factory.tasks.language.phrasing import render
 from factory.tasks.language.registers import fits, reason_context, with_context
 from factory.tasks.language.resolve import find_rows, qualified_name
+from factory.tasks.language.row_names import person_split, person_template
 from factory.tasks.language.spoken import money_words
 from factory.tasks.language.words import my_only
 from factory.tasks.propose.base import ProposerBase
@@ -201,7 +202,13 @@ class WritesMixin(ProposerBase):
                 new_row = self._made[(p.ref, value)]
                 made = self._spoken_name(p.ref, new_row, user.id, new=True)
                 own = self._own_name(p.ref, new_row, user.id, made)
-                args[p.name] = RefText(own or made, mine=True if own else None,
+                # a row the run makes for someone else is theirs ("Jamie Osborne's … membership"),
+                # when the label names its holder (a transfer's label names whom it goes to)
+                ent = self.spec.entity(p.ref)
+                shape = person_template(self.spec, ent)
+                someone = (own is None and shape is not None and ent.owner_fields[:1] == [shape[0]]
+                           and person_split(self.spec, ent, made) is not None)
+                args[p.name] = RefText(own or made, mine=True if own else False if someone else None,
                                        currency=self._currency(p.ref, new_row))
                 continue
             if p.ref:

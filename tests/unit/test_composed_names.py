@@ -1,0 +1,112 @@
+"""Rows whose label is made of fields are named as people name them (issue 30, the unseen suite
+worlds' readings): "the Spin class session on June 19 at 7:00 AM (Dublin Docklands)", never the
+class session "Spin at June 19 at 7:00 AM (Dublin Docklands)"; "Krista Fleming's booking for the
+Spin class session …"; "the General admission ticket tier for Brixton Beats Weekender". Every
+form reads back to the label, and a name that is no such form is refused, not guessed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from factory.builder.build import build_spec
+from factory.seed.loader import load_seed
+from factory.spec.model import Spec
+from factory.tasks.language.asks import ParseError
+from factory.tasks.language.intents import intent_forms, parse_intent, render_intent, slot_key, slot_said
+from factory.tasks.language.phrasing import Ask, AskStep, Cond, Question, RefText, parse, render
+from factory.tasks.language.row_names import name_of, read_name
+
+SUITE = Path(__file__).resolve().parents[2] / "seeds" / "suite"
+
+
+@pytest.fixture(scope="module")
+def gym() -> Spec:
+    return build_spec(load_seed(SUITE / "gym.yaml"))
+
+
+@pytest.mark.parametrize(("entity", "label", "mine", "said"), [
+    ("class_session", "Spin at June 19 at 7:00 AM (Dublin Docklands)", None,
+     "the Spin class session on June 19 at 7:00 AM (Dublin Docklands)"),
+    ("booking", "Spin at June 19 at 7:00 AM (Dublin Docklands)", True,
+     "my booking for the Spin class session on June 19 at 7:00 AM (Dublin Docklands)"),
+    ("booking", "Krista Fleming: Spin at June 15 at 6:00 PM (Dublin Docklands)", False,
+     "Krista Fleming's booking for the Spin class session on June 15 at 6:00 PM (Dublin Docklands)"),
+    ("membership", "Titanic Quarter Off-Peak since June 2, 2025", True,
+     "my Titanic Quarter Off-Peak membership since June 2, 2025"),
+    ("membership", "Sinead O'Neill, Docklands Unlimited since May 2", False,
+     "Sinead O'Neill's Docklands Unlimited membership since May 2"),
+])
+def test_a_label_made_of_fields_is_said_around_its_noun(gym: Spec, entity: str, label: str, mine: bool | None,
+                                                        said: str) -> None:
+    text = name_of(gym, entity, RefText(label, mine=mine), "subject")
+    assert text == said
+    back = read_name(gym, entity, text)
+    assert back == RefText(label) and back.text == label  # the label exactly, casing included
+
+
+def test_a_kind_leads_in_its_own_words_and_reads_back_in_the_apps() -> None:
+    hr = build_spec(load_seed(SUITE / "hr_leave.yaml"))
+    said = name_of(hr, "leave_request", RefText("Annual from February 23", mine=True), "subject")
+    assert said == "my annual leave request from February 23"
+    assert read_name(hr, "leave_request", said).text == "Annual from February 23"
+
+
+def test_a_person_a_state_or_a_stranger_never_leads(gym: Spec) -> None:
+    """Only a kind (an enum that is no status) or a row's own name goes before the noun: a
+    person's name does not ("my Mary Romero shift"), and text that only contains the noun is no
+    name of that row ("booking for the Spin class session …" names no class session)."""
+    hr = build_spec(load_seed(SUITE / "hr_leave.yaml"))
+    shift = next(e for e in hr.entities if e.display.startswith("{worker}"))
+    label = "Mary Romero, May 28 Late (14:00-22:00)"
+    said = name_of(hr, shift.name, RefText(label, mine=True), "subject")
+    assert "Mary Romero shift" not in said and '"' in said, said
+    with pytest.raises(ParseError):
+        read_name(gym, "class_session", "my booking for the Spin class session on June 17 at 6:30 AM (Dublin Docklands)")
+
+
+def test_a_row_its_parent_names_last_is_for_it() -> None:
+    tickets = build_spec(load_seed(SUITE / "ticketing.yaml"))
+    for label, said in [("General admission · Brixton Beats Weekender",
+                         "the General admission ticket tier for Brixton Beats Weekender"),
+                        ("Table for two · Jazz at the Danforth: Vol. 4",
+                         "the Table for two ticket tier for Jazz at the Danforth: Vol. 4")]:
+        assert name_of(tickets, "tier", RefText(label), "subject") == said
+        assert read_name(tickets, "tier", said).text == label
+
+
+def test_actions_on_such_rows_read_back_alone_and_in_a_pair(gym: Spec) -> None:
+    cancel = AskStep("cancel_booking", {"booking": RefText("Spin at June 17 at 6:30 AM (Dublin Docklands)", mine=True)})
+    book = AskStep("book_class", {"class_session": RefText("Spin at June 17 at 6:30 AM (Dublin Docklands)")})
+    freeze = AskStep("freeze", {"until": "2026-07-17"})  # read back as written: "July 17, 2026"
+    read_freeze = AskStep("freeze", {"until": "July 17, 2026"})
+    for steps, read in (((cancel,), (cancel,)), ((book, cancel), (book, cancel)), ((cancel, freeze), (cancel, read_freeze))):
+        for variant in range(3):
+            text = render(gym, Ask("write", steps=steps), variant)
+            assert '"' not in text and "2026" not in text, text
+            assert parse(gym, text).steps == read, text
+
+
+def test_a_condition_on_such_a_row_names_it_the_same_way(gym: Spec) -> None:
+    q = Question("count", "booking", conds=(Cond("class_session", '"Spin at June 6 at 10:00 AM (Belfast Titanic Quarter)"'),))
+    text = render(gym, Ask("read", question=q), 0)
+    assert "for the Spin class session on June 6 at 10:00 AM (Belfast Titanic Quarter)" in text, text
+    assert parse(gym, text).question == q, text
+
+
+def test_a_seed_phrasing_says_its_moment_after_at_with_the_time_first(gym: Spec) -> None:
+    """"Book me into {class_type} at {starts_at}." → "Book me into Yoga at 7:30 PM on June 22.",
+    never "at June 22, 2026 at 7:30 PM"; a row slot is named as a sentence names it."""
+    form = next(f for f in intent_forms(gym) if f.phrasing.startswith("Book me into"))
+    shown = {"class_type": "Yoga", "starts_at": "June 22, 2026 at 7:30 PM"}
+    slots = {slot: slot_said(gym, "class_session", field, shown[field]) for slot, (_e, field, _p) in form.slots.items()}
+    text = render_intent(form, slots, [])
+    assert text == "Book me into Yoga at 7:30 PM on June 22.", text
+    read = parse_intent(gym, text)
+    assert read is not None
+    ref = read.steps[0].args["class_session"]
+    assert {ref.by, *(f for f, _t in ref.also)} == {"class_type", "starts_at"}
+    assert slot_key(gym, "class_session", "starts_at", "7:30 PM on June 22") == "June 22, 2026 at 7:30 PM"
+    assert slot_said(gym, "booking", "class_session", "Boxfit at Jun 20, 2026, 11:00 AM (Belfast Titanic Quarter)") \
+        == "the Boxfit class session on June 20 at 11:00 AM (Belfast Titanic Quarter)"
