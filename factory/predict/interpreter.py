@@ -28,7 +28,7 @@ from factory.expr.typecheck import MONEY, Type, field_type, is_numeric_literal
 from factory.predict.derived import LookupRefused, computed_node, row_env, sorted_rows
 from factory.predict.overlay import Ref, Rows, ref_id
 from factory.predict.rows import money_text
-from factory.spec.labels import currency_of, value_label
+from factory.spec.labels import LABEL_DEPTH, currency_of, value_label
 
 NOW_TIME = dt.time(9, 0)  # the generated app's frozen clock: `today` at 09:00 (app.py.j2 `Clock`)
 _FIELD = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
@@ -186,7 +186,7 @@ class Interpreter:
         def fill(match: re.Match[str]) -> str:
             f = fields.get(match.group(1))
             if f is not None and f.type == "reference" and f.ref:
-                target = self.rows.get(f.ref, row.get(f.column)) if depth < 2 else None
+                target = self.rows.get(f.ref, row.get(f.column)) if depth < LABEL_DEPTH else None
                 return self.label(f.ref, target, depth + 1) if target is not None else as_text(row.get(f.column))
             raw = row.get(match.group(1))
             return value_label(f.type if f is not None else None, raw, currency_of(f, row))

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from factory.spec.labels import clock_label, currency_of, money_label, value_label
+from factory.spec.labels import LABEL_DEPTH, clock_label, currency_of, money_label, value_label
 from factory.spec.model import EntitySpec, FieldSpec, Spec
 from factory.spec.roles import sees
 
@@ -112,7 +112,7 @@ class UserView:
                 return str(row.get(name, ""))
             raw = row.get(f.column)
             if f.type == "reference" and f.ref:
-                target = self.row(f.ref, raw) if raw is not None and depth < 2 else None
+                target = self.row(f.ref, raw) if raw is not None and depth < LABEL_DEPTH else None
                 return self.label(f.ref, target, depth + 1) if target else ("" if raw is None else str(raw))
             return value_label(f.type, raw, currency_of(f, row))
 

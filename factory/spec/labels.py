@@ -16,6 +16,10 @@ from typing import Any
 
 KINDS = ("money", "enum", "date", "datetime", "bool")  # the kinds a label writes otherwise than str()
 # ISO code → the symbol written before an amount (`currency:` on a money field; USD when none is given)
+# How many references deep a display label follows before it shows a raw id: a transfer's label
+# names its order, whose label names its tier, whose label names its event ("Early bird · Night
+# Market Sessions ×2"); the app's `label_of` (templates/backend/runtime.py.j2) uses the same bound.
+LABEL_DEPTH = 4
 CURRENCIES = {"USD": "$", "EUR": "€", "GBP": "£", "CAD": "CA$", "AUD": "A$", "INR": "₹"}
 
 
@@ -102,5 +106,5 @@ def value_label(kind: str | None, raw: Any, currency: str | None = None) -> str:
     return str(raw)
 
 
-__all__ = ["CURRENCIES", "KINDS", "clock_label", "currency_of", "date_label", "datetime_label", "enum_label", "money_label",
+__all__ = ["CURRENCIES", "KINDS", "LABEL_DEPTH", "clock_label", "currency_of", "date_label", "datetime_label", "enum_label", "money_label",
            "value_label"]

@@ -110,3 +110,43 @@ def test_a_seed_phrasing_says_its_moment_after_at_with_the_time_first(gym: Spec)
     assert slot_key(gym, "class_session", "starts_at", "7:30 PM on June 22") == "June 22, 2026 at 7:30 PM"
     assert slot_said(gym, "booking", "class_session", "Boxfit at Jun 20, 2026, 11:00 AM (Belfast Titanic Quarter)") \
         == "the Boxfit class session on June 20 at 11:00 AM (Belfast Titanic Quarter)"
+
+
+def test_a_row_it_is_for_is_said_bare_when_its_name_cannot_lead() -> None:
+    """"my viewing appointment for Flat 26, Harbour View on June 19 …" (a name with a comma
+    cannot go before a noun), "Tom Whitaker's application for Flat 26, Harbour View (June 4)";
+    a label of marks and counts stays quoted."""
+    leases = build_spec(load_seed(SUITE / "leases.yaml"))
+    for entity, label, mine, said in [
+            ("viewing", "Flat 26, Harbour View at June 19 at 7:45 PM", True,
+             "my viewing appointment for Flat 26, Harbour View on June 19 at 7:45 PM"),
+            ("application", "Tom Whitaker for Flat 26, Harbour View (June 4)", False,
+             "Tom Whitaker's application for Flat 26, Harbour View (June 4)")]:
+        assert name_of(leases, entity, RefText(label, mine=mine), "subject") == said
+        assert read_name(leases, entity, said).text == label
+    tickets = build_spec(load_seed(SUITE / "ticketing.yaml"))
+    label = "General admission · Canal Street Pride Party ×3, February 19 to Cindy Beard"
+    assert '"' in name_of(tickets, "transfer", RefText(label, mine=True), "subject")
+
+
+def test_how_many_of_the_thing_a_label_names_goes_before_it() -> None:
+    """"Buy tickets" with a quantity: "Buy 4 tickets …", "Buy 1 ticket …", and "Buy tickets …"
+    when the run leaves the app's default; never "with a quantity of 4"."""
+    tickets = build_spec(load_seed(SUITE / "ticketing.yaml"))
+    tier = RefText("General admission · Brixton Beats Weekender")
+    for quantity, words in ((4, "uy 4 tickets to the General admission ticket tier"), (1, "uy 1 ticket to the"),
+                            (None, "uy tickets to the")):
+        step = AskStep("buy_tickets", {"tier": tier, **({"quantity": quantity} if quantity else {})})
+        for variant in range(3):
+            text = render(tickets, Ask("write", steps=(step,)), variant)
+            assert words in text and "quantity" not in text, text
+            args = parse(tickets, text).steps[0].args
+            assert args["tier"] == tier and args.get("quantity") == (str(quantity) if quantity else None), text
+
+
+def test_a_thing_a_row_has_may_be_a_hyphenated_compound() -> None:
+    tickets = build_spec(load_seed(SUITE / "ticketing.yaml"))
+    q = Question("lookup", "venue", "accessible", RefText("Brixton Foundry"))
+    text = render(tickets, Ask("read", question=q), 0)
+    assert text == "Does the Brixton Foundry venue have step-free access?", text
+    assert parse(tickets, text).question == q

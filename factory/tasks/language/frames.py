@@ -108,6 +108,19 @@ def _first(p: ParamSpec) -> str:
 
 
 KIND, KIND_A = "kind", "kind_a"  # a value said before the noun of the thing made, bare or after "a"/"an"
+COUNT = "count"  # how many of the plural thing the label names, said before it: "Buy 4 tickets"
+# Names of a whole-number parameter that only counts the thing the workflow's label names.
+_COUNT_NAMES = frozenset(["quantity", "qty", "count", "number", "how_many"])
+
+
+def count_param(workflow: WorkflowSpec, plural: str) -> ParamSpec | None:
+    """The parameter that says how many of `plural` the run takes ("Buy tickets" with a
+    "quantity"): a whole number named or labelled only as a count; None for any other."""
+    if grammar.singular(plural) == plural:
+        return None
+    found = [p for p in workflow.params if p.type == "int" and not p.say
+             and (p.name in _COUNT_NAMES or noun(p.label).replace(" ", "_") in _COUNT_NAMES)]
+    return found[0] if len(found) == 1 else None
 # The nouns that classify a thing: a value of one is said as the thing's modifier ("a leave of the
 # type sick" is "sick leave"); any other field's value is said with its label.
 def set_fields(workflow: WorkflowSpec) -> dict[str, str]:
@@ -313,7 +326,10 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
             else:
                 said_phrase = grammar.with_article(phrase)
             kind = kind_param(workflow, after)
-            if kind is not None:  # "Request sick leave", "Book an express shipment": the kind before its noun
+            counted = count_param(workflow, said_phrase) if kind is None and len(after) == 1 else None
+            if counted is not None:  # "Buy 4 tickets", "Buy 1 ticket"; "Buy tickets" when the run says none
+                pieces += [Piece(" ", counted.name, COUNT), Piece(" " + said_phrase)]
+            elif kind is not None:  # "Request sick leave", "Book an express shipment": the kind before its noun
                 first, _, noun_after = said_phrase.partition(" ")
                 counted_one = first in ("a", "an")
                 pieces += [Piece(" ", kind.name, KIND_A if counted_one else KIND, tuple(kind.values or ())),
@@ -401,13 +417,17 @@ def its_form(f: Frame) -> tuple[str, str] | None:
 def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, Any]) -> str:
     """The run `args` of `workflow` as a sentence (no final stop), or ParseError when it cannot be said."""
     params = priced(workflow.params, args, workflow.subject)
-    missing = [pc.param for pc in f.pieces if pc.param and params[pc.param].required and pc.param not in args]
+    missing = [pc.param for pc in f.pieces if pc.param and params[pc.param].required and pc.param not in args
+               and pc.role != COUNT]  # "Buy tickets": the app's own default count
     if missing:
         raise ParseError(f"a sentence of {workflow.label!r} says its {', '.join(missing)}")
     out = []
     pronoun = any(p.role == "subject" and args.get(p.param or "") in (RefText(IT, ONLY), RefText(IT, MADE))
                   for p in f.pieces)
+    skip: Piece | None = None
     for piece in f.pieces:
+        if piece is skip:
+            continue
         if piece.role in (PARTICLE_BEFORE, PARTICLE_AFTER):
             if (piece.role == PARTICLE_AFTER) == pronoun:
                 out.append(piece.lead)
@@ -416,6 +436,12 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
         elif piece.role in (KIND, KIND_A) and piece.param in args:
             word = modifier_said(str(args[piece.param]).replace("_", " "))
             out.append(piece.lead + (grammar.with_article(word) if piece.role == KIND_A else word))
+        elif piece.role == COUNT and piece.param in args:
+            out.append(f"{piece.lead}{args[piece.param]}")
+            nxt = f.pieces[f.pieces.index(piece) + 1]
+            if str(args[piece.param]) == "1":  # "Buy 1 ticket": the noun after it said once
+                out.append(" " + grammar.singular(nxt.lead.strip()))
+                skip = nxt
         elif piece.role == KIND_A:  # no kind given: "Post an assignment"
             after = f.pieces[f.pieces.index(piece) + 1].lead.split()
             out.append(piece.lead + grammar.with_article(after[0] if after else "thing").split()[0])

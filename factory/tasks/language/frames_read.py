@@ -10,9 +10,11 @@ from typing import Any
 
 from factory.spec.labels import currency_in
 from factory.spec.model import ParamSpec, Spec, WorkflowSpec
+from factory.tasks.language import grammar
 from factory.tasks.language.arg_words import DAY_WORDS
 from factory.tasks.language.asks import ONLY, ParseError, RefText
 from factory.tasks.language.frames import (
+    COUNT,
     IT,
     KIND,
     KIND_A,
@@ -51,6 +53,13 @@ def frame_pattern(f: Frame) -> re.Pattern[str]:
                 parts.append(f"{re.escape(piece.lead)}(?:an? (?P<{piece.param}>{words})|an?)")
             else:  # "Request sick leave", or "Request leave"
                 parts.append(f"(?:{re.escape(piece.lead)}(?P<{piece.param}>{words}))?")
+        elif piece.role == COUNT:  # "Buy 4 tickets", "Buy 1 ticket", or "Buy tickets" with none said
+            after = f.pieces[f.pieces.index(piece) + 1].lead.strip()
+            parts.append(f"(?:{re.escape(piece.lead)}(?P<{piece.param}>\\d+)(?= {re.escape(grammar.singular(after))}\\b|"
+                         f" {re.escape(after)}\\b))?")
+        elif piece.param is None and f.pieces.index(piece) > 0 and f.pieces[f.pieces.index(piece) - 1].role == COUNT:
+            one = grammar.singular(piece.lead.strip())
+            parts.append(f"(?:{re.escape(piece.lead)}|{re.escape(' ' + one)})")
         elif piece.param is None:
             parts.append(re.escape(piece.lead))
         else:
@@ -156,7 +165,7 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
         if any(pc.param == subject for pc in f.pieces) and ent.name in refs:
             args[subject] = RefText(my_only(ent), ONLY)  # "Update my contact details": the user's only one
     missing = [pc.param for pc in f.pieces if pc.param and params[pc.param].required and pc.param not in args
-               and pc.param not in found_by_app]
+               and pc.param not in found_by_app and pc.role != COUNT]
     if missing:
         raise ParseError(f"the sentence does not say its {', '.join(missing)}")
     if m["_one"] if len(f.settings) == 1 else None:

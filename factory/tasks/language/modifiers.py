@@ -64,7 +64,9 @@ def bool_feature(field: FieldSpec) -> str | None:
     said "with wifi" / "with no wifi"; None for states ("Starred"), participle phrases ("Pets
     allowed") and labels led by a preposition ("In stock"), which keep "set to yes"."""
     words = noun(said(field)).split()
-    if (field.type != "bool" or not words or not all(re.fullmatch(r"[a-z]+", w) for w in words)
+    # words of letters, a compound joined by a hyphen too ("Step-free access")
+    if (field.type != "bool" or not words or not all(re.fullmatch(r"[a-z]+(?:-[a-z]+)*", w) for w in words)
+            or not re.fullmatch(r"[a-z]+", words[-1])
             or words[0] in _PREPOSITIONS or grammar.is_participle(words[-1]) or words[-1] in _STATE_WORDS
             or (grammar.is_adjective(words[-1]) and not grammar.is_noun(words[-1]))  # "Billable" is no thing a row has
             or (words[-1].endswith("ed") and len(words[-1]) > 3) or words[-1] == "read"

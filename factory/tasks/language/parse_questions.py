@@ -55,7 +55,7 @@ _Q_PATTERNS = [
 # <row>?" and kept only when the field is one said that way.
 _SAID_LOOKUPS = [
     (re.compile(r"^Is (?P<named>.+) (?P<field>[a-z]+)\?$"), lambda f, w: bool_adjective(f, "yes") == w),
-    (re.compile(r"^Does (?P<named>.+) have (?P<field>[a-z][a-z ]*)\?$"), lambda f, w: bool_feature(f) == w),
+    (re.compile(r"^Does (?P<named>.+) have (?P<field>[a-z][a-z -]*)\?$"), lambda f, w: bool_feature(f) == w),
     (re.compile(r"^How many (?P<field>[a-z]+) does (?P<named>.+) have\?$"), lambda f, w: count_noun(f) == w),
     (re.compile(r"^How many (?P<field>times) has (?P<named>.+) been (?P<done>[a-z]+)\?$"),
      lambda f, w: f"times {times_done(f)}" == w),

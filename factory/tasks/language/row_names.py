@@ -237,9 +237,14 @@ def _around(spec: Spec, ent: EntitySpec, text: str, templates: list[str]) -> tup
         if lead is not None and word is not None and rest and '"' not in rest:
             return lead, f"{word} {rest}"
         sep = _for_sep(spec, ent, parts, word) if m else None
-        if m and sep is not None and lead is None and rest and '"' not in text:
+        if m and sep is not None and lead is None and rest and _PLACE_LIKE.fullmatch(m[1]) and '"' not in rest:
             return "", f"for {m[1]}{sep}{rest}"  # "my viewing appointment for Flat 26, Harbour View on June 19 …"
     return None
+
+
+# A row's name said bare after "for": capitalised words, a comma between them at most ("Flat 26,
+# Harbour View"), never a label of marks and counts ("General admission · Canal Street ×3").
+_PLACE_LIKE = re.compile(r"[A-Z0-9][\w'.&-]*(?:,? [A-Za-z0-9][\w'.&-]*){0,6}")
 
 
 def _for_sep(spec: Spec, ent: EntitySpec, parts: list[str], word: str | None) -> str | None:
@@ -277,7 +282,7 @@ def _read_around(spec: Spec, ent: EntitySpec, text: str, templates: list[str]) -
         sep = _for_sep(spec, ent, parts, word)
         m = re.fullmatch(rf"{re.escape(thing)} for (?P<lead>[^\"]+?){re.escape(sep)}(?P<rest>[^\"]+)", text,
                          re.IGNORECASE) if sep else None
-        if m is not None and _lead(spec, ent, parts[1], m["lead"], thing) is None:
+        if m is not None and _lead(spec, ent, parts[1], m["lead"], thing) is None and _PLACE_LIKE.fullmatch(m["lead"]):
             return f"{m['lead']}{parts[2]}{m['rest']}"
     return None
 
