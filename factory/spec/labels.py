@@ -106,5 +106,5 @@ def value_label(kind: str | None, raw: Any, currency: str | None = None) -> str:
     return str(raw)
 
 
-__all__ = ["CURRENCIES", "KINDS", "LABEL_DEPTH", "clock_label", "currency_of", "date_label", "datetime_label", "enum_label", "money_label",
-           "value_label"]
+__all__ = ["CURRENCIES", "KINDS", "LABEL_DEPTH", "clock_label", "currency_of", "date_label", "datetime_label",
+           "enum_label", "money_label", "value_label"]
