@@ -125,3 +125,21 @@ def test_a_phone_number_is_contact_data_not_an_identifier(proposers: dict[str, P
     phone = next(p for p in workflow.params if p.name == "phone").model_copy(update={"name": "phone_number"})
     for _ in range(10):
         assert re.fullmatch(r"\(\d{3}\) 555-01\d\d", proposer._text(phone, workflow.name))
+
+
+@pytest.fixture(scope="module")
+def helpdesk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Proposer]:
+    world = World(build_world(SEEDS / "suite" / "helpdesk.yaml", tmp_path_factory.mktemp("helpdesk"), frontend=False).path)
+    proposer = Proposer(world.spec, world.seed_db)
+    yield proposer
+    proposer.close()
+
+
+def test_a_question_asks_and_a_summary_is_no_numbered_clause(helpdesk: Proposer) -> None:
+    """The world's comments mix questions and status notes: "put on hold with the question for the
+    requester …" takes one that asks; a ticket's summary copied from the world stays as people
+    write it, never "VPN keeps dropping 2" (a clause is no title of a series)."""
+    asked = [str(v["question"]) for v in _fills(helpdesk, "put_on_hold")]
+    assert asked and all(q.rstrip().endswith("?") for q in asked), asked
+    summaries = [str(v["summary"]) for v in _fills(helpdesk, "raise_ticket")]
+    assert summaries and not [s for s in summaries if re.search(r"(?:ing|ping|ck) \d+$", s)], summaries

@@ -364,6 +364,10 @@ class ProposerBase:
         """The world's own values for a run's text parameter (`texts.py`)."""
         raise NotImplementedError
 
+    def _apt_on(self, workflow: str, p: ParamSpec) -> list[tuple[str, str, Row]]:
+        """`_written_on` narrowed to the texts fit for `p` (`texts.py`)."""
+        raise NotImplementedError
+
     def _written_on(self, workflow: str, param: str) -> list[tuple[str, str, Row]]:
         """`_written` with the entity and the row that hold each value (`texts.py`)."""
         raise NotImplementedError

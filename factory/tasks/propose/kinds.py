@@ -78,7 +78,7 @@ class KindsMixin(ProposerBase):
             if p.type not in ("string", "text") or not isinstance(text, str) or names_kind(text, own):
                 continue
             scored: dict[str, int] = {}
-            for written, entity, row in self._written_on(workflow.name, p.name):
+            for written, entity, row in self._apt_on(workflow.name, p):
                 said = typed_in(written)
                 if not fits_param(p, said) or clashes(said, own, others):
                     continue

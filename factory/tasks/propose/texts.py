@@ -65,7 +65,8 @@ class TextsMixin(ProposerBase):
         existing = [] if contact or sets else [v for v in typed(self._existing(p, workflow)) if len(v) <= limit]
         # a text said as a reason ("Why" → the reason) is drawn as one, whatever its name says
         kind = "reason" if field_noun(p) in FOR_NOUNS else kind_of(workflow, name)
-        written = [] if contact or fresh else [v for v in typed(self._written(workflow, p.name)) if len(v) <= limit]
+        written = [] if contact or fresh else \
+            [v for v in typed(sorted({text for text, _e, _r in self._apt_on(workflow, p)})) if len(v) <= limit]
         # Three or more of the world's own values say what this field holds better than a pool
         # shared by every domain ("The book drop was closed" as a reason to reject an expense).
         # The world's words come first wherever it has any: the built-in pools are shared by every
@@ -118,6 +119,20 @@ class TextsMixin(ProposerBase):
             values = {text for text, _entity, _row in self._written_on(workflow, param)}
             self._existing_cache[key] = sorted(v for v in values if '"' not in v and ";" not in v)
         return self._existing_cache[key]
+
+    def _apt_on(self, workflow: str, p: ParamSpec) -> list[tuple[str, str, Row]]:
+        """`_written_on` narrowed to the texts fit for `p` where the world has such: those written
+        on rows in the state the run puts its row in (a reason to decline from a declined row,
+        never an applicant's reason for withdrawing), and for a question, those that ask one
+        ("Which version of the file were you opening?", never "Looking into this now")."""
+        found = [(t, e, r) for t, e, r in self._written_on(workflow, p.name) if '"' not in t and ";" not in t]
+        states = {(e.entity, e.field, e.to.strip().strip("'")) for w in self.spec.workflows if w.name == workflow
+                  for e in w.effects if e.kind == "set" and e.field and e.to and re.fullmatch(r"'[^']*'", e.to.strip())}
+        found = [(t, e, r) for t, e, r in found if any(
+            e == ent and str(r.get(self.world.field(ent, f).column)) == v for ent, f, v in states)] or found
+        if "question" in field_noun(p).split():
+            found = [x for x in found if x[0].rstrip().endswith("?")] or found
+        return found
 
     def _written_on(self, workflow: str, param: str) -> list[tuple[str, str, Row]]:
         """Each value of `_written` with the entity and the row that hold it (once per run)."""

@@ -21,7 +21,7 @@ from factory.tasks.language.frames import set_fields
 from factory.tasks.propose.base import fits_param
 from factory.tasks.propose.kinds import KindsMixin
 from factory.tasks.propose.sentiment import agreeing, is_rating, leaning
-from factory.tasks.propose.text_shapes import fit_text, next_of, typed_in
+from factory.tasks.propose.text_shapes import fit_text, in_series, next_of, typed_in
 
 MONEY_CHOICES = (5, 10, 12, 15, 20, 25, 30, 40, 45, 50, 60, 75, 80, 100, 120, 150, 200, 250)
 NEAR_FACTORS = (0.5, 0.8, 1.0, 1.2, 1.5, 2.0)  # an amount beside one the rows already hold
@@ -173,7 +173,9 @@ class ValuesMixin(KindsMixin):
                 value = row[f.column]
                 if params[src].type in ("text", "string"):
                     value = typed_in(str(value))
-                    if f.name in ent.display_fields:  # a name: a new one of its kind
+                    if f.name in ent.display_fields and (in_series(value) or len(ent.display_fields) == 1):
+                        # a name: a new one of its kind ("Midterm 2"); a summary shown beside the
+                        # row's own code ("INC-171 VPN keeps dropping") stays as people write it
                         value = fit_text(next_of(value), params[src].max_length or 60)
                 values[src] = value
             return True
