@@ -23,7 +23,7 @@ FILLS = 40
 def proposers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Proposer]]:
     root = tmp_path_factory.mktemp("sized")
     out = {}
-    for name in ("freight", "car_rental"):
+    for name in ("freight", "car_rental", "gym"):
         world = World(build_world(SUITE / f"{name}.yaml", root, frontend=False).path)
         out[name] = Proposer(world.spec, world.seed_db)
     yield out
@@ -96,3 +96,19 @@ def test_errands_that_undo_each_other_are_refused(proposers: dict[str, Proposer]
     assert cars._redoes([cancel, Step("reserve_car", {"vehicle": rental[car], "starts_at": "2026-06-01T09:00:00",
                                                       "ends_at": "2026-06-03T09:00:00"})])
     assert not cars._redoes([cancel, Step("extend_rental", {"rental": other["id"], "ends_at": "2026-06-30T10:00:00"})])
+
+
+def test_a_cancel_that_charges_a_fee_still_takes_its_row_back(proposers: dict[str, Proposer]) -> None:
+    """A gym's "Cancel booking" also makes a late-cancellation payment: a row of another kind made
+    beside it, so it still takes the booking back, and booking its class again is a redo, never an
+    errand ("Plans changed, so: cancel my booking for the Spin class …, then book the Spin class …")."""
+    from factory.runtime.step import Step
+
+    gym = proposers["gym"]
+    column = gym.spec.entity("booking").field_named("class_session").column
+    booking = next(r for r in gym.world.rows("booking") if r["status"] == "booked")
+    assert gym._taken_back(gym._workflow("cancel_booking")) is not None
+    cancel = Step("cancel_booking", {"booking": booking["id"]})
+    assert gym._redoes([cancel, Step("book_class", {"class_session": booking[column]})])
+    other = next(r for r in gym.world.rows("class_session") if r["id"] != booking[column])
+    assert not gym._redoes([cancel, Step("book_class", {"class_session": other["id"]})])

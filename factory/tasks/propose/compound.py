@@ -181,9 +181,11 @@ class CompoundMixin(ProposerBase):
 
     def _taken_back(self, workflow: WorkflowSpec) -> ParamSpec | None:
         """The row parameter of a workflow that takes a row back (cancel, remove, unblock …)."""
-        if verb_phrase(workflow).split()[0] not in UNDO_VERBS or any(e.kind == "create" for e in workflow.effects):
+        subject = next((p for p in workflow.params if p.ref and p.name == workflow.subject), None)
+        if verb_phrase(workflow).split()[0] not in UNDO_VERBS or subject is None:
             return None
-        return next((p for p in workflow.params if p.ref and p.name == workflow.subject), None)
+        # a row made beside it (a late-cancellation fee) does not make a cancel a make; one of its own kind does
+        return None if any(e.kind == "create" and e.entity == subject.ref for e in workflow.effects) else subject
 
     def _redo(self) -> Draft | None:
         """Undo a row, then make it again with other values: the second run creates a row of the
@@ -420,7 +422,7 @@ class CompoundMixin(ProposerBase):
                 return True
             acted.add(row)
             if self._taken_back(workflow) is not None:
-                found = self.world.row(row[0], row[1]) or {}
+                found = self.world.row(row[0], row[1]) or self._made.get(row) or {}  # a row the setup made too
                 taken |= {row, *((f.ref, found[f.column]) for f in self.spec.entity(row[0]).fields
                                  if f.type == "reference" and f.ref and f.ref != "user" and found.get(f.column))}
         return False
