@@ -107,6 +107,13 @@ def _first(p: ParamSpec) -> str:
     return (p.label.split() or [""])[0].lower()
 
 
+def _given_to(p: ParamSpec) -> bool:
+    """A label that says whom the thing goes to by a participle and "to" ("Sold to", "Paid to",
+    "Sent to"): the run's destination, said "to Dennis Diaz"."""
+    words = p.label.lower().split()
+    return len(words) == 2 and words[1] == "to" and grammar.is_participle(words[0])
+
+
 KIND, KIND_A = "kind", "kind_a"  # a value said before the noun of the thing made, bare or after "a"/"an"
 COUNT = "count"  # how many of the plural thing the label names, said before it: "Buy 4 tickets"
 # Names of a whole-number parameter that only counts the thing the workflow's label names.
@@ -164,7 +171,7 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
     refs = [p for p in workflow.params if p.ref and p.name != subject]
     source = next((p for p in refs if _first(p) == "from" or p.name.startswith("from_")), None) or next(
         (p for p in refs if _moves(workflow, p, "-")), None)
-    dest = next((p for p in refs if p is not source and (_first(p) in ("to", "destination")
+    dest = next((p for p in refs if p is not source and (_first(p) in ("to", "destination") or _given_to(p)
                                                           or p.name.startswith("to_"))), None) or next(
         (p for p in refs if p is not source and _moves(workflow, p, "+")), None)
     making = next((e for e in workflow.effects if e.kind == "create"), None)
