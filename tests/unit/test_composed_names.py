@@ -150,3 +150,19 @@ def test_a_thing_a_row_has_may_be_a_hyphenated_compound() -> None:
     text = render(tickets, Ask("read", question=q), 0)
     assert text == "Does the Brixton Foundry venue have step-free access?", text
     assert parse(tickets, text).question == q
+
+
+def test_a_choice_labelled_by_a_bare_plural_is_asked_by_its_fields_noun() -> None:
+    """A choice labelled "Ages" of a field named `age_limit` is "the age limit" ("What is the
+    Marlowe Street Band event's age limit?", never "What are … ages?"); a person "sold to" is where
+    the thing goes ("Sell the … ticket tier … to Dennis Diaz")."""
+    tickets = build_spec(load_seed(SUITE / "ticketing.yaml"))
+    q = Question("lookup", "event", "age_limit", RefText("Marlowe Street Band"))
+    text = render(tickets, Ask("read", question=q), 0)
+    assert text == "What is the Marlowe Street Band event's age limit?", text
+    assert parse(tickets, text).question == q
+    step = AskStep("sell_at_door", {"tier": RefText("General admission · Brixton Beats Weekender"), "quantity": 2,
+                                    "buyer": RefText("Dennis Diaz")})
+    text = render(tickets, Ask("write", steps=(step,)), 0)
+    assert text.startswith("Sell the General admission ticket tier for Brixton Beats Weekender to Dennis Diaz"), text
+    assert parse(tickets, text).steps[0].args["buyer"] == RefText("Dennis Diaz")

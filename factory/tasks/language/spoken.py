@@ -185,6 +185,11 @@ def field_noun(field: FieldSpec | ParamSpec) -> str:
             return " ".join([*core, end, when_kind])
         if text.split()[-1] in ("start", "end", "begin", "finish"):  # "the current statement start date"
             return f"{text} date"
+    ones = {grammar.singular(words[0]), words[0][:-1]} - {words[0]} if len(words) == 1 and words[0].endswith("s") else set()
+    if field.type == "enum" and ones:
+        named = field.name.split("_")
+        if len(named) > 1 and ones & set(named) and all(grammar.is_noun(w) for w in named):
+            return " ".join(named)  # a choice labelled "Ages" of a field named age_limit: "the age limit"
     place = re.fullmatch(r"(?:place|position|spot) in (?:the )?([a-z]+)", text)
     if field.type == "int" and place is not None:  # "Place in queue" → "the queue position of my hold"
         return f"{place[1]} position"
