@@ -166,3 +166,15 @@ def test_a_choice_labelled_by_a_bare_plural_is_asked_by_its_fields_noun() -> Non
     text = render(tickets, Ask("write", steps=(step,)), 0)
     assert text.startswith("Sell the General admission ticket tier for Brixton Beats Weekender to Dennis Diaz"), text
     assert parse(tickets, text).steps[0].args["buyer"] == RefText("Dennis Diaz")
+
+
+def test_a_row_known_by_its_code_is_named_by_it() -> None:
+    """A label that is the row's unique code and a title ("INC-16 MFA codes not arriving") is said
+    as a person names a ticket: "the ticket INC-16 (MFA codes not arriving)"."""
+    desk = build_spec(load_seed(SUITE / "helpdesk.yaml"))
+    for entity, label, said in [("ticket", "INC-16 MFA codes not arriving", "the ticket INC-16 (MFA codes not arriving)"),
+                                ("asset", "BWL-1042 Dell WD19S", "the asset BWL-1042 (Dell WD19S)")]:
+        assert name_of(desk, entity, RefText(label), "subject") == said
+        assert read_name(desk, entity, said).text == label
+    # a title with its own brackets stays quoted: the brackets would not read back
+    assert '"' in name_of(desk, "ticket", RefText("INC-17 VPN (office) keeps dropping"), "subject")

@@ -232,7 +232,7 @@ def test_the_sentences_of_strangers_labels_read_back() -> None:
     helpdesk = build_spec(load_seed(SEEDS / "suite" / "helpdesk.yaml"))
     hr = build_spec(load_seed(SEEDS / "suite" / "hr_leave.yaml"))
     steps = [(helpdesk, AskStep("put_on_hold", {"ticket": RefText("INC-101 Monitor or dock not working")}),
-              'ut the ticket "INC-101 Monitor or dock not working" on hold'),
+              'ut the ticket INC-101 (Monitor or dock not working) on hold'),
              (helpdesk, AskStep("back_from_repair", {"asset": RefText("BWL-1045 Jabra Evolve2 40")}),
               'as back in stock'),
              (hr, AskStep("ask_for_cover", {"shift": RefText("Mary Romero, May 28 Late (14:00-22:00)")}),

@@ -231,6 +231,9 @@ def _around(spec: Spec, ent: EntitySpec, text: str, templates: list[str]) -> tup
             continue
         pattern = "".join(re.escape(x) if i % 2 == 0 else "(.+?)" for i, x in enumerate(parts))
         m = re.fullmatch(pattern, text)
+        coded = _code_first(ent, parts, text)
+        if coded is not None:  # "the ticket INC-16 (MFA codes not arriving)"
+            return "", f"{coded[0]} ({coded[1]})"
         word = _joining(spec, ent, parts) if m else None
         lead = _lead(spec, ent, parts[1], m[1], thing) if m and word else None
         rest = text[m.end(1) + len(parts[2]):] if m else ""
@@ -240,6 +243,25 @@ def _around(spec: Spec, ent: EntitySpec, text: str, templates: list[str]) -> tup
         if m and sep is not None and lead is None and rest and _PLACE_LIKE.fullmatch(m[1]) and '"' not in rest:
             return "", f"for {m[1]}{sep}{rest}"  # "my viewing appointment for Flat 26, Harbour View on June 19 …"
     return None
+
+
+# A code a row is known by: letters and digits, a dash or a slash, no space ("INC-16", "BWL-1042").
+_CODE = re.compile(r"[A-Z0-9][A-Za-z0-9/#.-]*\d[A-Za-z0-9/#.-]*")
+
+
+def _code_first(ent: EntitySpec, parts: list[str], text: str) -> tuple[str, str] | None:
+    """A label that is the row's own code, a mark, then a title ("INC-16 MFA codes not arriving",
+    template "{number} {summary}"): the code and the title, said "the ticket INC-16 (MFA codes not
+    arriving)", as a person names a ticket by its number; None for other labels."""
+    if len(parts) != 5 or parts[0] or parts[4] or parts[2].strip() not in _MARKS:
+        return None
+    first = ent.field_named(parts[1])
+    if not (identifier(first) or (first.unique and first.type == "string")):
+        return None  # a code tells its row alone: an identifier, or a unique text shaped like one
+    code, sep, rest = text.partition(parts[2])
+    if not sep or not _CODE.fullmatch(code) or not rest or re.search(r'[()"]', rest):
+        return None
+    return code, rest
 
 
 # A row's name said bare after "for": capitalised words, a comma between them at most ("Flat 26,
@@ -274,6 +296,9 @@ def _read_around(spec: Spec, ent: EntitySpec, text: str, templates: list[str]) -
             continue
         if len(parts) < 5 or parts[0]:
             continue
+        m = re.fullmatch(rf"{re.escape(thing)} (?P<code>{_CODE.pattern}) \((?P<rest>[^()\"]+)\)", text, re.IGNORECASE)
+        if m is not None and _code_first(ent, parts, f"{m['code']}{parts[2]}{m['rest']}") == (m["code"], m["rest"]):
+            return f"{m['code']}{parts[2]}{m['rest']}"
         word = _joining(spec, ent, parts)
         m = re.fullmatch(rf"(?P<lead>[^\"]+?) {re.escape(thing)} {re.escape(word)} (?P<rest>[^\"]+)", text,
                          re.IGNORECASE) if word else None
