@@ -188,7 +188,7 @@ def test_act_then_report_reads_back_as_its_step_and_question(bank: Spec) -> None
 def test_a_report_on_the_row_just_acted_on_says_its(bank: Spec) -> None:
     """"… Afterwards, what is its balance?", never the row's full name again (which may be
     said with another date format); it reads back to the same question."""
-    from factory.tasks.language.frames import set_fields
+    from factory.tasks.language.frame_params import set_fields
     from factory.tasks.language.spoken import field_noun
 
     alert = next(w for w in bank.workflows if w.name == "set_low_balance_alert")

@@ -27,6 +27,7 @@ from factory.tasks.language.arg_words import (
     kind_param,
 )
 from factory.tasks.language.asks import MADE, ONLY, ParseError, RefText
+from factory.tasks.language.frame_params import COUNT, count_param, first_word, given_to, moves, part_of, set_fields
 from factory.tasks.language.measures import rate_per, with_unit
 from factory.tasks.language.modifiers import modifier_said
 from factory.tasks.language.row_names import SPOKEN_DAY, name_of
@@ -92,56 +93,7 @@ class Frame:
         return {p.param for p in self.pieces if p.param} | set(self.settings)
 
 
-def _part_of(words: list[str], thing: list[str]) -> bool:
-    """Whether `words` name the row `thing` by part of its noun, after any words that only say its
-    state ("request" of a leave request, "approved leave" of a leave request)."""
-    core = list(words)
-    while len(core) > 1 and (grammar.is_participle(core[0]) or grammar.is_adjective(core[0])) and core[0] not in thing:
-        core = core[1:]
-    if not core or not thing or (len(core) >= len(thing) and core != thing):
-        return False
-    return any(thing[i:i + len(core)] == core for i in range(len(thing) - len(core) + 1))
-
-
-def _first(p: ParamSpec) -> str:
-    return (p.label.split() or [""])[0].lower()
-
-
-def _given_to(p: ParamSpec) -> bool:
-    """A label that says whom the thing goes to by a participle and "to" ("Sold to", "Paid to",
-    "Sent to"): the run's destination, said "to Dennis Diaz"."""
-    words = p.label.lower().split()
-    return len(words) == 2 and words[1] == "to" and grammar.is_participle(words[0])
-
-
 KIND, KIND_A = "kind", "kind_a"  # a value said before the noun of the thing made, bare or after "a"/"an"
-COUNT = "count"  # how many of the plural thing the label names, said before it: "Buy 4 tickets"
-# Names of a whole-number parameter that only counts the thing the workflow's label names.
-_COUNT_NAMES = frozenset(["quantity", "qty", "count", "number", "how_many"])
-
-
-def count_param(workflow: WorkflowSpec, plural: str) -> ParamSpec | None:
-    """The parameter that says how many of `plural` the run takes ("Buy tickets" with a
-    "quantity"): a whole number named or labelled only as a count; None for any other."""
-    if grammar.singular(plural) == plural:
-        return None
-    found = [p for p in workflow.params if p.type == "int" and not p.say
-             and (p.name in _COUNT_NAMES or noun(p.label).replace(" ", "_") in _COUNT_NAMES)]
-    return found[0] if len(found) == 1 else None
-# The nouns that classify a thing: a value of one is said as the thing's modifier ("a leave of the
-# type sick" is "sick leave"); any other field's value is said with its label.
-def set_fields(workflow: WorkflowSpec) -> dict[str, str]:
-    """Parameter → the field of the row acted on that it sets (`set <subject>.<field> = <param>`)."""
-    out: dict[str, str] = {}
-    for e in workflow.effects:
-        if e.kind == "set" and e.target == workflow.subject and e.field and e.to in {p.name for p in workflow.params}:
-            out.setdefault(e.to, e.field)
-    return out
-
-
-def _moves(workflow: WorkflowSpec, p: ParamSpec, sign: str) -> bool:
-    return any(e.kind == "set" and e.target == p.name and (e.to or "").startswith(f"{p.name}.")
-               and f" {sign} " in (e.to or "") for e in workflow.effects)
 
 
 def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
@@ -154,7 +106,7 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
     subject_noun = (noun(said(spec.entity(params[workflow.subject].ref or ""))).split()
                     if workflow.subject in params and params[workflow.subject].ref else [])
     param_nouns = [noun(said(p)).split() for p in workflow.params]
-    if len(verb_list) == 2 and after and after[0] not in grammar.PREPOSITIONS and not _part_of(after, subject_noun) \
+    if len(verb_list) == 2 and after and after[0] not in grammar.PREPOSITIONS and not part_of(after, subject_noun) \
             and after not in param_nouns and workflow.subject in params:
         # "Take off market": the particle is a preposition with its own noun ("Take my flat off the
         # market"); "Sign up member" keeps its phrasal verb (the member is a parameter)
@@ -169,11 +121,11 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
         own_article, after = after[0], after[1:]
     subject = workflow.subject if workflow.subject in params and params[workflow.subject].ref else None
     refs = [p for p in workflow.params if p.ref and p.name != subject]
-    source = next((p for p in refs if _first(p) == "from" or p.name.startswith("from_")), None) or next(
-        (p for p in refs if _moves(workflow, p, "-")), None)
-    dest = next((p for p in refs if p is not source and (_first(p) in ("to", "destination") or _given_to(p)
+    source = next((p for p in refs if first_word(p) == "from" or p.name.startswith("from_")), None) or next(
+        (p for p in refs if moves(workflow, p, "-")), None)
+    dest = next((p for p in refs if p is not source and (first_word(p) in ("to", "destination") or given_to(p)
                                                           or p.name.startswith("to_"))), None) or next(
-        (p for p in refs if p is not source and _moves(workflow, p, "+")), None)
+        (p for p in refs if p is not source and moves(workflow, p, "+")), None)
     making = next((e for e in workflow.effects if e.kind == "create"), None)
     # a person is the thing acted on only when the row made stands for them ("Add the user "Kofi
     # Mensah" as a contact"); a desk or a broker named on a booking is one of its details
@@ -226,11 +178,11 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
                 pieces.append(Piece(f" {tail[0]} ", into.name, "thing"))
             elif tail:
                 pieces.append(Piece((" " if tail[0] in _PREPOSITIONS else " as ") + " ".join(tail)))
-        elif not after or thing[-len(after):] == after or _part_of(after, thing):
+        elif not after or thing[-len(after):] == after or part_of(after, thing):
             # "Restore", "Unblock dates" (blocked dates), "Deny request" (a leave request), "Cancel approved leave"
             lead_in = grammar.INTRANSITIVE.get(verb) if not after else None
             pieces.append(Piece(f" {lead_in} " if lead_in else " ", subject, "subject"))
-        elif (verb, after[0]) in grammar.PREPOSITIONAL_VERBS and after[1:] and not _part_of(after[1:], thing) \
+        elif (verb, after[0]) in grammar.PREPOSITIONAL_VERBS and after[1:] and not part_of(after[1:], thing) \
                 and [w for w in after[1:] if w not in _ARTICLES] != thing:
             # "Ask for cover": the preposition brings the verb's own object; the row follows it all
             pieces += [Piece(" " + " ".join(after)), Piece(" for ", subject, "subject")]
@@ -292,7 +244,7 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
             article = grammar.with_article(after[0]).split()[0] if article == "a" else article
             # a word that is part of the noun of the row made ("damage" of a damage report)
             made_part = not makes and bool(after) and any(
-                _part_of(after, noun(said(spec.entity(e.entity))).split()) for e in workflow.effects if e.kind == "create")
+                part_of(after, noun(said(spec.entity(e.entity))).split()) for e in workflow.effects if e.kind == "create")
             kind = kind_param(workflow, after) if after and ((makes and article in ("a", "an")) or made_part) else None
             if kind is not None and made_part:  # "Log windscreen damage for the rental …"
                 pieces += [Piece(" ", kind.name, KIND, tuple(kind.values or ())), Piece(" " + " ".join(after))]
@@ -323,7 +275,7 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
             # request: "Request leave from June 4 …", never "request a leave")
             made_noun = noun(said(spec.entity(made))).split() if made else []
             counted_thing = bool(own_article) or not (made_noun and len(after) < len(made_noun)
-                                                      and _part_of(after, made_noun))
+                                                      and part_of(after, made_noun))
             if own_article:
                 said_phrase = f"{own_article} {phrase}"
             elif grammar.singular(phrase) != phrase or not counted_thing or not grammar.is_noun(after[-1]):

@@ -13,8 +13,8 @@ from factory.spec.model import ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language import grammar
 from factory.tasks.language.arg_words import DAY_WORDS
 from factory.tasks.language.asks import ONLY, ParseError, RefText
+from factory.tasks.language.frame_params import COUNT
 from factory.tasks.language.frames import (
-    COUNT,
     IT,
     KIND,
     KIND_A,

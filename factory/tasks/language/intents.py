@@ -341,9 +341,9 @@ def render_intent(form: IntentForm, slot_texts: dict[str, str], literal_texts: l
         if kind == "text" and one:
             text = _counted_one(text)
         filled = text if kind == "text" else slot_texts[text] if kind == "slot" else f"{text}{next(lits)}{text}"
-        if kind == "slot" and before.endswith(" at"):
+        if kind == "slot" and before.rstrip().endswith(" at"):
             filled = time_first(filled)  # "Book me into Yoga at 7:30 PM on June 22", never "at June 22"
-        before = "".join([*out, filled]).rstrip()
+        before = filled  # the words right before the next piece
         one = kind == "literal" and filled == "1"
         out.append(filled)
     body = "".join(out)

@@ -13,7 +13,7 @@ from factory.builder.pools import kind_of, pick
 from factory.predict.rows import Row
 from factory.spec.model import ParamSpec
 from factory.spec.naming import identifier
-from factory.tasks.language.frames import set_fields
+from factory.tasks.language.frame_params import set_fields
 from factory.tasks.language.spoken import FOR_NOUNS, field_noun
 from factory.tasks.propose.base import ProposerBase
 from factory.tasks.propose.text_shapes import CODE, fit_text, in_series, next_of, typed, typed_in

@@ -17,7 +17,7 @@ from factory.expr.syntax import Binary, Name, Node, Unary, parse
 from factory.runtime.step import Step
 from factory.spec.model import EntitySpec, ParamSpec, WorkflowSpec
 from factory.spec.naming import identifier
-from factory.tasks.language.frames import set_fields
+from factory.tasks.language.frame_params import set_fields
 from factory.tasks.propose.base import fits_param
 from factory.tasks.propose.kinds import KindsMixin
 from factory.tasks.propose.sentiment import agreeing, is_rating, leaning

@@ -17,7 +17,7 @@ from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, WorkflowSpec
 from factory.tasks.draft import Draft
 from factory.tasks.language.asks import ONLY, Ask, AskStep, RefText
-from factory.tasks.language.frames import set_fields
+from factory.tasks.language.frame_params import set_fields
 from factory.tasks.language.intents import (
     IntentForm,
     extras_sentence,
