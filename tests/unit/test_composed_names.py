@@ -178,3 +178,17 @@ def test_a_row_known_by_its_code_is_named_by_it() -> None:
         assert read_name(desk, entity, said).text == label
     # a title with its own brackets stays quoted: the brackets would not read back
     assert '"' in name_of(desk, "ticket", RefText("INC-17 VPN (office) keeps dropping"), "subject")
+
+
+def test_moving_tickets_is_no_moving_money() -> None:
+    """"I'm moving some money around this week:" fits a bank's transfer, never a ticket transfer."""
+    from factory.tasks.language.errands import purposes_for
+
+    tickets = build_spec(load_seed(SUITE / "ticketing.yaml"))
+    order = RefText("Balcony · Dublin Comedy Gala ×1, April 9")
+    ask = Ask("write", steps=(AskStep("transfer_tickets", {"order": order, "recipient": RefText("Danny Sharp")}),
+                              AskStep("transfer_tickets", {"order": order, "recipient": RefText("Hana Sato")})))
+    assert not any("money" in p for p in purposes_for(tickets, ask))
+    bank = build_spec(load_seed(SUITE.parent / "echobank.yaml"))
+    transfer = next(w for w in bank.workflows if w.name.startswith("transfer"))
+    assert any("money" in p for p in purposes_for(bank, Ask("write", steps=(AskStep(transfer.name, {}),))))

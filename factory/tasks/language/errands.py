@@ -100,7 +100,8 @@ TOPICS: dict[str, tuple[str, ...]] = {
     "rent": ("rent", "bank", "account", "balance"),
     "owe": ("bill", "loan", "fine", "fee", "invoice", "debt", "owe", "payment"),
     "month": ("bill", "rent", "invoice", "statement", "salary", "payment", "budget"),
-    "money": ("money", "account", "balance", "bank", "payment", "transfer"),
+    # "transfer" is no money word: tickets, queues and shifts are transferred too
+    "money": ("money", "account", "balance", "bank", "payment"),
     "hosting": ("host", "listing"),
     "listing": ("listing",),
     "stay": ("stay", "booking", "reservation"),
