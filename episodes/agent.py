@@ -98,9 +98,16 @@ class AgentGate:
     async def _serve(self, episode: Episode, scope: Scope, receive: Receive, send: Send) -> None:
         inner = dict(scope)
         inner[ENGINE_SCOPE_KEY] = episode.engine
+        generation = episode.generation
         out = send
         if episode.noise_seed is not None:
             out = await self._noisy(episode, inner, send)
+            # a late answer may outlive its state: an episode reset or ended meanwhile has removed the
+            # database this request was bound to (serving it would open an empty file in its place)
+            if self.store.by_secret(episode.secret) is not episode or episode.generation != generation:
+                await _refuse(Request(scope), 410, "this episode was reset or ended while the request waited; "
+                              "reload the page")(scope, receive, send)
+                return
         status = {"code": 0}
         started = time.perf_counter()
 

@@ -60,6 +60,7 @@ log = logging.getLogger(__name__)
 AGENT = "oracle"
 NOISE = "[data-noise]"
 VIEWPORT = {"width": 1100, "height": 800}
+DISMISS_MS = 3_000  # per dismissing click (and for its perturbation to go)
 TIMEOUT_MS = 20_000  # per action: a noisy episode answers some requests up to a second late, on a busy machine
 
 
@@ -126,7 +127,11 @@ def jobs(world: Path, task_ids: list[str] | None = None, noise_seed: int | None 
 # ---- noise -------------------------------------------------------------------------------------------
 _LIST = """() => Array.from(document.querySelectorAll('[data-noise]'))
   .filter(e => e.getClientRects().length > 0)
-  .map(e => ({kind: e.getAttribute('data-noise'), nav: e.getAttribute('data-noise-nav'),
+  .map((e, order) => ({kind: e.getAttribute('data-noise'), nav: e.getAttribute('data-noise-nav'), order,
+              hit: (() => { const b = e.querySelector('[data-noise-dismiss]'); if (!b) return false;
+                            const r = b.getBoundingClientRect();
+                            const at = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+                            return !!at && b.contains(at); })(),
               role: e.getAttribute('role') || '', modal: e.getAttribute('aria-modal') === 'true',
               z: Number(getComputedStyle(e.closest('[data-noise-backdrop]') || e).zIndex) || 0,
               title: (e.querySelector('.noise-title') || e).textContent.trim().slice(0, 80),
@@ -143,6 +148,9 @@ class Dismisser:
 
     def __init__(self, page: Page, timeout_ms: int) -> None:
         self.page, self.timeout_ms = page, timeout_ms
+        # a dismissal runs inside the action's own wait: one button covered by another prompt must
+        # not use up that action's whole time before the next round tries the one on top
+        self._click_ms = min(timeout_ms, DISMISS_MS)
         self.run: Run | None = None
         self.count = 0
         self._busy = False
@@ -174,11 +182,13 @@ class Dismisser:
             shown: list[dict[str, Any]] = self.page.evaluate(_LIST)
             if not shown:
                 return
-            for box in sorted(shown, key=lambda b: (not b["modal"], -b["z"])):
+            # topmost first: a button the pointer reaches, then modal over the rest, higher z, later in
+            # the page (two modal prompts of one z stack in the order they were shown)
+            for box in sorted(shown, key=lambda b: (not b["hit"], not b["modal"], -b["z"], -b["order"])):
                 one = self.page.locator(f'[data-noise="{box["kind"]}"][data-noise-nav="{box["nav"]}"]')
                 try:
-                    one.locator("[data-noise-dismiss]").first.click(timeout=self.timeout_ms)
-                    expect(one).to_have_count(0, timeout=self.timeout_ms)
+                    one.locator("[data-noise-dismiss]").first.click(timeout=self._click_ms)
+                    expect(one).to_have_count(0, timeout=self._click_ms)
                 except (PlaywrightError, AssertionError):
                     # gone by itself (a toast's timeout), or covered by one that appeared since (a new
                     # modal): list what is shown again, topmost first
@@ -188,6 +198,15 @@ class Dismisser:
                     self.run.record("dismiss", f'{box["role"]} "{box["title"]}" (data-noise={box["kind"]})',
                                     box["button"] or "×")
         # still shown after eight rounds: the next action fails on it and says what covered it
+
+
+def watch_noise(page: Page, timeout_ms: int) -> Dismisser:
+    """A dismisser for `page`, also run while any action waits: a perturbation showing up in the
+    middle of an action is dismissed at once (a Playwright locator handler on the first of them:
+    two at once must not make the handler's locator ambiguous)."""
+    dismisser = Dismisser(page, timeout_ms)
+    page.add_locator_handler(page.locator(NOISE).first, lambda _box: dismisser.dismiss(), no_wait_after=True)
+    return dismisser
 
 
 # ---- one task -----------------------------------------------------------------------------------------
@@ -210,11 +229,7 @@ def play(browser: Browser, evaluator: EvaluatorClient, spec: Spec, job: OracleJo
                           url=urlsplit(page.url).path or "/")
         before = None
         if job.noise_seed is not None:
-            dismisser = Dismisser(page, timeout_ms)
-            before = dismisser.before
-            # also while an action waits: a perturbation showing up in the middle is dismissed at once
-            # (the first of them: two at once must not make the handler's locator ambiguous)
-            page.add_locator_handler(page.locator(NOISE).first, lambda _box: dismisser.dismiss(), no_wait_after=True)
+            before = watch_noise(page, timeout_ms).before
         trajectory = solve(page, base_url, spec, job.user, "", job.steps, None, timeout_ms, signed_in=True,
                            before_action=before, clock=clock)
     finally:

@@ -283,6 +283,48 @@ def test_a_noisy_api_request_is_answered_late_and_recorded(served: Served) -> No
     assert timings[seed][1] < delay / 1000 and timings[None][0] < delay / 1000
 
 
+def test_a_late_answer_whose_state_was_reset_meanwhile_is_refused_not_served_on_an_empty_file(served: Served) -> None:
+    import threading
+
+    seed = next(s for s in range(100_000) if noise.slow_ms(s, 1) >= 800)
+    episode = served.create(noise_seed=seed)
+    answers: list[httpx.Response] = []
+    with AgentSession(episode["launch_url"]) as agent:
+        late = threading.Thread(target=lambda: answers.append(agent.request("GET", "/api/auth/me")))
+        late.start()
+        time.sleep(0.3)  # the request is waiting out its delay
+        assert served.evaluator.post(f"/episodes/{episode['episode_id']}/reset").status_code == 200
+        late.join(timeout=30)
+    assert answers and answers[0].status_code == 410, answers and answers[0].text
+    assert "reset or ended while the request waited" in answers[0].json()["detail"]
+    assert not [e for e in served.events(episode["episode_id"]) if e["kind"] == "exception"]
+
+
+def test_a_prompt_that_covers_the_one_being_dismissed_does_not_stall_the_action(served: Served,
+                                                                                  new_page: Callable[[], Page]) -> None:
+    from factory.agents.oracle import TIMEOUT_MS, watch_noise
+
+    episode = served.create(noise_seed=_first("survey"))
+    page = new_page()
+    page.goto(episode["launch_url"])
+    expect(page.locator('[data-noise="survey"]')).to_be_visible()
+    # the race the oracle met: as its click on the prompt's button goes down, another prompt shows
+    # over it (a copy of the first, above it, gone by its own button), so the click lands on that one
+    page.evaluate("""() => {
+      const outer = document.querySelector('[data-noise-backdrop]');
+      outer.querySelector('[data-noise-dismiss]').addEventListener('mousedown', () => {
+        const copy = outer.cloneNode(true);
+        copy.style.zIndex = String(Number(outer.style.zIndex) + 5);
+        copy.querySelector('[data-noise]').setAttribute('data-noise-nav', '99');
+        copy.querySelectorAll('[data-noise-dismiss]').forEach(b => b.addEventListener('click', () => copy.remove()));
+        outer.parentNode.appendChild(copy);
+      }, {once: true});
+    }""")
+    dismisser = watch_noise(page, TIMEOUT_MS)
+    page.get_by_test_id("logout").click(timeout=TIMEOUT_MS // 2)  # the action waits while both go
+    assert _shown(page) == [] and dismisser.count == 2
+
+
 def test_beacons_are_checked_and_never_reach_the_app(served: Served) -> None:
     episode = served.create(noise_seed=3)
     with httpx.Client(base_url=served.agent, timeout=30) as agent:
