@@ -126,7 +126,9 @@ def test_a_row_it_is_for_is_said_bare_when_its_name_cannot_lead() -> None:
         assert read_name(leases, entity, said).text == label
     tickets = build_spec(load_seed(SUITE / "ticketing.yaml"))
     label = "General admission · Canal Street Pride Party ×3, February 19 to Cindy Beard"
-    assert '"' in name_of(tickets, "transfer", RefText(label, mine=True), "subject")
+    said = name_of(tickets, "transfer", RefText(label, mine=True), "subject")
+    assert said.startswith("my transfer for the order of 3 General admission tickets for Canal Street Pride Party")
+    assert '"' not in said and "·" not in said and "×" not in said  # a count mark is said in words
 
 
 def test_how_many_of_the_thing_a_label_names_goes_before_it() -> None:

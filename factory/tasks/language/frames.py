@@ -42,6 +42,7 @@ from factory.tasks.language.things import (
     PLACE_PREPOSITIONS,
     activity,
     own_lookup,
+    person,
     stands_for,
     worldly,
 )
@@ -102,6 +103,8 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
     if head is None:
         return None
     verb_list, after = head
+    if verb_list == ["create"] and not noun(said(workflow)).startswith("create"):
+        return _made(spec, workflow, after)  # "New tier": 'Create a new tier "Balcony" for my event …'
     params = {p.name: p for p in workflow.params}
     subject_noun = (noun(said(spec.entity(params[workflow.subject].ref or ""))).split()
                     if workflow.subject in params and params[workflow.subject].ref else [])
@@ -341,6 +344,24 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
     span = ranges[0] if len(ranges) == 1 and not set(ranges[0]) & placed_or_set else None
     return Frame(workflow.name, tuple(pieces), settings, " to " if len(settings) == 1 else ": set the ", rest_lead, one,
                  span, _span_noun(params, span))
+
+
+def _made(spec: Spec, workflow: WorkflowSpec, said_thing: list[str]) -> Frame:
+    """The frame of a workflow labelled by the thing it makes: its noun, its name right after it,
+    then the row it is made for, a row the new one is filed under (never a person: "for the
+    manager …" would say whom it is for), and the rest "with …"."""
+    making = next(e for e in workflow.effects if e.kind == "create")
+    pieces = [Piece("Create"), Piece(" " + " ".join(said_thing))]
+    named = next((p for p in workflow.params if p.name in ("name", "title") and p.required
+                  and p.type in ("string", "text")), None)
+    if named is not None:
+        pieces.append(Piece(" ", named.name, "named"))
+    filed = set((making.values or {}).values())
+    parent = next((p for p in workflow.params if p.ref and p.required and p.name in filed
+                   and not person(spec, p.ref)), None)
+    if parent is not None:
+        pieces.append(Piece(" for ", parent.name, "thing"))
+    return Frame(workflow.name, tuple(pieces), (), " to ", " with ")
 
 
 def _span_noun(params: dict[str, ParamSpec], span: tuple[str, str] | None) -> str:

@@ -7,12 +7,14 @@ Energy"`; a row the money goes to is named bare ("Pay Sunvale Energy $45"), a pe
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from factory.spec.labels import enum_label
 from factory.spec.model import EntitySpec, Spec
 from factory.spec.naming import identifier
 from factory.tasks.language import grammar
 from factory.tasks.language.asks import MADE, ONLY, ParseError, RefText
+from factory.tasks.language.counted_names import CountShape, count_shape, counted, read_counted
 from factory.tasks.language.spoken import noun, said
 from factory.tasks.language.things import person
 from factory.tasks.language.words import my_only
@@ -143,6 +145,11 @@ def _named_before(text: str, thing: str, named: bool = False) -> bool:
     return code or one or (len(words) > 1 and all(w[:1].isupper() or w[:1].isdigit() or w == "&" for w in text.split()))
 
 
+def _counts(spec: Spec, ent: EntitySpec) -> bool:
+    """Whether a row's label counts something ("General admission · Fennel & Rye ×4, March 30")."""
+    return any(count_shape(spec, ent, t, _day_words) is not None for t in _templates(spec, ent))
+
+
 def _by_name(ent: EntitySpec) -> bool:
     """Whether a row is shown by its name: its one display field is labelled "Name"."""
     shown = ent.display_fields[0] if len(ent.display_fields) == 1 else None
@@ -219,13 +226,21 @@ def _around(spec: Spec, ent: EntitySpec, text: str, templates: list[str]) -> tup
     thing = noun(said(ent))
     for template in templates:
         parts = _SLOT.split(template)
-        if len(parts) == 3 and not parts[0] and not parts[2]:  # one field: the row it points at
+        shape = count_shape(spec, ent, template, _day_words)
+        if shape is not None:  # "my order of 4 General admission tickets for Fennel & Rye placed on March 30"
+            words = counted(shape, text, *_count_helpers(spec))
+            if words is not None:
+                return "", words
+            continue
+        word = _pointing(ent, parts, thing)
+        if word is not None:  # one field, the row it points at ("Refund for {order}")
             f = ent.field_named(parts[1])
-            if f.type != "reference" or not f.ref or f.ref == ent.name or person(spec, f.ref):
+            if f.type != "reference" or not f.ref or f.ref == ent.name or person(spec, f.ref) \
+                    or not text.startswith(parts[0]):
                 continue
-            inner = name_of(spec, f.ref, RefText(text, mine=False), "subject")
+            inner = name_of(spec, f.ref, RefText(text[len(parts[0]):], mine=False), "subject")
             if inner.startswith("the ") and '"' not in inner:
-                return "", f"for {inner}"
+                return "", f"{word} {inner}"
             continue
         if len(parts) < 5 or parts[0]:
             continue
@@ -243,6 +258,21 @@ def _around(spec: Spec, ent: EntitySpec, text: str, templates: list[str]) -> tup
         if m and sep is not None and lead is None and rest and _PLACE_LIKE.fullmatch(m[1]) and '"' not in rest:
             return "", f"for {m[1]}{sep}{rest}"  # "my viewing appointment for Flat 26, Harbour View on June 19 …"
     return None
+
+
+def _pointing(ent: EntitySpec, parts: list[str], thing: str) -> str | None:
+    """For a label that is one reference, bare ("{class_session}") or after words of the row's own
+    noun and a preposition ("Refund for {order}" of a refund request): the preposition a sentence
+    says between the noun and the row pointed at ("for"); None for other labels."""
+    if len(parts) != 3 or parts[2]:
+        return None
+    if not parts[0]:
+        return "for"
+    words = parts[0].lower().split()
+    if not parts[0].endswith(" ") or len(words) < 2 or words[-1] not in grammar.PREPOSITIONS \
+            or not set(words[:-1]) <= set(thing.split()):
+        return None
+    return words[-1]
 
 
 # A code a row is known by: letters and digits, a dash or a slash, no space ("INC-16", "BWL-1042").
@@ -287,12 +317,21 @@ def _read_around(spec: Spec, ent: EntitySpec, text: str, templates: list[str]) -
     thing = noun(said(ent))
     for template in templates:
         parts = _SLOT.split(template)
-        if len(parts) == 3 and not parts[0] and not parts[2]:
+        shape = count_shape(spec, ent, template, _day_words)
+        if shape is not None:
+            if text.lower().startswith(thing + " of "):
+                found = read_counted(shape, text[len(thing) + 1:], *_read_count_helpers(spec, shape))
+                if found is not None:
+                    return found
+            continue
+        word = _pointing(ent, parts, thing)
+        if word is not None:
             f = ent.field_named(parts[1])
-            if f.type == "reference" and f.ref and f.ref != ent.name and text.lower().startswith(thing + " for the "):
-                inner = read_name(spec, f.ref, text[len(thing) + 5:])
+            lead = f"{thing} {word} "
+            if f.type == "reference" and f.ref and f.ref != ent.name and text.lower().startswith(lead + "the "):
+                inner = read_name(spec, f.ref, text[len(lead):])
                 if inner.mine is False and inner.by is None:
-                    return inner.text
+                    return parts[0] + inner.text
             continue
         if len(parts) < 5 or parts[0]:
             continue
@@ -310,6 +349,46 @@ def _read_around(spec: Spec, ent: EntitySpec, text: str, templates: list[str]) -
         if m is not None and _lead(spec, ent, parts[1], m["lead"], thing) is None and _PLACE_LIKE.fullmatch(m["lead"]):
             return f"{m['lead']}{parts[2]}{m['rest']}"
     return None
+
+
+def _count_helpers(spec: Spec) -> tuple[Callable[[str], str], Callable[[str, str], tuple[str, str] | None],
+                                         Callable[[str, str], str | None]]:
+    """How `counted_names` says the row counted from: its noun, its words around the noun, its name."""
+
+    def thing_of(entity: str) -> str:
+        return noun(said(spec.entity(entity)))
+
+    def around(entity: str, text: str) -> tuple[str, str] | None:
+        ent = spec.entity(entity)
+        return _around(spec, ent, text, _templates(spec, ent))
+
+    def named(entity: str, text: str) -> str | None:
+        try:
+            return name_of(spec, entity, RefText(text, mine=False), "subject")
+        except ParseError:
+            return None
+
+    return thing_of, around, named
+
+
+def _read_count_helpers(spec: Spec, shape: CountShape) -> tuple[Callable[[str], str], Callable[[str, str], str | None],
+                                                                Callable[[str, str], str | None],
+                                                                Callable[[str], str | None]]:
+    """How `counted_names` reads the row counted from back, and says a label again to check it."""
+    thing_of, around, named = _count_helpers(spec)
+
+    def read_around(entity: str, text: str) -> str | None:
+        ent = spec.entity(entity)
+        return _read_around(spec, ent, text, _templates(spec, ent))
+
+    def read_named(entity: str, text: str) -> str | None:
+        try:
+            found = read_name(spec, entity, text)
+        except ParseError:
+            return None
+        return found.text if found.mine is False and found.by is None else None
+
+    return thing_of, read_around, read_named, lambda label: counted(shape, label, thing_of, around, named)
 
 
 def _as_shown(ent: EntitySpec, field: str, lead: str) -> str:
@@ -338,12 +417,18 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
     split = _template_split(ent, ref.text)
     if split is not None:
         return f"{owner}{split[0]} {thing} ({split[1]})"
+    towards = _towards(spec, ent, ref.text, thing, mine)
+    if towards is not None:  # "my transfer for the order of … to Rachel Randolph", "the transfer … to me"
+        return towards
     whose = person_split(spec, ent, ref.text) if not mine else None
     if whose is not None:  # `Priya Raman's shift "May 29 Night (22:00-06:00)"`, "Jill Gay's employee record"
         around = _around(spec, ent, whose[1], _templates(spec, ent)[1:]) if whose[1] else None
         if around is not None:  # "Krista Fleming's booking for the Spin class session on June 15 …"
             return f"{whose[0]}'s " + " ".join(w for w in (around[0], thing, around[1]) if w)
         return f'{whose[0]}\'s {thing}' + (f' "{whose[1]}"' if whose[1] else "")
+    around = _around(spec, ent, ref.text, _templates(spec, ent)) if _counts(spec, ent) else None
+    if around is not None:  # "my order of 4 General admission tickets for Fennel & Rye placed on March 30"
+        return owner + " ".join(w for w in (around[0], thing, around[1]) if w)
     dated = _dated(ent, ref.text)
     if dated is not None:  # `my rental "Ford Fiesta LN72 MVM" on May 7`: quoted as the app shows it, the day in words
         return f'{owner}{thing} "{dated[0]}" {dated[1]} {dated[2]}'
@@ -360,6 +445,55 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
     return f'{owner}{thing} "{ref.text}"'
 
 
+def object_person(spec: Spec, ent: EntitySpec) -> str | None:
+    """The preposition before a person a label names last, where that person is no owner of the
+    row but where it goes ("{order} to {to_holder}": "to"); None for other labels ("{assignment}
+    by {student}" is the student's, "{member}: {class_session}" the member's)."""
+    shape = person_template(spec, ent)
+    if shape is None or shape[2] or not shape[1]:
+        return None
+    word = shape[1].strip().lower()
+    # a preposition of where a thing goes or who else takes part names no holder; "for", "by"
+    # and "of" name the one it is for or by: "Ada Brennan's hold" ("{title} for {member}")
+    return word if shape[1] == f" {word} " and word in _TOWARDS else None
+
+
+_TOWARDS = frozenset(["to", "toward", "towards", "into", "onto", "with", "against"])
+
+
+def _towards(spec: Spec, ent: EntitySpec, text: str, thing: str, mine: bool) -> str | None:
+    """A row named after the person it goes to, said as the label says it: "my transfer for the
+    order of … to Rachel Randolph" (the user's own), "the transfer … to Rachel Randolph", "the
+    transfer … to me" (`mine` and the label without the user's own name); None for other labels."""
+    word = object_person(spec, ent)
+    if word is None:
+        return None
+    split = person_split(spec, ent, text)
+    who, rest = split if split is not None else ("me", text) if mine else ("", "")
+    if not who or not rest or '"' in rest:
+        return None
+    around = _around(spec, ent, rest, _templates(spec, ent)[1:])
+    body = " ".join(w for w in (around[0], thing, around[1]) if w) if around else f'{thing} "{rest}"'
+    return f"{'my ' if mine and who != 'me' else 'the '}{body} {word} {who}"
+
+
+def _read_towards(spec: Spec, ent: EntitySpec, text: str, thing: str, mine: bool | None) -> RefText | None:
+    """The row `_towards` names, or None (`text` without its "my " or "the ")."""
+    word = object_person(spec, ent)
+    shape = person_template(spec, ent)
+    m = re.fullmatch(rf"(?P<body>.+) {word} (?P<who>me|[A-Z][^\"]*?)", text) if word and shape else None
+    if m is None or shape is None or not m["body"].lower().startswith(thing + " "):
+        return None
+    body = m["body"][len(thing) + 1:]
+    quoted = re.fullmatch(r'"(?P<rest>[^"]+)"', body)
+    rest = quoted["rest"] if quoted else _read_around(spec, ent, m["body"], _templates(spec, ent)[1:])
+    if not rest:
+        return None
+    if m["who"] == "me":
+        return RefText(rest, mine=True) if mine is False else None
+    return RefText(f"{rest}{shape[1]}{m['who']}", mine=mine)
+
+
 def read_name(spec: Spec, entity: str, text: str) -> RefText:
     """The row a sentence names (`name_of`, read back)."""
     ent = spec.entity(entity)
@@ -370,6 +504,9 @@ def read_name(spec: Spec, entity: str, text: str) -> RefText:
     for owner, flag in (("my ", True), ("the ", False)):
         if text.lower().startswith(owner):
             text, mine = text[len(owner):], flag
+    towards = _read_towards(spec, ent, text, thing, mine)
+    if towards is not None:
+        return towards
     shape = person_template(spec, ent)
     whose = re.fullmatch(rf'(?P<who>[A-Z][^"]*?)\'s {re.escape(thing)}(?: "(?P<rest>[^"]+)")?', text, re.IGNORECASE)
     if shape is not None and whose is not None and mine is None and bool(whose["rest"]) == bool(shape[1]):
@@ -404,7 +541,7 @@ def read_name(spec: Spec, entity: str, text: str) -> RefText:
     if mine is not None and not _says_its_noun(text, thing):
         # "my booking for the Spin class session …" is no name of a class session: only a label
         # that says its own noun is written bare after "my" or "the"
-        raise ParseError(f"{text!r} does not name a {thing}")
+        raise ParseError(f"{text!r} does not name {grammar.with_article(thing)}")
     return RefText(text, mine=mine)
 
 

@@ -389,6 +389,10 @@ def verb_words(workflow: WorkflowSpec) -> tuple[list[str], list[str]] | None:
         state = words if grammar.is_participle(words[0]) or not grammar.is_noun(words[-1]) else \
             grammar.with_article(" ".join(words)).split()
         return ["mark"], ["as", *state]
+    if workflow.say is None and words and (words[0] == "new" or {e.kind for e in workflow.effects} == {"create"}) \
+            and any(e.kind == "create" for e in workflow.effects):
+        # a label that names the thing made ("New tier", "Expense report"): "create a new tier …"
+        return ["create"], (["a", *words] if words[0] == "new" else a(" ".join(words)).split())
     return None
 
 

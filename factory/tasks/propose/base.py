@@ -37,7 +37,7 @@ from factory.tasks.language.intents import intent_forms, slot_key, slot_said
 from factory.tasks.language.lint import DATE_ISO, Change, Hit, lint_goal
 from factory.tasks.language.render import bulk_sentence
 from factory.tasks.language.resolve import find_rows, select
-from factory.tasks.language.row_names import person_split, person_template
+from factory.tasks.language.row_names import object_person, person_split, person_template
 from factory.tasks.language.spoken import said_once, spoken_label
 
 Options = Callable[[str, str, str], list[int]]  # (username, workflow, param) -> offered row ids
@@ -101,12 +101,14 @@ class ProposerBase:
         it ("my shift "May 29 Night""); a row they hold but that is named after someone else is
         that person's ("Rachel Randolph's employee record", never "my employee record "Rachel
         Randolph"" said by her HR partner)."""
+        own = self._own_name(entity, row, user_id, text)
+        if own is not None:  # named after the user: theirs, held or not (a transfer sent to them)
+            return own, True
         if not held:
             return text, False
-        own = self._own_name(entity, row, user_id, text)
-        if own is not None:
-            return own, True
-        return text, person_split(self.spec, self.spec.entity(entity), text) is None
+        ent = self.spec.entity(entity)
+        # named after where it goes ("… to Rachel Randolph"), it is still the sender's own
+        return text, person_split(self.spec, ent, text) is None or object_person(self.spec, ent) is not None
 
     def _currency(self, entity: str, row: Row) -> str | None:
         """The ISO code of the row's amounts: its currency field's value, else a fixed one."""

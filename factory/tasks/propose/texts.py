@@ -85,9 +85,11 @@ class TextsMixin(ProposerBase):
             # a reason the world's own rows give ("Missing receipts"); with three or more, never a
             # pool's ("Documentation provided" as a reason to ask for cover)
             value = self.rng.choice(written)
-        elif existing and self.rng.random() < (0.5 if fresh else 0.85):
+        elif existing and self.rng.random() < (0.5 if fresh and len(existing) < 3 else 0.85):
             # a value that must be new to its owner is still often one other users hold (a payee
-            # name): half the time, the rest new ones, so some draft of every run passes the check
+            # name, a tier another event has): mostly the world's own, some new ones, so some
+            # draft of every run passes the check; a new name from a pool is no name of this kind
+            # of row ("Cole Inc" as a ticket tier) where the world has three or more of its own
             value = self.rng.choice(existing)
         elif existing and p.type == "string" and not (name == "name" or name.endswith("_name")):
             # the world's kind of title, never another domain's: the next of a series, else one of
