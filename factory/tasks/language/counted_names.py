@@ -138,7 +138,12 @@ def read_counted(shape: CountShape, said_text: str, thing_of: Callable[[str], st
             values = {shape.ref_field: ref, shape.count_field: m["n"]}
             if shape.date_field is not None:
                 values[shape.date_field] = m["day"]
-            label = _SLOT.sub(lambda s, filled=values: filled[s[1]], shape.template)
+            label = _fill(shape.template, values)
             if check(label) == said_text:
                 return label
     return None
+
+
+def _fill(template: str, values: dict[str, str]) -> str:
+    """The template with each slot's value."""
+    return _SLOT.sub(lambda slot: values[slot[1]], template)
