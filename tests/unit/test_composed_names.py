@@ -194,3 +194,29 @@ def test_moving_tickets_is_no_moving_money() -> None:
     bank = build_spec(load_seed(SUITE.parent / "echobank.yaml"))
     transfer = next(w for w in bank.workflows if w.name.startswith("transfer"))
     assert any("money" in p for p in purposes_for(bank, Ask("write", steps=(AskStep(transfer.name, {}),))))
+
+
+@pytest.mark.parametrize(("label", "thing", "bare"), [
+    ("Flat 23, Maple Terrace", "flat", True), ("Room 4B", "room", True), ("Gate 12", "gate", True),
+    ("Flat A", "flat", False),  # no number: a name that happens to start with the noun
+    ("Flat 23, the old mill", "flat", False),  # what follows the comma is no place's name
+    ("Flat 23", "viewing slot", False),  # the label does not say this row's noun
+])
+def test_a_numbered_noun_is_a_proper_name_said_bare(label: str, thing: str, bare: bool) -> None:
+    from factory.tasks.language.row_names import titled
+
+    assert titled(label, thing) is bare
+
+
+def test_a_numbered_flat_is_said_bare_and_a_moment_of_a_thing_made_after_on() -> None:
+    """"Add a viewing slot for Flat 20, Ropewalk Apartments on July 7 at 2:00 PM", never "for the flat
+    "Flat 20, Ropewalk Apartments" with the slot July 7 at 2:00 PM"; it reads back."""
+    from factory.tasks.language.render import render_step
+
+    leases = build_spec(load_seed(SUITE / "leases.yaml"))
+    step = AskStep("add_slot", {"unit": RefText("Flat 20, Ropewalk Apartments"), "starts_at": "2026-07-07T14:00"})
+    text = render_step(leases, step, 0)
+    assert text == "Add a viewing slot for Flat 20, Ropewalk Apartments on July 7, 2026 at 2:00 PM."
+    back = parse(leases, text).steps[0]
+    assert back.workflow == "add_slot" and back.args["unit"] == RefText("Flat 20, Ropewalk Apartments")
+    assert back.args["starts_at"] == "July 7, 2026 at 2:00 PM"  # as written: values are typed later

@@ -694,8 +694,8 @@ def test_a_row_is_in_the_place_it_is_kept() -> None:
 
 def test_a_proper_name_is_said_before_its_noun_and_a_place_alone() -> None:
     """"the cars at the London Heathrow T5 branch", "the flats in London", never "the cars for the
-    branch "London Heathrow T5"" (issue 30, the suite's readings); a name that says its noun ("Flat
-    19"), a title ("The Clockwork Fox"), a lower-case value or a list stays quoted after the noun."""
+    branch "London Heathrow T5"" (issue 30, the suite's readings); a name that is its noun as a title
+    and a number ("Flat 19, Ropewalk Apartments") is said bare, as people say one."""
     cars = build_spec(load_seed(SEEDS / "suite" / "car_rental.yaml"))
     flats = build_spec(load_seed(SEEDS / "suite" / "leases.yaml"))
     cases = [
@@ -706,8 +706,10 @@ def test_a_proper_name_is_said_before_its_noun_and_a_place_alone() -> None:
          'Count the flats in London with the property "Albion Court".'),
     ]
     _said_and_read_back(cases)
-    kept = Question("count", "viewing", conds=(Cond("unit", '"Flat 19, Ropewalk Apartments"'),))
-    assert '"Flat 19, Ropewalk Apartments"' in render(flats, Ask("read", question=kept), 1)
+    titled = Question("count", "viewing", conds=(Cond("unit", '"Flat 19, Ropewalk Apartments"'),))
+    said = render(flats, Ask("read", question=titled), 1)
+    assert said == "Count the viewing appointments for Flat 19, Ropewalk Apartments."
+    assert parse(flats, said).question == titled
 
 
 def test_a_verb_with_a_preposition_takes_its_row_inside() -> None:

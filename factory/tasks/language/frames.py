@@ -140,7 +140,10 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
     moved = {e.to or "" for e in workflow.effects if e.kind == "set"}
     amount = next((p for p in workflow.params if p.type == "money" and p.required and (source or dest or obj)
                    and (p.name == "amount" or any(re.search(rf"\b{p.name}\b", t) for t in moved))), None)
-    date = next((p for p in workflow.params if p.type == "date" and p.required and not p.range_end
+    # a day, or a time labelled as the thing made ("Add viewing slot" at a "Slot"): "… on June 15 at 10:00 AM"
+    date = next((p for p in workflow.params if (p.type == "date" or (p.type == "datetime" and making is not None
+                                                                     and part_of(noun(said(p)).split(), after)))
+                 and p.required and not p.range_end
                  and not p.range_of and (source or obj) and p.name not in set_fields(workflow)), None)
     taken = {q.name for q in (source, dest, obj, amount, date) if q is not None} | {subject}
     # A setting verb says its values "to …"; so does any verb whose parameter is labelled as the new

@@ -27,7 +27,7 @@ from factory.tasks.language.frames import (
     span_words,
 )
 from factory.tasks.language.measures import rate_per, with_unit
-from factory.tasks.language.row_names import read_name
+from factory.tasks.language.row_names import read_name, titled
 from factory.tasks.language.spoken import noun, said
 from factory.tasks.language.things import own_lookup, person
 from factory.tasks.language.values import MONEY, TIME, currency_chooser, scan_value
@@ -35,8 +35,9 @@ from factory.tasks.language.words import my_only
 
 # A slot's text by its kind: amounts and dates as written, anything else lazily up to the next
 # words of the frame, never splitting a quoted name.
-_SLOTS = {"amount": MONEY.pattern, "date": r"[A-Z][a-z]+ \d{1,2}(?:, \d{4})?"}  # amounts in any currency ("£45")
-_MOMENT = _SLOTS["date"] + f"(?:{TIME})?"  # a range's ends: days, or moments ("June 6, 2026 at 10:00 AM")
+# amounts in any currency ("£45"); a day, or the moment of a thing made ("on July 7 at 2:00 PM")
+_SLOTS = {"amount": MONEY.pattern, "date": r"[A-Z][a-z]+ \d{1,2}(?:, \d{4})?" + f"(?:{TIME})?"}
+_MOMENT = _SLOTS["date"]  # a range's ends: days, or moments ("June 6, 2026 at 10:00 AM")
 _TEXT = r'(?:[^"]|"[^"]*")+?'
 _SOMEONES = re.compile(r"[A-Z][^\"]*?'s [A-Za-z]")
 
@@ -148,7 +149,8 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
             found_by_app.add(p.name)
             continue  # "Freeze my membership …": the row the app finds itself, left out of the call
         # "my …", "the …", or someone's ("Félix Gagnon's submission "…"", `row_names.person_split`)
-        owned = m[p.name].lower().startswith(("my ", "the ")) or bool(_SOMEONES.match(m[p.name]))
+        owned = m[p.name].lower().startswith(("my ", "the ")) or bool(_SOMEONES.match(m[p.name])) or (
+            p.ref is not None and titled(m[p.name], noun(said(spec.entity(p.ref)))))  # "Flat 20, Ropewalk Apartments"
         # Rows are "my …" / "the …", except one paid by name; a shared row stays "the tool "X"" even
         # as the thing acted on (`name_of`).
         named = piece.role != "object" or (p.ref is not None and spec.entity(p.ref).visibility == "public")

@@ -435,6 +435,8 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
     around = _around(spec, ent, ref.text, _templates(spec, ent))
     if around is not None:  # a label made of fields, said as words around the noun, never quoted
         return owner + " ".join(w for w in (around[0], thing, around[1]) if w)
+    if titled(ref.text, thing):
+        return ref.text  # a name that is its noun as a title and a number: "Flat 23, Maple Terrace"
     if _says_its_noun(ref.text, thing):
         return owner + ref.text  # a name that says what it is ("my visa card ··9591"); a list is quoted
     if (len(ent.display_fields) == 1 and _named_before(ref.text, thing, _by_name(ent))
@@ -543,6 +545,16 @@ def read_name(spec: Spec, entity: str, text: str) -> RefText:
         # that says its own noun is written bare after "my" or "the"
         raise ParseError(f"{text!r} does not name {grammar.with_article(thing)}")
     return RefText(text, mine=mine)
+
+
+def titled(label: str, thing: str) -> bool:
+    """Whether a label is the row's noun as a title, then its number or code, then at most the
+    place it is in after a comma ("Flat 23, Maple Terrace", "Room 4B", "Gate 12"): a proper name,
+    said bare as people say one ("take Flat 23, Maple Terrace off the market")."""
+    head = thing.split()[-1]
+    m = re.fullmatch(rf"{re.escape(head[:1].upper() + head[1:])} (?P<code>[A-Z0-9][\w/-]*)(?:, (?P<place>.+))?", label)
+    return m is not None and bool(re.search(r"\d", m["code"])) and len(thing.split()) == 1 and (
+        m["place"] is None or _PLACE_LIKE.fullmatch(m["place"]) is not None)
 
 
 def _says_its_noun(label: str, thing: str) -> bool:
