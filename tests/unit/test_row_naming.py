@@ -25,12 +25,12 @@ def cars() -> Spec:
     return build_spec(load_seed(SUITE / "car_rental.yaml"))
 
 
-def test_a_label_ending_in_its_day_quotes_the_app_part_and_says_the_day(cars: Spec) -> None:
+def test_a_label_ending_in_its_day_says_its_row_and_the_day(cars: Spec) -> None:
     rental = RefText("Ford Fiesta LN72 MVM, May 7 at 9:00 AM", mine=True)
     said = name_of(cars, "rental", rental, "subject")
-    # the day's words come from the date field's own label ("From"), said as the span's start: a
-    # frame's own "to …" after "from May 7" would read as the change
-    assert said == 'my rental "Ford Fiesta LN72 MVM" starting May 7 at 9:00 AM'
+    # the car it is for leads, then the day in the words of the date field's own label ("From"),
+    # said as the span's start: a frame's own "to …" after "from May 7" would read as the change
+    assert said == "my Ford Fiesta LN72 MVM rental starting May 7 at 9:00 AM"
     assert read_name(cars, "rental", said) == rental
     report = RefText("Ford Galaxy EA22 MDT: Interior, April 29 at 9:00 AM", mine=False)
     said = name_of(cars, "damage_report", report, "subject")
@@ -43,7 +43,7 @@ def test_a_row_named_by_its_start_is_not_read_as_the_change(cars: Spec) -> None:
     step = AskStep("extend_rental", {"rental": RefText("Vauxhall Corsa SF74 MVU, May 17 at 9:00 AM", mine=True),
                                      "new_end": "2026-05-28T10:00:00"})
     text = render(cars, Ask("write", steps=(step,)), 0)
-    assert "from May 17" not in text and '"Vauxhall Corsa SF74 MVU" starting May 17 at 9:00 AM to May 28' in text, text
+    assert "from May 17" not in text and "Vauxhall Corsa SF74 MVU rental starting May 17 at 9:00 AM to May 28" in text, text
     assert parse(cars, text).steps[0].args["rental"] == step.args["rental"], text
 
 
@@ -51,7 +51,7 @@ def test_a_write_on_such_a_row_reads_back(cars: Spec) -> None:
     step = AskStep("check_out", {"rental": RefText("Ford Fiesta LN72 MVM, May 7 at 9:00 AM", mine=False)})
     for variant in (0, 1, 2):
         text = render(cars, Ask("write", steps=(step,)), variant)
-        assert '"Ford Fiesta LN72 MVM" starting May 7' in text, text
+        assert "the Ford Fiesta LN72 MVM rental starting May 7" in text, text
         assert parse(cars, text).steps == (step,), text
 
 

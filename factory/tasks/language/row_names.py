@@ -145,11 +145,6 @@ def _named_before(text: str, thing: str, named: bool = False) -> bool:
     return code or one or (len(words) > 1 and all(w[:1].isupper() or w[:1].isdigit() or w == "&" for w in text.split()))
 
 
-def _counts(spec: Spec, ent: EntitySpec) -> bool:
-    """Whether a row's label counts something ("General admission · Fennel & Rye ×4, March 30")."""
-    return any(count_shape(spec, ent, t, _day_words) is not None for t in _templates(spec, ent))
-
-
 def _by_name(ent: EntitySpec) -> bool:
     """Whether a row is shown by its name: its one display field is labelled "Name"."""
     shown = ent.display_fields[0] if len(ent.display_fields) == 1 else None
@@ -426,15 +421,13 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
         if around is not None:  # "Krista Fleming's booking for the Spin class session on June 15 …"
             return f"{whose[0]}'s " + " ".join(w for w in (around[0], thing, around[1]) if w)
         return f'{whose[0]}\'s {thing}' + (f' "{whose[1]}"' if whose[1] else "")
-    around = _around(spec, ent, ref.text, _templates(spec, ent)) if _counts(spec, ent) else None
-    if around is not None:  # "my order of 4 General admission tickets for Fennel & Rye placed on March 30"
+    around = _around(spec, ent, ref.text, _templates(spec, ent))
+    if around is not None:  # a label made of fields, said as words around the noun, never quoted:
+        # "my order of 4 General admission tickets for Fennel & Rye placed on March 30", "my monthly fee payment on April 1"
         return owner + " ".join(w for w in (around[0], thing, around[1]) if w)
     dated = _dated(ent, ref.text)
     if dated is not None:  # `my rental "Ford Fiesta LN72 MVM" on May 7`: quoted as the app shows it, the day in words
         return f'{owner}{thing} "{dated[0]}" {dated[1]} {dated[2]}'
-    around = _around(spec, ent, ref.text, _templates(spec, ent))
-    if around is not None:  # a label made of fields, said as words around the noun, never quoted
-        return owner + " ".join(w for w in (around[0], thing, around[1]) if w)
     if titled(ref.text, thing):
         return ref.text  # a name that is its noun as a title and a number: "Flat 23, Maple Terrace"
     if _says_its_noun(ref.text, thing):
