@@ -80,3 +80,19 @@ def test_a_form_of_rows_that_do_not_exist_reads_to_their_label(tickets: Spec) ->
     """Reading a name is grammar, not a look-up: which row it names is the resolver's question."""
     text = "the transfer for the order of 4 VIP tickets for Nowhere placed on March 30 to Mary Romero"
     assert read_name(tickets, "transfer", text) == RefText("VIP · Nowhere ×4, March 30 to Mary Romero", mine=False)
+
+
+def test_a_value_of_degree_is_said_with_what_it_grades() -> None:
+    """"the low-priority tickets", never "the low tickets"; a value of a kind stays a modifier of its
+    own ("interior damage reports"): a scale is a field with a value the lexicon grades ("low")."""
+    from factory.tasks.language.phrasing import Ask, Cond, Question, parse, render
+
+    desk = build_spec(load_seed(SUITE / "helpdesk.yaml"))
+    cars = build_spec(load_seed(SUITE / "car_rental.yaml"))
+    for spec, entity, field, value, said in [
+            (desk, "ticket", "priority", "low", "How many low-priority tickets are there?"),
+            (desk, "ticket", "priority", "critical", "How many critical-priority tickets are there?"),
+            (cars, "damage_report", "area", "interior", "How many interior damage reports do I have?")]:
+        q = Question("count", entity, conds=(Cond(field, f'"{value}"'),))
+        assert render(spec, Ask("read", question=q), 0) == said
+        assert parse(spec, said).question == q

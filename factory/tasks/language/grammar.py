@@ -208,6 +208,13 @@ def is_adjective(word: str) -> bool:
 
 
 @cache
+@cache
+def gradable(word: str) -> bool:
+    """An adjective of degree, one the lexicon knows a "-er" of ("low" → lower, "severe" →
+    severer): a point on a scale, never a kind ("interior", "online", "automatic")."""
+    return "JJR" in lemminflect.getAllInflections(word.lower(), upos="ADJ")
+
+
 def participle_of(word: str) -> str | None:
     """The verb whose past participle `word` is ("spent" → spend, "requested" → request), else None."""
     w = word.lower()

@@ -100,7 +100,25 @@ def adjective(entity: EntitySpec, conds: tuple[Cond, ...]) -> tuple[str, tuple[C
     if (f.type != "enum" or first.upper is not None or [c.field for c in _owners(entity, word)] != [f.name]
             or not stands_before(word, noun(said(entity)).split())):
         return "", conds
+    graded = _graded(f, word)
+    if graded is not None:  # "the low-priority tickets", never "the low tickets"
+        return graded + " ", conds[1:]
     return modifier_said(word) + " ", conds[1:]
+
+
+def _graded(f: FieldSpec, word: str) -> str | None:
+    """A value that grades a quality its field names ("low" of a "Priority", "minor" of a
+    "Severity" whose values include "severe"): said with that noun as one compound
+    ("low-priority"), since "low tickets" says nothing of what is low. None for a value of a kind
+    ("interior damage", "compact cars", "EUR payments") and for a field of a row's state or kind."""
+    label = noun(said(f))
+    if " " in label or " " in word or label in KIND_NOUNS | {"status", "state", "stage", "phase"}:
+        return None
+    if not grammar.is_noun(label) or not grammar.is_adjective(word) or word == label:
+        return None
+    if not any(grammar.gradable(v) for v in f.values or [] if "_" not in v):
+        return None  # a scale has a value of degree ("low", "severe"); "interior", "online" are kinds
+    return f"{word}-{label}"
 
 
 # A brand or maker said before its noun ("Ford models"): capitalised words, no quotes or commas.
@@ -214,6 +232,11 @@ def read_adjective(entity: EntitySpec, text: str, plural: bool) -> Cond | None:
     if not text.lower().endswith(" " + name):
         return None
     word = text[: -len(name) - 1]
+    graded = re.fullmatch(r"(?P<value>[a-z]+)-(?P<label>[a-z]+)", word)
+    for f in entity.fields if graded else []:
+        value = _enum_value(f, graded["value"]) if f.type == "enum" else None
+        if value is not None and _graded(f, graded["value"]) == word:
+            return Cond(f.name, f'"{value.replace("_", " ")}"')
     owners = _owners(entity, word) if _MODIFIER.fullmatch(word) else []
     if len(owners) == 1:
         return owners[0]

@@ -34,8 +34,8 @@ _Q_PATTERNS = [
     ("count", re.compile(r"^How many of (?:my|the) (?P<plural>.+?) are there\?$")),  # "…from account "X" are there?"
     ("count", re.compile(r"^How many of (?:my|the) (?P<plural>.+?) have (?P<conds>.+)\?$")),
     ("count", re.compile(r"^Count (?:my|the) (?P<plural>.+?) with (?P<conds>.+)\.$")),
-    ("count", re.compile(r"^Count (?:my|the) (?P<plural>[A-Za-z0-9]+ .+?)\.$")),  # "Count my active cards."
-    ("count", re.compile(r"^How many (?P<plural>[A-Za-z0-9]+ .+?) (?:do I have|are there)\?$")),
+    ("count", re.compile(r"^Count (?:my|the) (?P<plural>[A-Za-z0-9][A-Za-z0-9-]* .+?)\.$")),  # "Count my active cards."
+    ("count", re.compile(r"^How many (?P<plural>[A-Za-z0-9][A-Za-z0-9-]* .+?) (?:do I have|are there)\?$")),
     ("sum", re.compile(r"^What is the total (?P<field>.+?) (?:of|across) (?:my|the) (?P<plural>.+?)(?: with (?P<conds>.+))?\?$")),
     ("named", re.compile(rf'^What is the (?P<field>.+?) (?:of|for|on) (?P<named>(?:my |the |{_WHOSE})[^"]+)\?$')),  # name_of
     ("named", re.compile(rf'^Look up the (?P<field>.+?) (?:of|for|on) (?P<named>(?:my |the |{_WHOSE})[^"]+)\.$')),
