@@ -233,10 +233,11 @@ def read_adjective(entity: EntitySpec, text: str, plural: bool) -> Cond | None:
         return None
     word = text[: -len(name) - 1]
     graded = re.fullmatch(r"(?P<value>[a-z]+)-(?P<label>[a-z]+)", word)
-    for f in entity.fields if graded else []:
-        value = _enum_value(f, graded["value"]) if f.type == "enum" else None
-        if value is not None and _graded(f, graded["value"]) == word:
-            return Cond(f.name, f'"{value.replace("_", " ")}"')
+    if graded is not None:  # "low-priority tickets"
+        for f in entity.fields:
+            value = _enum_value(f, graded["value"]) if f.type == "enum" else None
+            if value is not None and _graded(f, graded["value"]) == word:
+                return Cond(f.name, f'"{value.replace("_", " ")}"')
     owners = _owners(entity, word) if _MODIFIER.fullmatch(word) else []
     if len(owners) == 1:
         return owners[0]
