@@ -96,3 +96,13 @@ def test_a_value_of_degree_is_said_with_what_it_grades() -> None:
         q = Question("count", entity, conds=(Cond(field, f'"{value}"'),))
         assert render(spec, Ask("read", question=q), 0) == said
         assert parse(spec, said).question == q
+
+
+def test_a_verb_is_not_said_again_in_its_object(tickets: Spec) -> None:
+    """"Refund the request for the order of …", never "refund the refund request …"; it reads back."""
+    from factory.tasks.language.phrasing import Ask, AskStep, parse, render
+
+    step = AskStep("approve_refund", {"refund": RefText(f"Refund for {ORDER}", mine=False)})
+    text = render(tickets, Ask("write", steps=(step,)), 0)
+    assert text == "Refund the request for the order of 4 General admission tickets for Fennel & Rye placed on March 30."
+    assert parse(tickets, text).steps == (step,)

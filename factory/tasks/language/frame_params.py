@@ -61,3 +61,14 @@ def moves(workflow: WorkflowSpec, p: ParamSpec, sign: str) -> bool:
     """Whether the run adds to (`sign` "+") or takes from ("-") an amount on the row `p` names."""
     return any(e.kind == "set" and e.target == p.name and (e.to or "").startswith(f"{p.name}.")
                and f" {sign} " in (e.to or "") for e in workflow.effects)
+
+
+def echoed(verb: str, thing: str) -> str | None:
+    """The noun of the row a verb acts on without the verb's own word in it ("Refund" a "refund
+    request": "request"), so the sentence does not say it twice ("refund the request for …",
+    never "refund the refund request for …"); None where the noun does not repeat the verb."""
+    words = thing.split()
+    said_verb = verb.lower()
+    if len(words) < 2 or said_verb not in words:
+        return None
+    return " ".join(w for w in words if w != said_verb)

@@ -27,7 +27,16 @@ from factory.tasks.language.arg_words import (
     kind_param,
 )
 from factory.tasks.language.asks import MADE, ONLY, ParseError, RefText
-from factory.tasks.language.frame_params import COUNT, count_param, first_word, given_to, moves, part_of, set_fields
+from factory.tasks.language.frame_params import (
+    COUNT,
+    count_param,
+    echoed,
+    first_word,
+    given_to,
+    moves,
+    part_of,
+    set_fields,
+)
 from factory.tasks.language.measures import rate_per, with_unit
 from factory.tasks.language.modifiers import modifier_said
 from factory.tasks.language.row_names import SPOKEN_DAY, name_of
@@ -377,6 +386,17 @@ def _span_noun(params: dict[str, ParamSpec], span: tuple[str, str] | None) -> st
     return shared if shared and grammar.is_noun(shared) and shared not in grammar.PREPOSITIONS else ""
 
 
+def _unechoed(spec: Spec, f: Frame, p: ParamSpec, text: str) -> str:
+    """The row acted on named without the verb's own word ("Refund the request for the order …"
+    of a refund request; `frame_params.echoed`)."""
+    thing = noun(said(spec.entity(p.ref or ""))) if p.ref else ""
+    short = echoed(f.pieces[0].lead.split()[0], thing) if thing and f.pieces[0].param is None else None
+    for owner in ("the ", "my "):
+        if short is not None and text.startswith(f"{owner}{thing} "):
+            return f"{owner}{short} {text[len(owner) + len(thing) + 1:]}"
+    return text
+
+
 def _value_text(spec: Spec, p: ParamSpec, value: Any, role: str) -> str:
     if p.ref and isinstance(value, RefText):
         return name_of(spec, p.ref, value, role)
@@ -429,7 +449,8 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
             after = f.pieces[f.pieces.index(piece) + 1].lead.split()
             out.append(piece.lead + grammar.with_article(after[0] if after else "thing").split()[0])
         elif piece.param in args:
-            out.append(piece.lead + _value_text(spec, params[piece.param], args[piece.param], piece.role))
+            text = _value_text(spec, params[piece.param], args[piece.param], piece.role)
+            out.append(piece.lead + (_unechoed(spec, f, params[piece.param], text) if piece.role == "subject" else text))
         elif piece.role == "subject" and own_lookup(params[piece.param]):
             # the app finds the user's own row ("Freeze my membership until …"): said, never left out
             out.append(piece.lead + "my " + noun(said(spec.entity(params[piece.param].ref or ""))))

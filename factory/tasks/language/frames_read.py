@@ -13,7 +13,7 @@ from factory.spec.model import ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language import grammar
 from factory.tasks.language.arg_words import DAY_WORDS
 from factory.tasks.language.asks import ONLY, ParseError, RefText
-from factory.tasks.language.frame_params import COUNT
+from factory.tasks.language.frame_params import COUNT, echoed
 from factory.tasks.language.frames import (
     IT,
     KIND,
@@ -145,6 +145,13 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
         if it is not None and m[p.name] == IT and p.ref == it:
             args[p.name] = RefText(IT, ONLY)
             continue
+        said_as = m[p.name]
+        if piece.role == "subject" and p.ref:  # "refund the request for …": the noun the verb echoed said whole
+            thing = noun(said(spec.entity(p.ref)))
+            short = echoed(f.pieces[0].lead.split()[0], thing) if f.pieces[0].param is None else None
+            for owner in ("the ", "my "):
+                if short is not None and said_as.lower().startswith(f"{owner}{short} "):
+                    said_as = f"{said_as[:len(owner)]}{thing} {said_as[len(owner) + len(short) + 1:]}"
         if piece.role == "subject" and own_lookup(p) and m[p.name].lower() == f"my {noun(said(spec.entity(p.ref or '')))}":
             found_by_app.add(p.name)
             continue  # "Freeze my membership …": the row the app finds itself, left out of the call
@@ -160,7 +167,7 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
             named = False  # "from Busan to Los Angeles": a place everyone knows, by its name (`name_of`)
         if p.ref and owned != named:
             raise ParseError(f"{m[p.name]!r} is not how this sentence names its {p.label.lower()}")
-        args[p.name] = read_name(spec, p.ref, m[p.name]) if p.ref else whole_value(p, _with_year(spec, p, m[p.name]))
+        args[p.name] = read_name(spec, p.ref, said_as) if p.ref else whole_value(p, _with_year(spec, p, m[p.name]))
     subject = workflow.subject
     if subject in params and subject not in args and subject not in found_by_app and params[subject].ref:
         ent = spec.entity(params[subject].ref or "")
