@@ -254,12 +254,16 @@ async def _count(client: Client, spec: Spec, goal: str) -> str:
          or re.fullmatch(r'Count my (?P<value>[\w-]+) (?P<noun>[\w ]+?)\.', goal))
     assert m, f"not a count question this test reads: {goal!r}"
     entity = _entity(spec, m["noun"])
+    value = m["value"]
     if m.groupdict().get("field"):
         field = _field(entity, m["field"])
     else:
-        field = next(f for f in entity["fields"] if m["value"] in (f.get("values") or []))
+        # a value of degree is said with what it grades: "high-priority" is "high" of the field "Priority"
+        value = value.rpartition("-")[0] if "-" in value and not any(
+            value in (f.get("values") or []) for f in entity["fields"]) else value
+        field = next(f for f in entity["fields"] if value in (f.get("values") or []))
     flt = next(f for f in entity["filters"] if f["field"] == field["name"])
-    page = _result(await client.call_tool(_list_tool(spec, entity), {flt["param"]: m["value"], "page_size": 1}))
+    page = _result(await client.call_tool(_list_tool(spec, entity), {flt["param"]: value, "page_size": 1}))
     return str(page["total"])
 
 
