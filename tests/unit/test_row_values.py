@@ -33,8 +33,9 @@ def _columns(proposer: Proposer, entity: str, **values: Any) -> dict[str, Any]:
 
 
 def test_a_new_rows_kind_text_and_number_come_from_one_row_of_the_same_course() -> None:
-    """Posting to a history section takes a history assignment's kind and points, its title made
-    new ("Book review" → "Book review 2"); never a computing lab's title with an essay's kind."""
+    """Posting to a history section takes a history assignment's kind, points and title ("Book
+    review", another section's; "Book review 2" would read as a placeholder), never a computing
+    lab's title with an essay's kind."""
     probe = _proposer({})
     rows = {
         "course": [_columns(probe, "course", id=1, code="HIST1100", title="History"),
@@ -53,7 +54,7 @@ def test_a_new_rows_kind_text_and_number_come_from_one_row_of_the_same_course() 
         values = {"section": 10, "title": "Lab 1: Hello, variables", "kind": "quiz", "points": 3,
                   "due_at": "2026-04-02T10:00:00"}
         assert proposer._from_one_row(post, values)
-        assert values == {"section": 10, "title": "Book review 2", "kind": "essay", "points": 50,
+        assert values == {"section": 10, "title": "Book review", "kind": "essay", "points": 50,
                           "due_at": "2026-04-02T10:00:00"}, values
 
 

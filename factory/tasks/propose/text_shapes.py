@@ -27,17 +27,16 @@ def typed_in(value: str) -> str:
 
 
 def in_series(text: str) -> bool:
-    """Whether a title can have a next one: it counts already ("Problem set 3"), or it is a short
-    name of a thing with no clause in it ("Midterm", "Desk phone problem"). A sentence-like title
-    has none ("Slow internet at a site 2", "Software install or licence 2"), nor a clause
-    ("Application keeps crashing 2")."""
+    """Whether a title can have a next one: it counts already ("Problem set 3"), or it is one word
+    naming a thing that comes in turns ("Midterm" → "Midterm 2"). A description has none ("Desk
+    phone problem 2" reads as a placeholder), nor a sentence-like title ("Slow internet at a site
+    2") or a clause ("Application keeps crashing 2")."""
     words = grammar.words_of(text)
     # a name of a thing, never a clause about one: "Application keeps crashing", "Emails bouncing
     # back" say what happens (a verb in them), and "… 2" of those is no title a person writes
     clause = any(w.endswith("ing") or grammar.is_participle(w) or (grammar.is_verb(w) and not grammar.is_noun(w))
                  for w in (x.lower() for x in words))
-    return bool(re.search(r"\d", text)) or (0 < len(words) <= 4 and not clause
-                                             and not any(w in grammar.CLOSED for w in words))
+    return bool(re.search(r"\d", text)) or (len(words) == 1 and not clause and words[0] not in grammar.CLOSED)
 
 
 def next_of(text: str) -> str:

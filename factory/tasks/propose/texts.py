@@ -127,7 +127,11 @@ class TextsMixin(ProposerBase):
         on rows in the state the run puts its row in (a reason to decline from a declined row,
         never an applicant's reason for withdrawing), and for a question, those that ask one
         ("Which version of the file were you opening?", never "Looking into this now")."""
-        found = [(t, e, r) for t, e, r in self._written_on(workflow, p.name) if '"' not in t and ";" not in t]
+        # a text the app writes itself ("Reopened: " + the reason) is no one's words to type
+        made = {(e.entity, m[1]) for w in self.spec.workflows for e in w.effects if e.kind == "create"
+                for v in (e.values or {}).values() for m in [re.match(r"\s*'([^']+)'\s*\+", str(v))] if m}
+        found = [(t, e, r) for t, e, r in self._written_on(workflow, p.name) if '"' not in t and ";" not in t
+                 and not any(e == ent and t.startswith(lead) for ent, lead in made)]
         states = {(e.entity, e.field, e.to.strip().strip("'")) for w in self.spec.workflows if w.name == workflow
                   for e in w.effects if e.kind == "set" and e.field and e.to and re.fullmatch(r"'[^']*'", e.to.strip())}
         found = [(t, e, r) for t, e, r in found if any(

@@ -1,0 +1,65 @@
+"""A text a run writes on the row it acts on fits that row (issue 30, point 3, a blind reading of
+the help desk): a ticket about bouncing emails is not resolved with "Reseated the monitor cable";
+where the world's own fixes were written at random, the one that says what the ticket is about
+comes first; and a text the app writes itself ("Reopened: " + a reason) is no one's to type."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from factory.builder.build import build_spec
+from factory.predict.rows import UserView
+from factory.seed.loader import load_seed
+from factory.tasks.propose.proposer import Proposer
+
+SUITE = Path(__file__).resolve().parents[2] / "seeds" / "suite"
+FIXES = ["Reseated the monitor cable and updated the dock firmware", "Cleared the mail queue and the bounced emails went out",
+         "Added the user to the correct security group"]
+
+
+def _desk(rows: dict[str, list[dict[str, Any]]]) -> Proposer:
+    spec = build_spec(load_seed(SUITE / "helpdesk.yaml"))
+    columns = {e: [{(spec.entity(e).field_named(k).column if k != "id" else "id"): v for k, v in r.items()} for r in rs]
+               for e, rs in rows.items()}
+    view = UserView(spec, sqlite3.connect(":memory:"), _rows=columns,
+                    _by_id={e: {r["id"]: r for r in rs} for e, rs in columns.items()})
+    proposer = object.__new__(Proposer)
+    proposer.spec, proposer.world, proposer.rng = spec, view, random.Random(3)
+    proposer._existing_cache = {}
+    return proposer
+
+
+def _world() -> dict[str, list[dict[str, Any]]]:
+    issues = [{"id": 1, "name": "Emails bouncing back", "category": "email"},
+              {"id": 2, "name": "Monitor or dock not working", "category": "hardware"}]
+    # the world's fixes were written at random: the dock fix sits on an email ticket too
+    tickets = [{"id": 10 + i, "number": f"INC-{10 + i}", "summary": "x", "issue_type": 1 + i % 2, "category": "email",
+                "status": "resolved", "resolution": fix} for i, fix in enumerate(FIXES)]
+    tickets.append({"id": 20, "number": "INC-20", "summary": "Emails bouncing back", "issue_type": 1, "category": "email",
+                    "status": "in progress"})
+    return {"issue_type": issues, "ticket": tickets}
+
+
+def test_a_fix_that_says_what_the_ticket_is_about_is_chosen() -> None:
+    proposer = _desk(_world())
+    resolve = next(w for w in proposer.spec.workflows if w.name == "resolve")
+    for seed in range(5):
+        proposer.rng = random.Random(seed)
+        values: dict[str, Any] = {"ticket": 20, "resolution": FIXES[0]}
+        proposer._fit_subject(resolve, values)
+        assert values["resolution"] == FIXES[1], values
+
+
+def test_a_text_the_app_writes_itself_is_never_drawn() -> None:
+    world = _world()
+    world["comment"] = [{"id": 1, "ticket": 10, "body": "Reopened: It worked for a day and now it is back"},
+                        {"id": 2, "ticket": 11, "body": "Could you send a screenshot of the error?"}]
+    proposer = _desk(world)
+    proposer._written_rows = {}
+    reply = next(w for w in proposer.spec.workflows if w.name == "reply")
+    message = next(p for p in reply.params if p.type in ("string", "text"))
+    texts = [t for t, _e, _r in proposer._apt_on("reply", message)]
+    assert texts and not [t for t in texts if t.startswith("Reopened:")], texts
