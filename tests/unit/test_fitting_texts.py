@@ -28,7 +28,7 @@ def _desk(rows: dict[str, list[dict[str, Any]]]) -> Proposer:
                     _by_id={e: {r["id"]: r for r in rs} for e, rs in columns.items()})
     proposer = object.__new__(Proposer)
     proposer.spec, proposer.world, proposer.rng = spec, view, random.Random(3)
-    proposer._existing_cache = {}
+    proposer._existing_cache, proposer._written_rows = {}, {}
     return proposer
 
 
@@ -58,7 +58,6 @@ def test_a_text_the_app_writes_itself_is_never_drawn() -> None:
     world["comment"] = [{"id": 1, "ticket": 10, "body": "Reopened: It worked for a day and now it is back"},
                         {"id": 2, "ticket": 11, "body": "Could you send a screenshot of the error?"}]
     proposer = _desk(world)
-    proposer._written_rows = {}
     reply = next(w for w in proposer.spec.workflows if w.name == "reply")
     message = next(p for p in reply.params if p.type in ("string", "text"))
     texts = [t for t, _e, _r in proposer._apt_on("reply", message)]

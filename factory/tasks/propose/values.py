@@ -100,10 +100,10 @@ class ValuesMixin(KindsMixin):
         self._near_amounts(workflow, values)
         self._near_counts(workflow, values)
         self._near_current(workflow, values)
+        self._fit_subject(workflow, values)  # before the rating is made to agree with the text it picks
         self._agree(workflow, values)
         if not self._from_one_row(workflow, values):
             self._pair_kinds(workflow, values)
-        self._fit_subject(workflow, values)
         self._texts_fit_kinds(workflow, values)
         self._keep_most(workflow, values)
         return Step(workflow.name, values)
@@ -206,12 +206,14 @@ class ValuesMixin(KindsMixin):
             for entity, fname, text_param, subject_param, link in said:
                 if params[text_param].type not in ("string", "text") or text_param not in values:
                     continue
-                self._text_of_kind(entity, fname, params[text_param], subject_param, link, values, params, moved)
+                self._text_of_kind(workflow.name, entity, fname, params[text_param], subject_param, link, values,
+                                   params, moved)
 
-    def _text_of_kind(self, entity: str, fname: str, p: ParamSpec, subject_param: str, link: str,
+    def _text_of_kind(self, workflow: str, entity: str, fname: str, p: ParamSpec, subject_param: str, link: str,
                       values: dict[str, Any], params: dict[str, ParamSpec], moved: set[tuple[str, str]]) -> None:
         """`values[p]` drawn again from the texts of `entity.fname` on rows whose subject (the row
-        itself, or the one its `link` field points at) has most kinds in common with the run's."""
+        itself, or the one its `link` field points at) has most kinds in common with the run's;
+        only among the texts fit for the run (`_apt_on`: a question where it asks one)."""
         ent = self.spec.entity(entity)
         f = ent.field_named(fname)
         subject_entity = params[subject_param].ref or ""
@@ -233,9 +235,10 @@ class ValuesMixin(KindsMixin):
         # texts the app writes itself ("Reopened: " + the reason) are no one's words to type
         made = tuple(m[1] for w in self.spec.workflows for e in w.effects if e.kind == "create" and e.entity == entity
                      for m in [re.match(r"\s*'([^']+)'\s*\+", str((e.values or {}).get(fname, "")))] if m)
+        apt = {t for t, _e, _r in self._apt_on(workflow, p)}
         scored = []
         for r in self.world.rows(entity):
-            if made and str(r.get(f.column) or "").startswith(made):
+            if (made and str(r.get(f.column) or "").startswith(made)) or (apt and str(r.get(f.column)) not in apt):
                 continue
             pointed = r.get(ent.field_named(link).column) if link != "id" else None
             held = r if link == "id" else self.world.row(subject_entity, pointed) if isinstance(pointed, int) else None
