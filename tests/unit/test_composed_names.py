@@ -203,7 +203,7 @@ def test_moving_tickets_is_no_moving_money() -> None:
     ("Flat 23", "viewing slot", False),  # the label does not say this row's noun
 ])
 def test_a_numbered_noun_is_a_proper_name_said_bare(label: str, thing: str, bare: bool) -> None:
-    from factory.tasks.language.row_names import titled
+    from factory.tasks.language.row_labels import titled
 
     assert titled(label, thing) is bare
 

@@ -16,7 +16,8 @@ from factory.seed.loader import load_seed
 from factory.spec.model import Spec
 from factory.tasks.language.asks import ParseError
 from factory.tasks.language.phrasing import RefText
-from factory.tasks.language.row_names import name_of, object_person, read_name
+from factory.tasks.language.row_labels import object_person
+from factory.tasks.language.row_names import name_of, read_name
 
 SUITE = Path(__file__).resolve().parents[2] / "seeds" / "suite"
 ORDER = "General admission · Fennel & Rye ×4, March 30"

@@ -114,7 +114,7 @@ def test_my_row_is_found_by_its_name_without_mine(tmp_path: Path) -> None:
     name); the same words from anyone else find nothing."""
     from factory.predict.rows import UserView
     from factory.tasks.language.resolve import find_rows
-    from factory.tasks.language.row_names import person_split
+    from factory.tasks.language.row_labels import person_split
     from factory.world.assemble import build_world
     from factory.world.layout import World
 

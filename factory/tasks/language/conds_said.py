@@ -13,7 +13,8 @@ from factory.tasks.language import grammar
 from factory.tasks.language.arg_phrases import bool_flag
 from factory.tasks.language.asks import Cond, ParseError, RefText
 from factory.tasks.language.modifiers import bool_adjective, bool_feature
-from factory.tasks.language.row_names import name_of, titled
+from factory.tasks.language.row_labels import titled
+from factory.tasks.language.row_names import name_of
 from factory.tasks.language.spoken import a, field_noun, noun, said
 from factory.tasks.language.things import person
 

@@ -27,7 +27,8 @@ from factory.tasks.language.frames import (
     span_words,
 )
 from factory.tasks.language.measures import rate_per, with_unit
-from factory.tasks.language.row_names import read_name, titled
+from factory.tasks.language.row_labels import titled
+from factory.tasks.language.row_names import read_name
 from factory.tasks.language.spoken import noun, said
 from factory.tasks.language.things import own_lookup, person
 from factory.tasks.language.values import MONEY, TIME, currency_chooser, scan_value

@@ -19,7 +19,8 @@ from factory.tasks.language.arg_phrases import arg_phrase
 from factory.tasks.language.arg_words import CLASSIFIERS
 from factory.tasks.language.asks import ONLY, AskStep, Cond, ParseError, Question, RefText
 from factory.tasks.language.conds_said import after_noun, lead_word, render_conds, with_conds
-from factory.tasks.language.frames import IT, frame, render_frame
+from factory.tasks.language.frames import IT, frame
+from factory.tasks.language.frames_render import render_frame
 from factory.tasks.language.measures import count_noun, times_done
 from factory.tasks.language.modifiers import adjective, bool_adjective, bool_feature
 from factory.tasks.language.row_names import name_of

@@ -20,7 +20,7 @@ from factory.spec.model import ParamSpec, WorkflowSpec
 from factory.tasks.language.answer import Answer
 from factory.tasks.language.asks import MADE, ONLY, Ask, Cond, Question, RefText
 from factory.tasks.language.frame_params import set_fields
-from factory.tasks.language.row_names import person_split, person_template
+from factory.tasks.language.row_labels import person_split, person_template
 from factory.tasks.language.spoken import said_once, spoken_label
 from factory.tasks.language.values import parse_scalar
 from factory.tasks.language.words import my_only

@@ -37,7 +37,7 @@ from factory.tasks.language.intents import intent_forms, slot_key, slot_said
 from factory.tasks.language.lint import DATE_ISO, Change, Hit, lint_goal
 from factory.tasks.language.render import bulk_sentence
 from factory.tasks.language.resolve import find_rows, select
-from factory.tasks.language.row_names import object_person, person_split, person_template
+from factory.tasks.language.row_labels import object_person, person_split, person_template
 from factory.tasks.language.spoken import said_once, spoken_label
 
 Options = Callable[[str, str, str], list[int]]  # (username, workflow, param) -> offered row ids

@@ -28,7 +28,7 @@ from factory.tasks.language.lint import DATE_ISO, Change, lint_goal
 from factory.tasks.language.phrasing import render
 from factory.tasks.language.registers import fits, reason_context, with_context
 from factory.tasks.language.resolve import find_rows, qualified_name
-from factory.tasks.language.row_names import person_split, person_template
+from factory.tasks.language.row_labels import person_split, person_template
 from factory.tasks.language.spoken import money_words
 from factory.tasks.language.words import my_only
 from factory.tasks.propose.base import ProposerBase
