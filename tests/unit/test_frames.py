@@ -448,3 +448,56 @@ def test_the_kind_of_a_thing_made_is_said_before_its_noun() -> None:
             text = render(hr, Ask("write", steps=(step,)), variant)
             assert f"equest {kind} leave from June 22 to June 26" in text and "type" not in text, text
             assert parse(hr, text).steps[0].args["leave_type"] == kind, text
+
+
+def test_a_seed_phrasing_says_the_person_a_thing_goes_to_as_a_person() -> None:
+    """Nothing is put into a person: the recipient a seed phrasing leaves over is who it is for."""
+    from factory.tasks.language.intents import extras_sentence, intent_forms, render_intent
+
+    tickets = build_spec(load_seed(SEEDS / "suite" / "ticketing.yaml"))
+    form = next(f for f in intent_forms(tickets) if f.phrasing == "Send my tickets for {event} to a friend.")
+    workflow = next(w for w in tickets.workflows if w.name == "transfer_tickets")
+    tail = extras_sentence(workflow, {"recipient": RefText("Jonathan Haynes")}, tickets)
+    assert tail == "It's for Jonathan Haynes."
+    text = render_intent(form, {"event": "the Fennel & Rye event"}, [], tail)
+    ask = parse(tickets, text)
+    assert ask.steps[0].args["recipient"] == RefText("Jonathan Haynes")
+
+
+@pytest.mark.parametrize("seed, entity, field, row, said", [
+    ("gym", "plan", "off_peak", "Titanic Quarter Off-Peak", "off-peak only"),
+    ("leases", "rent_payment", "short_paid", None, "short paid"),
+])
+def test_a_yes_no_label_that_says_a_quality_is_said_as_one(seed: str, entity: str, field: str, row: str | None,
+                                                           said: str) -> None:
+    """A label of several words that says a quality ("Off-peak only", "Short paid") is what a row
+    is or is not, never a thing it has or a value set to yes."""
+    spec = build_spec(load_seed(SEEDS / "suite" / f"{seed}.yaml"))
+    for value in ("yes", "no"):
+        q = Question("count", entity, conds=(Cond(field, value),))
+        for variant in range(2):
+            text = render(spec, Ask("read", question=q), variant)
+            assert "set to" not in text and " have " not in text and f" with {said}" not in text, text
+            assert f"{'not ' if value == 'no' else ''}{said}" in text, text
+            assert parse(spec, text).question == q
+    if row is not None:
+        lookup = Question("lookup", entity, field, RefText(row))
+        text = render(spec, Ask("read", question=lookup), 0)
+        assert text.startswith("Is ") and text.endswith(f" {said}?"), text
+        assert parse(spec, text).question == lookup
+
+
+@pytest.mark.parametrize("seed, entity, field, value, said", [
+    ("gym", "plan", "club", "Dublin Docklands", "How many Dublin Docklands plans are there?"),
+    ("ticketing", "venue", "country", "united kingdom", "How many venues are in the United Kingdom?"),
+    ("ticketing", "venue", "country", "canada", "How many venues are in Canada?"),
+    ("car_rental", "damage_report", "area", "interior", "How many interior damage reports do I have?"),
+])
+def test_a_value_that_is_a_name_is_written_as_one(seed: str, entity: str, field: str, value: str, said: str) -> None:
+    """A closed list's value that is a name stands before the noun as written ("the Dublin Docklands
+    plans", never 'whose club is "Dublin Docklands"'), a named place after it ("in Canada", never
+    "the united kingdom venues"); a place that is a word ("interior") stays a modifier."""
+    spec = build_spec(load_seed(SEEDS / "suite" / f"{seed}.yaml"))
+    q = Question("count", entity, conds=(Cond(field, f'"{value}"'),))
+    assert render(spec, Ask("read", question=q), 0) == said
+    assert parse(spec, said).question == q

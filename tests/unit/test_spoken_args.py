@@ -142,7 +142,7 @@ def test_a_day_of_an_act_is_asked_with_its_verb_and_a_name_value_is_written_as_o
     assert parse(cars, text).question == serviced
     region = Question("count", "port", conds=(Cond("region", '"north america"'),))
     text = render(freight, Ask("read", question=region), 0)
-    assert '"North America"' in text, text
+    assert text == "How many ports are in North America?", text  # a place of a closed list is said bare
     assert parse(freight, text).question == region, text
 
 

@@ -12,7 +12,7 @@ from factory.spec.model import EntitySpec, FieldSpec, Spec
 from factory.tasks.language import grammar
 from factory.tasks.language.arg_phrases import bool_flag
 from factory.tasks.language.asks import Cond, ParseError, RefText
-from factory.tasks.language.modifiers import bool_adjective, bool_feature
+from factory.tasks.language.modifiers import bool_adjective, bool_feature, named_place
 from factory.tasks.language.row_labels import titled
 from factory.tasks.language.row_names import name_of
 from factory.tasks.language.spoken import a, field_noun, noun, said
@@ -108,6 +108,8 @@ def name_first(spec: Spec, ent: EntitySpec, field: FieldSpec, value: str) -> str
     its noun itself ("Flat 19"), names a person, or the entity has two places to be in."""
     inner = value[1:-1] if len(value) > 2 and value[0] == value[-1] == '"' else ""
     lead = lead_word(field)
+    if field.type == "enum" and named_place(field, inner):  # a place of a closed list: "in Canada"
+        return place_said(enum_place(inner)) if lead is not None else None
     if (lead is None or not PROPER_NAME.fullmatch(inner) or not any(w[:1].isupper() for w in inner.split())
             or re.search(r" (?:and|with) ", inner)  # the words that join conditions end a name read back
             or inner.split()[0].lower() in ("the", "a", "an")):  # a title ("The Clockwork Fox") stays quoted
@@ -122,6 +124,11 @@ def name_first(spec: Spec, ent: EntitySpec, field: FieldSpec, value: str) -> str
     if name in PLACES:
         return place_said(inner) if bare_place(ent) is field else None
     return f"the {inner} {name}"
+
+
+def enum_place(value: str) -> str:
+    """A place a closed list stores in lower case ("united kingdom") as its name is written."""
+    return " ".join(w if w in grammar.CLOSED else w[:1].upper() + w[1:] for w in value.replace("_", " ").split())
 
 
 # A place whose name is a union of parts or a plural of lands takes "the": "the United States",
@@ -204,10 +211,23 @@ def bool_phrase(field: FieldSpec) -> str | None:
     words = noun(said(field)).split()
     # a participle clause is one too: "the invoices paid after due date", "… not paid after due date"
     clause = grammar.participle_clause(words)
-    if field.type != "bool" or len(words) < 2 or not (words[0] in LEADING_PREPOSITIONS or clause) \
-            or not all(re.fullmatch(r"[a-z]+", w) for w in words):
+    if field.type != "bool" or len(words) < 2 or not (words[0] in LEADING_PREPOSITIONS or clause
+                                                      or _adjectival(words)) \
+            or not all(re.fullmatch(r"[a-z]+(?:-[a-z]+)*", w) for w in words):
         return None
     return " ".join(words)
+
+
+def _adjectival(words: list[str]) -> bool:
+    """Whether a label of several words says a quality, not a thing ("Off-peak only", "Short
+    paid"): it opens on a modifier (an adjective, an adverb, a participle or a hyphened compound)
+    and ends on a word that is no noun (an adjective, an adverb or a participle). "Pets allowed"
+    opens on a noun: a thing allowed, said as a clause elsewhere; "Step-free access" is a thing."""
+    first, last = words[0], words[-1]
+    opens = "-" in first or grammar.is_participle(first) or bool(grammar.tags(first) & {"ADJ", "ADV"})
+    ends = "NOUN" not in grammar.tags(last) and (
+        grammar.is_participle(last) or bool(grammar.tags(last) & {"ADJ", "ADV"}))
+    return opens and ends
 
 
 def not_state(field: FieldSpec) -> str | None:
@@ -251,4 +271,11 @@ def said_bare(conds: str) -> bool:
     """Whether conditions follow their noun without "with": a field said with its own preposition
     ("in the folder …"), "not …", "whose …", or a participle clause ("paid after due date")."""
     words = conds.split(" ", 2)
-    return words[0] in BARE_LEADS or grammar.participle_clause(words[:2])
+    return words[0] in BARE_LEADS or grammar.participle_clause(words[:2]) or said_quality(conds)
+
+
+def said_quality(conds: str) -> bool:
+    """Whether conditions open on a quality of several words said whole ("off-peak only", "not
+    short paid"): a count asks "How many of the plans are off-peak only?"."""
+    first = conds.split(" and ", 1)[0].removeprefix("not ").split()
+    return len(first) > 1 and all(re.fullmatch(r"[a-z]+(?:-[a-z]+)*", w) for w in first) and _adjectival(first)

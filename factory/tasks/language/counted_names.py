@@ -93,8 +93,7 @@ def _values(shape: CountShape, text: str) -> dict[str, str] | None:
     return m.groupdict()
 
 
-def counted(shape: CountShape, text: str, thing_of: Callable[[str], str], around: Around,
-            named: Named) -> str | None:
+def counted(shape: CountShape, text: str, around: Around, named: Named) -> str | None:
     """What follows the row's noun for the label `text` ("of 4 General admission tickets for Fennel
     & Rye placed on March 30"), or None when `text` is not shaped so."""
     values = _values(shape, text)

@@ -96,7 +96,7 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
         out.append(f.setting_lead + (with_unit(one, text) if one.type == "int" else f"{text} {per}" if per else text))
     elif settings:
         items = [f"{param_said(params[n], setting=True)} to {param_text(params[n], args[n])}" for n in settings]
-        out.append(": set the " + _listed([items[0], *(f"the {i}" for i in items[1:])]))
+        out.append(": set the " + grammar.listed([items[0], *(f"the {i}" for i in items[1:])]))
     # a row named by its day ends the sentence so far: a list after it takes a comma (below)
     named_day = bool(SPOKEN_DAY.search("".join(out)))
     implied = said_by_amount(workflow.params, args)  # "a declared value of £22,000" says the currency
@@ -121,17 +121,13 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
         nominal = next((i for i, item in enumerate(items) if not bare_item(item)), None)
         if nominal is None:
             # "…, due April 19 and out of 50"; an end said by its own word follows its row: "until July 5"
-            out.append((" " if items[0].split()[0] in DAY_WORDS else ", ") + _listed(items))
+            out.append((" " if items[0].split()[0] in DAY_WORDS else ", ") + grammar.listed(items))
         else:
             items.insert(0, items.pop(nominal))
             # after a row named by its day, a comma: "… logged on May 2 at 9:00 AM, with the
             # reason …", never a reason that reads as the logging's
             lead = "," + f.rest_lead if f.rest_lead == " with " and named_day else f.rest_lead
-            out.append(lead + _listed(items))
+            out.append(lead + grammar.listed(items))
     said_its = its_form(f) if pronoun else None
     text = "".join(out)
     return text.replace(*said_its, 1) if said_its else text  # "adjust its allowance", not "the allowance for it"
-
-
-def _listed(parts: list[str]) -> str:
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]

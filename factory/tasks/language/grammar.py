@@ -364,6 +364,7 @@ __all__ = [
     "is_verb",
     "known",
     "lemmas",
+    "listed",
     "noun_only",
     "participle",
     "participle_clause",
@@ -388,3 +389,8 @@ def activity(word: str) -> bool:
     "storage"): after "to" it takes no article ("to inspection"), where a place does ("to the
     workshop"); an amount labelled by one is a fee for it ("Cancellation": the cancellation fee)."""
     return len(word) > 5 and _ACTIVITY.search(word.lower()) is not None
+
+
+def listed(parts: list[str]) -> str:
+    """`a`, `a and b`, `a, b and c`: how a person lists things."""
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]

@@ -47,6 +47,7 @@ from factory.tasks.language.parse import LIST_SEPARATORS, my_phrases, parse_args
 from factory.tasks.language.render import render_list
 from factory.tasks.language.row_names import name_of, read_name
 from factory.tasks.language.spoken import field_noun, noun, spoken_label
+from factory.tasks.language.things import person
 from factory.tasks.language.values import (
     DATE,
     DAY_SAID,
@@ -312,7 +313,7 @@ def _pattern(spec: Spec, template: tuple[tuple[str, str], ...], slots: dict[str,
     if _ends_quoted(template):
         out.append(r"\.?")
     if extras:
-        out.append(" (?P<extras>(?:" + "|".join(re.escape(o) for o in (EXTRA_OPENER, SPAN_OPENER, *ROLE_OPENERS.values()))
+        out.append(" (?P<extras>(?:" + "|".join(re.escape(o) for o in (EXTRA_OPENER, SPAN_OPENER, *_OPENERS))
                    + r").+)\.")
     return re.compile("^" + "".join(out) + "$", re.IGNORECASE)
 
@@ -370,6 +371,15 @@ def _ends_quoted(template: tuple[tuple[str, str], ...]) -> bool:
 # (··8488).", not `Set the from account to "Main Checking ··8488".`).
 # The row a payment is for is pointed out ("I mean my Travel Rewards Card account (··1683).").
 ROLE_OPENERS = {"source": "Take it from ", "dest": "Put it into ", "which": "I mean "}
+# A person is no account: nothing is put into them ("It's for Jonathan Haynes.", never "Put it
+# into Jonathan Haynes.").
+PERSON_OPENERS = {"source": "It's from ", "dest": "It's for "}
+_OPENERS = (*ROLE_OPENERS.values(), *PERSON_OPENERS.values())
+
+
+def _opener(spec: Spec, role: str, entity: str) -> str:
+    """How an appended sentence names the row playing `role`: by its kind of thing."""
+    return PERSON_OPENERS.get(role, ROLE_OPENERS[role]) if person(spec, entity) else ROLE_OPENERS[role]
 
 
 def _role_of(spec: Spec | None, workflow: WorkflowSpec) -> dict[str, str]:
@@ -402,7 +412,7 @@ def _extras_sentence(workflow: WorkflowSpec, args: dict[str, Any], spec: Spec | 
         p = next(p for p in workflow.params if p.name == name)
         if spec is not None and name in roles and isinstance(value, RefText) and p.ref:
             try:
-                said.append(f"{ROLE_OPENERS[roles[name]]}{name_of(spec, p.ref, value, roles[name])}.")
+                said.append(f"{_opener(spec, roles[name], p.ref)}{name_of(spec, p.ref, value, roles[name])}.")
             except ParseError:
                 continue  # a row named by its fields: set, not said
             del rest[name]
@@ -427,15 +437,19 @@ def _extras(spec: Spec, workflow: WorkflowSpec, text: str) -> dict[str, Any]:
     """The appended sentences (`extras_sentence`), read back."""
     roles = {role: name for name, role in _role_of(spec, workflow).items()}
     params = {p.name: p for p in workflow.params}
-    openers = "|".join(re.escape(o) for o in (EXTRA_OPENER, SPAN_OPENER, *ROLE_OPENERS.values()))
+    openers = "|".join(re.escape(o) for o in (EXTRA_OPENER, SPAN_OPENER, *_OPENERS))
     args: dict[str, Any] = {}
     for sentence in re.split(rf"\. (?=(?:{openers}))", text):
-        role = next((r for r, o in ROLE_OPENERS.items() if sentence.startswith(o)), None)
+        role = next((r for r in ROLE_OPENERS if (name := roles.get(r)) is not None
+                     and sentence.startswith(_opener(spec, r, params[name].ref or ""))), None)
+        if role is None and any(sentence.startswith(o) for o in _OPENERS):
+            raise ParseError(f"{sentence!r} names no row its opener says in {workflow.label!r}")
         if role is not None:
-            name = roles.get(role)
-            if name is None or name in args:
-                raise ParseError(f"{sentence!r} names no {role} of {workflow.label!r}")
-            args[name] = read_name(spec, params[name].ref or "", sentence[len(ROLE_OPENERS[role]):])
+            name = roles[role]
+            if name in args:
+                raise ParseError(f"{sentence!r} names the {role} of {workflow.label!r} twice")
+            opener = _opener(spec, role, params[name].ref or "")
+            args[name] = read_name(spec, params[name].ref or "", sentence[len(opener):])
             continue
         span = _span(workflow)
         if sentence.startswith(SPAN_OPENER) and span is not None:  # "From May 31 to June 2, 2026"

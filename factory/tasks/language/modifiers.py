@@ -97,6 +97,12 @@ def adjective(entity: EntitySpec, conds: tuple[Cond, ...]) -> tuple[str, tuple[C
     if brand is not None:  # "the Ford models", never "the models whose make is "Ford""
         return brand + " ", conds[1:]
     word = first.value[1:-1] if first.value.startswith('"') and first.value.endswith('"') else ""
+    if named_place(f, word):
+        return "", conds  # a place follows its noun: "the venues in the United Kingdom"
+    if f.type == "enum" and first.upper is None and [c.field for c in _owners(entity, word)] == [f.name]:
+        name = _name_value(entity, word, f)
+        if name is not None:  # "the United Kingdom venues", "the Dublin Docklands plans"
+            return name + " ", conds[1:]
     if (f.type != "enum" or first.upper is not None or [c.field for c in _owners(entity, word)] != [f.name]
             or not stands_before(word, noun(said(entity)).split())):
         return "", conds
@@ -104,6 +110,21 @@ def adjective(entity: EntitySpec, conds: tuple[Cond, ...]) -> tuple[str, tuple[C
     if graded is not None:  # "the low-priority tickets", never "the low tickets"
         return graded + " ", conds[1:]
     return modifier_said(word) + " ", conds[1:]
+
+
+def _name_value(entity: EntitySpec, word: str, f: FieldSpec) -> str | None:
+    """A value that is a name ("Dublin Docklands", or any value the seed writes only in capitals)
+    as it is written before the noun; None for a place, a word of the language, a designator
+    ("Unit B") or a word of the noun itself."""
+    if named_place(f, word):
+        return None  # a place follows its noun: "the venues in Canada" (`conds_said.name_first`)
+    written = grammar.named_value(word)
+    if not _BRAND.fullmatch(written) or written.split()[0][:1].islower():
+        return None
+    words = written.lower().split()
+    if set(words) & set(noun(said(entity)).split()) or (len(words[-1]) == 1 and words[-1].isalpha()):
+        return None
+    return written
 
 
 def _graded(f: FieldSpec, word: str) -> str | None:
@@ -125,6 +146,21 @@ def _graded(f: FieldSpec, word: str) -> str | None:
 _BRAND = re.compile(r"[A-Z][\w&'.-]*(?: [A-Z0-9][\w&'.-]*){0,3}")
 # Fields that say where a row is ("London"): a place follows its noun ("the branches in London").
 _PLACES = frozenset(["city", "country", "town", "region", "neighbourhood", "neighborhood", "district", "area"])
+
+
+# Kinds of place whose every member is a proper name (a country is always named, an area may be
+# "interior"): a closed class of the language, not a record of seeds.
+_NAMED_PLACES = frozenset(["city", "country", "town", "state", "province", "county"])
+
+
+def named_place(field: FieldSpec, value: str) -> bool:
+    """Whether a value of an enum place field is a proper name ("canada", "united kingdom", "north
+    america"): the field is a kind of place that is always named, or a word of the value is one
+    the lexicon does not know ("america"); "interior" of an "Area" is a word."""
+    if field.type != "enum" or noun(said(field)) not in _PLACES or not value:
+        return False
+    words = value.replace("_", " ").split()
+    return noun(said(field)) in _NAMED_PLACES or any(not grammar.tags(w) for w in words)
 
 
 def brand_field(entity: EntitySpec) -> FieldSpec | None:
@@ -241,6 +277,10 @@ def read_adjective(entity: EntitySpec, text: str, plural: bool) -> Cond | None:
     owners = _owners(entity, word) if _MODIFIER.fullmatch(word) else []
     if len(owners) == 1:
         return owners[0]
+    for stored in (word, word.lower()):  # a name: "the Dublin Docklands plans"
+        values = [c for c in _owners(entity, stored) if entity.field_named(c.field).type == "enum"]
+        if len(values) == 1 and _name_value(entity, stored, entity.field_named(values[0].field)) == word:
+            return values[0]
     for named in (brand_field(entity), kind_field(entity)):  # "the Ford models", "the Nissan Qashqai cars"
         if not owners and named is not None and brand_before(entity, Cond(named.name, f'"{word}"')) == word:
             return Cond(named.name, f'"{word}"')

@@ -16,6 +16,7 @@ from factory.tasks.language.conds_said import (
     bare_place,
     bool_phrase,
     day_field,
+    enum_place,
     lead_word,
     not_state,
     phrase_state,
@@ -24,7 +25,7 @@ from factory.tasks.language.conds_said import (
     said_bare,
 )
 from factory.tasks.language.measures import count_noun
-from factory.tasks.language.modifiers import bool_feature, read_adjective
+from factory.tasks.language.modifiers import bool_feature, named_place, read_adjective
 from factory.tasks.language.row_names import read_name
 from factory.tasks.language.spoken import entity_noun, field_noun, own_field_noun, recency_field, spoken_plural
 from factory.tasks.language.values import scan_value
@@ -62,7 +63,7 @@ def entity_and_conds(spec: Spec, text: str, plural: bool) -> tuple[EntitySpec, t
         return _entity_said(spec, text, plural)
     except ParseError as exc:
         problem = exc
-    for m in re.finditer(r" (?=(\w+) )", text):
+    for m in re.finditer(r" (?=([\w-]+) )", text):
         if not said_bare(text[m.end():]):  # "in …", "not …", "whose …", "paid after due date"
             continue
         try:
@@ -226,6 +227,14 @@ def _name_first_at(ent: EntitySpec, text: str, pos: int) -> tuple[Cond, int] | N
     T5 branch" (the name before the field's noun), "in London" (the entity's one place, alone)."""
     ends = [m.start() for m in re.finditer(r" (?:and|with) ", text[pos:])] + [len(text) - pos]
     place = bare_place(ent)
+    for f in ent.fields:  # a place of a closed list first: "in Canada" is the country, whatever the cities
+        if f.type != "enum" or field_noun(f) not in PLACES or lead_word(f) is None or not text.startswith("in ", pos):
+            continue
+        said = next((v for v in f.values or [] if named_place(f, v)
+                     and text.startswith(f"in {place_said(enum_place(v))}", pos)
+                     and pos + 3 + len(place_said(enum_place(v))) == pos + ends[0]), None)
+        if said is not None:
+            return Cond(f.name, f'"{said.replace("_", " ")}"'), pos + ends[0]
     for f in ent.fields:
         lead, name = lead_word(f), field_noun(f)
         if lead is None:

@@ -11,7 +11,7 @@ import re
 from factory.spec.model import Spec
 from factory.tasks.language.arg_words import CLASSIFIERS
 from factory.tasks.language.asks import ONLY, Cond, ParseError, Question, RefText
-from factory.tasks.language.conds_said import said_bare
+from factory.tasks.language.conds_said import bool_phrase, said_bare, said_quality
 from factory.tasks.language.measures import count_noun, times_done
 from factory.tasks.language.modifiers import bool_adjective, bool_feature
 from factory.tasks.language.parse import DIRECTIONS, DIRS, my_phrases
@@ -64,6 +64,9 @@ _SAID_LOOKUPS = [
     (re.compile(r"^Look up when (?P<named>.+) was (?P<when>[a-z]+)\.$"), lambda f, w: field_noun(f) == w),
 ]
 def _said_lookup(spec: Spec, text: str) -> Question | None:
+    phrased = _is_phrase(spec, text)
+    if phrased is not None:
+        return phrased
     for pattern, said_as in _SAID_LOOKUPS:
         m = pattern.match(text)
         if m is None:
@@ -91,12 +94,32 @@ def _said_lookup(spec: Spec, text: str) -> Question | None:
     return None
 
 
+def _is_phrase(spec: Spec, text: str) -> Question | None:
+    """"Is <row> <a state of several words>?" ("Is the plan "X" off-peak only?": `render._lookup`
+    with `conds_said.bool_phrase`), read as a lookup of that field; None for another text."""
+    if not text.startswith("Is ") or not text.endswith("?"):
+        return None
+    for e, f in ((ent, f) for ent in spec.entities for f in ent.fields if f.type == "bool"):
+        phrase = bool_phrase(f)
+        if phrase is None or not text.endswith(f" {phrase}?"):
+            continue
+        named = text[len("Is "):-len(phrase) - 2]
+        try:
+            q = parse_question(spec, f"What is the {field_noun(f)} of {named}?")
+        except ParseError:
+            continue
+        if q is not None and q.entity == e.name and q.field == f.name:
+            return q
+    return None
+
+
 # "What kind of assignment is "Midterm"?", "What kind of port is Los Angeles?" (`render._lookup`)
 _CLASSIFIER = "|".join(sorted(CLASSIFIERS))
 _KIND_OF = re.compile(rf'^What (?P<kind>{_CLASSIFIER}) of (?P<thing>[a-z][a-z -]*?) is (?P<name>"[^"]+"(?: [^"?]+)?)\?$')
 _KIND_OF_BARE = re.compile(rf'^What (?P<kind>{_CLASSIFIER}) of (?P<thing>[a-z]+) is (?P<name>[A-Z][^"?]*)\?$')
 _POSSESSIVE = re.compile(r"^What (?:is|are) (?P<named>the [A-Z][^\"?]*?)'s (?P<field>[a-z][^\"?]*)\?$")
 _MINE_ARE = re.compile(r"^How many of my (.+?) are (.+)\?$")
+_THE_ARE = re.compile(r"^How many of the (.+?) are (.+)\?$")
 _ARE_IN = re.compile(r"^How many (?!of )(.+?) are ((?:in|at) .+)\?$")
 
 
@@ -110,6 +133,9 @@ def parse_question(spec: Spec, text: str) -> Question | None:
     mine_are = _MINE_ARE.match(text)
     if mine_are is not None and said_bare(mine_are[2]):
         text = f"How many {mine_are[1]} {mine_are[2]} do I have?"
+    the_are = _THE_ARE.match(text)  # "How many of the plans are off-peak only?"
+    if the_are is not None and said_quality(the_are[2]):
+        text = f"How many {the_are[1]} {the_are[2]} are there?"
     are_in = _ARE_IN.match(text)  # "How many branches are in Bristol?" asks "How many branches in Bristol are there?"
     if are_in is not None:
         text = f"How many {are_in[1]} {are_in[2]} are there?"

@@ -73,7 +73,6 @@ from factory.tasks.language.parse_errands import parse_compound
 from factory.tasks.language.parse_questions import parse_question
 from factory.tasks.language.render import (
     TIE_BREAK,
-    listed,
     lower_first,
     render_args,
     render_list,
@@ -95,7 +94,7 @@ from factory.tasks.language.words import my_only, possessed_head
 __all__ = [
     "DATE", "DIRECTIONS", "LIST_SEPARATORS", "MONEY", "ONLY", "TIE_BREAK",
     "Ask", "AskStep", "Cond", "ParseError", "Question", "RefText",
-    "arg_phrase", "field_value_text", "joint_ref", "listed", "my_only", "my_phrases", "param_text",
+    "arg_phrase", "field_value_text", "joint_ref", "my_only", "my_phrases", "param_text",
     "parse", "parse_args", "parse_conds", "parse_question", "parse_scalar", "parse_step",
     "possessed_head", "render", "render_args", "render_conds", "render_list", "render_question",
     "render_sentence", "render_step", "scan_value",

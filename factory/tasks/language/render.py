@@ -18,7 +18,14 @@ from factory.tasks.language import grammar
 from factory.tasks.language.arg_phrases import arg_phrase
 from factory.tasks.language.arg_words import CLASSIFIERS
 from factory.tasks.language.asks import ONLY, AskStep, Cond, ParseError, Question, RefText
-from factory.tasks.language.conds_said import after_noun, lead_word, render_conds, with_conds
+from factory.tasks.language.conds_said import (
+    after_noun,
+    bool_phrase,
+    lead_word,
+    render_conds,
+    said_quality,
+    with_conds,
+)
 from factory.tasks.language.frames import IT, frame
 from factory.tasks.language.frames_render import render_frame
 from factory.tasks.language.measures import count_noun, times_done
@@ -57,11 +64,6 @@ def render_args(workflow: WorkflowSpec, args: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def listed(parts: list[str]) -> str:
-    """`a`, `a and b`, `a, b and c`: how a person lists things."""
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-
-
 def render_list(workflow: WorkflowSpec, args: dict[str, Any], joiner: str = " ", lead: str = "") -> str:
     """The arguments as a list (`from account "A", to account "B" and amount $5.00`); `lead`
     goes before each label ("the "), `joiner` between label and value (" to "). A range's end
@@ -76,7 +78,7 @@ def render_list(workflow: WorkflowSpec, args: dict[str, Any], joiner: str = " ",
         if joiner == " " and p.range_end in args:
             part += " to " + param_text(params[p.range_end or ""], args[p.range_end or ""])
         parts.append(part)
-    return listed(parts)
+    return grammar.listed(parts)
 
 
 def _subject_phrase(spec: Spec, workflow: WorkflowSpec, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -168,7 +170,8 @@ def _word(spec: Spec, entity: str, field: str, op: str) -> str:
     f = spec.entity(entity).field_named(field)
     if f.type in ("date", "datetime"):
         return "latest" if op == "max" else "earliest"
-    plural = f.type != "money" and grammar.is_plural(field_noun(f).split()[-1])  # "the fewest paid hours"
+    # "the fewest paid hours", "the most classes held at once": the head noun is what is counted
+    plural = f.type != "money" and grammar.is_plural(_head(field_noun(f)))
     if count_noun(f) is not None or times_done(f) is not None or plural:  # "the most travellers", not "the highest"
         return "most" if op == "max" else "fewest"
     return "highest" if op == "max" else "lowest"
@@ -191,19 +194,25 @@ def ranked(spec: Spec, entity: str, field: str, op: str) -> str:
 def be(phrase: str) -> str:
     """"are" when a noun phrase's head is plural ("the points on licence", "the total fees owed"),
     else "is"; the head is the last word before a preposition or a participle that follows it."""
+    head = _head(phrase)
+    return "are" if head and grammar.is_plural(head) else "is"
+
+
+def _head(phrase: str) -> str:
+    """A noun phrase's head: its last word before a preposition or a participle that follows it
+    ("classes" of "classes held at once"); "" for no words."""
     words = phrase.split()
     cut = next((i for i, w in enumerate(words) if i and (w in grammar.PREPOSITIONS or grammar.is_participle(w))),
                len(words))
-    head = words[cut - 1] if cut else ""
-    return "are" if head and grammar.is_plural(head) else "is"
+    return words[cut - 1] if cut else ""
 
 
 def _lookup(field: FieldSpec, named: str, variant: int, entity: EntitySpec | None = None) -> str:
     """A question about one field of one row: "What is the balance of my …?", "Is my message "Hi"
     read?" (a yes/no state), "Does the listing "Loft" have wifi?" (a thing a row has), "How many
     travellers does my trip "Rome" have?" (a count); `parse.parse_question` reads each back."""
-    state = bool_adjective(field, "yes") if field.type == "bool" else None
-    if state is not None:
+    state = (bool_adjective(field, "yes") or bool_phrase(field)) if field.type == "bool" else None
+    if state is not None:  # "Is the plan "X" off-peak only?", "Is the dish "Y" on tonight?"
         return f"Is {named} {state}?"
     feature = bool_feature(field) if field.type == "bool" else None
     if feature is not None:
@@ -349,6 +358,8 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
             return f"Count {scope} {plural}{after_noun(spec, q.entity, q.conds)}."
         if with_conds(conds) == f" {conds}" and scope == "my":  # "How many of my shifts are for the Transport
             return f"How many of my {plural} are {conds}?"        # department?", never "… do I have?"
+        if with_conds(conds) == f" {conds}" and said_quality(conds):  # "How many of the plans are off-peak only?"
+            return f"How many of {scope} {plural} are {conds}?"
         if with_conds(conds) == f" {conds}" and conds.startswith(("in ", "at ")):  # "How many branches are in Bristol?"
             return f"How many {plural} are {conds}?"
         if with_conds(conds) == f" {conds}":  # "How many cars for the … branch are there?", not "have for"

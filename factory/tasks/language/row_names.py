@@ -225,12 +225,9 @@ def _read_around(spec: Spec, ent: EntitySpec, text: str, templates: list[str]) -
     return None
 
 
-def _count_helpers(spec: Spec) -> tuple[Callable[[str], str], Callable[[str, str], tuple[str, str] | None],
+def _count_helpers(spec: Spec) -> tuple[Callable[[str, str], tuple[str, str] | None],
                                          Callable[[str, str], str | None]]:
-    """How `counted_names` says the row counted from: its noun, its words around the noun, its name."""
-
-    def thing_of(entity: str) -> str:
-        return noun(said(spec.entity(entity)))
+    """How `counted_names` says the row counted from: its words around the noun, its name."""
 
     def around(entity: str, text: str) -> tuple[str, str] | None:
         ent = spec.entity(entity)
@@ -242,14 +239,17 @@ def _count_helpers(spec: Spec) -> tuple[Callable[[str], str], Callable[[str, str
         except ParseError:
             return None
 
-    return thing_of, around, named
+    return around, named
 
 
 def _read_count_helpers(spec: Spec, shape: CountShape) -> tuple[Callable[[str], str], Callable[[str, str], str | None],
                                                                 Callable[[str, str], str | None],
                                                                 Callable[[str], str | None]]:
     """How `counted_names` reads the row counted from back, and says a label again to check it."""
-    thing_of, around, named = _count_helpers(spec)
+    around, named = _count_helpers(spec)
+
+    def thing_of(entity: str) -> str:
+        return noun(said(spec.entity(entity)))
 
     def read_around(entity: str, text: str) -> str | None:
         ent = spec.entity(entity)
@@ -262,7 +262,7 @@ def _read_count_helpers(spec: Spec, shape: CountShape) -> tuple[Callable[[str], 
             return None
         return found.text if found.mine is False and found.by is None else None
 
-    return thing_of, read_around, read_named, lambda label: counted(shape, label, thing_of, around, named)
+    return thing_of, read_around, read_named, lambda label: counted(shape, label, around, named)
 
 
 def _as_shown(ent: EntitySpec, field: str, lead: str) -> str:
