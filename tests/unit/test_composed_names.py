@@ -132,12 +132,15 @@ def test_a_row_it_is_for_is_said_bare_when_its_name_cannot_lead() -> None:
 
 
 def test_how_many_of_the_thing_a_label_names_goes_before_it() -> None:
-    """"Buy tickets" with a quantity: "Buy 4 tickets …", "Buy 1 ticket …", and "Buy tickets …"
-    when the run leaves the app's default; never "with a quantity of 4"."""
+    """"Buy tickets" with a quantity: "Buy 4 … tickets …", "Buy 1 … ticket …", and "Buy … tickets …"
+    when the run leaves the app's default; never "with a quantity of 4". The tier they come from
+    is a kind of ticket, so its name says which tickets (`unit_fold`): "Buy 4 General admission
+    tickets for Brixton Beats Weekender", never "4 tickets to the General admission ticket tier"."""
     tickets = build_spec(load_seed(SUITE / "ticketing.yaml"))
     tier = RefText("General admission · Brixton Beats Weekender")
-    for quantity, words in ((4, "uy 4 tickets to the General admission ticket tier"), (1, "uy 1 ticket to the"),
-                            (None, "uy tickets to the")):
+    for quantity, words in ((4, "uy 4 General admission tickets for Brixton Beats Weekender"),
+                            (1, "uy 1 General admission ticket for Brixton"),
+                            (None, "uy General admission tickets for Brixton")):
         step = AskStep("buy_tickets", {"tier": tier, **({"quantity": quantity} if quantity else {})})
         for variant in range(3):
             text = render(tickets, Ask("write", steps=(step,)), variant)
@@ -220,3 +223,13 @@ def test_a_numbered_flat_is_said_bare_and_a_moment_of_a_thing_made_after_on() ->
     back = parse(leases, text).steps[0]
     assert back.workflow == "add_slot" and back.args["unit"] == RefText("Flat 20, Ropewalk Apartments")
     assert back.args["starts_at"] == "July 7, 2026 at 2:00 PM"  # as written: values are typed later
+
+
+def test_a_name_that_holds_the_counted_noun_is_not_folded_into_it() -> None:
+    """"Buy 2 Two tickets deal tickets" would read back as another tier: such a name stays whole."""
+    from factory.tasks.language.unit_fold import folded
+
+    assert folded("the General admission ticket tier for Fennel & Rye", "ticket tier", "tickets") == \
+        ("General admission", " for Fennel & Rye")
+    assert folded("the Two tickets deal ticket tier for Fennel & Rye", "ticket tier", "tickets") is None
+    assert folded('the ticket tier "Balcony"', "ticket tier", "tickets") is None

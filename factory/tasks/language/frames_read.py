@@ -31,6 +31,7 @@ from factory.tasks.language.row_labels import titled
 from factory.tasks.language.row_names import read_name
 from factory.tasks.language.spoken import noun, said
 from factory.tasks.language.things import own_lookup, person
+from factory.tasks.language.unit_fold import fold_shape, unfold
 from factory.tasks.language.values import MONEY, TIME, currency_chooser, scan_value
 from factory.tasks.language.words import my_only
 
@@ -109,7 +110,11 @@ def parse_frame(spec: Spec, text: str, mine: dict[str, str], separators: tuple[s
             continue
         said_its = its_form(f) if it is not None else None
         text = whole.replace(said_its[1], said_its[0], 1) if said_its else whole  # "adjust its allowance …"
+        shape = fold_shape(spec, f, workflow)
         m = frame_pattern(f).match(text)
+        unfolded = unfold(f, shape, text) if shape is not None and m is None else None
+        if unfolded is not None:  # "Buy 3 General admission tickets for …" (`unit_fold`)
+            m = frame_pattern(f).match(unfolded)
         if m is None:
             continue
         try:

@@ -31,6 +31,7 @@ from factory.tasks.language.row_labels import SPOKEN_DAY
 from factory.tasks.language.row_names import name_of
 from factory.tasks.language.spoken import noun, param_said, said
 from factory.tasks.language.things import own_lookup
+from factory.tasks.language.unit_fold import fold_shape, folded, unfold
 from factory.tasks.language.values import param_text, priced, said_by_amount, without_this_year
 
 
@@ -62,6 +63,7 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
     pronoun = any(p.role == "subject" and args.get(p.param or "") in (RefText(IT, ONLY), RefText(IT, MADE))
                   for p in f.pieces)
     skip: Piece | None = None
+    rows: dict[int, str] = {}  # each piece's value as said, by its place in the frame
     for piece in f.pieces:
         if piece is skip:
             continue
@@ -84,7 +86,9 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
             out.append(piece.lead + grammar.with_article(after[0] if after else "thing").split()[0])
         elif piece.param in args:
             text = _value_text(spec, params[piece.param], args[piece.param], piece.role)
-            out.append(piece.lead + (_unechoed(spec, f, params[piece.param], text) if piece.role == "subject" else text))
+            text = _unechoed(spec, f, params[piece.param], text) if piece.role == "subject" else text
+            rows[f.pieces.index(piece)] = text
+            out.append(piece.lead + text)
         elif piece.role == "subject" and own_lookup(params[piece.param]):
             # the app finds the user's own row ("Freeze my membership until …"): said, never left out
             out.append(piece.lead + "my " + noun(said(spec.entity(params[piece.param].ref or ""))))
@@ -130,4 +134,23 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
             out.append(lead + grammar.listed(items))
     said_its = its_form(f) if pronoun else None
     text = "".join(out)
+    text = _folded(spec, f, workflow, text, rows)
     return text.replace(*said_its, 1) if said_its else text  # "adjust its allowance", not "the allowance for it"
+
+
+def _folded(spec: Spec, f: Frame, workflow: WorkflowSpec, text: str, rows: dict[int, str]) -> str:
+    """"Buy 3 General admission tickets for …" where the frame says "Buy 3 tickets to the General
+    admission ticket tier for …" (`unit_fold`), kept only when it reads back to the same words."""
+    shape = fold_shape(spec, f, workflow)
+    if shape is None or shape.row_piece not in rows:
+        return text
+    said_unit = " " + grammar.singular(f.pieces[shape.noun_piece].lead.strip())
+    for unit in (f.pieces[shape.noun_piece].lead, said_unit):
+        whole = unit + f.pieces[shape.row_piece].lead + rows[shape.row_piece]
+        parts = folded(rows[shape.row_piece], shape.row_noun, unit.strip())
+        if parts is None or text.count(whole) != 1:
+            continue
+        candidate = text.replace(whole, f" {parts[0]}{unit}{parts[1]}")
+        if unfold(f, shape, candidate) == text:
+            return candidate
+    return text
