@@ -73,7 +73,7 @@ def test_find_then_act_says_it(bank: Spec) -> None:
     assert IT == "it"
     locks = AskStep("lock_card", {}, ("card", Question("min", "card", "expires_on")))
     text = render(bank, Ask("read_write", steps=(locks,)), 0)
-    assert text.startswith("Lock whichever of my cards has the earliest "), text
+    assert text.startswith("Lock my card with the earliest "), text  # a superlative after its noun
     assert parse(bank, text).steps[0] == locks, text
     with_reason = AskStep("lock_card", {"reason": "travel"}, ("card", Question("min", "card", "expires_on")))
     text = render(bank, Ask("read_write", steps=(with_reason,)), 0)
@@ -83,11 +83,11 @@ def test_find_then_act_says_it(bank: Spec) -> None:
 
 
 def test_a_particle_goes_before_a_long_object() -> None:
-    """"check it out", but "Check out whichever of my rentals …", never "Check whichever … out"."""
+    """"check it out", but "Check out my rental with the earliest …", never "Check … out"."""
     cars = build_spec(load_seed(SEEDS / "suite" / "car_rental.yaml"))
     step = AskStep("check_out", {}, ("rental", Question("min", "rental", "starts_at")))
     text = render(cars, Ask("read_write", steps=(step,)), 0)
-    assert text.startswith("Check out whichever of my rentals has the earliest "), text
+    assert text.startswith("Check out my rental with the earliest "), text
     assert not text.endswith(" out."), text
     assert parse(cars, text).steps[0] == step, text
 
@@ -501,3 +501,15 @@ def test_a_value_that_is_a_name_is_written_as_one(seed: str, entity: str, field:
     q = Question("count", entity, conds=(Cond(field, f'"{value}"'),))
     assert render(spec, Ask("read", question=q), 0) == said
     assert parse(spec, said).question == q
+
+
+def test_a_superlative_follows_its_row_where_the_act_ends_on_it() -> None:
+    """"Hold the ticket tier for the Night Market Sessions event with the lowest price", never
+    "Hold whichever ticket tier … has the lowest price"; read back to the same find-then-act."""
+    tickets = build_spec(load_seed(SEEDS / "suite" / "ticketing.yaml"))
+    for op, word in (("max", "highest"), ("min", "lowest")):
+        step = AskStep("hold_tier", {}, ("tier", Question(op, "tier", "price",
+                                                          conds=(Cond("event", '"Night Market Sessions"'),))))
+        text = render(tickets, Ask("read_write", steps=(step,)), 0)
+        assert text == f"Hold the ticket tier for the Night Market Sessions event with the {word} price.", text
+        assert parse(tickets, text).steps[0] == step

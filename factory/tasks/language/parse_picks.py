@@ -41,24 +41,58 @@ def pick_whichever(spec: Spec, text: str, mine: dict[str, str], separators: tupl
             ent, conds = entity_and_conds(spec, said_row, plural=plural)
         except ParseError:
             continue
-        after = rank.end()
-        ends = [m.start() for m in re.finditer(r"[ ,]", rest[after:])] + [len(rest) - after]
-        for end in ends:
-            try:
-                field = field_by(ent, rest[after:after + end])
-                act = head + IT + rest[after + end:]
-                found = parse_frame(spec, act[:1].upper() + act[1:], mine, separators, parse_args, it=ent.name)
-            except ParseError:
-                continue
-            if found is None:
-                continue
-            workflow, args = found
-            param = next((k for k, v in args.items() if v == RefText(IT, ONLY)), None)
-            if param is None:
-                continue
+        found = _act(spec, ent.name, head, rest[rank.end():], mine, separators, parse_args)
+        if found is not None:
+            field, workflow, args, param = found
             q = Question(_DIRECTIONS[rank["dir"]], ent.name, field, conds=conds)
             return AskStep(workflow, {k: v for k, v in args.items() if k != param}, (param, q))
     return None
 
 
-__all__ = ["pick_whichever"]
+_WITH_RANK = re.compile(rf" with the (?P<dir>{'|'.join(_DIRECTIONS)}) ")
+_DETERMINER = re.compile(r"\b(?:the|my) ", re.IGNORECASE)
+
+
+def pick_ranked(spec: Spec, text: str, mine: dict[str, str], separators: tuple[str, ...],
+                parse_args: Any) -> AskStep | None:
+    """The find-then-act step a sentence says by a superlative after its row ("Hold the ticket
+    tier for the Fennel & Rye event with the lowest price": `render.whichever`), or None. Where
+    the row's words start is not marked: each "the" or "my" before the ranking is tried, the
+    farthest first, until the row, the field and the act all read."""
+    body = text[:-1] if text.endswith((".", "?")) else text
+    for rank in _WITH_RANK.finditer(body):
+        for start in sorted(_DETERMINER.finditer(body[:rank.start()]), key=lambda m: m.start()):
+            try:
+                ent, conds = entity_and_conds(spec, body[start.end():rank.start()], plural=False)
+            except ParseError:
+                continue
+            found = _act(spec, ent.name, body[:start.start()], body[rank.end():], mine, separators, parse_args)
+            if found is not None:
+                field, workflow, args, param = found
+                q = Question(_DIRECTIONS[rank["dir"]], ent.name, field, conds=conds)
+                return AskStep(workflow, {k: v for k, v in args.items() if k != param}, (param, q))
+    return None
+
+
+def _act(spec: Spec, entity: str, head: str, rest: str, mine: dict[str, str], separators: tuple[str, ...],
+         parse_args: Any) -> tuple[str, str, dict[str, Any], str] | None:
+    """The ranking's field and the act around the row found ("it"): each word boundary after the
+    ranking is tried as the field's end, shortest first."""
+    ends = [m.start() for m in re.finditer(r"[ ,]", rest)] + [len(rest)]
+    for end in ends:
+        try:
+            field = field_by(spec.entity(entity), rest[:end])
+            act = head + IT + rest[end:]
+            found = parse_frame(spec, act[:1].upper() + act[1:], mine, separators, parse_args, it=entity)
+        except ParseError:
+            continue
+        if found is None:
+            continue
+        workflow, args = found
+        param = next((k for k, v in args.items() if v == RefText(IT, ONLY)), None)
+        if param is not None:
+            return field, workflow, args, param
+    return None
+
+
+__all__ = ["pick_ranked", "pick_whichever"]

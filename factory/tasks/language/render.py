@@ -438,7 +438,12 @@ def whichever(spec: Spec, ent: EntitySpec, adj: str, which: str, rank: str, act:
     places = list(_IT_WORD.finditer(outside))
     if not act or len(places) != 1 or not rank.startswith("has "):
         return None
-    if (scope or scope_word(ent)) == "my":
+    mine = (scope or scope_word(ent)) == "my"
+    if rank.startswith("has the ") and " with " not in which and not which.startswith(" whose "):
+        # "Buy 1 ticket in the ticket tier for the … event with the highest price", as people put
+        # a superlative; "whichever" only where a "with" or "whose" is said already
+        said_row = f"{'my' if mine else 'the'} {adj}{noun(said(ent))}{which} with {rank.removeprefix('has ')}"
+    elif mine:
         said_row = f"whichever of my {adj}{spoken_plural(ent)}{which} {rank}"
     else:
         said_row = f"whichever {adj}{noun(said(ent))}{which} {rank}"
