@@ -513,3 +513,14 @@ def test_a_superlative_follows_its_row_where_the_act_ends_on_it() -> None:
         text = render(tickets, Ask("read_write", steps=(step,)), 0)
         assert text == f"Hold the ticket tier for the Night Market Sessions event with the {word} price.", text
         assert parse(tickets, text).steps[0] == step
+
+
+def test_a_text_labelled_by_a_noun_and_whom_it_is_for_goes_after_the_noun() -> None:
+    """"with the question "…" for the requester", never "with the question for the requester "…""."""
+    desk = build_spec(load_seed(SEEDS / "suite" / "helpdesk.yaml"))
+    step = AskStep("put_on_hold", {"ticket": RefText("INC-65 (Emails bouncing back)", mine=False),
+                                   "question": "Are you in the office tomorrow?"})
+    for variant in range(3):
+        text = render(desk, Ask("write", steps=(step,)), variant)
+        assert 'with the question "Are you in the office tomorrow?" for the requester' in text, text
+        assert parse(desk, text).steps[0] == step, text

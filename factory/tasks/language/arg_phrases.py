@@ -9,7 +9,15 @@ from typing import Any
 
 from factory.spec.model import ParamSpec
 from factory.tasks.language import grammar
-from factory.tasks.language.arg_words import FRAME_PREPOSITIONS, bare_word, measured, named_as, noun_state, of_lead
+from factory.tasks.language.arg_words import (
+    FRAME_PREPOSITIONS,
+    bare_word,
+    measured,
+    named_as,
+    noun_state,
+    of_lead,
+    split_label,
+)
 from factory.tasks.language.asks import ONLY, RefText
 from factory.tasks.language.measures import count_noun, counted, value_first, with_unit
 from factory.tasks.language.spoken import amount_said, noun, param_said, said
@@ -51,6 +59,9 @@ def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "
     state = noun_state(param) if joiner == " " and value in (True, False, "yes", "no") else None
     if state is not None:  # "the tank full", "the tank not full", never "the tank full set to no"
         return f"{article}{state[0]} {'' if value in (True, 'yes') else 'not '}{state[1]}"
+    split = split_label(param) if joiner == " " and isinstance(value, str) else None
+    if split is not None:  # "the question "Which laptop?" for the requester"
+        return f"{article}{split[0]} {param_text(param, value)} {split[1]}"
     flag = bool_flag(param.type) if joiner == " " else ""
     words = noun(said(param)).split()
     if joiner == " " and len(words) > 1 and (words[0] in _PREPOSITIONS or words[-1] in _PREPOSITIONS):

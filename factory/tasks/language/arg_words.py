@@ -124,3 +124,19 @@ def named_as(param: ParamSpec, text: str) -> bool:
             and not any(w in grammar.PREPOSITIONS or w in grammar.PARTICLES or grammar.is_participle(w)
                         for w in words))
 
+
+
+def split_label(param: ParamSpec) -> tuple[str, str] | None:
+    """A text's label that is a noun and the words that tie it to someone ("Question for the
+    requester", "Note to buyer"): its head noun and its tail, so the value follows the noun it
+    is ("the question "Which laptop?" for the requester"), never "the question for the requester
+    "Which laptop?""; None for any other label or kind of value."""
+    words = noun(said(param)).split()
+    if param.type not in ("string", "text") or param.say or param.values or len(words) < 3:
+        return None
+    cut = next((i for i, w in enumerate(words) if i and w in grammar.PREPOSITIONS), None)
+    if cut is None or len(words) - cut < 2 or not all(re.fullmatch(r"[a-z]+", w) for w in words):
+        return None
+    if not grammar.is_noun(words[cut - 1]) or grammar.is_participle(words[cut - 1]):
+        return None
+    return " ".join(words[:cut]), " ".join(words[cut:])

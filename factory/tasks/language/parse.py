@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
-from factory.tasks.language.arg_words import bare_word, measured, named_as, noun_state, of_lead
+from factory.tasks.language.arg_words import bare_word, measured, named_as, noun_state, of_lead, split_label
 from factory.tasks.language.asks import MADE, ONLY, AskStep, ParseError, Question, RefText
 from factory.tasks.language.frames import IT
 from factory.tasks.language.frames_read import parse_frame
@@ -134,6 +134,16 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
                 return args
             pos = _separator(text, pos, separators)
             continue
+        split = _split_label_at(workflow, text, pos) if joiner == " " else None
+        if split is not None:  # "the question "Which laptop?" for the requester" (`arg_words.split_label`)
+            p, value, pos = split
+            if p.name in args:
+                raise ParseError(f"argument {p.label!r} is given twice")
+            args[p.name] = value
+            if pos == len(text):
+                return args
+            pos = _separator(text, pos, separators)
+            continue
         named = _named_as_at(workflow, text, pos) if lead and joiner == " " else None
         if named is not None:  # "Vikram Iyer as the customs broker" (`arg_words.named_as`)
             p, value, pos = named
@@ -199,6 +209,19 @@ def _named_as_at(workflow: WorkflowSpec, text: str, pos: int) -> tuple[ParamSpec
         tail = f" as the {noun(said(p))}"
         if named_as(p, m[0]) and text.startswith(tail, m.end()):
             return p, m[0], m.end() + len(tail)
+    return None
+
+
+def _split_label_at(workflow: WorkflowSpec, text: str, pos: int) -> tuple[ParamSpec, str, int] | None:
+    """A text said inside its label at `pos` ("question "…" for the requester"): the parameter,
+    the value and the end."""
+    for p in workflow.params:
+        split = split_label(p)
+        if split is None or not text.lower().startswith(split[0] + ' "', pos):
+            continue
+        value, end = scan_value("string", text, pos + len(split[0]) + 1)
+        if text.startswith(f" {split[1]}", end):
+            return p, value, end + len(split[1]) + 1
     return None
 
 
