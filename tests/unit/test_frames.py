@@ -524,3 +524,13 @@ def test_a_text_labelled_by_a_noun_and_whom_it_is_for_goes_after_the_noun() -> N
         text = render(desk, Ask("write", steps=(step,)), variant)
         assert 'with the question "Are you in the office tomorrow?" for the requester' in text, text
         assert parse(desk, text).steps[0] == step, text
+
+
+def test_a_value_of_a_scale_in_a_list_is_said_with_what_it_grades() -> None:
+    """"… and high priority", never "… and the priority "high""."""
+    desk = build_spec(load_seed(SEEDS / "suite" / "helpdesk.yaml"))
+    step = AskStep("raise_ticket", {"issue_type": RefText("Desk phone problem", mine=False), "summary": "No dial tone",
+                                    "description": "Since this morning.", "priority": "high"})
+    text = render(desk, Ask("write", steps=(step,)), 0)
+    assert text.endswith(' the details "Since this morning." and high priority.'), text
+    assert parse(desk, text).steps[0] == step, text

@@ -20,6 +20,7 @@ from factory.tasks.language.arg_words import (
 )
 from factory.tasks.language.asks import ONLY, RefText
 from factory.tasks.language.measures import count_noun, counted, value_first, with_unit
+from factory.tasks.language.modifiers import graded
 from factory.tasks.language.spoken import amount_said, noun, param_said, said
 from factory.tasks.language.values import param_text, without_this_year
 
@@ -59,6 +60,9 @@ def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "
     state = noun_state(param) if joiner == " " and value in (True, False, "yes", "no") else None
     if state is not None:  # "the tank full", "the tank not full", never "the tank full set to no"
         return f"{article}{state[0]} {'' if value in (True, 'yes') else 'not '}{state[1]}"
+    scale = graded(param, str(value).replace("_", " ")) if joiner == " " and param.type == "enum" else None
+    if scale is not None:  # "and high priority", never "the priority "high""
+        return scale.replace("-", " ")
     split = split_label(param) if joiner == " " and isinstance(value, str) else None
     if split is not None:  # "the question "Which laptop?" for the requester"
         return f"{article}{split[0]} {param_text(param, value)} {split[1]}"

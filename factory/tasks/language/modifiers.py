@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from factory.spec.model import EntitySpec, FieldSpec
+from factory.spec.model import EntitySpec, FieldSpec, ParamSpec
 from factory.tasks.language import grammar
 from factory.tasks.language.asks import Cond
 from factory.tasks.language.spoken import noun, said, spoken_plural
@@ -106,9 +106,9 @@ def adjective(entity: EntitySpec, conds: tuple[Cond, ...]) -> tuple[str, tuple[C
     if (f.type != "enum" or first.upper is not None or [c.field for c in _owners(entity, word)] != [f.name]
             or not stands_before(word, noun(said(entity)).split())):
         return "", conds
-    graded = _graded(f, word)
-    if graded is not None:  # "the low-priority tickets", never "the low tickets"
-        return graded + " ", conds[1:]
+    scale = graded(f, word)
+    if scale is not None:  # "the low-priority tickets", never "the low tickets"
+        return scale + " ", conds[1:]
     return modifier_said(word) + " ", conds[1:]
 
 
@@ -127,7 +127,7 @@ def _name_value(entity: EntitySpec, word: str, f: FieldSpec) -> str | None:
     return written
 
 
-def _graded(f: FieldSpec, word: str) -> str | None:
+def graded(f: FieldSpec | ParamSpec, word: str) -> str | None:
     """A value that grades a quality its field names ("low" of a "Priority", "minor" of a
     "Severity" whose values include "severe"): said with that noun as one compound
     ("low-priority"), since "low tickets" says nothing of what is low. None for a value of a kind
@@ -268,11 +268,11 @@ def read_adjective(entity: EntitySpec, text: str, plural: bool) -> Cond | None:
     if not text.lower().endswith(" " + name):
         return None
     word = text[: -len(name) - 1]
-    graded = re.fullmatch(r"(?P<value>[a-z]+)-(?P<label>[a-z]+)", word)
-    if graded is not None:  # "low-priority tickets"
+    compound = re.fullmatch(r"(?P<value>[a-z]+)-(?P<label>[a-z]+)", word)
+    if compound is not None:  # "low-priority tickets"
         for f in entity.fields:
-            value = _enum_value(f, graded["value"]) if f.type == "enum" else None
-            if value is not None and _graded(f, graded["value"]) == word:
+            value = _enum_value(f, compound["value"]) if f.type == "enum" else None
+            if value is not None and graded(f, compound["value"]) == word:
                 return Cond(f.name, f'"{value.replace("_", " ")}"')
     owners = _owners(entity, word) if _MODIFIER.fullmatch(word) else []
     if len(owners) == 1:

@@ -18,6 +18,7 @@ from factory.tasks.language.asks import MADE, ONLY, AskStep, ParseError, Questio
 from factory.tasks.language.frames import IT
 from factory.tasks.language.frames_read import parse_frame
 from factory.tasks.language.measures import count_noun, counted, value_first, with_unit
+from factory.tasks.language.modifiers import graded
 from factory.tasks.language.parse_conds import entity_and_conds, field_by, parse_conds, same
 from factory.tasks.language.parse_picks import pick_ranked, pick_whichever
 from factory.tasks.language.registers import drop_context
@@ -134,6 +135,16 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
                 return args
             pos = _separator(text, pos, separators)
             continue
+        scale = _graded_at(workflow, lowered, pos) if joiner == " " else None
+        if scale is not None:  # "high priority" (`arg_phrases.arg_phrase`)
+            p, value, pos = scale
+            if p.name in args:
+                raise ParseError(f"argument {p.label!r} is given twice")
+            args[p.name] = value
+            if pos == len(text):
+                return args
+            pos = _separator(text, pos, separators)
+            continue
         split = _split_label_at(workflow, text, pos) if joiner == " " else None
         if split is not None:  # "the question "Which laptop?" for the requester" (`arg_words.split_label`)
             p, value, pos = split
@@ -209,6 +220,18 @@ def _named_as_at(workflow: WorkflowSpec, text: str, pos: int) -> tuple[ParamSpec
         tail = f" as the {noun(said(p))}"
         if named_as(p, m[0]) and text.startswith(tail, m.end()):
             return p, m[0], m.end() + len(tail)
+    return None
+
+
+def _graded_at(workflow: WorkflowSpec, lowered: str, pos: int) -> tuple[ParamSpec, str, int] | None:
+    """A value of a scale said with what it grades at `pos` ("high priority"): the parameter, the
+    value and the end."""
+    for p in workflow.params:
+        for v in (p.values or []) if p.type == "enum" else []:
+            said_v = (graded(p, v.replace("_", " ")) or "").replace("-", " ")
+            end = pos + len(said_v)
+            if said_v and lowered.startswith(said_v, pos) and (end == len(lowered) or not lowered[end].isalnum()):
+                return p, v, end
     return None
 
 
