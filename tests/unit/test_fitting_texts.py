@@ -62,3 +62,25 @@ def test_a_text_the_app_writes_itself_is_never_drawn() -> None:
     message = next(p for p in reply.params if p.type in ("string", "text"))
     texts = [t for t, _e, _r in proposer._apt_on("reply", message)]
     assert texts and not [t for t in texts if t.startswith("Reopened:")], texts
+
+
+def test_two_moments_set_together_keep_the_gap_the_world_keeps() -> None:
+    """Doors an hour before the show, as on every event the world holds; never eighteen days
+    before it (a blind reading marked "doors 18 days before the show" as a contradiction)."""
+    spec = build_spec(load_seed(SUITE / "ticketing.yaml"))
+    events = [{"id": i, "name": f"Show {i}", "doors_at": f"2026-0{i}-10T18:00:00", "starts_at": f"2026-0{i}-10T19:00:00"}
+              for i in range(1, 5)]
+    columns = {"event": [{(spec.entity("event").field_named(k).column if k != "id" else "id"): v for k, v in r.items()}
+                         for r in events]}
+    view = UserView(spec, sqlite3.connect(":memory:"), _rows=columns,
+                    _by_id={e: {r["id"]: r for r in rs} for e, rs in columns.items()})
+    proposer = object.__new__(Proposer)
+    proposer.spec, proposer.world, proposer.rng = spec, view, random.Random(3)
+    postpone = next(w for w in spec.workflows if w.name == "postpone_event")
+    values: dict[str, Any] = {"event": 1, "new_doors": "2026-06-06T10:00:00", "new_start": "2026-06-24T09:00:00"}
+    proposer._gaps_like_stored(postpone, values)
+    assert values == {"event": 1, "new_doors": "2026-06-24T08:00:00", "new_start": "2026-06-24T09:00:00"}
+    proposer.world = UserView(spec, sqlite3.connect(":memory:"), _rows={"event": []}, _by_id={"event": {}})
+    values = {"event": 1, "new_doors": "2026-06-06T10:00:00", "new_start": "2026-06-24T09:00:00"}
+    proposer._gaps_like_stored(postpone, values)  # a world that keeps no such rows says nothing
+    assert values["new_doors"] == "2026-06-06T10:00:00"

@@ -94,6 +94,7 @@ class ValuesMixin(FittingMixin):
                     return None
                 values[p.name] = value
         _in_order(workflow, values)
+        self._gaps_like_stored(workflow, values)
         self._like_stored(workflow, values)
         self._near_amounts(workflow, values)
         self._near_counts(workflow, values)
@@ -291,6 +292,40 @@ class ValuesMixin(FittingMixin):
             scale = 100 if p.type == "money" else 1
             if (p.min is None or value >= round(p.min * scale)) and (p.max is None or value <= round(p.max * scale)):
                 values[p.name] = value
+
+    def _gaps_like_stored(self, workflow: WorkflowSpec, values: dict[str, Any]) -> None:
+        """Two moments a check orders and the run stores on one row keep the gap the world's rows
+        keep between those fields: doors an hour before the show, as on every other event, never
+        eighteen days before it; a return a few days after its pickup."""
+        types = {p.name: p.type for p in workflow.params}
+        for check in workflow.preconditions:
+            try:
+                pairs = _orderings(parse(check.source))
+            except ExpressionError:
+                continue
+            for later, earlier in pairs:
+                if later not in values or earlier not in values or types.get(later) not in ("date", "datetime") \
+                        or types.get(earlier) != types.get(later):
+                    continue
+                gap = self._stored_gap(workflow, later, earlier)
+                if gap is not None:
+                    moved = dt.datetime.fromisoformat(str(values[later])) - gap
+                    values[earlier] = moved.date().isoformat() if types[later] == "date" else moved.isoformat()
+
+    def _stored_gap(self, workflow: WorkflowSpec, later: str, earlier: str) -> dt.timedelta | None:
+        """The median gap the world's rows keep between the fields `later` and `earlier` are
+        stored in (on one entity), or None when fewer than three rows say, or any says otherwise."""
+        for entity, late_field in _stored_in(workflow, later):
+            for other, early_field in _stored_in(workflow, earlier):
+                if other != entity:
+                    continue
+                ent = self.spec.entity(entity)
+                late_col, early_col = ent.field_named(late_field).column, ent.field_named(early_field).column
+                gaps = sorted(dt.datetime.fromisoformat(str(r[late_col])) - dt.datetime.fromisoformat(str(r[early_col]))
+                              for r in self.world.rows(entity) if r.get(late_col) and r.get(early_col))
+                if len(gaps) >= 3 and gaps[0] > dt.timedelta(0):
+                    return gaps[len(gaps) // 2]
+        return None
 
     def _like_stored(self, workflow: WorkflowSpec, values: dict[str, Any]) -> None:
         """An amount or a count a run stores takes the size of those the world keeps in that field:
