@@ -534,3 +534,14 @@ def test_a_value_of_a_scale_in_a_list_is_said_with_what_it_grades() -> None:
     text = render(desk, Ask("write", steps=(step,)), 0)
     assert text.endswith(' the details "Since this morning." and high priority.'), text
     assert parse(desk, text).steps[0] == step, text
+
+
+def test_a_list_titled_by_a_collective_counts_its_rows_by_their_own_noun() -> None:
+    """A seed titling its list "Waitlist" for rows it calls "Waitlist spot": "How many waitlist
+    spots …", never "How many waitlist … are there?"; a noun that is its own plural stays."""
+    from factory.tasks.language import grammar
+    from factory.tasks.language.spoken import spoken_plural
+
+    gym = build_spec(load_seed(SEEDS / "suite" / "gym.yaml"))
+    assert spoken_plural(gym.entity("waitlist_entry")) == "waitlist spots"
+    assert grammar.own_plural("staff") and grammar.own_plural("people") and not grammar.own_plural("waitlist")

@@ -366,6 +366,7 @@ __all__ = [
     "lemmas",
     "listed",
     "noun_only",
+    "own_plural",
     "participle",
     "participle_clause",
     "participle_of",
@@ -394,3 +395,9 @@ def activity(word: str) -> bool:
 def listed(parts: list[str]) -> str:
     """`a`, `a and b`, `a, b and c`: how a person lists things."""
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def own_plural(word: str) -> bool:
+    """Whether a noun is its own plural ("staff", "people", "personnel"), as the lexicon inflects
+    it; "waitlist" or "fleet" is one thing ("waitlists", "fleets")."""
+    return word.lower() in lemminflect.getAllInflections(word.lower(), upos="NOUN").get("NNS", ())

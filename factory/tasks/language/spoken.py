@@ -90,7 +90,7 @@ def spoken_plural(entity: EntitySpec) -> str:
         return label
     one = grammar.singular(plural).split()
     head, last = label.split()[-1], plural.split()[-1] if plural.split() else ""
-    if entity.say is None and one and (one[-1] == head or (one == plural.split() and (
+    if entity.say is None and one and (one[-1] == head or (one == plural.split() and grammar.own_plural(last) and (
             last in label.split() or last[:2] == head[:2]))):
         # the seed's plural of its label or of its head noun ("Trips" of "Business trip"), or a
         # plural the lexicon does not derive from it ("People" of "Person", "Staff" of "Staff

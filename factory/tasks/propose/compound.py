@@ -389,6 +389,10 @@ class CompoundMixin(ProposerBase):
         if drawn is None:
             return None
         user, _second, a, b = drawn
+        if not self._passes(user, [b]):
+            # the second thing runs only because of the first ("freeze my membership, then
+            # unfreeze it"): a sequence that takes itself back, not two things to do
+            return None
         return self._errand_draft("write", "multi_step", user, [a, b], None, generic=True)
 
     def _two_calls(self) -> tuple[Any, WorkflowSpec, Step, Step] | None:

@@ -211,7 +211,12 @@ class ReadsMixin(ProposerBase):
             target = self.world.row(f.ref, raw)
             if target is None or not self._unique_label(f.ref, target, user.id):
                 return None
-            return Cond(f.name, f'"{spoken_label(self._label(f.ref, target), self.spec.today[:4])}"')
+            label = self._label(f.ref, target)
+            if self._own_name(f.ref, target, user.id, label) is not None:
+                # a row named after the asker is theirs: "my payments for Ashley Vega's membership"
+                # said by Ashley is no one's way to ask; a condition names the rows of others
+                return None
+            return Cond(f.name, f'"{spoken_label(label, self.spec.today[:4])}"')
         if f.type == "money" and f.currency_field:
             return None  # an amount compared across rows in several currencies says nothing
         if f.type == "enum" and repeats_noun(str(raw).replace("_", " "), noun(said(ent)).split()):
