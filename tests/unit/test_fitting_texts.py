@@ -84,3 +84,19 @@ def test_two_moments_set_together_keep_the_gap_the_world_keeps() -> None:
     values = {"event": 1, "new_doors": "2026-06-06T10:00:00", "new_start": "2026-06-24T09:00:00"}
     proposer._gaps_like_stored(postpone, values)  # a world that keeps no such rows says nothing
     assert values["new_doors"] == "2026-06-06T10:00:00"
+
+
+def test_a_new_tickets_summary_says_its_own_issue_and_its_other_texts_stay() -> None:
+    """A ticket filed under "Emails bouncing back" is not summarised "Monitor or dock not working"
+    (read in a blind reading); only what the row is called is drawn again, so details copied
+    together with a priority from one row keep agreeing with it."""
+    world = _world()
+    for t in world["ticket"]:
+        t["summary"] = next(i["name"] for i in world["issue_type"] if i["id"] == t["issue_type"])
+    proposer = _desk(world)
+    raise_ticket = next(w for w in proposer.spec.workflows if w.name == "raise_ticket")
+    values: dict[str, Any] = {"issue_type": 1, "summary": "Monitor or dock not working",
+                              "description": "Happens every day around lunchtime.", "priority": "low"}
+    proposer._fit_subject(raise_ticket, values, names_only=True)
+    assert values == {"issue_type": 1, "summary": "Emails bouncing back",
+                      "description": "Happens every day around lunchtime.", "priority": "low"}

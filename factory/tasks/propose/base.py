@@ -312,6 +312,10 @@ class ProposerBase:
         """Concrete values for the workflow's parameters (`values.py`)."""
         raise NotImplementedError
 
+    def _fit_subject(self, workflow: WorkflowSpec, values: dict[str, Any], names_only: bool = False) -> None:
+        """The run's texts drawn again to fit the row they are written on (`fitting.py`)."""
+        raise NotImplementedError
+
     def _text(self, p: ParamSpec, workflow: str = "") -> str:
         """A text for a string or text parameter of a run of `workflow` (`texts.py`)."""
         raise NotImplementedError

@@ -132,6 +132,9 @@ class CompoundMixin(ProposerBase):
                           if (p.ref, i) not in avoid)
             if pool:
                 step.params[p.name] = self.rng.choice(pool)
+                # the texts follow the row they are about: a ticket now filed under another issue
+                # takes a summary of that issue, never the one drawn for the first
+                self._fit_subject(workflow, step.params)
                 return True
         return False
 

@@ -18,7 +18,7 @@ from factory.tasks.propose.text_shapes import typed_in
 class FittingMixin(KindsMixin):
     """Part of `Proposer`: a run's texts drawn again to fit the row they are written on."""
 
-    def _fit_subject(self, workflow: WorkflowSpec, values: dict[str, Any]) -> None:
+    def _fit_subject(self, workflow: WorkflowSpec, values: dict[str, Any], names_only: bool = False) -> None:
         """A text the run writes on the row it acts on (a reason for denying a claim), or on a row it
         makes for it (a reply to a ticket), is one the world wrote on a row of the same kinds: a
         storm claim is not denied over "the vet records", an "Emails bouncing back" ticket is not
@@ -41,11 +41,16 @@ class FittingMixin(KindsMixin):
             for entity, fname, text_param, subject_param, link in said:
                 if params[text_param].type not in ("string", "text") or text_param not in values:
                     continue
+                if names_only and fname not in self.spec.entity(entity).display_fields:
+                    continue  # only what the row is called ("INC-171 VPN keeps dropping"): its other texts stay
+                # a row filed under the same issue may lend its words; the row acted on may not
+                shared = link != "id" and subject_param != workflow.subject
                 self._text_of_kind(workflow.name, entity, fname, params[text_param], subject_param, link, values,
-                                   params, moved)
+                                   params, moved, shared)
 
     def _text_of_kind(self, workflow: str, entity: str, fname: str, p: ParamSpec, subject_param: str, link: str,
-                      values: dict[str, Any], params: dict[str, ParamSpec], moved: set[tuple[str, str]]) -> None:
+                      values: dict[str, Any], params: dict[str, ParamSpec], moved: set[tuple[str, str]],
+                      shared: bool = False) -> None:
         """`values[p]` drawn again from the texts of `entity.fname` on rows whose subject (the row
         itself, or the one its `link` field points at) has most kinds in common with the run's;
         only among the texts fit for the run (`_apt_on`: a question where it asks one)."""
@@ -53,7 +58,8 @@ class FittingMixin(KindsMixin):
         f = ent.field_named(fname)
         subject_entity = params[subject_param].ref or ""
         own = self.world.row(subject_entity, values[subject_param])
-        if own is None or f.unique or f.name in ent.display_fields:
+        # a row's name is its own; a new ticket's summary may say what others of its issue say
+        if own is None or f.unique or (f.name in ent.display_fields and not shared):
             return
         # its kinds, not its states: a field some workflow moves (a status) says nothing of the text;
         # a kind is a choice, or a row of the world it is filed under that is no person (its issue type)
@@ -77,7 +83,10 @@ class FittingMixin(KindsMixin):
                 continue
             pointed = r.get(ent.field_named(link).column) if link != "id" else None
             held = r if link == "id" else self.world.row(subject_entity, pointed) if isinstance(pointed, int) else None
-            if not r.get(f.column) or held is None or held["id"] == own["id"] or not fits_param(p, r[f.column]):
+            # the row's own text is no new one; but a ticket filed under the same issue as the one
+            # the run files says best what such a ticket is about (its summary, its details)
+            if not r.get(f.column) or held is None or (held["id"] == own["id"] and not shared) \
+                    or not fits_param(p, r[f.column]):
                 continue
             words = len(_content_words(str(r[f.column])) & about)
             scored.append((10 * words + sum(1 for g in kinds if held.get(g.column) == own[g.column]), r))

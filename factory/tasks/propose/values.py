@@ -103,6 +103,8 @@ class ValuesMixin(FittingMixin):
         self._agree(workflow, values)
         if not self._from_one_row(workflow, values):
             self._pair_kinds(workflow, values)
+        else:  # a ticket's summary says its own issue, even where its details came from another's
+            self._fit_subject(workflow, values, names_only=True)
         self._texts_fit_kinds(workflow, values)
         self._keep_most(workflow, values)
         return Step(workflow.name, values)
