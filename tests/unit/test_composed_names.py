@@ -127,7 +127,7 @@ def test_a_row_it_is_for_is_said_bare_when_its_name_cannot_lead() -> None:
     tickets = build_spec(load_seed(SUITE / "ticketing.yaml"))
     label = "General admission · Canal Street Pride Party ×3, February 19 to Cindy Beard"
     said = name_of(tickets, "transfer", RefText(label, mine=True), "subject")
-    assert said.startswith("my transfer for the order of 3 General admission tickets for Canal Street Pride Party")
+    assert said.startswith("my transfer to Cindy Beard for the order of 3 General admission tickets for Canal Street Pride"), said
     assert '"' not in said and "·" not in said and "×" not in said  # a count mark is said in words
 
 

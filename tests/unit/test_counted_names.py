@@ -33,9 +33,9 @@ def tickets() -> Spec:
     ("order", "Balcony · Dublin Comedy Gala ×1, May 4", False,
      "the order of 1 Balcony ticket for Dublin Comedy Gala placed on May 4"),
     ("transfer", f"{ORDER} to Mary Romero", True,
-     "my transfer for the order of 4 General admission tickets for Fennel & Rye placed on March 30 to Mary Romero"),
+     "my transfer to Mary Romero for the order of 4 General admission tickets for Fennel & Rye placed on March 30"),
     ("transfer", f"{ORDER} to Mary Romero", False,
-     "the transfer for the order of 4 General admission tickets for Fennel & Rye placed on March 30 to Mary Romero"),
+     "the transfer to Mary Romero for the order of 4 General admission tickets for Fennel & Rye placed on March 30"),
     ("refund", f"Refund for {ORDER}", True,
      "my refund request for the order of 4 General admission tickets for Fennel & Rye placed on March 30"),
 ])
@@ -49,7 +49,7 @@ def test_a_counted_label_is_said_in_words(tickets: Spec, entity: str, label: str
 def test_the_one_a_transfer_went_to_says_me(tickets: Spec) -> None:
     """Said by its recipient, whose own name the label ends with: the label without it, "to me"."""
     text = name_of(tickets, "transfer", RefText(ORDER, mine=True), "subject")
-    assert text == "the transfer for the order of 4 General admission tickets for Fennel & Rye placed on March 30 to me"
+    assert text == "the transfer to me for the order of 4 General admission tickets for Fennel & Rye placed on March 30"
     assert read_name(tickets, "transfer", text) == RefText(ORDER, mine=True)
 
 
@@ -79,7 +79,9 @@ def test_a_name_that_is_no_such_form_is_refused(tickets: Spec, text: str) -> Non
 
 def test_a_form_of_rows_that_do_not_exist_reads_to_their_label(tickets: Spec) -> None:
     """Reading a name is grammar, not a look-up: which row it names is the resolver's question."""
-    text = "the transfer for the order of 4 VIP tickets for Nowhere placed on March 30 to Mary Romero"
+    text = "the transfer to Mary Romero for the order of 4 VIP tickets for Nowhere placed on March 30"
+    assert read_name(tickets, "transfer", text) == RefText("VIP · Nowhere ×4, March 30 to Mary Romero", mine=False)
+    text = "the transfer for the order of 4 VIP tickets for Nowhere placed on March 30 to Mary Romero"  # the older order
     assert read_name(tickets, "transfer", text) == RefText("VIP · Nowhere ×4, March 30 to Mary Romero", mine=False)
 
 

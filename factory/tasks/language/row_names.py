@@ -331,14 +331,31 @@ def _towards(spec: Spec, ent: EntitySpec, text: str, thing: str, mine: bool) -> 
     if not who or not rest or '"' in rest:
         return None
     around = _around(spec, ent, rest, _templates(spec, ent)[1:])
+    det = "my " if mine and who != "me" else "the "
+    if around is not None and around[1]:
+        # the person right after the noun, then what it is of: "the transfer to me for the order
+        # of 1 … placed on April 23", never "… placed on April 23 to me"
+        return det + " ".join(w for w in (around[0], thing, word, who, around[1]) if w)
     body = " ".join(w for w in (around[0], thing, around[1]) if w) if around else f'{thing} "{rest}"'
-    return f"{'my ' if mine and who != 'me' else 'the '}{body} {word} {who}"
+    return f"{det}{body} {word} {who}"
+
+
+# A person's name as a label writes it: capitalised words ("Rachel Randolph", "Seán O'Brien").
+_PERSON = r"[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)*"
 
 
 def _read_towards(spec: Spec, ent: EntitySpec, text: str, thing: str, mine: bool | None) -> RefText | None:
     """The row `_towards` names, or None (`text` without its "my " or "the ")."""
     word = object_person(spec, ent)
     shape = person_template(spec, ent)
+    first = re.fullmatch(rf"(?P<pre>(?:[^\"]+ )?){re.escape(thing)} {word} (?P<who>me|{_PERSON}) (?P<post>[a-z][^\"]*)",
+                         text) if word and shape else None
+    if first is not None and shape is not None:  # "transfer to me for the order of …"
+        rest = _read_around(spec, ent, f"{first['pre']}{thing} {first['post']}", _templates(spec, ent)[1:])
+        if rest:
+            if first["who"] == "me":
+                return RefText(rest, mine=True) if mine is False else None
+            return RefText(f"{rest}{shape[1]}{first['who']}", mine=mine)
     m = re.fullmatch(rf"(?P<body>.+) {word} (?P<who>me|[A-Z][^\"]*?)", text) if word and shape else None
     if m is None or shape is None or not m["body"].lower().startswith(thing + " "):
         return None
