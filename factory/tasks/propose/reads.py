@@ -31,6 +31,7 @@ from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, answ
 from factory.tasks.language.spoken import additive, noun, said, spoken_label
 from factory.tasks.language.words import my_only
 from factory.tasks.propose.base import ORDERED, ProposerBase
+from factory.tasks.propose.unit_rates import unit_rates
 
 LOOKUP_TYPES = ("money", "int", "date", "enum", "string", "bool", "email")
 
@@ -124,7 +125,7 @@ class ReadsMixin(ProposerBase):
             return self._ask_read(q, user, "date-range" if "date_range" in caps else "count", caps)
         if op == "sum":
             money = [f for f in ent.fields if f.type == "money" and row.get(f.column) is not None
-                     and additive(f) and self._nameable(ent, f.name)]
+                     and additive(f) and f.name not in unit_rates(self.spec) and self._nameable(ent, f.name)]
             if not money:
                 return None
             f = self.rng.choice(money)
