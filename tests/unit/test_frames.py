@@ -545,3 +545,13 @@ def test_a_list_titled_by_a_collective_counts_its_rows_by_their_own_noun() -> No
     gym = build_spec(load_seed(SEEDS / "suite" / "gym.yaml"))
     assert spoken_plural(gym.entity("waitlist_entry")) == "waitlist spots"
     assert grammar.own_plural("staff") and grammar.own_plural("people") and not grammar.own_plural("waitlist")
+
+
+def test_a_choice_labelled_by_a_kind_that_holds_it_is_said_in_it() -> None:
+    """"the common issues in the hardware category", never 'whose category is "hardware"'."""
+    desk = build_spec(load_seed(SEEDS / "suite" / "helpdesk.yaml"))
+    q = Question("count", "issue_type", conds=(Cond("category", '"hardware"'),))
+    for variant, said in ((0, "How many common issues are in the hardware category?"),
+                          (1, "Count the common issues in the hardware category.")):
+        assert render(desk, Ask("read", question=q), variant) == said
+        assert parse(desk, said).question == q

@@ -12,7 +12,7 @@ from factory.spec.model import EntitySpec, FieldSpec, Spec
 from factory.tasks.language import grammar
 from factory.tasks.language.arg_phrases import bool_flag
 from factory.tasks.language.asks import Cond, ParseError, RefText
-from factory.tasks.language.modifiers import bool_adjective, bool_feature, named_place
+from factory.tasks.language.modifiers import bool_adjective, bool_feature, kind_said, named_place
 from factory.tasks.language.row_labels import titled
 from factory.tasks.language.row_names import name_of
 from factory.tasks.language.spoken import a, field_noun, noun, said
@@ -55,6 +55,8 @@ def render_conds(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
             parts.append(f"not {not_state(f)}")
         elif f.type == "bool":
             parts.append(f"{name} {bool_flag(f.type)}{c.value}")
+        elif not parts and c.upper is None and kind_said(f, stored.value[1:-1].replace("_", " ")) is not None:
+            parts.append(str(kind_said(f, stored.value[1:-1].replace("_", " "))))  # "in the hardware category"
         elif c.upper is None and phrase_state(ent, f, c.value) is not None:  # "the copies on loan"
             parts.append(str(phrase_state(ent, f, c.value)))
         elif not parts and not tied and c.upper is None and (named := ref_said(spec, f, stored.value)) is not None:
@@ -252,6 +254,7 @@ def after_noun(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
         f = ent.field_named(c.field)
         name = field_noun(f)
         if (c.upper is not None or f.type == "bool" or phrase_state(ent, f, c.value) is not None
+                or kind_said(f, c.value[1:-1].replace("_", " ")) is not None
                 or lead_word(f) is not None or name.split(" ", 1)[0] in LEADING_PREPOSITIONS
                 or grammar.participle_clause(name.split())):
             return with_conds(render_conds(spec, entity, conds))

@@ -174,6 +174,18 @@ def brand_field(entity: EntitySpec) -> FieldSpec | None:
 
 
 # Nouns that name a kind of thing, not a thing that holds others: a car's model, a product's type.
+# Kinds that hold their members, said "in the hardware category", "in the jazz genre".
+CONTAINER_KINDS = frozenset(["category", "class", "genre", "group"])
+
+
+def kind_said(f: FieldSpec, value: str) -> str | None:
+    """A condition on a choice labelled by a kind that holds its members, said as people say it:
+    "in the hardware category" (never 'whose category is "hardware"'); None for another field."""
+    if f.type != "enum" or noun(said(f)) not in CONTAINER_KINDS or not re.fullmatch(r"[a-z][a-z ]*", value):
+        return None
+    return f"in the {modifier_said(value)} {noun(said(f))}"
+
+
 KIND_NOUNS = frozenset(["model", "make", "brand", "type", "kind", "category", "class", "sort", "variety", "style",
                         "genre"])
 

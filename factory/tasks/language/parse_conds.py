@@ -25,7 +25,7 @@ from factory.tasks.language.conds_said import (
     said_bare,
 )
 from factory.tasks.language.measures import count_noun
-from factory.tasks.language.modifiers import bool_feature, named_place, read_adjective
+from factory.tasks.language.modifiers import bool_feature, kind_said, named_place, read_adjective
 from factory.tasks.language.row_names import read_name
 from factory.tasks.language.spoken import entity_noun, field_noun, own_field_noun, recency_field, spoken_plural
 from factory.tasks.language.values import scan_value
@@ -130,6 +130,7 @@ def parse_conds(ent: EntitySpec, text: str | None, spec: Spec | None = None) -> 
         # said bare: "not withdrawn" (`render.not_state`), "on loan" (`render.phrase_state`),
         # "wifi", "no pool" (`spoken.bool_feature`)
         bare = (_bool_phrase_at(ent, text, pos) or _not_state_at(ent, text, pos) or _phrase_state_at(ent, text, pos)
+                or (None if conds else _kind_at(ent, text, pos))
                 or _feature_at(ent, text, pos) or _day_span_at(ent, text, pos))
         if bare is not None:
             cond, pos = bare
@@ -280,6 +281,18 @@ def _bool_phrase_at(ent: EntitySpec, text: str, pos: int) -> tuple[Cond, int] | 
             end = pos + len(lead + said)
             if text.startswith(lead + said, pos) and (end == len(text) or text.startswith(" and ", end)):
                 return Cond(f.name, value), end
+    return None
+
+
+def _kind_at(ent: EntitySpec, text: str, pos: int) -> tuple[Cond, int] | None:
+    """A choice said by the kind that holds it ("in the hardware category", `modifiers.kind_said`)."""
+    for f in ent.fields:
+        for value in (f.values or []) if f.type == "enum" else []:
+            said = kind_said(f, value.replace("_", " "))
+            end = pos + len(said or "")
+            if said is not None and text.lower().startswith(said.lower(), pos) and (
+                    end == len(text) or text.startswith((" and ", " with "), end)):
+                return Cond(f.name, f'"{value.replace("_", " ")}"'), end
     return None
 
 
