@@ -555,3 +555,18 @@ def test_a_choice_labelled_by_a_kind_that_holds_it_is_said_in_it() -> None:
                           (1, "Count the common issues in the hardware category.")):
         assert render(desk, Ask("read", question=q), variant) == said
         assert parse(desk, said).question == q
+
+
+def test_a_compound_adjective_before_its_noun_takes_a_hyphen() -> None:
+    """"the purpose-built properties", "checked-in orders"; never "converted-house properties"."""
+    from factory.tasks.language.modifiers import compound_modifier
+
+    assert compound_modifier("purpose built") == "purpose-built"
+    assert compound_modifier("checked in") == "checked-in"
+    assert compound_modifier("converted house") == "converted house"
+    assert compound_modifier("standing order") == "standing order"
+    leases = build_spec(load_seed(SEEDS / "suite" / "leases.yaml"))
+    q = Question("count", "property", conds=(Cond("property_type", '"purpose built"'),))
+    text = render(leases, Ask("read", question=q), 1)
+    assert text == "Count the purpose-built properties.", text
+    assert parse(leases, text).question == q

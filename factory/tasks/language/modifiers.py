@@ -109,7 +109,7 @@ def adjective(entity: EntitySpec, conds: tuple[Cond, ...]) -> tuple[str, tuple[C
     scale = graded(f, word)
     if scale is not None:  # "the low-priority tickets", never "the low tickets"
         return scale + " ", conds[1:]
-    return modifier_said(word) + " ", conds[1:]
+    return compound_modifier(modifier_said(word)) + " ", conds[1:]
 
 
 def _name_value(entity: EntitySpec, word: str, f: FieldSpec) -> str | None:
@@ -221,6 +221,21 @@ def brand_before(entity: EntitySpec, cond: Cond) -> str | None:
     return _name_before(entity, brand_field(entity), cond) or _name_before(entity, kind_field(entity), cond)
 
 
+def compound_modifier(words: str) -> str:
+    """Two words before a noun that make one adjective with a participle are joined by a hyphen,
+    as English writes them: "purpose-built properties", "checked-in orders"; a compound of nouns
+    ("standing order payments") is not."""
+    parts = words.split()
+    if len(parts) != 2 or not all(re.fullmatch(r"[a-z]+", w) for w in parts):
+        return words
+    first, last = parts
+    # a participle that ends the pair ("purpose built") or takes its particle ("checked in");
+    # a participle before a noun ("converted house") is an adjective and its noun, said apart
+    ends = grammar.is_participle(last) and not grammar.is_noun(last)
+    particle = grammar.is_participle(first) and last in grammar.PARTICLES
+    return "-".join(parts) if ends or particle else words
+
+
 def modifier_said(word: str) -> str:
     """A value as it is said before a noun: an abbreviation in capitals ("SUV"), else as stored."""
     return " ".join(w.upper() if grammar.acronym(w) else w for w in word.split())
@@ -286,6 +301,8 @@ def read_adjective(entity: EntitySpec, text: str, plural: bool) -> Cond | None:
             value = _enum_value(f, compound["value"]) if f.type == "enum" else None
             if value is not None and graded(f, compound["value"]) == word:
                 return Cond(f.name, f'"{value.replace("_", " ")}"')
+    if "-" in word and compound_modifier(word.replace("-", " ")) == word:
+        word = word.replace("-", " ")  # "purpose-built properties": the stored "purpose built"
     owners = _owners(entity, word) if _MODIFIER.fullmatch(word) else []
     if len(owners) == 1:
         return owners[0]
