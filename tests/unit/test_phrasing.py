@@ -798,10 +798,12 @@ def test_a_date_said_by_its_participle_is_asked_when() -> None:
     library = build_spec(load_seed(SEEDS.parent / "tests" / "fixtures" / "library.yaml"))
     q = Question("lookup", "hold", "placed_on", RefText("The Quiet Harbour for Ada Brennan"))
     said = ['When was Ada Brennan\'s hold "The Quiet Harbour" placed?',
-            'Look up when Ada Brennan\'s hold "The Quiet Harbour" was placed.']
+            'Can you tell me when Ada Brennan\'s hold "The Quiet Harbour" was placed?']
     for variant in (0, 1):
         text = render(library, Ask("read", question=q), variant)
         assert text == said[variant] and parse(library, text).question == q
+    # the older wording is still read
+    assert parse(library, 'Look up when Ada Brennan\'s hold "The Quiet Harbour" was placed.').question == q
 
 
 def test_a_state_said_as_a_phrase_follows_the_noun_bare() -> None:

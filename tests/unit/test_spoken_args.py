@@ -257,5 +257,5 @@ def test_a_field_is_not_named_after_its_own_row_again() -> None:
     hr = build_spec(load_seed(SUITE / "hr_leave.yaml"))
     q = Question("lookup", "shift_pattern", "anchor_on", RefText("Early (06:00-14:00)", mine=False))
     text = render(hr, Ask("read", question=q), 1)
-    assert text == 'Look up the start date of the shift pattern "Early (06:00-14:00)".', text
+    assert text == 'Can you tell me the start date of the shift pattern "Early (06:00-14:00)"?', text
     assert parse(hr, text).question == q, text

@@ -128,6 +128,8 @@ def parse_question(spec: Spec, text: str) -> Question | None:
     match but whose names do not (e.g. a lookup pattern over "total … of my accounts with …")
     gives way to the next form; the last such problem is raised when no form fits."""
     text = re.sub(r"^What are the ", "What is the ", text)  # "What are the points on licence of …?" (`render.be`)
+    # "Can you tell me the status of …?" asks what "Look up the status of ….", still read, does
+    text = re.sub(r"^Can you tell me (the .+|when .+)\?$", r"Look up \1.", text)
     # "How many of my shifts are for the Transport department?" (`render.render_question`) asks
     # what "How many shifts for the Transport department do I have?" does
     mine_are = _MINE_ARE.match(text)

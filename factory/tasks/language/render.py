@@ -229,7 +229,7 @@ def _lookup(field: FieldSpec, named: str, variant: int, entity: EntitySpec | Non
     if when is not None or done is not None:  # "date placed": "When was the hold "X" placed?", not
         # "the date placed of"; "issue date": "When was the invoice "X" issued?", not "the issue date of"
         verb = when[1] if when is not None else done
-        return f"Look up when {named} was {verb}." if variant % 2 else f"When was {named} {verb}?"
+        return f"Can you tell me when {named} was {verb}?" if variant % 2 else f"When was {named} {verb}?"
     kind = _QUOTED_THING.match(named) if field.type == "enum" and f in CLASSIFIERS else None
     if kind is not None:  # "What kind of assignment is "Midterm"?", never "the kind of the assignment"
         return f"What {f} of {kind['thing']} is {kind['name']}?"
@@ -239,7 +239,8 @@ def _lookup(field: FieldSpec, named: str, variant: int, entity: EntitySpec | Non
     of = of_word(f)  # "the reason for my blocked dates"
     if possessive(named) and of == "of":  # "What is the History department's office?"
         return f"What {be(f)} {named}'s {f}?"
-    return f"Look up the {f} {of} {named}." if variant % 2 else f"What {be(f)} the {f} {of} {named}?"
+    # asked as a person asks a colleague; "Look up the … of …" read as a form's wording
+    return f"Can you tell me the {f} {of} {named}?" if variant % 2 else f"What {be(f)} the {f} {of} {named}?"
 
 
 # A row named "the <noun> "<label>" …", whose kind is asked after its noun (`_lookup`).
