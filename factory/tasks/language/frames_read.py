@@ -158,6 +158,10 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
             for owner in ("the ", "my "):
                 if short is not None and said_as.lower().startswith(f"{owner}{short} "):
                     said_as = f"{said_as[:len(owner)]}{thing} {said_as[len(owner) + len(short) + 1:]}"
+                    break
+            else:
+                if short is not None and said_as.startswith("the ") and not said_as.lower().startswith(f"the {thing} "):
+                    said_as = f"the {thing} for {said_as}"  # "Refund the order of …": the request for it
         if piece.role == "subject" and own_lookup(p) and m[p.name].lower() == f"my {noun(said(spec.entity(p.ref or '')))}":
             found_by_app.add(p.name)
             continue  # "Freeze my membership …": the row the app finds itself, left out of the call

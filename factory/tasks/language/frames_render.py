@@ -40,6 +40,10 @@ def _unechoed(spec: Spec, f: Frame, p: ParamSpec, text: str) -> str:
     of a refund request; `frame_params.echoed`)."""
     thing = noun(said(spec.entity(p.ref or ""))) if p.ref else ""
     short = echoed(f.pieces[0].lead.split()[0], thing) if thing and f.pieces[0].param is None else None
+    if short is not None and text.startswith(f"the {thing} for the "):
+        # a request the verb grants is said by what it is for: "Refund the order of 3 VIP
+        # tickets …", never "refund the request for the order of 3 VIP tickets …"
+        return text[len(f"the {thing} for "):]
     for owner in ("the ", "my "):
         if short is not None and text.startswith(f"{owner}{thing} "):
             return f"{owner}{short} {text[len(owner) + len(thing) + 1:]}"
