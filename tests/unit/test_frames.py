@@ -570,3 +570,17 @@ def test_a_compound_adjective_before_its_noun_takes_a_hyphen() -> None:
     text = render(leases, Ask("read", question=q), 1)
     assert text == "Count the purpose-built properties.", text
     assert parse(leases, text).question == q
+
+
+def test_one_text_a_seed_phrasing_leaves_over_is_told_as_a_fact() -> None:
+    """'Request a refund for my tickets to the Night Market Sessions event. The reason is "…".',
+    never a form's "Set the reason to …"; read back to the same run."""
+    from factory.tasks.language.intents import extras_sentence, intent_forms, render_intent
+
+    tickets = build_spec(load_seed(SEEDS / "suite" / "ticketing.yaml"))
+    form = next(f for f in intent_forms(tickets) if f.phrasing == "Request a refund for my tickets to {event}.")
+    workflow = next(w for w in tickets.workflows if w.name == "request_refund")
+    tail = extras_sentence(workflow, {"reason": "I booked the wrong date by mistake"}, tickets)
+    assert tail == 'The reason is "I booked the wrong date by mistake".'
+    text = render_intent(form, {"event": "the Night Market Sessions event"}, [], tail)
+    assert parse(tickets, text).steps[0].args["reason"] == "I booked the wrong date by mistake", text

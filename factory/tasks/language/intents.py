@@ -46,7 +46,7 @@ from factory.tasks.language.intent_binding import (
 from factory.tasks.language.parse import LIST_SEPARATORS, my_phrases, parse_args
 from factory.tasks.language.render import render_list
 from factory.tasks.language.row_names import name_of, read_name
-from factory.tasks.language.spoken import field_noun, noun, spoken_label
+from factory.tasks.language.spoken import field_noun, noun, said, spoken_label
 from factory.tasks.language.things import person
 from factory.tasks.language.values import (
     DATE,
@@ -313,7 +313,7 @@ def _pattern(spec: Spec, template: tuple[tuple[str, str], ...], slots: dict[str,
     if _ends_quoted(template):
         out.append(r"\.?")
     if extras:
-        out.append(" (?P<extras>(?:" + "|".join(re.escape(o) for o in (EXTRA_OPENER, SPAN_OPENER, *_OPENERS))
+        out.append(" (?P<extras>(?:" + "|".join(re.escape(o) for o in (EXTRA_OPENER, SPAN_OPENER, TOLD_OPENER, *_OPENERS))
                    + r").+)\.")
     return re.compile("^" + "".join(out) + "$", re.IGNORECASE)
 
@@ -421,9 +421,43 @@ def _extras_sentence(workflow: WorkflowSpec, args: dict[str, Any], spec: Spec | 
         start = without_this_year(span[0].type, param_text(span[0], rest.pop(span[0].name)))
         end = without_this_year(span[1].type, param_text(span[1], rest.pop(span[1].name)))
         said.append(f"{SPAN_OPENER}{start} to {end}.")  # never "Set the start date to … and the end date to …"
-    if rest:
+    told = _told(workflow, rest)
+    if told is not None:  # one text left over, told as a fact: 'The reason is "I moved away".'
+        said.append(told)
+    elif rest:
         said.append(EXTRA_OPENER + render_list(workflow, rest, joiner=" to ", lead="the ").removeprefix("the ") + ".")
     return " ".join(said)
+
+
+TOLD_OPENER = "The "  # one text left over: `The <noun> is "<text>".`
+
+
+def _told(workflow: WorkflowSpec, rest: dict[str, Any]) -> str | None:
+    """One text a seed phrasing leaves over, labelled by a plain noun, said as a fact about the
+    errand ('The reason is "I booked the wrong date by mistake".'), never as a form's "Set the
+    reason to …"; None for anything else."""
+    if len(rest) != 1:
+        return None
+    name, value = next(iter(rest.items()))
+    p = next(q for q in workflow.params if q.name == name)
+    words = noun(said(p)).split()
+    if (p.type not in ("string", "text") or not isinstance(value, str) or p.values or not words
+            or not all(re.fullmatch(r"[a-z]+", w) for w in words) or not grammar.is_noun(words[-1])
+            or any(w in grammar.PREPOSITIONS or grammar.is_participle(w) for w in words)):
+        return None
+    return f'{TOLD_OPENER}{" ".join(words)} is {param_text(p, value)}.'
+
+
+def _read_told(workflow: WorkflowSpec, sentence: str) -> dict[str, Any] | None:
+    """The text `_told` says, read back, or None."""
+    for p in workflow.params:
+        told = _told(workflow, {p.name: "x"}) if p.type in ("string", "text") else None
+        lead = told[: -len('"x".')] if told else None
+        if lead and sentence.startswith(lead):
+            value, end = scan_value("string", sentence, len(lead))
+            if end == len(sentence):
+                return {p.name: value}
+    return None
 
 
 def _span(workflow: WorkflowSpec) -> tuple[ParamSpec, ParamSpec] | None:
@@ -437,7 +471,7 @@ def _extras(spec: Spec, workflow: WorkflowSpec, text: str) -> dict[str, Any]:
     """The appended sentences (`extras_sentence`), read back."""
     roles = {role: name for name, role in _role_of(spec, workflow).items()}
     params = {p.name: p for p in workflow.params}
-    openers = "|".join(re.escape(o) for o in (EXTRA_OPENER, SPAN_OPENER, *_OPENERS))
+    openers = "|".join(re.escape(o) for o in (EXTRA_OPENER, SPAN_OPENER, TOLD_OPENER, *_OPENERS))
     args: dict[str, Any] = {}
     for sentence in re.split(rf"\. (?=(?:{openers}))", text):
         role = next((r for r in ROLE_OPENERS if (name := roles.get(r)) is not None
@@ -460,6 +494,12 @@ def _extras(spec: Spec, workflow: WorkflowSpec, text: str) -> dict[str, Any]:
             if pos != len(sentence) or {span[0].name, span[1].name} & set(args):
                 raise ParseError(f"{sentence!r} is not one span of {workflow.label!r}")
             args.update({span[0].name: start, span[1].name: end})
+            continue
+        told = _read_told(workflow, sentence) if sentence.startswith(TOLD_OPENER) else None
+        if told is not None:
+            if set(told) & set(args):
+                raise ParseError(f"the appended sentences give {sorted(told)} twice")
+            args.update(told)
             continue
         if not sentence.startswith(EXTRA_OPENER):
             raise ParseError(f"expected {EXTRA_OPENER!r} at {sentence[:30]!r}")
