@@ -115,52 +115,12 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
                 return args
             pos = _separator(text, pos, separators)
             continue
-        count = (_count_at(workflow, lowered, pos) or _value_first_at(workflow, text, pos)) if joiner == " " else None
-        if count is not None:  # "4 guests" (`frames.arg_phrase`)
-            p, value, pos = count
+        shaped = _said_at(workflow, text, pos, lead) if joiner == " " else None
+        if shaped is not None:  # "4 guests", "the tank not full", "high priority", … (`arg_phrases.arg_phrase`)
+            p, value, pos = shaped
             if p.name in args:
                 raise ParseError(f"argument {p.label!r} is given twice")
             args[p.name] = value
-            if pos == len(text):
-                return args
-            pos = _separator(text, pos, separators)
-            continue
-        state = _noun_state_at(workflow, lowered, pos) if joiner == " " else None
-        if state is not None:  # "the tank not full" (`frames.noun_state`)
-            p, is_yes, pos = state
-            if p.name in args:
-                raise ParseError(f"argument {p.label!r} is given twice")
-            args[p.name] = "yes" if is_yes else "no"
-            if pos == len(text):
-                return args
-            pos = _separator(text, pos, separators)
-            continue
-        scale = _graded_at(workflow, lowered, pos) if joiner == " " else None
-        if scale is not None:  # "high priority" (`arg_phrases.arg_phrase`)
-            p, value, pos = scale
-            if p.name in args:
-                raise ParseError(f"argument {p.label!r} is given twice")
-            args[p.name] = value
-            if pos == len(text):
-                return args
-            pos = _separator(text, pos, separators)
-            continue
-        split = _split_label_at(workflow, text, pos) if joiner == " " else None
-        if split is not None:  # "the question "Which laptop?" for the requester" (`arg_words.split_label`)
-            p, value, pos = split
-            if p.name in args:
-                raise ParseError(f"argument {p.label!r} is given twice")
-            args[p.name] = value
-            if pos == len(text):
-                return args
-            pos = _separator(text, pos, separators)
-            continue
-        named = _named_as_at(workflow, text, pos) if lead and joiner == " " else None
-        if named is not None:  # "Vikram Iyer as the customs broker" (`arg_words.named_as`)
-            p, value, pos = named
-            if p.name in args:
-                raise ParseError(f"argument {p.label!r} is given twice")
-            args[p.name] = RefText(value) if p.type == "reference" else value
             if pos == len(text):
                 return args
             pos = _separator(text, pos, separators)
@@ -220,6 +180,28 @@ def _named_as_at(workflow: WorkflowSpec, text: str, pos: int) -> tuple[ParamSpec
         tail = f" as the {noun(said(p))}"
         if named_as(p, m[0]) and text.startswith(tail, m.end()):
             return p, m[0], m.end() + len(tail)
+    return None
+
+
+def _said_at(workflow: WorkflowSpec, text: str, pos: int, lead: str) -> tuple[ParamSpec, Any, int] | None:
+    """An argument said in a shape of its own at `pos` rather than `<label> <value>`: a count ("4
+    guests"), a value before its words ("6 carried over"), a state ("the tank not full"), a value
+    of a scale ("high priority"), a text inside its label ("the question "…" for the requester")
+    or, in a list of "the …", a person by name and part ("Vikram Iyer as the customs broker")."""
+    lowered = text.lower()
+    found = _count_at(workflow, lowered, pos) or _value_first_at(workflow, text, pos)
+    if found is not None:
+        return found
+    state = _noun_state_at(workflow, lowered, pos)
+    if state is not None:
+        return state[0], "yes" if state[1] else "no", state[2]
+    found = _graded_at(workflow, lowered, pos) or _split_label_at(workflow, text, pos)
+    if found is not None:
+        return found
+    named = _named_as_at(workflow, text, pos) if lead else None
+    if named is not None:
+        p, value, end = named
+        return p, RefText(value) if p.type == "reference" else value, end
     return None
 
 
