@@ -160,7 +160,8 @@ def test_a_thing_a_row_has_may_be_a_hyphenated_compound() -> None:
 def test_a_choice_labelled_by_a_bare_plural_is_asked_by_its_fields_noun() -> None:
     """A choice labelled "Ages" of a field named `age_limit` is "the age limit" ("What is the
     Marlowe Street Band event's age limit?", never "What are … ages?"); a person "sold to" is where
-    the thing goes ("Sell the … ticket tier … to Dennis Diaz")."""
+    the thing goes, and the tickets sold are counted, not the tier ("Sell 2 General admission
+    tickets for … to Dennis Diaz", never "Sell the … ticket tier … with a quantity of 2")."""
     tickets = build_spec(load_seed(SUITE / "ticketing.yaml"))
     q = Question("lookup", "event", "age_limit", RefText("Marlowe Street Band"))
     text = render(tickets, Ask("read", question=q), 0)
@@ -169,8 +170,10 @@ def test_a_choice_labelled_by_a_bare_plural_is_asked_by_its_fields_noun() -> Non
     step = AskStep("sell_at_door", {"tier": RefText("General admission · Brixton Beats Weekender"), "quantity": 2,
                                     "buyer": RefText("Dennis Diaz")})
     text = render(tickets, Ask("write", steps=(step,)), 0)
-    assert text.startswith("Sell the General admission ticket tier for Brixton Beats Weekender to Dennis Diaz"), text
-    assert parse(tickets, text).steps[0].args["buyer"] == RefText("Dennis Diaz")
+    assert text == "Sell 2 General admission tickets for Brixton Beats Weekender to Dennis Diaz.", text
+    args = parse(tickets, text).steps[0].args
+    assert args["buyer"] == RefText("Dennis Diaz") and args["quantity"] == "2"
+    assert args["tier"].text == "General admission · Brixton Beats Weekender"
 
 
 def test_a_row_known_by_its_code_is_named_by_it() -> None:

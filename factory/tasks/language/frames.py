@@ -333,6 +333,7 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
         pieces[0] = Piece(verb_list[0][:1].upper() + verb_list[0][1:])
         pieces.insert(1, Piece(" " + verb_list[1], None, PARTICLE_BEFORE))
         pieces.insert(3, Piece(" " + verb_list[1], None, PARTICLE_AFTER))
+    pieces = _counted_kind(spec, workflow, pieces)
     placed = {pc.param for pc in pieces if pc.param}
     settings = tuple(n for n in settings if n not in placed)
     kinds = {"money": "amount", "date": "date"}
@@ -344,6 +345,28 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
     span = ranges[0] if len(ranges) == 1 and not set(ranges[0]) & placed_or_set else None
     return Frame(workflow.name, tuple(pieces), settings, " to " if len(settings) == 1 else ": set the ", rest_lead, one,
                  span, _span_noun(params, span))
+
+
+def _counted_kind(spec: Spec, workflow: WorkflowSpec, pieces: list[Piece]) -> list[Piece]:
+    """A row acted on that is a kind of thing ("ticket tier") with a count of those things among
+    the parameters ("quantity"): the count said before the things, the row after them ("Sell 4
+    tickets for the Stalls ticket tier …", which `unit_fold` says "Sell 4 Stalls tickets for …"),
+    never "Sell the Stalls ticket tier … with a quantity of 4"."""
+    if any(pc.role == COUNT for pc in pieces):
+        return pieces
+    params = {p.name: p for p in workflow.params}
+    for i, pc in enumerate(pieces):
+        p = params.get(pc.param or "")
+        if p is None or not p.ref or pc.role not in ("thing", "subject") or pc.lead != " ":
+            continue
+        words = noun(said(spec.entity(p.ref))).split()
+        unit = grammar.plural(words[0]) if len(words) == 2 else ""
+        counted = count_param(workflow, unit) if unit else None
+        if counted is None:
+            return pieces
+        return [*pieces[:i], Piece(" ", counted.name, COUNT), Piece(" " + unit), Piece(" for ", p.name, pc.role),
+                *pieces[i + 1:]]
+    return pieces
 
 
 def _made(spec: Spec, workflow: WorkflowSpec, said_thing: list[str]) -> Frame:
