@@ -40,6 +40,7 @@ from factory.tasks.language.errands import GENERIC, purposes_for, render_errand,
 from factory.tasks.language.frames import IT
 from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, answer, find_rows
 from factory.tasks.language.spoken import spoken_label, verb_phrase
+from factory.tasks.language.things import person
 from factory.tasks.propose.base import ProposerBase, fits_param
 
 COMPOUND_CATEGORIES = ("act_report", "undo", "redo", "pair", "find_errand", "errand", "multi_step")
@@ -417,10 +418,13 @@ class CompoundMixin(ProposerBase):
         enrollment, then enrolling in its section): errands that undo each other."""
         acted: set[tuple[str, int]] = set()
         taken: set[tuple[str, int]] = set()
+        removed: list[tuple[str, dict[str, Any]]] = []  # rows a step deletes: (entity, their references)
         for step in steps:
             workflow = self._workflow(step.workflow)
             if self._named(workflow, step) & taken:
                 return True
+            if self._remade(workflow, step, removed):
+                return True  # "leave the waitlist for the 7 AM Spin, then join it again"
             subject = next((p for p in workflow.params if p.name == workflow.subject and p.ref), None)
             if subject is None or step.params.get(subject.name) is None:
                 continue
@@ -432,6 +436,27 @@ class CompoundMixin(ProposerBase):
                 found = self.world.row(row[0], row[1]) or self._made.get(row) or {}  # a row the setup made too
                 taken |= {row, *((f.ref, found[f.column]) for f in self.spec.entity(row[0]).fields
                                  if f.type == "reference" and f.ref and f.ref != "user" and found.get(f.column))}
+        return False
+
+    def _remade(self, workflow: WorkflowSpec, step: Step, removed: list[tuple[str, dict[str, Any]]]) -> bool:
+        """Whether the step makes a row like one an earlier step deleted (the same rows it points
+        at, a person aside), and notes the rows this step deletes for the steps after it."""
+        params = {p.name: p for p in workflow.params}
+        for effect in workflow.effects:
+            if effect.kind == "create" and effect.values:
+                ent = self.spec.entity(effect.entity)
+                made = {fname: step.params.get(src) for fname, src in effect.values.items()
+                        if src in params and params[src].ref and not person(self.spec, params[src].ref or "")}
+                if any(entity == ent.name and any(refs.get(k) == v for k, v in made.items() if v is not None)
+                       for entity, refs in removed):
+                    return True
+        for effect in workflow.effects:
+            target = params.get(effect.target or "")
+            if effect.kind == "delete" and target is not None and target.ref and step.params.get(target.name):
+                row = self.world.row(target.ref, step.params[target.name]) or {}
+                ent = self.spec.entity(target.ref)
+                removed.append((ent.name, {f.name: row.get(f.column) for f in ent.fields
+                                           if f.type == "reference" and f.ref and not person(self.spec, f.ref)}))
         return False
 
     def _errand_draft(self, kind: str, category: str, user: Any, steps: list[Step], found: AskStep | None,
