@@ -584,3 +584,13 @@ def test_one_text_a_seed_phrasing_leaves_over_is_told_as_a_fact() -> None:
     assert tail == 'The reason is "I booked the wrong date by mistake".'
     text = render_intent(form, {"event": "the Night Market Sessions event"}, [], tail)
     assert parse(tickets, text).steps[0].args["reason"] == "I booked the wrong date by mistake", text
+
+
+def test_the_currency_of_a_row_is_asked_as_people_ask_it() -> None:
+    """"What currency is the Lakeshore Folk Revue event in?", never "What is the … event's currency?"."""
+    tickets = build_spec(load_seed(SEEDS / "suite" / "ticketing.yaml"))
+    q = Question("lookup", "event", "currency", RefText("Lakeshore Folk Revue"))
+    for variant, said in ((0, "What currency is the Lakeshore Folk Revue event in?"),
+                          (1, "Can you tell me what currency the Lakeshore Folk Revue event is in?")):
+        assert render(tickets, Ask("read", question=q), variant) == said
+        assert parse(tickets, said).question == q

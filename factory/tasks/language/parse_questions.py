@@ -16,7 +16,7 @@ from factory.tasks.language.measures import count_noun, times_done
 from factory.tasks.language.modifiers import bool_adjective, bool_feature
 from factory.tasks.language.parse import DIRECTIONS, DIRS, my_phrases
 from factory.tasks.language.parse_conds import entity_and_conds, entity_by, field_by, parse_conds
-from factory.tasks.language.render import done_on, holder_field, possessive, says_its_noun
+from factory.tasks.language.render import done_on, holder_field, possessive, prices_in, says_its_noun
 from factory.tasks.language.row_names import name_of, read_name
 from factory.tasks.language.spoken import field_noun, noun, said, spoken_plural
 from factory.tasks.language.words import my_only
@@ -64,7 +64,7 @@ _SAID_LOOKUPS = [
     (re.compile(r"^Look up when (?P<named>.+) was (?P<when>[a-z]+)\.$"), lambda f, w: field_noun(f) == w),
 ]
 def _said_lookup(spec: Spec, text: str) -> Question | None:
-    phrased = _is_phrase(spec, text)
+    phrased = _is_phrase(spec, text) or _currency_of(spec, text)
     if phrased is not None:
         return phrased
     for pattern, said_as in _SAID_LOOKUPS:
@@ -91,6 +91,27 @@ def _said_lookup(spec: Spec, text: str) -> Question | None:
         if asked is None or not (said_as(asked, field) or (groups.get("when") and done_on(asked) == groups["when"])):
             raise ParseError(f"{field!r} is not how {m['named']!r} is asked about")
         return q
+    return None
+
+
+_CURRENCY = re.compile(r"^(?:What currency is (?P<named>.+)|Can you tell me what currency (?P<told>.+) is) in\?$")
+
+
+def _currency_of(spec: Spec, text: str) -> Question | None:
+    """"What currency is the … event in?" (`render.prices_in`), read as a lookup of the field the
+    row's amounts name as their currency; None for another text."""
+    m = _CURRENCY.match(text)
+    if m is None:
+        return None
+    named = m["named"] or m["told"]
+    for ent in spec.entities:
+        for f in (f for f in ent.fields if prices_in(ent, f)):
+            try:
+                q = parse_question(spec, f"What is the {field_noun(f)} of {named}?")
+            except ParseError:
+                continue
+            if q is not None and q.entity == ent.name and q.field == f.name:
+                return q
     return None
 
 

@@ -13,6 +13,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from factory.spec.labels import CURRENCIES
 from factory.spec.model import EntitySpec, FieldSpec, Spec, WorkflowSpec
 from factory.tasks.language import grammar
 from factory.tasks.language.arg_phrases import arg_phrase
@@ -207,7 +208,8 @@ def _head(phrase: str) -> str:
     return words[cut - 1] if cut else ""
 
 
-def _lookup(field: FieldSpec, named: str, variant: int, entity: EntitySpec | None = None) -> str:
+def _lookup(field: FieldSpec, named: str, variant: int, entity: EntitySpec | None = None,
+            currency_of: EntitySpec | None = None) -> str:
     """A question about one field of one row: "What is the balance of my …?", "Is my message "Hi"
     read?" (a yes/no state), "Does the listing "Loft" have wifi?" (a thing a row has), "How many
     travellers does my trip "Rome" have?" (a count); `parse.parse_question` reads each back."""
@@ -230,6 +232,9 @@ def _lookup(field: FieldSpec, named: str, variant: int, entity: EntitySpec | Non
         # "the date placed of"; "issue date": "When was the invoice "X" issued?", not "the issue date of"
         verb = when[1] if when is not None else done
         return f"Can you tell me when {named} was {verb}?" if variant % 2 else f"When was {named} {verb}?"
+    priced = entity or currency_of
+    if priced is not None and prices_in(priced, field):  # "What currency is the … event in?"
+        return f"Can you tell me what currency {named} is in?" if variant % 2 else f"What currency is {named} in?"
     kind = _QUOTED_THING.match(named) if field.type == "enum" and f in CLASSIFIERS else None
     if kind is not None:  # "What kind of assignment is "Midterm"?", never "the kind of the assignment"
         return f"What {f} of {kind['thing']} is {kind['name']}?"
@@ -241,6 +246,17 @@ def _lookup(field: FieldSpec, named: str, variant: int, entity: EntitySpec | Non
         return f"What {be(f)} {named}'s {f}?"
     # asked as a person asks a colleague; "Look up the … of …" read as a form's wording
     return f"Can you tell me the {f} {of} {named}?" if variant % 2 else f"What {be(f)} the {f} {of} {named}?"
+
+
+def prices_in(entity: EntitySpec, field: FieldSpec) -> bool:
+    """Whether `field` is the currency the row's amounts are in (a money field names it as its
+    `currency_field`, or its every value is a currency code): asked "What currency is … in?",
+    never "What is the … event's currency?"."""
+    if field.type != "enum" or not field.values:
+        return False
+    # an amount of the row names it, or every value is a currency the app writes amounts in
+    return any(f.type == "money" and f.currency_field == field.name for f in entity.fields) or all(
+        v in CURRENCIES for v in field.values)
 
 
 # A row named "the <noun> "<label>" …", whose kind is asked after its noun (`_lookup`).
@@ -341,7 +357,7 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
         if q.target.by == ONLY:  # the user's only one: "What is the city of my contact details?"
             return _lookup(field, q.target.text, variant)
         if says_its_noun(spec, ent, q.target):  # "What is the availability date of Flat 34, Harbour View?"
-            return _lookup(field, q.target.text, variant)
+            return _lookup(field, q.target.text, variant, currency_of=ent)
         try:  # the row as people name it: "my Main Checking account (··3808)", "my visa card ··9591"
             named = name_of(spec, q.entity, q.target, "subject")
         except ParseError:  # named by its fields
