@@ -564,6 +564,7 @@ def test_a_compound_adjective_before_its_noun_takes_a_hyphen() -> None:
     assert compound_modifier("purpose built") == "purpose-built"
     assert compound_modifier("checked in") == "checked-in"
     assert compound_modifier("converted house") == "converted house"
+    assert compound_modifier("notice given") == "notice-given"
     assert compound_modifier("standing order") == "standing order"
     leases = build_spec(load_seed(SEEDS / "suite" / "leases.yaml"))
     q = Question("count", "property", conds=(Cond("property_type", '"purpose built"'),))

@@ -231,7 +231,7 @@ def compound_modifier(words: str) -> str:
     first, last = parts
     # a participle that ends the pair ("purpose built") or takes its particle ("checked in");
     # a participle before a noun ("converted house") is an adjective and its noun, said apart
-    ends = grammar.is_participle(last) and not grammar.is_noun(last)
+    ends = grammar.is_participle(last) and not grammar.is_participle(first)  # "notice-given", "purpose-built"
     particle = grammar.is_participle(first) and last in grammar.PARTICLES
     return "-".join(parts) if ends or particle else words
 
