@@ -17,7 +17,7 @@ from factory.tasks.language.modifiers import bool_adjective, bool_feature
 from factory.tasks.language.parse import DIRECTIONS, DIRS, my_phrases
 from factory.tasks.language.parse_conds import entity_and_conds, entity_by, field_by, parse_conds
 from factory.tasks.language.render import done_on, holder_field, possessive, prices_in, says_its_noun
-from factory.tasks.language.row_names import name_of, read_name
+from factory.tasks.language.row_names import kind_noun, name_of, read_name
 from factory.tasks.language.spoken import field_noun, noun, said, spoken_plural
 from factory.tasks.language.words import my_only
 
@@ -227,7 +227,9 @@ def _question(spec: Spec, op: str, m: re.Match[str]) -> Question:
     if op == "named":  # "the balance of my Main Checking account (··3808)": the entity its noun names
         fits = []
         for e in spec.entities:
-            if re.search(rf"\b{re.escape(noun(said(e)))}\b", m["named"], re.IGNORECASE):
+            # its noun, or the kind its label opens on ("the Spin class on June 19 …": a class session)
+            nouns = [n for n in (noun(said(e)), kind_noun(spec, e)) if n]
+            if any(re.search(rf"\b{re.escape(n)}\b", m["named"], re.IGNORECASE) for n in nouns):
                 try:  # "my enrollment for the BIOL1020-A-F25 section" names an enrollment, not a section
                     fits.append((e, read_name(spec, e.name, m["named"])))
                 except ParseError:

@@ -52,6 +52,21 @@ def _templates(spec: Spec, ent: EntitySpec) -> list[str]:
     return out
 
 
+def kind_noun(spec: Spec, ent: EntitySpec) -> str | None:
+    """The first word of a row's two-word noun when its label opens on a field that names that
+    word's kind ("Class session" labelled "{class_type} at …", the field labelled "Class"): "the
+    Spin class on June 19 at 7:00 AM", as people say it, not "the Spin class session on …". None
+    where another entity is called by that word, or the label opens otherwise."""
+    words = noun(said(ent)).split()
+    parts = _SLOT.split(ent.display)
+    if len(words) != 2 or len(parts) < 3 or parts[0] or parts[1] not in {f.name for f in ent.fields}:
+        return None
+    opening = noun(said(ent.field_named(parts[1]))).split()
+    if opening[:1] != words[:1] or any(noun(said(e)) == words[0] for e in spec.entities):
+        return None
+    return words[0]
+
+
 def _joining(spec: Spec, ent: EntitySpec, parts: list[str]) -> str | None:
     """The word a sentence says between a row's noun and the field after its lead in the label:
     "on" before a day where the label has a mark or "at" ("Spin at June 19" → "the Spin class
@@ -303,7 +318,8 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
     around = _around(spec, ent, ref.text, _templates(spec, ent))
     if around is not None:  # a label made of fields, said as words around the noun, never quoted:
         # "my order of 4 General admission tickets for Fennel & Rye placed on March 30", "my monthly fee payment on April 1"
-        return owner + " ".join(w for w in (around[0], thing, around[1]) if w)
+        said_thing = kind_noun(spec, ent) if around[0] else None  # "the Spin class on June 19 …"
+        return owner + " ".join(w for w in (around[0], said_thing or thing, around[1]) if w)
     dated = _dated(ent, ref.text)
     if dated is not None:  # `my rental "Ford Fiesta LN72 MVM" on May 7`: quoted as the app shows it, the day in words
         return f'{owner}{thing} "{dated[0]}" {dated[1]} {dated[2]}'
@@ -407,6 +423,11 @@ def read_name(spec: Spec, entity: str, text: str) -> RefText:
     if '"' in text:
         raise ParseError(f"a quote inside the name {text!r}")
     composed = _read_around(spec, ent, text, _templates(spec, ent))
+    short = kind_noun(spec, ent)
+    if composed is None and short is not None and re.search(rf" {re.escape(short)} ", text, re.IGNORECASE):
+        # "Spin class on June 19 …": the row's noun said by the kind its first field names
+        composed = _read_around(spec, ent, re.sub(rf" {re.escape(short)} ", f" {thing} ", text, count=1,
+                                                  flags=re.IGNORECASE), _templates(spec, ent))
     if composed is not None:
         return RefText(composed, mine=mine)
     if (len(ent.display_fields) == 1 and text.lower().endswith(" " + thing)
