@@ -238,3 +238,14 @@ def test_a_name_that_holds_the_counted_noun_is_not_folded_into_it() -> None:
         ("General admission", " for Fennel & Rye")
     assert folded("the Two tickets deal ticket tier for Fennel & Rye", "ticket tier", "tickets") is None
     assert folded('the ticket tier "Balcony"', "ticket tier", "tickets") is None
+
+
+def test_only_a_noun_that_classes_things_gives_up_its_count() -> None:
+    """A "ticket tier" classes tickets ("Sell 4 General admission tickets"); a "gift card" is a card,
+    never "4 gifts"."""
+    from factory.tasks.language.frame_params import classes_things
+
+    assert classes_things("ticket tier") == "ticket"
+    assert classes_things("room type") == "room"
+    assert classes_things("gift card") is None
+    assert classes_things("class session") is None

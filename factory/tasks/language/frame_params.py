@@ -72,3 +72,16 @@ def echoed(verb: str, thing: str) -> str | None:
     if len(words) < 2 or said_verb not in words:
         return None
     return " ".join(w for w in words if w != said_verb)
+
+
+# Nouns that class things of another noun ("ticket tier", "room type", "seat class"): a closed
+# class of English. A "gift card" is a card, not a class of gifts, so no count of gifts is taken
+# from it.
+CLASS_NOUNS = frozenset(["tier", "type", "kind", "class", "category", "grade", "level", "band", "variety", "sort",
+                         "option"])
+
+
+def classes_things(row_noun: str) -> str | None:
+    """The thing a two-word noun classes ("ticket" of "ticket tier"), or None ("gift card")."""
+    words = row_noun.split()
+    return words[0] if len(words) == 2 and words[1] in CLASS_NOUNS else None

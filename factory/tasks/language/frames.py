@@ -24,6 +24,7 @@ from factory.tasks.language.arg_words import (
 )
 from factory.tasks.language.frame_params import (
     COUNT,
+    classes_things,
     count_param,
     first_word,
     given_to,
@@ -359,8 +360,8 @@ def _counted_kind(spec: Spec, workflow: WorkflowSpec, pieces: list[Piece]) -> li
         p = params.get(pc.param or "")
         if p is None or not p.ref or pc.role not in ("thing", "subject") or pc.lead != " ":
             continue
-        words = noun(said(spec.entity(p.ref))).split()
-        unit = grammar.plural(words[0]) if len(words) == 2 else ""
+        thing = classes_things(noun(said(spec.entity(p.ref))))  # "ticket" of a "ticket tier"
+        unit = grammar.plural(thing) if thing else ""
         counted = count_param(workflow, unit) if unit else None
         if counted is None:
             return pieces

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from factory.spec.model import Spec, WorkflowSpec
 from factory.tasks.language import grammar
-from factory.tasks.language.frame_params import COUNT
+from factory.tasks.language.frame_params import COUNT, classes_things
 from factory.tasks.language.frames import Frame
 from factory.tasks.language.spoken import noun, said
 
@@ -42,8 +42,7 @@ def fold_shape(spec: Spec, f: Frame, workflow: WorkflowSpec) -> Fold | None:
             return None
         row_noun = noun(said(spec.entity(p.ref)))
         unit = counted.lead.strip()
-        words = row_noun.split()
-        if len(words) == 2 and re.fullmatch(r"[a-z]+", unit) and grammar.singular(unit) == words[0]:
+        if re.fullmatch(r"[a-z]+", unit) and grammar.singular(unit) == classes_things(row_noun):
             return Fold(i + 1, i + 2, row_noun)
         return None
     return None
