@@ -1,8 +1,9 @@
 """Rows whose label is made of fields are named as people name them (issue 30, the unseen suite
 worlds' readings): "the Spin class on June 19 at 7:00 AM (Dublin Docklands)" (a class session,
 its noun said by the kind its label opens on), never the class session "Spin at June 19 at 7:00 AM
-(Dublin Docklands)"; "Krista Fleming's booking for the Spin class …"; "the General admission ticket tier for Brixton Beats Weekender". Every
-form reads back to the label, and a name that is no such form is refused, not guessed."""
+(Dublin Docklands)"; "Krista Fleming's booking for the Spin class …"; "the General admission
+ticket tier for Brixton Beats Weekender". Every form reads back to the label, and a name that is
+no such form is refused, not guessed."""
 
 from __future__ import annotations
 

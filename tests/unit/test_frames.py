@@ -109,7 +109,8 @@ def test_goal_first_context_comes_from_the_persona(bank: Spec) -> None:
 
 
 def test_a_seed_phrasing_says_where_the_money_comes_from(bank: Spec) -> None:
-    from factory.tasks.language.intents import extras_sentence, intent_forms, render_intent
+    from factory.tasks.language.intent_extras import extras_sentence
+    from factory.tasks.language.intents import intent_forms, render_intent
 
     form = next(f for f in intent_forms(bank) if f.phrasing == "Pay {payee} $45 today.")
     workflow = next(w for w in bank.workflows if w.name == "pay_payee")
@@ -452,7 +453,8 @@ def test_the_kind_of_a_thing_made_is_said_before_its_noun() -> None:
 
 def test_a_seed_phrasing_says_the_person_a_thing_goes_to_as_a_person() -> None:
     """Nothing is put into a person: the recipient a seed phrasing leaves over is who it is for."""
-    from factory.tasks.language.intents import extras_sentence, intent_forms, render_intent
+    from factory.tasks.language.intent_extras import extras_sentence
+    from factory.tasks.language.intents import intent_forms, render_intent
 
     tickets = build_spec(load_seed(SEEDS / "suite" / "ticketing.yaml"))
     form = next(f for f in intent_forms(tickets) if f.phrasing == "Send my tickets for {event} to a friend.")
@@ -576,7 +578,8 @@ def test_a_compound_adjective_before_its_noun_takes_a_hyphen() -> None:
 def test_one_text_a_seed_phrasing_leaves_over_is_told_as_a_fact() -> None:
     """'Request a refund for my tickets to the Night Market Sessions event. The reason is "…".',
     never a form's "Set the reason to …"; read back to the same run."""
-    from factory.tasks.language.intents import extras_sentence, intent_forms, render_intent
+    from factory.tasks.language.intent_extras import extras_sentence
+    from factory.tasks.language.intents import intent_forms, render_intent
 
     tickets = build_spec(load_seed(SEEDS / "suite" / "ticketing.yaml"))
     form = next(f for f in intent_forms(tickets) if f.phrasing == "Request a refund for my tickets to {event}.")

@@ -404,7 +404,7 @@ def test_a_slot_named_after_a_value_parameter_says_its_value(stay: Spec) -> None
 
 
 def test_missing_parameters_are_appended_and_read_back(bank: Spec) -> None:
-    from factory.tasks.language.intents import extras_sentence
+    from factory.tasks.language.intent_extras import extras_sentence
 
     form = _form(bank, "pay_payee", "Pay {payee} $45 today.")
     assert form.extras == ("from_account",)
@@ -420,7 +420,7 @@ def test_missing_parameters_are_appended_and_read_back(bank: Spec) -> None:
 
 
 def test_words_that_say_when_keep_a_date_from_being_appended(bank: Spec) -> None:
-    from factory.tasks.language.intents import extras_sentence
+    from factory.tasks.language.intent_extras import extras_sentence
 
     when, plain = "Schedule a $120 payment to {payee} on Friday.", "Schedule a $120 payment to {payee}."
     odd = _with_intents(bank, [{"name": "x", "kind": "write", "workflow": "schedule_payment",
@@ -860,7 +860,7 @@ def test_a_plural_field_takes_are_and_an_amount_for_an_act_is_its_fee() -> None:
     amount labelled by the act it is charged for is said with its field's own noun: "the late return
     fee" (a field named late_fee labelled "Late return"), never "the late return of my rental"."""
     from factory.tasks.language.asks import ONLY
-    from factory.tasks.language.render import be
+    from factory.tasks.language.lookup_said import be
     from factory.tasks.language.words import my_only
 
     cars = build_spec(load_seed(SEEDS / "suite" / "car_rental.yaml"))

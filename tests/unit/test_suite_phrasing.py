@@ -192,7 +192,8 @@ def test_a_span_a_seed_phrasing_leaves_over_is_a_sentence_of_its_own() -> None:
     """"Book annual leave for me with the reason "…". From May 31 to June 2." (this year's days
     without the year), never
     "Set the start date to … and the end date to …"; it reads back."""
-    from factory.tasks.language.intents import extras_sentence, intent_forms, parse_intent, render_intent
+    from factory.tasks.language.intent_extras import extras_sentence
+    from factory.tasks.language.intents import intent_forms, parse_intent, render_intent
 
     hr = build_spec(load_seed(SUITE / "hr_leave.yaml"))
     form = next(f for f in intent_forms(hr) if f.phrasing.startswith("Book annual leave for me"))

@@ -22,8 +22,9 @@ import re
 
 from factory.spec.model import Spec, WorkflowSpec
 from factory.tasks.language.asks import ONLY, Ask, AskStep, Question, RefText
+from factory.tasks.language.lookup_said import be
 from factory.tasks.language.measures import count_noun, times_done
-from factory.tasks.language.render import be, lower_first, render_question, render_step
+from factory.tasks.language.render import lower_first, render_question, render_step
 from factory.tasks.language.row_names import name_of, read_name
 from factory.tasks.language.seed_context import spoken_in
 from factory.tasks.language.spoken import field_noun, verb_phrase
@@ -249,7 +250,7 @@ def _report(spec: Spec, ask: Ask, purpose: str, variant: int) -> str:
         acts = render_errand(spec, Ask("write", steps=ask.steps), purpose, 0)
     own = its_field(spec, ask.steps, ask.question)
     if own is not None:  # the row just acted on is "it": "… Afterwards, what is its status?"
-        return f"{acts}{REPORT}what {be(own)} its {own}?"  # "what are its fees owed?" (`render.be`)
+        return f"{acts}{REPORT}what {be(own)} its {own}?"  # "what are its fees owed?" (`lookup_said.be`)
     return acts + REPORT + lower_first(render_question(spec, ask.question, 0))
 
 

@@ -12,11 +12,12 @@ from factory.spec.model import Spec
 from factory.tasks.language.arg_words import CLASSIFIERS
 from factory.tasks.language.asks import ONLY, Cond, ParseError, Question, RefText
 from factory.tasks.language.conds_said import bool_phrase, said_bare, said_quality
+from factory.tasks.language.lookup_said import done_on, possessive, prices_in
 from factory.tasks.language.measures import count_noun, times_done
 from factory.tasks.language.modifiers import bool_adjective, bool_feature
 from factory.tasks.language.parse import DIRECTIONS, DIRS, my_phrases
 from factory.tasks.language.parse_conds import entity_and_conds, entity_by, field_by, parse_conds
-from factory.tasks.language.render import done_on, holder_field, possessive, prices_in, says_its_noun
+from factory.tasks.language.render import holder_field, says_its_noun
 from factory.tasks.language.row_names import kind_noun, name_of, read_name
 from factory.tasks.language.spoken import field_noun, noun, said, spoken_plural
 from factory.tasks.language.words import my_only
@@ -50,7 +51,7 @@ _Q_PATTERNS = [
 ]
 
 
-# Lookups asked the way the field is spoken of (`render._lookup`): "Is <row> read?", "Does <row>
+# Lookups asked the way the field is spoken of (`lookup_said.lookup_said`): "Is <row> read?", "Does <row>
 # have wifi?", "How many travellers does <row> have?"; each is read as "What is the <field> of
 # <row>?" and kept only when the field is one said that way.
 _SAID_LOOKUPS = [
@@ -78,7 +79,7 @@ def _said_lookup(spec: Spec, text: str) -> Question | None:
             q = parse_question(spec, f"What is the {field} of {m['named']}?")
         except ParseError:
             q = None
-        if (q is None or q.field is None) and groups.get("when"):  # "decided": the day of the act (`render.done_on`)
+        if (q is None or q.field is None) and groups.get("when"):  # "decided": the day of the act (`lookup_said.done_on`)
             for f in (f for e in spec.entities for f in e.fields if done_on(f) == groups["when"]):
                 try:
                     q = parse_question(spec, f"What is the {field_noun(f)} of {m['named']}?")
@@ -98,7 +99,7 @@ _CURRENCY = re.compile(r"^(?:What currency is (?P<named>.+)|Can you tell me what
 
 
 def _currency_of(spec: Spec, text: str) -> Question | None:
-    """"What currency is the … event in?" (`render.prices_in`), read as a lookup of the field the
+    """"What currency is the … event in?" (`lookup_said.prices_in`), read as a lookup of the field the
     row's amounts name as their currency; None for another text."""
     m = _CURRENCY.match(text)
     if m is None:
@@ -116,7 +117,7 @@ def _currency_of(spec: Spec, text: str) -> Question | None:
 
 
 def _is_phrase(spec: Spec, text: str) -> Question | None:
-    """"Is <row> <a state of several words>?" ("Is the plan "X" off-peak only?": `render._lookup`
+    """"Is <row> <a state of several words>?" ("Is the plan "X" off-peak only?": `lookup_said.lookup_said`
     with `conds_said.bool_phrase`), read as a lookup of that field; None for another text."""
     if not text.startswith("Is ") or not text.endswith("?"):
         return None
@@ -134,7 +135,7 @@ def _is_phrase(spec: Spec, text: str) -> Question | None:
     return None
 
 
-# "What kind of assignment is "Midterm"?", "What kind of port is Los Angeles?" (`render._lookup`)
+# "What kind of assignment is "Midterm"?", "What kind of port is Los Angeles?" (`lookup_said.lookup_said`)
 _CLASSIFIER = "|".join(sorted(CLASSIFIERS))
 _KIND_OF = re.compile(rf'^What (?P<kind>{_CLASSIFIER}) of (?P<thing>[a-z][a-z -]*?) is (?P<name>"[^"]+"(?: [^"?]+)?)\?$')
 _KIND_OF_BARE = re.compile(rf'^What (?P<kind>{_CLASSIFIER}) of (?P<thing>[a-z]+) is (?P<name>[A-Z][^"?]*)\?$')
@@ -148,7 +149,7 @@ def parse_question(spec: Spec, text: str) -> Question | None:
     """The question a READ asks, or None when the text is no question form. A form whose words
     match but whose names do not (e.g. a lookup pattern over "total … of my accounts with …")
     gives way to the next form; the last such problem is raised when no form fits."""
-    text = re.sub(r"^What are the ", "What is the ", text)  # "What are the points on licence of …?" (`render.be`)
+    text = re.sub(r"^What are the ", "What is the ", text)  # "What are the points on licence of …?" (`lookup_said.be`)
     # "Can you tell me the status of …?" asks what "Look up the status of ….", still read, does
     text = re.sub(r"^Can you tell me (the .+|when .+)\?$", r"Look up \1.", text)
     # "How many of my shifts are for the Transport department?" (`render.render_question`) asks
@@ -168,7 +169,7 @@ def parse_question(spec: Spec, text: str) -> Question | None:
     bare_kind = _KIND_OF_BARE.match(text)  # "What kind of port is Los Angeles?": of the Los Angeles port
     if bare_kind is not None:
         text = f"What is the {bare_kind['kind']} of the {bare_kind['name']} {bare_kind['thing']}?"
-    owned = _POSSESSIVE.match(text)  # "What is the History department's office?" (`render.possessive`)
+    owned = _POSSESSIVE.match(text)  # "What is the History department's office?" (`lookup_said.possessive`)
     if owned is not None and possessive(owned["named"]):
         text = f"What is the {owned['field']} of {owned['named']}?"
     held = _held_count(spec, text)  # before a count field's lookup, which has the same words

@@ -18,12 +18,8 @@ from factory.spec.model import ParamSpec, WorkflowSpec
 from factory.tasks.draft import Draft
 from factory.tasks.language.asks import ONLY, Ask, AskStep, RefText
 from factory.tasks.language.frame_params import set_fields
-from factory.tasks.language.intents import (
-    IntentForm,
-    extras_sentence,
-    literal_kind,
-    render_intent,
-)
+from factory.tasks.language.intent_extras import extras_sentence
+from factory.tasks.language.intents import IntentForm, literal_kind, render_intent
 from factory.tasks.language.lint import DATE_ISO, Change, lint_goal
 from factory.tasks.language.phrasing import render
 from factory.tasks.language.registers import fits, reason_context, with_context

@@ -1,0 +1,111 @@
+"""A question about one field of one row, asked the way the field is spoken of: "What is the
+balance of my …?", "Is the plan "X" off-peak only?" (a state), "Does the listing "Loft" have wifi?"
+(a thing a row has), "How many travellers does my trip "Rome" have?" (a count), "When was the hold
+placed?" (the day of an act), "What currency is the … event in?" (the currency its amounts are in).
+`parse_questions` reads each back.
+"""
+
+from __future__ import annotations
+
+import re
+
+from factory.spec.labels import CURRENCIES
+from factory.spec.model import EntitySpec, FieldSpec
+from factory.tasks.language import grammar
+from factory.tasks.language.arg_words import CLASSIFIERS
+from factory.tasks.language.conds_said import bool_phrase
+from factory.tasks.language.measures import count_noun, times_done
+from factory.tasks.language.modifiers import bool_adjective, bool_feature
+from factory.tasks.language.spoken import field_noun, of_word, own_field_noun
+
+
+def be(phrase: str) -> str:
+    """"are" when a noun phrase's head is plural ("the points on licence", "the total fees owed"),
+    else "is"; the head is the last word before a preposition or a participle that follows it."""
+    head = head_noun(phrase)
+    return "are" if head and grammar.is_plural(head) else "is"
+
+
+def head_noun(phrase: str) -> str:
+    """A noun phrase's head: its last word before a preposition or a participle that follows it
+    ("classes" of "classes held at once"); "" for no words."""
+    words = phrase.split()
+    cut = next((i for i, w in enumerate(words) if i and (w in grammar.PREPOSITIONS or grammar.is_participle(w))),
+               len(words))
+    return words[cut - 1] if cut else ""
+
+
+def lookup_said(field: FieldSpec, named: str, variant: int, entity: EntitySpec | None = None,
+            currency_of: EntitySpec | None = None) -> str:
+    """A question about one field of one row: "What is the balance of my …?", "Is my message "Hi"
+    read?" (a yes/no state), "Does the listing "Loft" have wifi?" (a thing a row has), "How many
+    travellers does my trip "Rome" have?" (a count); `parse.parse_question` reads each back."""
+    state = (bool_adjective(field, "yes") or bool_phrase(field)) if field.type == "bool" else None
+    if state is not None:  # "Is the plan "X" off-peak only?", "Is the dish "Y" on tonight?"
+        return f"Is {named} {state}?"
+    feature = bool_feature(field) if field.type == "bool" else None
+    if feature is not None:
+        return f"Does {named} have {feature}?"
+    counted = count_noun(field)
+    if counted is not None:
+        return f"How many {counted} does {named} have?"
+    done = times_done(field)
+    if done is not None:  # "Times lent": "How many times has the book "X" been lent?"
+        return f"How many times has {named} been {done}?"
+    f = own_field_noun(entity, field) if entity is not None else field_noun(field)  # "the start date of the shift pattern …"
+    when = re.fullmatch(r"date ([a-z]+)", f) if field.type in ("date", "datetime") else None
+    done = done_on(field)
+    if when is not None or done is not None:  # "date placed": "When was the hold "X" placed?", not
+        # "the date placed of"; "issue date": "When was the invoice "X" issued?", not "the issue date of"
+        verb = when[1] if when is not None else done
+        return f"Can you tell me when {named} was {verb}?" if variant % 2 else f"When was {named} {verb}?"
+    priced = entity or currency_of
+    if priced is not None and prices_in(priced, field):  # "What currency is the … event in?"
+        return f"Can you tell me what currency {named} is in?" if variant % 2 else f"What currency is {named} in?"
+    kind = _QUOTED_THING.match(named) if field.type == "enum" and f in CLASSIFIERS else None
+    if kind is not None:  # "What kind of assignment is "Midterm"?", never "the kind of the assignment"
+        return f"What {f} of {kind['thing']} is {kind['name']}?"
+    if field.type == "enum" and f in CLASSIFIERS and possessive(named):  # "What kind of port is Los Angeles?"
+        name, _, thing = named.removeprefix("the ").rpartition(" ")
+        return f"What {f} of {thing} is {name}?"
+    of = of_word(f)  # "the reason for my blocked dates"
+    if possessive(named) and of == "of":  # "What is the History department's office?"
+        return f"What {be(f)} {named}'s {f}?"
+    # asked as a person asks a colleague; "Look up the … of …" read as a form's wording
+    return f"Can you tell me the {f} {of} {named}?" if variant % 2 else f"What {be(f)} the {f} {of} {named}?"
+
+
+def prices_in(entity: EntitySpec, field: FieldSpec) -> bool:
+    """Whether `field` is the currency the row's amounts are in (a money field names it as its
+    `currency_field`, or its every value is a currency code): asked "What currency is … in?",
+    never "What is the … event's currency?"."""
+    if field.type != "enum" or not field.values:
+        return False
+    # an amount of the row names it, or every value is a currency the app writes amounts in
+    return any(f.type == "money" and f.currency_field == field.name for f in entity.fields) or all(
+        v in CURRENCIES for v in field.values)
+
+
+# A row named "the <noun> "<label>" …", whose kind is asked after its noun (`_lookup`).
+_QUOTED_THING = re.compile(r'the (?P<thing>[a-z][a-z -]*?) (?P<name>"[^"]+"(?: [^"?]+)?)$')
+
+
+def done_on(field: FieldSpec) -> str | None:
+    """The act a date field is the day of, as a participle: "Decided" → decided, "Serviced on" →
+    serviced, "Issue date" → issued; None for a noun that is no act ("Decision date") or a longer
+    label ("Pattern start date")."""
+    if field.type not in ("date", "datetime") or field.say:
+        return None
+    label = field.label.lower().split()  # "Decided", "Serviced on": the label says the act itself
+    if label and grammar.is_participle(label[0]) and all(w in ("on", "at") for w in label[1:]):
+        return label[0]
+    m = re.fullmatch(r"([a-z]+) date", field_noun(field))
+    return grammar.participle(m[1]) if m is not None and grammar.is_verb(m[1]) else None
+
+
+def possessive(named: str) -> bool:
+    """Whether a row everyone knows, said by a bare name before its noun ("the Picking & Packing
+    department"), takes "'s" as a person would put it: "the Picking & Packing department's
+    building", never "the building of the Picking & Packing department"; a quoted name does not,
+    nor a row of the user's own ("my Harold Richards contact's phone number" reads as a person's)."""
+    return bool(re.fullmatch(r"the [A-Z][^\"',()]* [a-z]+", named)) and not named.endswith("s")
