@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from factory.spec.model import Spec
+from factory.spec.model import EntitySpec, FieldSpec, Spec
 from factory.tasks.language.arg_words import CLASSIFIERS
 from factory.tasks.language.asks import ONLY, Cond, ParseError, Question, RefText
 from factory.tasks.language.conds_said import bool_phrase, said_bare, said_quality
@@ -105,15 +105,17 @@ def _currency_of(spec: Spec, text: str) -> Question | None:
     if m is None:
         return None
     named = m["named"] or m["told"]
-    for ent in spec.entities:
-        for f in (f for f in ent.fields if prices_in(ent, f)):
-            try:
-                q = parse_question(spec, f"What is the {field_noun(f)} of {named}?")
-            except ParseError:
-                continue
-            if q is not None and q.entity == ent.name and q.field == f.name:
-                return q
-    return None
+    return next((q for ent in spec.entities for f in ent.fields if prices_in(ent, f)
+                 for q in [_field_of(spec, ent, f, named)] if q is not None), None)
+
+
+def _field_of(spec: Spec, ent: EntitySpec, f: FieldSpec, named: str) -> Question | None:
+    """The lookup of `f` on the row `named` names, when it is a row of `ent`; else None."""
+    try:
+        q = parse_question(spec, f"What is the {field_noun(f)} of {named}?")
+    except ParseError:
+        return None
+    return q if q is not None and q.entity == ent.name and q.field == f.name else None
 
 
 def _is_phrase(spec: Spec, text: str) -> Question | None:
@@ -123,15 +125,10 @@ def _is_phrase(spec: Spec, text: str) -> Question | None:
         return None
     for e, f in ((ent, f) for ent in spec.entities for f in ent.fields if f.type == "bool"):
         phrase = bool_phrase(f)
-        if phrase is None or not text.endswith(f" {phrase}?"):
-            continue
-        named = text[len("Is "):-len(phrase) - 2]
-        try:
-            q = parse_question(spec, f"What is the {field_noun(f)} of {named}?")
-        except ParseError:
-            continue
-        if q is not None and q.entity == e.name and q.field == f.name:
-            return q
+        if phrase is not None and text.endswith(f" {phrase}?"):
+            q = _field_of(spec, e, f, text[len("Is "):-len(phrase) - 2])
+            if q is not None:
+                return q
     return None
 
 
