@@ -119,12 +119,18 @@ def _name_value(entity: EntitySpec, word: str, f: FieldSpec) -> str | None:
     if named_place(f, word):
         return None  # a place follows its noun: "the venues in Canada" (`conds_said.name_first`)
     written = grammar.named_value(word)
-    if not _BRAND.fullmatch(written) or written.split()[0][:1].islower():
-        return None
-    words = written.lower().split()
-    if set(words) & set(noun(said(entity)).split()) or (len(words[-1]) == 1 and words[-1].isalpha()):
+    if written.split()[0][:1].islower() or not _a_name_of(entity, written):
         return None
     return written
+
+
+def _a_name_of(entity: EntitySpec, written: str) -> bool:
+    """Whether a capitalised value can stand before `entity`'s noun as a name: not a word of the
+    noun itself ("Model models") and no designator ("Unit B": a name, not a kind)."""
+    if not _BRAND.fullmatch(written):
+        return False
+    words = written.lower().split()
+    return not (set(words) & set(noun(said(entity)).split()) or (len(words[-1]) == 1 and words[-1].isalpha()))
 
 
 def graded(f: FieldSpec | ParamSpec, word: str) -> str | None:
@@ -204,11 +210,8 @@ def kind_field(entity: EntitySpec) -> FieldSpec | None:
 def _name_before(entity: EntitySpec, field: FieldSpec | None, cond: Cond) -> str | None:
     """A condition's capitalised value said before the noun, when `field` is the one such field."""
     inner = cond.value[1:-1] if len(cond.value) > 2 and cond.value[0] == cond.value[-1] == '"' else ""
-    if field is None or cond.field != field.name or cond.upper is not None or not _BRAND.fullmatch(inner):
+    if field is None or cond.field != field.name or cond.upper is not None or not _a_name_of(entity, inner):
         return None
-    words = inner.lower().split()
-    if set(words) & set(noun(said(entity)).split()) or (len(words[-1]) == 1 and words[-1].isalpha()):
-        return None  # "Model models"; a designator ("Unit B") is a name, not a kind
     if _owners(entity, inner.lower()):
         return None  # a word that is also a value of a kind ("SUV") would read back as that kind
     return inner
