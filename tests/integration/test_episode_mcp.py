@@ -247,11 +247,11 @@ def _list_tool(spec: Spec, entity: dict[str, Any]) -> str:
 
 async def _count(client: Client, spec: Spec, goal: str) -> str:
     """'How many of my notebooks have color "green"?', 'How many green notebooks do I have?' or
-    'Count my green notebooks.': the list tool's total, filtered by the field named (or the choice
+    'Can you count my green notebooks?': the list tool's total, filtered by the field named (or the choice
     field that has that value)."""
     m = (re.search(r'my (?P<noun>[\w ]+?) (?:have|with) (?:the )?(?P<field>[\w ]+?) "(?P<value>[^"]+)"', goal)
          or re.search(r'[Hh]ow many (?P<value>[\w-]+) (?P<noun>[\w ]+?) do I have', goal)
-         or re.fullmatch(r'Count my (?P<value>[\w-]+) (?P<noun>[\w ]+?)\.', goal))
+         or re.fullmatch(r'(?:Can you count|Count) my (?P<value>[\w-]+) (?P<noun>[\w ]+?)[.?]', goal))
     assert m, f"not a count question this test reads: {goal!r}"
     entity = _entity(spec, m["noun"])
     value = m["value"]

@@ -215,7 +215,7 @@ def test_a_wrong_reward_is_a_task_defect(repaired: Repaired) -> None:
 def test_stage_one_repairs_the_world(repaired: Repaired) -> None:
     job = repaired.report.world_job
     assert job is not None and job["tasks"] == sorted(repaired.archive_tasks)
-    assert "regenerate_backend" in job["kept"], job
+    assert "regenerate_backend" in job["kept"], (job["error"], job)
     assert job["history"][-1]["passed"] == job["history"][-1]["total"]
     workflows = (repaired.world / "app" / "backend" / "workflows.py").read_text()
     assert 'note.status = "archived"' in workflows

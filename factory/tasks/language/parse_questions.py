@@ -34,8 +34,9 @@ _Q_PATTERNS = [
     ("only", re.compile(r'^Look up the (?P<field>.+?) (?:of|for|on) (?P<only>my [^"]+?)\.$')),
     ("count", re.compile(r"^How many of (?:my|the) (?P<plural>.+?) are there\?$")),  # "…from account "X" are there?"
     ("count", re.compile(r"^How many of (?:my|the) (?P<plural>.+?) have (?P<conds>.+)\?$")),
-    ("count", re.compile(r"^Count (?:my|the) (?P<plural>.+?) with (?P<conds>.+)\.$")),
-    ("count", re.compile(r"^Count (?:my|the) (?P<plural>[A-Za-z0-9][A-Za-z0-9-]* .+?)\.$")),  # "Count my active cards."
+    # "Can you count my active cards?", and a seed's own "Count my active cards."
+    ("count", re.compile(r"^(?:Can you count|Count) (?:my|the) (?P<plural>.+?) with (?P<conds>.+)[.?]$")),
+    ("count", re.compile(r"^(?:Can you count|Count) (?:my|the) (?P<plural>[A-Za-z0-9][A-Za-z0-9-]* .+?)[.?]$")),
     ("count", re.compile(r"^How many (?P<plural>[A-Za-z0-9][A-Za-z0-9-]* .+?) (?:do I have|are there)\?$")),
     ("sum", re.compile(r"^What is the total (?P<field>.+?) (?:of|across) (?:my|the) (?P<plural>.+?)(?: with (?P<conds>.+))?\?$")),
     ("named", re.compile(rf'^What is the (?P<field>.+?) (?:of|for|on) (?P<named>(?:my |the |{_WHOSE})[^"]+)\?$')),  # name_of

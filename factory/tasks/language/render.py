@@ -273,10 +273,10 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
             return f"How many {plural} does {held} have?"
         if adj and not rest:  # only the status: "How many active cards do I have?"
             if variant % 2:
-                return f"Count {scope} {adj}{plural}."
+                return f"Can you count {scope} {adj}{plural}?"
             return f"How many {adj}{plural} {'do I have' if scope == 'my' else 'are there'}?"
         if variant % 2:
-            return f"Count {scope} {plural}{after_noun(spec, q.entity, q.conds)}."
+            return f"Can you count {scope} {plural}{after_noun(spec, q.entity, q.conds)}?"  # a request, never a bare command
         if with_conds(conds) == f" {conds}" and scope == "my":  # "How many of my shifts are for the Transport
             return f"How many of my {plural} are {conds}?"        # department?", never "… do I have?"
         if with_conds(conds) == f" {conds}" and said_quality(conds):  # "How many of the plans are off-peak only?"
