@@ -1,5 +1,5 @@
 """Rows whose label is made of fields are named as people name them (issue 30, the unseen suite
-worlds' readings): "the Spin class on June 19 at 7:00 AM (Dublin Docklands)" (a class session,
+worlds' readings): "the Spin class at Dublin Docklands on June 19 at 7:00 AM" (a class session,
 its noun said by the kind its label opens on), never the class session "Spin at June 19 at 7:00 AM
 (Dublin Docklands)"; "Krista Fleming's booking for the Spin class …"; "the General admission
 ticket tier for Brixton Beats Weekender". Every form reads back to the label, and a name that is
@@ -29,11 +29,11 @@ def gym() -> Spec:
 
 @pytest.mark.parametrize(("entity", "label", "mine", "said"), [
     ("class_session", "Spin at June 19 at 7:00 AM (Dublin Docklands)", None,
-     "the Spin class on June 19 at 7:00 AM (Dublin Docklands)"),
+     "the Spin class at Dublin Docklands on June 19 at 7:00 AM"),
     ("booking", "Spin at June 19 at 7:00 AM (Dublin Docklands)", True,
-     "my booking for the Spin class on June 19 at 7:00 AM (Dublin Docklands)"),
+     "my booking for the Spin class at Dublin Docklands on June 19 at 7:00 AM"),
     ("booking", "Krista Fleming: Spin at June 15 at 6:00 PM (Dublin Docklands)", False,
-     "Krista Fleming's booking for the Spin class on June 15 at 6:00 PM (Dublin Docklands)"),
+     "Krista Fleming's booking for the Spin class at Dublin Docklands on June 15 at 6:00 PM"),
     ("membership", "Titanic Quarter Off-Peak since June 2, 2025", True,
      "my Titanic Quarter Off-Peak membership since June 2, 2025"),
     ("membership", "Sinead O'Neill, Docklands Unlimited since May 2", False,
@@ -66,7 +66,7 @@ def test_a_person_a_state_or_a_stranger_never_leads(gym: Spec) -> None:
     with pytest.raises(ParseError):
         read_name(gym, "class_session", "my booking for the Spin class session on June 17 at 6:30 AM (Dublin Docklands)")
     with pytest.raises(ParseError):
-        read_name(gym, "class_session", "my booking for the Spin class on June 17 at 6:30 AM (Dublin Docklands)")
+        read_name(gym, "class_session", "my booking for the Spin class at Dublin Docklands on June 17 at 6:30 AM")
 
 
 def test_a_row_its_parent_names_last_is_for_it() -> None:
@@ -94,7 +94,7 @@ def test_actions_on_such_rows_read_back_alone_and_in_a_pair(gym: Spec) -> None:
 def test_a_condition_on_such_a_row_names_it_the_same_way(gym: Spec) -> None:
     q = Question("count", "booking", conds=(Cond("class_session", '"Spin at June 6 at 10:00 AM (Belfast Titanic Quarter)"'),))
     text = render(gym, Ask("read", question=q), 0)
-    assert "for the Spin class on June 6 at 10:00 AM (Belfast Titanic Quarter)" in text, text
+    assert "for the Spin class at Belfast Titanic Quarter on June 6 at 10:00 AM" in text, text
     assert parse(gym, text).question == q, text
 
 
@@ -112,7 +112,7 @@ def test_a_seed_phrasing_says_its_moment_after_at_with_the_time_first(gym: Spec)
     assert {ref.by, *(f for f, _t in ref.also)} == {"class_type", "starts_at"}
     assert slot_key(gym, "class_session", "starts_at", "7:30 PM on June 22") == "June 22, 2026 at 7:30 PM"
     assert slot_said(gym, "booking", "class_session", "Boxfit at Jun 20, 2026, 11:00 AM (Belfast Titanic Quarter)") \
-        == "the Boxfit class on June 20 at 11:00 AM (Belfast Titanic Quarter)"
+        == "the Boxfit class at Belfast Titanic Quarter on June 20 at 11:00 AM"
 
 
 def test_a_row_it_is_for_is_said_bare_when_its_name_cannot_lead() -> None:
@@ -250,3 +250,21 @@ def test_only_a_noun_that_classes_things_gives_up_its_count() -> None:
     assert classes_things("room type") == "room"
     assert classes_things("gift card") is None
     assert classes_things("class session") is None
+
+
+def test_a_named_place_in_brackets_after_a_time_is_said_at_it(gym: Spec) -> None:
+    """ "Spin at June 19 at 7:00 AM (Dublin Docklands)": what happens at a time in a named place is
+    said "at" the place, after its noun; a place whose own name holds "on" still reads back whole;
+    a bracket that holds no place name (a number) stays as the label writes it."""
+    session = gym.entity("class_session")
+    club = session.field_named("club")
+    odd = gym.model_copy(deep=True)
+    odd.entity("class_session").field_named("club").values = [*(club.values or []), "Stratford on Avon"]
+    for spec, label, said in (
+            (gym, "Spin at June 19 at 7:00 AM (Dublin Docklands)", "the Spin class at Dublin Docklands on June 19 at 7:00 AM"),
+            (odd, "Yoga at June 2 at 8:30 AM (Stratford on Avon)", "the Yoga class at Stratford on Avon on June 2 at 8:30 AM")):
+        text = name_of(spec, "class_session", RefText(label, mine=False), "subject")
+        assert text == said
+        assert read_name(spec, "class_session", text).text == label
+    text = name_of(odd, "class_session", RefText("Yoga at June 2 at 8:30 AM (Room 2)", mine=False), "subject")
+    assert "at Room 2" not in text and read_name(odd, "class_session", text).text == "Yoga at June 2 at 8:30 AM (Room 2)"

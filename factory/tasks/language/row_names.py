@@ -147,10 +147,48 @@ def _around(spec: Spec, ent: EntitySpec, text: str, templates: list[str]) -> tup
         lead = _lead(spec, ent, parts[1], m[1], thing) if m and word else None
         rest = text[m.end(1) + len(parts[2]):] if m else ""
         if lead is not None and word is not None and rest and '"' not in rest:
+            placed = _placed(spec, ent, parts, rest)
+            if placed is not None:  # "the Spin class at Dublin Docklands on June 19 at 7:00 AM"
+                return lead, f"at {placed[0]} {word} {placed[1]}"
             return lead, f"{word} {rest}"
         sep = _for_sep(spec, ent, parts, word) if m else None
         if m and sep is not None and lead is None and rest and _PLACE_LIKE.fullmatch(m[1]) and '"' not in rest:
             return "", f"for {m[1]}{sep}{rest}"  # "my viewing appointment for Flat 26, Harbour View on June 19 …"
+    return None
+
+
+def _placed(spec: Spec, ent: EntitySpec, parts: list[str], rest: str) -> tuple[str, str] | None:
+    """For a label that ends on a time and then a name in brackets ("{class_type} at {starts_at}
+    ({club})"): the name and the rest without it, since what happens at a time in a named place is
+    said "at" that place, after its noun ("the Spin class at Dublin Docklands on June 19 …"),
+    never "(Dublin Docklands)" aloud; None for other labels, or a bracket that holds a person, a
+    time, an amount or a code."""
+    if len(parts) < 7 or parts[-1] != ")" or not parts[-3].endswith(" (") or not rest.endswith(")"):
+        return None
+    where, when = ent.field_named(parts[-2]), ent.field_named(parts[-4])
+    if when.type not in ("date", "datetime") or where.type not in ("enum", "string", "reference"):
+        return None
+    if where.type == "reference" and (not where.ref or person(spec, where.ref)):
+        return None
+    head, sep, name = rest[:-1].rpartition(" (")
+    if not sep or not head or "(" in name or not _PLACE_NAME.fullmatch(name) or re.search(r"\d", name):
+        return None
+    return name, head
+
+
+def _read_placed(spec: Spec, ent: EntitySpec, parts: list[str], thing: str, word: str, text: str) -> str | None:
+    """The label `_placed` said ("Spin class session at Dublin Docklands on June 19 at 7:00 AM" →
+    "Spin at June 19 at 7:00 AM (Dublin Docklands)"), or None. Every "at … on" split is tried, so a
+    place whose name holds the joining word still reads back whole."""
+    m = re.fullmatch(rf"(?P<lead>[^\"]+?) {re.escape(thing)} at (?P<tail>[^\"()]+)", text, re.IGNORECASE)
+    if m is None or _lead(spec, ent, parts[1], m["lead"], thing) is None:
+        return None
+    tail = m["tail"]
+    for cut in (i for i in range(len(tail)) if tail.startswith(f" {word} ", i)):
+        name, rest = tail[:cut], tail[cut + len(word) + 2:]
+        back = f"{rest} ({name})"
+        if re.fullmatch(SPOKEN_DAY.pattern[:-1], rest) and _placed(spec, ent, parts, back) == (name, rest):
+            return f"{_as_shown(ent, parts[1], m['lead'])}{parts[2]}{back}"
     return None
 
 
@@ -228,6 +266,9 @@ def _read_around(spec: Spec, ent: EntitySpec, text: str, templates: list[str]) -
         if m is not None and _code_first(ent, parts, f"{m['code']}{parts[2]}{m['rest']}") == (m["code"], m["rest"]):
             return f"{m['code']}{parts[2]}{m['rest']}"
         word = _joining(spec, ent, parts)
+        placed = _read_placed(spec, ent, parts, thing, word, text) if word else None
+        if placed is not None:
+            return placed
         m = re.fullmatch(rf"(?P<lead>[^\"]+?) {re.escape(thing)} {re.escape(word)} (?P<rest>[^\"]+)", text,
                          re.IGNORECASE) if word else None
         if m is not None and _lead(spec, ent, parts[1], m["lead"], thing) is not None:
