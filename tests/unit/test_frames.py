@@ -10,7 +10,7 @@ import pytest
 from factory.builder.build import build_spec
 from factory.seed.loader import load_seed
 from factory.spec.model import Spec
-from factory.tasks.language.asks import ONLY
+from factory.tasks.language.asks import ONLY, ParseError
 from factory.tasks.language.frames import IT
 from factory.tasks.language.phrasing import Ask, AskStep, Cond, Question, RefText, parse, render
 from factory.tasks.language.registers import drop_context, persona_context, with_context
@@ -598,3 +598,22 @@ def test_the_currency_of_a_row_is_asked_as_people_ask_it() -> None:
                           (1, "Can you tell me what currency the Lakeshore Folk Revue event is in?")):
         assert render(tickets, Ask("read", question=q), variant) == said
         assert parse(tickets, said).question == q
+
+
+def test_a_mark_on_the_verbs_own_scale_is_said_out_of_its_top() -> None:
+    """ "Rate" with a "Rating (1-5)": "Rate my ticket … 4 out of 5", never "with a rating of 4",
+    and read back to the same number; a number that is no mark of the verb (a scale-less count)
+    keeps its own words."""
+    desk = build_spec(load_seed(SEEDS / "suite" / "helpdesk.yaml"))
+    rate = next(w for w in desk.workflows if w.label == "Rate")
+    ticket = next(p for p in rate.params if p.ref)
+    step = AskStep(rate.name, {ticket.name: RefText("INC-8 New starter equipment", mine=True), "rating": 4})
+    text = render(desk, Ask("write", steps=(step,)), 0)
+    assert text == "Rate my ticket INC-8 (New starter equipment) 4 out of 5.", text
+    back = parse(desk, text).steps[0].args
+    assert int(back["rating"]) == 4 and back[ticket.name].text == "INC-8 New starter equipment"
+    with pytest.raises(ParseError):
+        parse(desk, "Rate my ticket INC-8 (New starter equipment) 4 out of 7.")
+    unscaled = desk.model_copy(deep=True)
+    next(p for w in unscaled.workflows if w.label == "Rate" for p in w.params if p.name == "rating").max = None
+    assert "out of" not in render(unscaled, Ask("write", steps=(step,)), 0)

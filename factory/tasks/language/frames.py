@@ -334,7 +334,7 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
         pieces[0] = Piece(verb_list[0][:1].upper() + verb_list[0][1:])
         pieces.insert(1, Piece(" " + verb_list[1], None, PARTICLE_BEFORE))
         pieces.insert(3, Piece(" " + verb_list[1], None, PARTICLE_AFTER))
-    pieces = _counted_kind(spec, workflow, pieces)
+    pieces = _scored(workflow, verb_list[0], _counted_kind(spec, workflow, pieces))
     placed = {pc.param for pc in pieces if pc.param}
     settings = tuple(n for n in settings if n not in placed)
     kinds = {"money": "amount", "date": "date"}
@@ -367,6 +367,24 @@ def _counted_kind(spec: Spec, workflow: WorkflowSpec, pieces: list[Piece]) -> li
             return pieces
         return [*pieces[:i], Piece(" ", counted.name, COUNT), Piece(" " + unit), Piece(" for ", p.name, pc.role),
                 *pieces[i + 1:]]
+    return pieces
+
+
+SCORE = "score"  # a mark on a scale the verb gives: "Rate my ticket … 4 out of 5"
+
+
+def _scored(workflow: WorkflowSpec, verb: str, pieces: list[Piece]) -> list[Piece]:
+    """A whole number on a closed scale whose noun is the verb's own ("rating" of "Rate", "score"
+    of "Score"): said right after the row as a mark out of the scale's top ("Rate my ticket … 4 out
+    of 5"), never "with a rating of 4", which names what the verb already says."""
+    subject = next((i for i, pc in enumerate(pieces) if pc.role == "subject" and pc.lead == " "), None)
+    if subject is None:
+        return pieces
+    for p in workflow.params:
+        head = noun(said(p)).split()
+        if (p.type == "int" and p.required and p.min is not None and p.max is not None and 0 <= p.min < p.max <= 100
+                and len(head) == 1 and verb in grammar.lemmas(head[0], "VERB")):
+            return [*pieces[:subject + 1], Piece(" ", p.name, SCORE, (str(int(p.max)),)), *pieces[subject + 1:]]
     return pieces
 
 

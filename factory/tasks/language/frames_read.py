@@ -21,6 +21,7 @@ from factory.tasks.language.frames import (
     PARTICLE_AFTER,
     PARTICLE_BEFORE,
     REST_ARTICLE,
+    SCORE,
     Frame,
     frame,
     its_form,
@@ -60,6 +61,8 @@ def frame_pattern(f: Frame) -> re.Pattern[str]:
             after = f.pieces[f.pieces.index(piece) + 1].lead.strip()
             parts.append(f"(?:{re.escape(piece.lead)}(?P<{piece.param}>\\d+)(?= {re.escape(grammar.singular(after))}\\b|"
                          f" {re.escape(after)}\\b))?")
+        elif piece.role == SCORE:  # "4 out of 5" (`frames._scored`)
+            parts.append(f"(?:{re.escape(piece.lead)}(?P<{piece.param}>\\d+) out of {re.escape(piece.values[0])})?")
         elif piece.param is None and f.pieces.index(piece) > 0 and f.pieces[f.pieces.index(piece) - 1].role == COUNT:
             one = grammar.singular(piece.lead.strip())
             parts.append(f"(?:{re.escape(piece.lead)}|{re.escape(' ' + one)})")

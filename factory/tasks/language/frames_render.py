@@ -20,6 +20,7 @@ from factory.tasks.language.frames import (
     PARTICLE_AFTER,
     PARTICLE_BEFORE,
     REST_ARTICLE,
+    SCORE,
     Frame,
     Piece,
     its_form,
@@ -79,6 +80,8 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
         elif piece.role in (KIND, KIND_A) and piece.param in args:
             word = modifier_said(str(args[piece.param]).replace("_", " "))
             out.append(piece.lead + (grammar.with_article(word) if piece.role == KIND_A else word))
+        elif piece.role == SCORE and piece.param in args:  # "4 out of 5"
+            out.append(f"{piece.lead}{args[piece.param]} out of {piece.values[0]}")
         elif piece.role == COUNT and piece.param in args:
             out.append(f"{piece.lead}{args[piece.param]}")
             nxt = f.pieces[f.pieces.index(piece) + 1]
