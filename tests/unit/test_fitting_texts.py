@@ -10,6 +10,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from faker import Faker
+
 from factory.builder.build import build_spec
 from factory.predict.rows import UserView
 from factory.seed.loader import load_seed
@@ -94,9 +96,32 @@ def test_a_new_tickets_summary_says_its_own_issue_and_its_other_texts_stay() -> 
     for t in world["ticket"]:
         t["summary"] = next(i["name"] for i in world["issue_type"] if i["id"] == t["issue_type"])
     proposer = _desk(world)
+    proposer.fake = Faker("en_US")
     raise_ticket = next(w for w in proposer.spec.workflows if w.name == "raise_ticket")
     values: dict[str, Any] = {"issue_type": 1, "summary": "Monitor or dock not working",
                               "description": "Happens every day around lunchtime.", "priority": "low"}
     proposer._fit_subject(raise_ticket, values, names_only=True)
     assert values == {"issue_type": 1, "summary": "Emails bouncing back",
                       "description": "Happens every day around lunchtime.", "priority": "low"}
+
+
+def test_a_text_box_takes_the_worlds_sentences_not_only_its_one_short_line() -> None:
+    """A field without a `max_length` that is a text box (a new ticket's details) takes the
+    world's own texts of a few sentences: every draft once got the one text of 60 characters or
+    fewer ("Same thing happened to a colleague last week, if that helps")."""
+    world = _world()
+    details = ["Same thing happened to a colleague last week, if that helps.",
+               "It started this morning after the update. I've restarted twice and it's the same.",
+               "Happens every day around lunchtime. Colleagues next to me are fine.",
+               "This worked last week. Nothing changed on my side as far as I know."]
+    for i, t in enumerate(world["ticket"]):
+        t["description"] = details[i % len(details)]
+    proposer = _desk(world)
+    proposer.fake = Faker("en_US")
+    raise_ticket = next(w for w in proposer.spec.workflows if w.name == "raise_ticket")
+    box = next(p for p in raise_ticket.params if p.name == "description")
+    assert box.type == "text" and box.max_length is None
+    drawn = {proposer._text(box, "raise_ticket") for _ in range(40)}
+    assert len(drawn) >= 3 and any(len(d) > 60 for d in drawn), drawn
+    summary = next(p for p in raise_ticket.params if p.name == "summary")
+    assert all(len(proposer._text(summary, "raise_ticket")) <= (summary.max_length or 60) for _ in range(20))

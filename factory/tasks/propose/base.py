@@ -393,4 +393,11 @@ def fits_param(p: ParamSpec, value: Any) -> bool:
     if p.type == "int":
         return isinstance(value, int) and (p.min is None or value >= p.min) and (p.max is None or value <= p.max)
     text = str(value)
-    return len(text) <= (p.max_length or 60) and '"' not in text and ";" not in text
+    return len(text) <= text_limit(p) and '"' not in text and ";" not in text
+
+
+def text_limit(p: ParamSpec) -> int:
+    """How long a text a run types into `p` may be: its own `max_length`, else a line for a
+    one-line field and a few sentences for a text box (the details of a new ticket: "It started
+    this morning after the update. I've restarted twice and it's the same.")."""
+    return p.max_length or (200 if p.type == "text" else 60)

@@ -15,7 +15,7 @@ from factory.spec.model import ParamSpec
 from factory.spec.naming import identifier
 from factory.tasks.language.frame_params import set_fields
 from factory.tasks.language.spoken import FOR_NOUNS, field_noun
-from factory.tasks.propose.base import ProposerBase
+from factory.tasks.propose.base import ProposerBase, text_limit
 from factory.tasks.propose.text_shapes import CODE, fit_text, in_series, next_of, typed, typed_in
 
 # Contact data belongs to one person: a value is made up for the user, never copied from another row.
@@ -51,7 +51,7 @@ class TextsMixin(ProposerBase):
         # A new name for a row is not another row's name ("rename my checking account to Cashback
         # Rewards Card"): a field the run sets on its row draws from the pools, never the world.
         sets = any(p.name in set_fields(w) for w in self.spec.workflows if w.name == workflow)
-        limit = p.max_length or 60
+        limit = text_limit(p)
         if p.type == "string" and not contact and ("number" in name or identifier(p) or self._coded(name)):
             # an account number, a member ID, a code: the user's own, shaped like the world's
             return fit_text(self._identifier(name), limit)  # (a phone number is contact data: 555-01xx below)
@@ -103,13 +103,13 @@ class TextsMixin(ProposerBase):
         elif "city" in name:
             value = fake.city()
         elif kind is not None:  # the same pools the seed data is drawn from
-            value = pick(kind, self.rng, None, p.max_length or 60, about=f"{workflow}.{name}", neutral=True)
+            value = pick(kind, self.rng, None, text_limit(p), about=f"{workflow}.{name}", neutral=True)
         elif name == "name" or name.endswith("_name"):
             value = fake.company() if name == "name" else fake.name()
         elif "number" in name:
             value = fake.numerify("##-####")
         else:
-            value = pick("title" if p.type == "string" else "note", self.rng, None, p.max_length or 60, neutral=True)
+            value = pick("title" if p.type == "string" else "note", self.rng, None, text_limit(p), neutral=True)
         return fit_text(typed_in(value.replace('"', "").replace(";", ",")), limit)
 
     def _written(self, workflow: str, param: str) -> list[str]:

@@ -18,7 +18,7 @@ from factory.runtime.step import Step
 from factory.spec.model import EntitySpec, ParamSpec, WorkflowSpec
 from factory.spec.naming import identifier
 from factory.tasks.language.frame_params import set_fields
-from factory.tasks.propose.base import fits_param
+from factory.tasks.propose.base import fits_param, text_limit
 from factory.tasks.propose.fitting import FittingMixin
 from factory.tasks.propose.sentiment import agreeing, is_rating, leaning
 from factory.tasks.propose.text_shapes import fit_text, in_series, next_of, typed_in
@@ -179,7 +179,7 @@ class ValuesMixin(FittingMixin):
                     if f.name in ent.display_fields and (in_series(value) or len(ent.display_fields) == 1):
                         # a name: a new one of its kind ("Midterm 2"); a summary shown beside the
                         # row's own code ("INC-171 VPN keeps dropping") stays as people write it
-                        value = fit_text(next_of(value), params[src].max_length or 60)
+                        value = fit_text(next_of(value), text_limit(params[src]))
                 values[src] = value
             return True
         return False

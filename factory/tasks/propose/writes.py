@@ -27,7 +27,7 @@ from factory.tasks.language.resolve import find_rows, qualified_name
 from factory.tasks.language.row_labels import person_split, person_template
 from factory.tasks.language.spoken import money_words
 from factory.tasks.language.words import my_only
-from factory.tasks.propose.base import ProposerBase
+from factory.tasks.propose.base import ProposerBase, text_limit
 from factory.tasks.propose.text_shapes import content_words, typed, typed_in
 
 
@@ -244,7 +244,7 @@ class WritesMixin(ProposerBase):
                     or p.name in form.fixed:  # only what the phrasing says: no parameter it leaves out comes back
                 continue
             fitting = [typed_in(v) for v in typed(self._written(workflow.name, p.name)) if words & content_words(v)
-                       and len(v) <= (p.max_length or 60)]
+                       and len(v) <= text_limit(p)]
             if fitting and not words & content_words(str(step.params[p.name])):
                 out[p.name] = self.rng.choice(fitting)
         return out
