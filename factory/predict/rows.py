@@ -57,6 +57,7 @@ class UserView:
     _rows: dict[str, list[Row]] = field(default_factory=dict)
     _visible: dict[tuple[str, int], list[Row]] = field(default_factory=dict)
     _by_id: dict[str, dict[int, Row]] = field(default_factory=dict)
+    _short: dict[tuple[str, int], tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
     def open(cls, spec: Spec, db: Path) -> UserView:
@@ -100,13 +101,16 @@ class UserView:
     def is_public(self, entity: str) -> bool:
         return self.entity(entity).visibility == "public"
 
-    def label(self, entity: str, row: Row, depth: int = 0) -> str:
-        """The row's display label, filled exactly like the app's `_label`."""
+    def label(self, entity: str, row: Row, depth: int = 0, said_as: dict[str, str] | None = None) -> str:
+        """The row's display label, filled exactly like the app's `_label` (with `said_as`, the
+        slots it names filled with those texts instead)."""
         spec = self.entity(entity)
         fields = {f.name: f for f in spec.fields}
 
         def value(match: re.Match[str]) -> str:
             name = match.group(1)
+            if said_as and name in said_as:
+                return said_as[name]
             f = fields.get(name)
             if f is None:
                 return str(row.get(name, ""))
@@ -117,6 +121,33 @@ class UserView:
             return value_label(f.type, raw, currency_of(f, row))
 
         return _FIELD.sub(value, spec.display)
+
+    def short_labels(self, entity: str, row: Row) -> tuple[str, ...]:
+        """Shorter names a person gives a row whose label is made of fields, where one names it
+        alone (the caller checks): the row it belongs to, when the label opens on a row that is no
+        person ("Flat 5, Kelvin House" of the tenancy "Flat 5, Kelvin House from August 10,
+        2025"), and the label with such a row said by its own shorter name ("Flat 15, Kelvin House
+        · July 1, 2025" of a rent payment on that tenancy). Shortest first."""
+        key = (entity, row["id"])
+        if key not in self._short:
+            self._short[key] = self._shorter(entity, row, 0)
+        return self._short[key]
+
+    def _shorter(self, entity: str, row: Row, depth: int) -> tuple[str, ...]:
+        spec = self.entity(entity)
+        slots = _FIELD.findall(spec.display)
+        out: list[str] = []
+        for i, name in enumerate(slots):
+            f = next((g for g in spec.fields if g.name == name), None)
+            if f is None or f.type != "reference" or not f.ref or f.ref == entity or self.entity(f.ref).builtin:
+                continue
+            target = self.row(f.ref, row[f.column]) if row.get(f.column) is not None else None
+            if target is None or depth >= LABEL_DEPTH:
+                continue
+            if i == 0 and len(slots) > 1 and spec.display.startswith("{"):
+                out.append(self.label(f.ref, target))  # the row it belongs to
+            out += [self.label(entity, row, said_as={name: short}) for short in self._shorter(f.ref, target, depth + 1)]
+        return tuple(sorted(dict.fromkeys(out), key=len))
 
     def value_text(self, entity: str, field: str, raw: Any, row: Row | None = None) -> str:
         """A stored value as an instruction writes it (without quotes); `row` says the currency

@@ -7,16 +7,20 @@ no such form is refused, not guessed."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from factory.builder.build import build_spec
+from factory.predict.rows import UserView
 from factory.seed.loader import load_seed
 from factory.spec.model import Spec
 from factory.tasks.language.asks import ParseError
 from factory.tasks.language.intents import intent_forms, parse_intent, render_intent, slot_key, slot_said
 from factory.tasks.language.phrasing import Ask, AskStep, Cond, Question, RefText, parse, render
+from factory.tasks.language.resolve import find_rows
 from factory.tasks.language.row_names import name_of, read_name
 
 SUITE = Path(__file__).resolve().parents[2] / "seeds" / "suite"
@@ -268,3 +272,35 @@ def test_a_named_place_in_brackets_after_a_time_is_said_at_it(gym: Spec) -> None
         assert read_name(spec, "class_session", text).text == label
     text = name_of(odd, "class_session", RefText("Yoga at June 2 at 8:30 AM (Room 2)", mine=False), "subject")
     assert "at Room 2" not in text and read_name(odd, "class_session", text).text == "Yoga at June 2 at 8:30 AM (Room 2)"
+
+
+def _lettings(leases: list[dict[str, Any]], payments: list[dict[str, Any]]) -> tuple[Spec, UserView]:
+    spec = build_spec(load_seed(SUITE / "leases.yaml"))
+    rows = {"property": [{"id": 1, "name": "Kelvin House"}],
+            "unit": [{"id": 5, "unit_no": "Flat 5", "property_id": 1}, {"id": 15, "unit_no": "Flat 15", "property_id": 1}],
+            "lease": leases, "rent_payment": payments}
+    view = UserView(spec, sqlite3.connect(":memory:"), _rows=rows, _by_id={e: {r["id"]: r for r in rs} for e, rs in rows.items()})
+    return spec, view
+
+
+def test_a_row_is_named_by_the_row_it_belongs_to_where_that_names_it_alone() -> None:
+    """A tenancy is "my tenancy for Flat 5, Kelvin House" and a rent payment "my rent payment for
+    Flat 15, Kelvin House on July 1, 2025" where no other row the user sees answers to that
+    (their whole labels repeat the tenancy's start: "… from January 3, 2025"); where two
+    tenancies of one flat answer to it, it names neither. Each reads back to the name it says."""
+    leases = [{"id": 1, "unit_id": 5, "tenant_id": 7, "start_on": "2025-08-10"},
+              {"id": 2, "unit_id": 15, "tenant_id": 7, "start_on": "2025-01-03"}]
+    payments = [{"id": 1, "lease_id": 2, "tenant_id": 7, "paid_on": "2025-07-01"},
+                {"id": 2, "lease_id": 2, "tenant_id": 7, "paid_on": "2025-08-01"}]
+    spec, view = _lettings(leases, payments)
+    assert view.short_labels("lease", leases[0])[0] == "Flat 5, Kelvin House"
+    assert "Flat 15, Kelvin House · Jul 1, 2025" in view.short_labels("rent_payment", payments[0])
+    for entity, short, said in (("lease", "Flat 5, Kelvin House", "my tenancy for Flat 5, Kelvin House"),
+                                ("rent_payment", "Flat 15, Kelvin House · July 1, 2025",
+                                 "my rent payment for Flat 15, Kelvin House on July 1, 2025")):
+        assert [r["id"] for r in find_rows(view, entity, 7, RefText(short))] == [1]
+        assert name_of(spec, entity, RefText(short, mine=True), "subject") == said
+        assert read_name(spec, entity, said).text == short
+    again = [*leases, {"id": 3, "unit_id": 5, "tenant_id": 7, "start_on": "2024-02-01"}]
+    spec, view = _lettings(again, payments)
+    assert len(find_rows(view, "lease", 7, RefText("Flat 5, Kelvin House"))) == 2  # names neither

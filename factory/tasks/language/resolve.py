@@ -83,7 +83,10 @@ def find_rows(world: UserView, entity: str, user_id: int, ref: RefText) -> list[
 def _labelled(world: UserView, entity: str, rows: list[Row], want: str) -> list[Row]:
     """The rows labelled `want` as the app shows it, or as a person writes it (ISO dates in words)."""
     year = world.spec.today[:4]
-    return [r for r in rows if want in _forms(world.label(entity, r), year)]
+    # a shorter name the row goes by (`UserView.short_labels`) names it too; where two rows
+    # answer to it, it names neither (the caller finds both)
+    return [r for r in rows if want in _forms(world.label(entity, r), year)
+            or any(want in _forms(short, year) for short in world.short_labels(entity, r))]
 
 
 @functools.lru_cache(maxsize=65536)

@@ -362,8 +362,13 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
         said_thing = kind_noun(spec, ent) if around[0] else None  # "the Spin class on June 19 …"
         return owner + " ".join(w for w in (around[0], said_thing or thing, around[1]) if w)
     dated = _dated(ent, ref.text)
+    if dated is not None and _a_title(spec, dated[0]):  # "my rent payment for Flat 15, Kelvin House paid on July 1"
+        return f"{owner}{thing} for {dated[0]} {dated[1]} {dated[2]}"
     if dated is not None:  # `my rental "Ford Fiesta LN72 MVM" on May 7`: quoted as the app shows it, the day in words
         return f'{owner}{thing} "{dated[0]}" {dated[1]} {dated[2]}'
+    belongs = _belongs_to(spec, ent, ref.text)
+    if belongs is not None:  # "my tenancy for Flat 5, Kelvin House": named by the row it belongs to
+        return f"{owner}{thing} for {belongs}"
     if titled(ref.text, thing):
         return ref.text  # a name that is its noun as a title and a number: "Flat 23, Maple Terrace"
     if _says_its_noun(ref.text, thing):
@@ -374,6 +379,56 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
         # ("the Vauxhall Corsa SF74 MVU car") nor a person ("my Sharon Neal employee record")
         return f"{owner}{ref.text} {thing}"
     return f'{owner}{thing} "{ref.text}"'
+
+
+def _a_title(spec: Spec, text: str) -> bool:
+    """Whether `text` is a row's name of the world said bare ("Flat 15, Kelvin House": `titled`)."""
+    return any(titled(text, noun(said(e))) for e in spec.entities)
+
+
+def _first_ref(spec: Spec, ent: EntitySpec) -> str | None:
+    """The entity a label opens on, when it opens on a row that is no person and goes on with more
+    ("{unit} from {start_on}" → "unit"): the row the labelled one belongs to; None otherwise."""
+    parts = _SLOT.split(ent.display)
+    if len(parts) < 5 or parts[0] or parts[1] not in {f.name for f in ent.fields}:
+        return None
+    f = ent.field_named(parts[1])
+    if f.type != "reference" or not f.ref or f.ref == ent.name or person(spec, f.ref):
+        return None
+    return f.ref
+
+
+def _belongs_to(spec: Spec, ent: EntitySpec, text: str) -> str | None:
+    """A row named by the row it belongs to (`UserView.short_labels`: "Flat 5, Kelvin House" of a
+    tenancy), as that row is said where it stands unquoted; None for a label of any other shape."""
+    ref = _first_ref(spec, ent)
+    if ref is None or '"' in text:
+        return None
+    inner = name_of(spec, ref, RefText(text, mine=False), "subject")
+    return inner if '"' not in inner and (inner == text or inner.startswith("the ")) else None
+
+
+def _read_belongs(spec: Spec, ent: EntitySpec, thing: str, text: str, mine: bool | None) -> RefText | None:
+    """The row `name_of` names by what it belongs to ("tenancy for Flat 5, Kelvin House", "rent
+    payment for Flat 15, Kelvin House paid on July 1, 2025"), or None."""
+    m = re.fullmatch(rf"{re.escape(thing)} for (?P<rest>[^\"]+)", text, re.IGNORECASE)
+    if m is None:
+        return None
+    found = _date_sep(ent)
+    day = re.fullmatch(rf"(?P<head>.+?) {re.escape(found[1])} (?P<day>{SPOKEN_DAY.pattern[:-1]})",
+                       m["rest"]) if found is not None else None
+    if found is not None and day is not None and _a_title(spec, day["head"]):
+        return RefText(f"{day['head']}{found[0]}{day['day']}", mine=mine)
+    ref = _first_ref(spec, ent)
+    if ref is None:
+        return None
+    try:
+        inner = read_name(spec, ref, m["rest"])
+    except ParseError:
+        return None
+    if inner.by is not None or _belongs_to(spec, ent, inner.text) != m["rest"]:
+        return None
+    return RefText(inner.text, mine=mine)
 
 
 def _towards(spec: Spec, ent: EntitySpec, text: str, thing: str, mine: bool) -> str | None:
@@ -471,6 +526,9 @@ def read_name(spec: Spec, entity: str, text: str) -> RefText:
                                                   flags=re.IGNORECASE), _templates(spec, ent))
     if composed is not None:
         return RefText(composed, mine=mine)
+    belongs = _read_belongs(spec, ent, thing, text, mine)
+    if belongs is not None:
+        return belongs
     if (len(ent.display_fields) == 1 and text.lower().endswith(" " + thing)
             and _named_before(text[: -len(thing) - 1], thing, _by_name(ent))
             and person_split(spec, ent, text[: -len(thing) - 1]) is None):

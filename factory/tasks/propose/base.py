@@ -130,6 +130,12 @@ class ProposerBase:
         is in no row's way yet, so its day must name none."""
         label = self._label(entity, row)
         full = spoken_label(label, self.spec.today[:4])
+        for shorter in ([] if new else self.world.short_labels(entity, row)):
+            # the row it belongs to, or a row it names said by its own shorter name, where that
+            # names this row alone ("my tenancy for Flat 5, Kelvin House", never "… from August 10")
+            said_short = spoken_label(shorter, self.spec.today[:4])
+            if [r["id"] for r in find_rows(self.world, entity, user_id, RefText(said_short))] == [row["id"]]:
+                return said_short
         for short in (said_once(spoken_label(label, self.spec.today[:4], timeless=True)),
                       spoken_label(label, self.spec.today[:4], timeless=True), said_once(full)):
             # a label that repeats itself is said once ("my leg "PO-22515 · Busan to Hamburg"")
