@@ -368,7 +368,7 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
         return f'{owner}{thing} "{dated[0]}" {dated[1]} {dated[2]}'
     belongs = _belongs_to(spec, ent, ref.text)
     if belongs is not None:  # "my tenancy for Flat 5, Kelvin House": named by the row it belongs to
-        return f"{owner}{thing} for {belongs}"
+        return f"{owner}{thing} {belongs}"
     if titled(ref.text, thing):
         return ref.text  # a name that is its noun as a title and a number: "Flat 23, Maple Terrace"
     if _says_its_noun(ref.text, thing):
@@ -399,36 +399,53 @@ def _first_ref(spec: Spec, ent: EntitySpec) -> str | None:
 
 
 def _belongs_to(spec: Spec, ent: EntitySpec, text: str) -> str | None:
-    """A row named by the row it belongs to (`UserView.short_labels`: "Flat 5, Kelvin House" of a
-    tenancy), as that row is said where it stands unquoted; None for a label of any other shape."""
+    """What follows a row's noun where it is named by the row it belongs to (`UserView.short_labels`):
+    "for Flat 5, Kelvin House" of a tenancy, that row as it is said unquoted; "of VIP tickets for
+    Canal Street Pride Party" of an order that counts them, its count left out. None for a label
+    of any other shape."""
     ref = _first_ref(spec, ent)
     if ref is None or '"' in text:
         return None
+    shape = count_shape(spec, ent, ent.display, _day_words)
+    if shape is not None and shape.ref == ref:
+        parts = _around(spec, spec.entity(ref), text, _templates(spec, spec.entity(ref)))
+        return f"of {parts[0]} {shape.unit} {parts[1]}" if parts is not None and parts[0] and parts[1] else None
     inner = name_of(spec, ref, RefText(text, mine=False), "subject")
-    return inner if '"' not in inner and (inner == text or inner.startswith("the ")) else None
+    return f"for {inner}" if '"' not in inner and (inner == text or inner.startswith("the ")) else None
 
 
 def _read_belongs(spec: Spec, ent: EntitySpec, thing: str, text: str, mine: bool | None) -> RefText | None:
-    """The row `name_of` names by what it belongs to ("tenancy for Flat 5, Kelvin House", "rent
-    payment for Flat 15, Kelvin House paid on July 1, 2025"), or None."""
-    m = re.fullmatch(rf"{re.escape(thing)} for (?P<rest>[^\"]+)", text, re.IGNORECASE)
+    """The row `name_of` names by what it belongs to ("tenancy for Flat 5, Kelvin House", "order
+    of VIP tickets for …", "rent payment for Flat 15, Kelvin House paid on July 1, 2025"), or None."""
+    m = re.fullmatch(rf"{re.escape(thing)} (?P<rest>(?:for|of) [^\"]+)", text, re.IGNORECASE)
     if m is None:
         return None
+    said_rest = m["rest"]
     found = _date_sep(ent)
-    day = re.fullmatch(rf"(?P<head>.+?) {re.escape(found[1])} (?P<day>{SPOKEN_DAY.pattern[:-1]})",
-                       m["rest"]) if found is not None else None
+    day = re.fullmatch(rf"for (?P<head>.+?) {re.escape(found[1])} (?P<day>{SPOKEN_DAY.pattern[:-1]})",
+                       said_rest) if found is not None else None
     if found is not None and day is not None and _a_title(spec, day["head"]):
         return RefText(f"{day['head']}{found[0]}{day['day']}", mine=mine)
     ref = _first_ref(spec, ent)
     if ref is None:
         return None
-    try:
-        inner = read_name(spec, ref, m["rest"])
-    except ParseError:
-        return None
-    if inner.by is not None or _belongs_to(spec, ent, inner.text) != m["rest"]:
-        return None
-    return RefText(inner.text, mine=mine)
+    candidates: list[str | None] = []
+    shape = count_shape(spec, ent, ent.display, _day_words)
+    if shape is not None and shape.ref == ref and said_rest.startswith("of "):
+        lead, sep, rest = said_rest[3:].partition(f" {shape.unit} ")
+        if sep:
+            candidates.append(_read_around(spec, spec.entity(ref), f"{lead} {noun(said(spec.entity(ref)))} {rest}",
+                                           _templates(spec, spec.entity(ref))))
+    elif said_rest.startswith("for "):
+        try:
+            inner = read_name(spec, ref, said_rest[4:])
+        except ParseError:
+            inner = None
+        candidates.append(inner.text if inner is not None and inner.by is None else None)
+    for label in candidates:
+        if label is not None and _belongs_to(spec, ent, label) == said_rest:
+            return RefText(label, mine=mine)
+    return None
 
 
 def _towards(spec: Spec, ent: EntitySpec, text: str, thing: str, mine: bool) -> str | None:
