@@ -617,3 +617,18 @@ def test_a_mark_on_the_verbs_own_scale_is_said_out_of_its_top() -> None:
     unscaled = desk.model_copy(deep=True)
     next(p for w in unscaled.workflows if w.label == "Rate" for p in w.params if p.name == "rating").max = None
     assert "out of" not in render(unscaled, Ask("write", steps=(step,)), 0)
+
+
+def test_a_row_argument_with_a_proper_name_is_said_before_its_noun() -> None:
+    """ "Sign up Jamie Osborne with the Docklands Off-Peak plan", never 'with the plan "Docklands
+    Off-Peak"'; a person's part keeps the name after it ("the manager Grace Okafor"); both read back."""
+    gym = build_spec(load_seed(SEEDS / "suite" / "gym.yaml"))
+    step = AskStep("sign_up", {"member": RefText("Jamie Osborne"), "plan": RefText("Docklands Off-Peak")})
+    text = render(gym, Ask("write", steps=(step,)), 0)
+    assert text == "Sign up Jamie Osborne with the Docklands Off-Peak plan.", text
+    assert parse(gym, text).steps[0].args == step.args
+    approvals = build_spec(load_seed(SEEDS.parent / "tests" / "fixtures" / "approvals.yaml"))
+    draft = AskStep("draft_report", {"title": "Taxi rides", "period_start": "2026-05-21", "period_end": "2026-05-22",
+                                     "amount": 120000, "manager": RefText("Grace Okafor")})
+    said = render(approvals, Ask("write", steps=(draft,)), 0)
+    assert 'the manager "Grace Okafor"' in said and parse(approvals, said).steps[0].args["manager"] == RefText("Grace Okafor")

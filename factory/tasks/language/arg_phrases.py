@@ -21,6 +21,7 @@ from factory.tasks.language.arg_words import (
 from factory.tasks.language.asks import ONLY, RefText
 from factory.tasks.language.measures import count_noun, counted, value_first, with_unit
 from factory.tasks.language.modifiers import graded
+from factory.tasks.language.row_labels import _named_before
 from factory.tasks.language.spoken import amount_said, noun, param_said, said
 from factory.tasks.language.values import param_text, without_this_year
 
@@ -42,6 +43,8 @@ def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "
         return value.text  # the user's only one says what it is: "my client", never "the client my client"
     if article == "the " and joiner == " " and isinstance(value, RefText) and named_as(param, value.text):
         return f"{value.text} as the {noun(said(param))}"  # "Vikram Iyer as the customs broker"
+    if article == "the " and joiner == " " and isinstance(value, RefText) and named_before_noun(param, value):
+        return f"the {value.text} {noun(said(param))}"  # "with the Docklands Off-Peak plan", never 'the plan "…"'
     after = value_first(param) if joiner == " " else None
     if after is not None and value is not None:
         return f"{param_text(param, value)} {after}"  # "6 carried over", "£40 per day"
@@ -77,6 +80,17 @@ def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "
             return article + _arg_label(param, value, joiner, flag, as_noun=True)
         article = ""  # a label that is a predicate reads bare: "starts on July 20", "check in June 4"
     return article + _arg_label(param, value, joiner, flag)
+
+
+def named_before_noun(param: ParamSpec, value: RefText) -> bool:
+    """Whether a row an argument names goes by a proper name that reads before the argument's own
+    noun ("the Docklands Off-Peak plan"): a row that is no person, named by its label alone, for an
+    argument that names no part someone plays ("the manager Grace Okafor", "the carrier Silk Road
+    Rail Express": a name before a role reads as a kind of that role)."""
+    thing = noun(said(param))
+    return (param.type == "reference" and bool(param.ref) and param.ref != "user" and value.by is None
+            and not grammar.agent_noun(thing.split()[-1]) and '"' not in value.text
+            and _named_before(value.text, thing))
 
 
 def _arg_label(param: ParamSpec, value: Any, joiner: str, flag: str, as_noun: bool = False) -> str:

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
+from factory.tasks.language.arg_phrases import named_before_noun
 from factory.tasks.language.arg_words import bare_word, measured, named_as, noun_state, of_lead, split_label
 from factory.tasks.language.asks import MADE, ONLY, AskStep, ParseError, Question, RefText
 from factory.tasks.language.frames import IT
@@ -198,10 +199,24 @@ def _said_at(workflow: WorkflowSpec, text: str, pos: int, lead: str) -> tuple[Pa
     found = _graded_at(workflow, lowered, pos) or _split_label_at(workflow, text, pos)
     if found is not None:
         return found
+    before = _named_before_at(workflow, text, pos) if lead else None
+    if before is not None:  # "the Docklands Off-Peak plan" (`arg_phrases.named_before_noun`)
+        return before
     named = _named_as_at(workflow, text, pos) if lead else None
     if named is not None:
         p, value, end = named
         return p, RefText(value) if p.type == "reference" else value, end
+    return None
+
+
+def _named_before_at(workflow: WorkflowSpec, text: str, pos: int) -> tuple[ParamSpec, RefText, int] | None:
+    """A row named before its argument's noun at `pos` ("Docklands Off-Peak plan", the list's "the"
+    read already): the parameter, the row and the end; the longest such noun first."""
+    for p in sorted((q for q in workflow.params if q.type == "reference"), key=lambda q: -len(noun(said(q)))):
+        thing = noun(said(p))
+        m = re.compile(rf"(?P<name>[A-Z0-9][^\",;]*?) {re.escape(thing)}(?=$|[,;]| and )").match(text, pos)
+        if m is not None and named_before_noun(p, RefText(m["name"])):
+            return p, RefText(m["name"]), m.end()
     return None
 
 
