@@ -320,3 +320,16 @@ def test_an_order_named_by_what_it_counts_leaves_its_count_and_day_out() -> None
         assert read_name(tickets, entity, text).text == label
     with pytest.raises(ParseError):  # a count without its day is neither the short name nor the label
         read_name(tickets, "order", "my order of 3 VIP tickets for Canal Street Pride Party")
+
+
+def test_a_moment_a_phrasing_puts_before_a_noun_is_said_after_it(gym: Spec) -> None:
+    """ "Get me a place on the {starts_at} {class_type} class." → "Get me a place on the Body Pump
+    class at 9:30 AM on June 20.", never "the June 20 at 9:30 AM Body Pump class"; read back."""
+    form = next(f for f in intent_forms(gym) if f.phrasing.startswith("Get me a place"))
+    shown = {"class_type": "Body Pump", "starts_at": "June 20, 2026 at 9:30 AM"}
+    slots = {slot: slot_said(gym, "class_session", field, shown[field]) for slot, (_e, field, _p) in form.slots.items()}
+    text = render_intent(form, slots, [])
+    assert text == "Get me a place on the Body Pump class at 9:30 AM on June 20.", text
+    read = parse_intent(gym, text)
+    assert read is not None and {read.steps[0].args["class_session"].by,
+                                 *(f for f, _t in read.steps[0].args["class_session"].also)} == {"class_type", "starts_at"}

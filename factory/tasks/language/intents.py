@@ -114,10 +114,34 @@ def _grounded(spec: Spec) -> tuple[list[IntentForm], list[tuple[str, str, str]]]
 
 # ---------------------------------------------------------------- grounding --------------------
 
+_WORD_OR_SLOT = r"(?:\{\w+\}|[A-Za-z][\w'-]*)"
+
+
+def _moment_after_noun(spec: Spec, decl: dict[str, str], phrasing: str) -> str:
+    """A phrasing that puts a moment before a noun ("Get me a place on the {starts_at} {class_type}
+    class.") said as English says one, after it: "… on the {class_type} class at {starts_at}" (a day
+    and a time of day are no modifier: "the June 20 at 9:30 AM Body Pump class" is no English).
+    The noun phrase ends at a mark, a preposition or the end."""
+    stops = "|".join(sorted(grammar.PREPOSITIONS, key=len, reverse=True))
+    pattern = re.compile(rf"\bthe \{{(?P<slot>\w+)\}} (?P<np>{_WORD_OR_SLOT}(?: (?!(?:{stops})\b){_WORD_OR_SLOT})*)"
+                         rf"(?=[.,;:?!]|$| (?:{stops})\b)")
+
+    def moved(m: re.Match[str]) -> str:
+        entity, _, fname = decl.get(m["slot"], "").partition(".")
+        ent = next((e for e in spec.entities if e.name == entity), None)
+        f = next((g for g in ent.fields if g.name == fname), None) if ent is not None else None
+        if f is None or f.type != "datetime":
+            return m[0]
+        return f"the {m['np']} at {{{m['slot']}}}"
+
+    return pattern.sub(moved, phrasing)
+
+
 def _form(spec: Spec, intent: dict[str, Any], workflow: WorkflowSpec | None, phrasing: str) -> IntentForm | str:
     """The grounded form of one phrasing, or the reason it cannot be grounded."""
     decl: dict[str, str] = intent.get("slots", {})
     forced: dict[int, str] = {}
+    phrasing = _moment_after_noun(spec, decl, phrasing)
     written = phrasing  # the form keeps the seed's words; the value slots are literals inside
     if intent.get("kind") == "write" and workflow is not None:
         phrasing, forced = value_slots(spec, workflow, decl, phrasing)
