@@ -105,6 +105,8 @@ def _field(label: str, type_: str = "money", ref: str | None = None, say: str | 
     ("From", "string", None, "from"), ("Picked up at", "datetime", None, "time picked up"),
     ("Graded by", "reference", "user", "grader"), ("Requested on", "date", None, "request date"),
     ("Each", "money", None, "amount each"), ("Move in on", "date", None, "move-in date"),
+    ("Doors at", "datetime", None, "doors time"), ("New start", "datetime", None, "new start time"),
+    ("Statement start", "date", None, "statement start date"), ("Check in on", "datetime", None, "check-in time"),
 ])
 def test_field_labels_become_noun_phrases(label: str, type_: str, ref: str | None, said: str) -> None:
     assert field_noun(_field(label, type_, ref)) == said

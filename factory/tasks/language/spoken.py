@@ -166,8 +166,8 @@ def field_noun(field: FieldSpec | ParamSpec) -> str:
                     return f"{'time' if field.type == 'datetime' else 'date'} {head}"
                 parts = head.split()
                 if len(parts) == 2 and grammar.is_verb(parts[0]) and parts[1] in grammar.PARTICLES:
-                    return f"{'-'.join(parts)} date"  # "Move in on" → "the move-in date"
-                return f"{head} date"
+                    return f"{'-'.join(parts)} {when_kind}"  # "Move in on" → "the move-in date"
+                return f"{head} {when_kind}"  # "Doors at" a moment → "the doors time"
         if text.endswith(" since"):
             return f"{text.replace(' ', '-')} date"
         if words[-1] == "by" and len(words) > 1:  # "Return by" → "return deadline", "Pay by" → "pay deadline"
@@ -184,7 +184,7 @@ def field_noun(field: FieldSpec | ParamSpec) -> str:
             end = "start" if words[-1] == "from" else "end"
             return " ".join([*core, end, when_kind])
         if text.split()[-1] in ("start", "end", "begin", "finish"):  # "the current statement start date"
-            return f"{text} date"
+            return f"{text} {when_kind}"  # a moment's: "the new start time"
     ones = {grammar.singular(words[0]), words[0][:-1]} - {words[0]} if len(words) == 1 and words[0].endswith("s") else set()
     if field.type == "enum" and ones:
         named = field.name.split("_")
