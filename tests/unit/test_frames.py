@@ -351,19 +351,19 @@ def test_a_state_in_an_entitys_label_is_not_said_of_its_rows() -> None:
 
 
 def test_a_clause_label_is_said_as_a_noun_in_a_list() -> None:
-    """"Happened on" (field incident_on) is "the incident date" among "the …" values, never
-    "…, happened on September 1"; it reads back."""
+    """"Happened on" (field incident_on) is "an incident date of September 1" among the values,
+    never "…, happened on September 1" nor "the incident date September 1"; it reads back."""
     insurance = build_spec(load_seed(SEEDS / "suite" / "insurance.yaml"))
     step = AskStep("file_claim", {"policy": RefText("Home 40985015"), "category": "collision",
                                   "incident_on": "2026-09-01", "description": "Side swiped while parked",
                                   "amount_claimed": 22000})
     text = render(insurance, Ask("write", steps=(step,)), 0)
-    # a day this year goes without the year ("the incident date September 1") and reads back as this year's
-    assert "the incident date September 1, the description" in text and "happened on" not in text, text
+    # a day this year goes without the year ("an incident date of September 1") and reads back as this year's
+    assert "with an incident date of September 1, the description" in text and "happened on" not in text, text
     assert parse(insurance, text).steps[0].args["incident_on"] == "September 1, 2026", text
     later = AskStep("file_claim", {**step.args, "incident_on": "2025-12-30"})
     text = render(insurance, Ask("write", steps=(later,)), 0)
-    assert "the incident date December 30, 2025" in text, text
+    assert "an incident date of December 30, 2025" in text, text
     assert parse(insurance, text).steps[0].args["incident_on"] == "December 30, 2025", text
 
 

@@ -77,9 +77,31 @@ def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "
                 and not grammar.verb_only(as_noun.split()[0])):  # "the incident date", never "the remind date"
             # in a list of "the …" a predicate is said by its noun: "with the type of loss
             # "glass", the incident date August 9", never "…, happened on August 9"
-            return article + _arg_label(param, value, joiner, flag, as_noun=True)
+            return _day_of(param, value, as_noun) or article + _arg_label(param, value, joiner, flag, as_noun=True)
         article = ""  # a label that is a predicate reads bare: "starts on July 20", "check in June 4"
-    return article + _arg_label(param, value, joiner, flag)
+    said_day = _day_of(param, value, param_said(param, setting=True)) if article == "the " and joiner == " " else None
+    return said_day or article + _arg_label(param, value, joiner, flag)
+
+
+# The nouns a day or a moment is called by, which take its value after "of" in a list.
+WHEN_NOUNS = frozenset(["date", "time", "day", "deadline"])
+
+
+def dated_noun(param: ParamSpec) -> str | None:
+    """The noun a day or a moment an argument gives is called by in a list ("move-in date" of
+    "Move in on"), where it ends on a noun of time; None otherwise."""
+    if param.type not in ("date", "datetime"):
+        return None
+    said_as = param_said(param, setting=True)
+    return said_as if said_as.split()[-1:] and said_as.split()[-1] in WHEN_NOUNS else None
+
+
+def _day_of(param: ParamSpec, value: Any, said_as: str) -> str | None:
+    """A day in a list said as its noun's value: "a move-in date of July 18", never "the move-in
+    date July 18"; None for an argument that is no day, or is called otherwise."""
+    if value is None or dated_noun(param) != said_as:
+        return None
+    return f"{of_lead(said_as)} of {without_this_year(param.type, param_text(param, value))}"
 
 
 def named_before_noun(param: ParamSpec, value: RefText) -> bool:

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
-from factory.tasks.language.arg_phrases import named_before_noun
+from factory.tasks.language.arg_phrases import dated_noun, named_before_noun
 from factory.tasks.language.arg_words import bare_word, measured, named_as, noun_state, of_lead, split_label
 from factory.tasks.language.asks import MADE, ONLY, AskStep, ParseError, Question, RefText
 from factory.tasks.language.frames import IT
@@ -89,7 +89,8 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
                     *((str(bare_word(p)), p) for p in workflow.params if joiner == " " and bare_word(p))],  # "due", "until"
                    key=lambda pair: -len(pair[0]))
     # an amount's noun said apart from the words after it ("a premium of £30 on top")
-    amounts = [*names, *((amount_said(p)[0], p) for p in workflow.params if p.type == "money")]
+    amounts = [*names, *((amount_said(p)[0], p) for p in workflow.params if p.type == "money"),
+               *((day, p) for p in workflow.params if (day := dated_noun(p)))]  # "a move-in date of July 18"
     args: dict[str, Any] = {}
     pos = 0
     subject = next((p for p in workflow.params if p.name == workflow.subject), None)
@@ -129,7 +130,7 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
         amount = None
         trailer = ""
         if lead and joiner == " ":  # "an estimate of £20", "payment terms of 15 days" (`frames.arg_phrase`)
-            amount = next(((p, lead_of) for n, p in amounts if p.type == "money" or measured(p)
+            amount = next(((p, lead_of) for n, p in amounts if p.type == "money" or measured(p) or dated_noun(p) == n
                            if lowered.startswith(lead_of := of_lead(n) + " of ", pos)), None)
             trailer = amount_said(amount[0])[1] if amount is not None else ""
         hit = None if amount is not None else next(((p, n) for n, p in names if lowered.startswith(n + joiner, pos)),
