@@ -266,3 +266,13 @@ def test_a_participle_label_is_a_clause_and_a_composite_label_stays_quoted(cars:
             assert parse(freight, text).question == q, text
     assert name_of(cars, "vehicle", RefText("Vauxhall Corsa SF74 MVU"), "subject") == 'the car "Vauxhall Corsa SF74 MVU"'
     assert name_of(cars, "branch", RefText("London Heathrow T5"), "subject") == "the London Heathrow T5 branch"
+
+
+def test_a_count_of_rows_in_a_place_or_state_asks_where_they_are() -> None:
+    """ "How many ticket tiers are on sale?", never "How many ticket tiers on sale are there?"
+    (a preposition of place or state says where the rows are); it reads back."""
+    tickets = build_spec(load_seed(SUITE / "ticketing.yaml"))
+    q = Question("count", "tier", conds=(Cond("status", '"on sale"'),))
+    text = render(tickets, Ask("read", question=q), 0)
+    assert text == "How many ticket tiers are on sale?", text
+    assert parse(tickets, text).question == q

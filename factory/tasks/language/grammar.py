@@ -31,6 +31,9 @@ PREPOSITIONS = frozenset([
     "inside", "into", "like", "near", "of", "off", "on", "onto", "out", "outside", "over", "past", "per", "since",
     "through", "throughout", "till", "to", "toward", "towards", "under", "until", "up", "upon", "via", "with",
     "within", "without"])
+# Prepositions of place and state: rows "in Bristol", "on sale", "under review" are counted by
+# where they are ("How many … are on sale?"), never as a kind ("How many … on sale are there?").
+WHERE_PREPOSITIONS = frozenset(["in", "at", "on", "under", "off", "inside", "outside", "within"])
 # Adverbial particles that make a phrasal verb with the verb before them ("check out", "sign up").
 PARTICLES = frozenset(["up", "down", "in", "out", "on", "off", "over", "back", "away", "through", "around", "aside",
                        "forward", "ahead", "apart"])

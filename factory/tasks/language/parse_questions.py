@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from factory.spec.model import EntitySpec, FieldSpec, Spec
+from factory.tasks.language import grammar
 from factory.tasks.language.arg_words import CLASSIFIERS
 from factory.tasks.language.asks import ONLY, Cond, ParseError, Question, RefText
 from factory.tasks.language.conds_said import bool_phrase, said_bare, said_quality
@@ -140,7 +141,7 @@ _KIND_OF_BARE = re.compile(rf'^What (?P<kind>{_CLASSIFIER}) of (?P<thing>[a-z]+)
 _POSSESSIVE = re.compile(r"^What (?:is|are) (?P<named>the [A-Z][^\"?]*?)'s (?P<field>[a-z][^\"?]*)\?$")
 _MINE_ARE = re.compile(r"^How many of my (.+?) are (.+)\?$")
 _THE_ARE = re.compile(r"^How many of the (.+?) are (.+)\?$")
-_ARE_IN = re.compile(r"^How many (?!of )(.+?) are ((?:in|at) .+)\?$")
+_ARE_IN = re.compile(rf"^How many (?!of )(.+?) are ((?:{'|'.join(sorted(grammar.WHERE_PREPOSITIONS))}) .+)\?$")
 
 
 def parse_question(spec: Spec, text: str) -> Question | None:

@@ -281,8 +281,8 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
             return f"How many of my {plural} are {conds}?"        # department?", never "… do I have?"
         if with_conds(conds) == f" {conds}" and said_quality(conds):  # "How many of the plans are off-peak only?"
             return f"How many of {scope} {plural} are {conds}?"
-        if with_conds(conds) == f" {conds}" and conds.startswith(("in ", "at ")):  # "How many branches are in Bristol?"
-            return f"How many {plural} are {conds}?"
+        if with_conds(conds) == f" {conds}" and conds.split(" ", 1)[0] in grammar.WHERE_PREPOSITIONS:
+            return f"How many {plural} are {conds}?"  # "How many branches are in Bristol?", "… tiers are on sale?"
         if with_conds(conds) == f" {conds}":  # "How many cars for the … branch are there?", not "have for"
             return f"How many {plural} {conds} are there?"
         return f"How many of {scope} {plural} have {conds}?"
