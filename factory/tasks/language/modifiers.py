@@ -47,6 +47,11 @@ def bool_adjective(field: FieldSpec, value: str) -> str | None:
     """A yes/no condition said as a word before the noun: "starred" (yes), "unstarred" (no; only a
     participle or "read" takes "un-"), None when the label is no one-word state."""
     word = noun(said(field))
+    # "Short paid": an adjective or an adverb and its participle make one adjective before the noun,
+    # "short-paid rent payments"; "Pets allowed" opens on a thing, said as a clause elsewhere
+    joined = compound_modifier(word) if field.type == "bool" and " " in word else word
+    if joined != word and grammar.tags(word.split()[0]) & {"ADJ", "ADV"}:
+        return joined if value == "yes" else None
     if field.type != "bool" or not re.fullmatch(r"[a-z]+", word):
         return None
     regular = (word.endswith("ed") and len(word) > 3) or word in _UN_TAKERS
@@ -287,7 +292,7 @@ def _owners(entity: EntitySpec, word: str) -> list[Cond]:
     """Every condition a word before the noun could say: an enum value, or a yes/no state."""
     out = [Cond(f.name, f'"{(_enum_value(f, word) or word).replace("_", " ")}"') for f in _enum_owners(entity, word)]
     out += [Cond(f.name, value) for f in entity.fields for value in ("yes", "no")
-            if f.type == "bool" and bool_adjective(f, value) == word]
+            if f.type == "bool" and bool_adjective(f, value) in (word, compound_modifier(word))]  # "short-paid"
     return out
 
 
