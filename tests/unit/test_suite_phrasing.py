@@ -276,3 +276,13 @@ def test_a_count_of_rows_in_a_place_or_state_asks_where_they_are() -> None:
     text = render(tickets, Ask("read", question=q), 0)
     assert text == "How many ticket tiers are on sale?", text
     assert parse(tickets, text).question == q
+
+
+def test_a_long_model_name_still_goes_before_its_noun() -> None:
+    """ "the Lenovo ThinkPad T14 Gen 5 assets" (five words, a name throughout), never 'the assets
+    whose model is "Lenovo ThinkPad T14 Gen 5"'; it reads back."""
+    desk = build_spec(load_seed(SUITE / "helpdesk.yaml"))
+    q = Question("sum", "asset", "purchase_cost", conds=(Cond("model", '"Lenovo ThinkPad T14 Gen 5"'),))
+    text = render(desk, Ask("read", question=q), 0)
+    assert text == "What is the total cost of the Lenovo ThinkPad T14 Gen 5 assets?", text
+    assert parse(desk, text).question == q

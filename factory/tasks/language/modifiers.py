@@ -154,7 +154,7 @@ def graded(f: FieldSpec | ParamSpec, word: str) -> str | None:
 
 
 # A brand or maker said before its noun ("Ford models"): capitalised words, no quotes or commas.
-_BRAND = re.compile(r"[A-Z][\w&'.-]*(?: [A-Z0-9][\w&'.-]*){0,3}")
+_BRAND = re.compile(r"[A-Z][\w&'.-]*(?: [A-Z0-9][\w&'.-]*){0,5}")
 # Fields that say where a row is ("London"): a place follows its noun ("the branches in London").
 _PLACES = frozenset(["city", "country", "town", "region", "neighbourhood", "neighborhood", "district", "area"])
 
