@@ -20,6 +20,8 @@ from factory.spec.model import EntitySpec, FieldSpec, Spec
 from factory.spec.roles import sees
 
 _FIELD = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
+# A display that ends on a field after some words or marks ("{plan} since {started_on}").
+_LAST_SLOT = re.compile(r"(?P<head>.*\})(?P<sep>[^{}]+)\{(?P<last>[a-z_][a-z0-9_]*)\}")
 
 Row = dict[str, Any]
 
@@ -101,9 +103,10 @@ class UserView:
     def is_public(self, entity: str) -> bool:
         return self.entity(entity).visibility == "public"
 
-    def label(self, entity: str, row: Row, depth: int = 0, said_as: dict[str, str] | None = None) -> str:
+    def label(self, entity: str, row: Row, depth: int = 0, said_as: dict[str, str] | None = None,
+              template: str | None = None) -> str:
         """The row's display label, filled exactly like the app's `_label` (with `said_as`, the
-        slots it names filled with those texts instead)."""
+        slots it names filled with those texts instead; with `template`, a part of the display)."""
         spec = self.entity(entity)
         fields = {f.name: f for f in spec.fields}
 
@@ -120,7 +123,7 @@ class UserView:
                 return self.label(f.ref, target, depth + 1) if target else ("" if raw is None else str(raw))
             return value_label(f.type, raw, currency_of(f, row))
 
-        return _FIELD.sub(value, spec.display)
+        return _FIELD.sub(value, spec.display if template is None else template)
 
     def short_labels(self, entity: str, row: Row) -> tuple[str, ...]:
         """Shorter names a person gives a row whose label is made of fields, where one names it
@@ -137,6 +140,10 @@ class UserView:
         spec = self.entity(entity)
         slots = _FIELD.findall(spec.display)
         out: list[str] = []
+        dated = _LAST_SLOT.fullmatch(spec.display)
+        last = next((g for g in spec.fields if dated and g.name == dated["last"]), None)
+        if dated is not None and last is not None and last.type in ("date", "datetime"):
+            out.append(self.label(entity, row, template=dated["head"]))  # without its day: "Flat 18, Maple Terrace"
         for i, name in enumerate(slots):
             f = next((g for g in spec.fields if g.name == name), None)
             if f is None or f.type != "reference" or not f.ref or f.ref == entity or self.entity(f.ref).builtin:

@@ -333,3 +333,29 @@ def test_a_moment_a_phrasing_puts_before_a_noun_is_said_after_it(gym: Spec) -> N
     read = parse_intent(gym, text)
     assert read is not None and {read.steps[0].args["class_session"].by,
                                  *(f for f, _t in read.steps[0].args["class_session"].also)} == {"class_type", "starts_at"}
+
+
+@pytest.mark.parametrize(("entity", "label", "mine", "said"), [
+    ("membership", "Titanic Quarter Off-Peak", True, "my Titanic Quarter Off-Peak membership"),
+    ("membership", "Sinead O'Neill, Docklands Unlimited", False, "Sinead O'Neill's Docklands Unlimited membership"),
+    ("payment", "Late cancellation", True, "my late cancellation payment"),
+    ("payment", "Sinead O'Neill, Monthly fee", False, "Sinead O'Neill's monthly fee payment"),
+])
+def test_a_row_named_without_its_day_says_its_lead_before_the_noun(gym: Spec, entity: str, label: str,
+                                                                    mine: bool, said: str) -> None:
+    """A label that ends on its day, named without it where that names the row alone
+    (`UserView.short_labels`): "my Titanic Quarter Off-Peak membership", never `my membership
+    "Titanic Quarter Off-Peak"`; read back in the app's casing ("Monthly fee")."""
+    text = name_of(gym, entity, RefText(label, mine=mine), "subject")
+    assert text == said
+    assert read_name(gym, entity, text).text == label
+
+
+def test_a_holder_named_after_someone_is_theirs_whoever_asks(gym: Spec) -> None:
+    """ "How many payments does Wendy Walker's … membership since February 2, 2026 have?", never
+    "… does my membership for Wendy Walker, … have?" said by the front desk."""
+    q = Question("count", "payment",
+                 conds=(Cond("membership", '"Wendy Walker, Titanic Quarter Off-Peak since February 2, 2026"'),))
+    text = render(gym, Ask("read", question=q), 0)
+    assert text.startswith("How many payments does Wendy Walker's Titanic Quarter Off-Peak membership"), text
+    assert parse(gym, text).question == q

@@ -209,7 +209,7 @@ def _held_count(spec: Spec, text: str) -> Question | None:
             continue
         try:
             ref = read_name(spec, target, m["named"])
-            name_text = name_of(spec, target, RefText(ref.text), "subject")
+            name_text = name_of(spec, target, RefText(ref.text, mine=ref.mine), "subject")
         except ParseError:
             continue
         if name_text == m["named"]:  # the name reads back as that kind of row, not as a looser reading

@@ -29,6 +29,7 @@ from factory.tasks.language.frames_render import render_frame
 from factory.tasks.language.lookup_said import be, head_noun, lookup_said
 from factory.tasks.language.measures import count_noun, times_done
 from factory.tasks.language.modifiers import adjective
+from factory.tasks.language.row_labels import person_split
 from factory.tasks.language.row_names import name_of
 from factory.tasks.language.spoken import (
     a,
@@ -213,8 +214,11 @@ def _holder(spec: Spec, ent: EntitySpec, conds: tuple[Cond, ...]) -> str | None:
     f = ent.field_named(conds[0].field)
     if f.type != "reference" or f.ref is None or holder_field(spec, ent, f.ref) is not f:
         return None
+    text = conds[0].value[1:-1]
+    # a holder named after a person is theirs ("Wendy Walker's … membership"), whoever asks
+    someones = person_split(spec, spec.entity(f.ref), text) is not None
     try:
-        return name_of(spec, f.ref, RefText(conds[0].value[1:-1]), "subject")
+        return name_of(spec, f.ref, RefText(text, mine=False if someones else None), "subject")
     except ParseError:
         return None
 

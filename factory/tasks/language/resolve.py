@@ -111,8 +111,9 @@ def _own_labelled(world: UserView, entity: str, rows: list[Row], want: str, user
     for r in rows:
         if r.get(column) != user_id:
             continue
-        label = world.label(entity, r)
-        for form in (label, spoken_label(label), spoken_label(label, year), spoken_label(label, year, timeless=True)):
+        for form in (form for named in (world.label(entity, r), *world.short_labels(entity, r))
+                     for form in (named, spoken_label(named), spoken_label(named, year),
+                                  spoken_label(named, year, timeless=True))):
             split = person_split(world.spec, world.entity(entity), form)
             if split is not None and _norm(split[1]) == want:
                 out.append(r)

@@ -16,6 +16,7 @@ from factory.tasks.language import grammar
 from factory.tasks.language.asks import MADE, ONLY, ParseError, RefText
 from factory.tasks.language.counted_names import CountShape, count_shape, counted, read_counted
 from factory.tasks.language.row_labels import (
+    _LAST_FIELD,
     _PLACE_LIKE,
     _PLACE_NAME,
     SPOKEN_DAY,
@@ -355,6 +356,9 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
         around = _around(spec, ent, whose[1], _templates(spec, ent)[1:]) if whose[1] else None
         if around is not None:  # "Krista Fleming's booking for the Spin class session on June 15 …"
             return f"{whose[0]}'s " + " ".join(w for w in (around[0], thing, around[1]) if w)
+        undated = _undated_lead(spec, ent, whose[1], thing) if whose[1] else None
+        if undated is not None:  # "Sinead O'Neill's Docklands Unlimited membership"
+            return f"{whose[0]}'s {undated[1]} {kind_noun(spec, ent) or thing}"
         return f'{whose[0]}\'s {thing}' + (f' "{whose[1]}"' if whose[1] else "")
     around = _around(spec, ent, ref.text, _templates(spec, ent))
     if around is not None:  # a label made of fields, said as words around the noun, never quoted:
@@ -369,6 +373,9 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
     belongs = _belongs_to(spec, ent, ref.text)
     if belongs is not None:  # "my tenancy for Flat 5, Kelvin House": named by the row it belongs to
         return f"{owner}{thing} {belongs}"
+    lead = _undated_lead(spec, ent, ref.text, thing)
+    if lead is not None:  # "my Titanic Quarter Off-Peak membership", its day left out where that names it alone
+        return f"{owner}{lead[1]} {kind_noun(spec, ent) or thing}"
     if titled(ref.text, thing):
         return ref.text  # a name that is its noun as a title and a number: "Flat 23, Maple Terrace"
     if _says_its_noun(ref.text, thing):
@@ -379,6 +386,24 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
         # ("the Vauxhall Corsa SF74 MVU car") nor a person ("my Sharon Neal employee record")
         return f"{owner}{ref.text} {thing}"
     return f'{owner}{thing} "{ref.text}"'
+
+
+def _undated_lead(spec: Spec, ent: EntitySpec, text: str, thing: str) -> tuple[str, str] | None:
+    """For a label that ends on its day after one field (the person aside: "{member}, {plan} since
+    {started_on}"), that field and its value said before the noun when `text` is the value alone
+    (`UserView.short_labels` leaves the day out: "Titanic Quarter Off-Peak"); None otherwise."""
+    if '"' in text:
+        return None
+    for template in _templates(spec, ent)[1:] or _templates(spec, ent):
+        m = _LAST_FIELD.fullmatch(template)
+        parts = _SLOT.split(m["head"]) if m is not None else []
+        last = next((f for f in ent.fields if m is not None and f.name == m["last"]), None)
+        if last is None or last.type not in ("date", "datetime") or len(parts) != 3 or parts[0] or parts[2]:
+            continue
+        lead = _lead(spec, ent, parts[1], text, thing)
+        if lead is not None:
+            return parts[1], lead
+    return None
 
 
 def _a_title(spec: Spec, text: str) -> bool:
@@ -520,6 +545,11 @@ def read_name(spec: Spec, entity: str, text: str) -> RefText:
     someone = re.fullmatch(r'(?P<who>[A-Z][^"]*?)\'s (?P<body>[^"]+)', text)
     if shape is not None and shape[1] and someone is not None and mine is None:
         rest_said = _read_around(spec, ent, someone["body"], _templates(spec, ent)[1:])
+        if rest_said is None:  # "Sinead O'Neill's Docklands Unlimited membership" (`_undated_lead`)
+            rest_said = next((_as_shown(ent, found[0], lead) for noun_said in (thing, kind_noun(spec, ent) or thing)
+                              if someone["body"].lower().endswith(" " + noun_said)
+                              for lead in [someone["body"][: -len(noun_said) - 1]]
+                              if (found := _undated_lead(spec, ent, lead, thing)) is not None and found[1] == lead), None)
         if rest_said is not None:  # "Krista Fleming's booking for the Spin class session on …"
             who = someone["who"]
             return RefText(f"{who}{shape[1]}{rest_said}" if shape[2] else f"{rest_said}{shape[1]}{who}", mine=False)
@@ -546,6 +576,11 @@ def read_name(spec: Spec, entity: str, text: str) -> RefText:
     belongs = _read_belongs(spec, ent, thing, text, mine)
     if belongs is not None:
         return belongs
+    for noun_said in dict.fromkeys((thing, kind_noun(spec, ent) or thing)):
+        lead_said = text[: -len(noun_said) - 1] if text.lower().endswith(" " + noun_said) else ""
+        undated = _undated_lead(spec, ent, lead_said, thing) if lead_said else None
+        if undated is not None and undated[1] == lead_said:  # "my Titanic Quarter Off-Peak membership"
+            return RefText(_as_shown(ent, undated[0], lead_said), mine=mine)
     if (len(ent.display_fields) == 1 and text.lower().endswith(" " + thing)
             and _named_before(text[: -len(thing) - 1], thing, _by_name(ent))
             and person_split(spec, ent, text[: -len(thing) - 1]) is None):
