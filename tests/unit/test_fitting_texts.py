@@ -125,3 +125,12 @@ def test_a_text_box_takes_the_worlds_sentences_not_only_its_one_short_line() -> 
     assert len(drawn) >= 3 and any(len(d) > 60 for d in drawn), drawn
     summary = next(p for p in raise_ticket.params if p.name == "summary")
     assert all(len(proposer._text(summary, "raise_ticket")) <= (summary.max_length or 60) for _ in range(20))
+
+
+def test_a_text_of_several_sentences_ends_on_the_instructions_own_stop() -> None:
+    """ 'with the message "Screenshot attached. It says access denied".', never '…denied."."'; an
+    ellipsis keeps its dots."""
+    from factory.tasks.propose.text_shapes import typed_in
+    assert typed_in("Screenshot attached. It says access denied.") == "Screenshot attached. It says access denied"
+    assert typed_in("Lost in the post.") == "Lost in the post"
+    assert typed_in("Still waiting...") == "Still waiting..."

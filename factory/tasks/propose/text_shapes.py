@@ -20,8 +20,9 @@ def typed(values: list[str]) -> list[str]:
 
 
 def typed_in(value: str) -> str:
-    """One sentence typed into a field ends where the instruction's own stop does ("…damage".)."""
-    if value.endswith(".") and ". " not in value and not value.endswith(".."):
+    """A text typed into a field ends where the instruction's own stop does ("…damage".), one
+    sentence or several ("Screenshot attached. It says access denied".), never `…denied."."`."""
+    if value.endswith(".") and not value.endswith(".."):
         return value[:-1]
     return value
 
