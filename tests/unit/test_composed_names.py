@@ -309,12 +309,12 @@ def test_a_row_is_named_by_the_row_it_belongs_to_where_that_names_it_alone() -> 
 def test_an_order_named_by_what_it_counts_leaves_its_count_and_day_out() -> None:
     """ "my order of VIP tickets for Canal Street Pride Party" (the short name `UserView.short_labels`
     gives an order, its tier's label), never a quoted tier; rows named after the order say it so
-    too ("my transfer to Colin Hanna for the order of VIP tickets …"); all read back."""
+    too, what it moves before whom it goes to ("my transfer of VIP tickets … to Colin Hanna"); all read back."""
     tickets = build_spec(load_seed(SUITE / "ticketing.yaml"))
     for entity, label, mine, said in (
             ("order", "VIP · Canal Street Pride Party", True, "my order of VIP tickets for Canal Street Pride Party"),
             ("transfer", "VIP · Canal Street Pride Party to Colin Hanna", True,
-             "my transfer to Colin Hanna for the order of VIP tickets for Canal Street Pride Party")):
+             "my transfer of VIP tickets for Canal Street Pride Party to Colin Hanna")):
         text = name_of(tickets, entity, RefText(label, mine=mine), "subject")
         assert text == said
         assert read_name(tickets, entity, text).text == label

@@ -486,12 +486,37 @@ def _towards(spec: Spec, ent: EntitySpec, text: str, thing: str, mine: bool) -> 
         return None
     around = _around(spec, ent, rest, _templates(spec, ent)[1:])
     det = "my " if mine and who != "me" else "the "
+    of_row = _of_pointed(spec, ent, around[1]) if around is not None and not around[0] else None
+    if of_row is not None:  # "the transfer of General admission tickets for … to me": what it moves, then where
+        return f"{det}{thing} {of_row} {word} {who}"
     if around is not None and around[1]:
         # the person right after the noun, then what it is of: "the transfer to me for the order
         # of 1 … placed on April 23", never "… placed on April 23 to me"
         return det + " ".join(w for w in (around[0], thing, word, who, around[1]) if w)
     body = " ".join(w for w in (around[0], thing, around[1]) if w) if around else f'{thing} "{rest}"'
     return f"{det}{body} {word} {who}"
+
+
+def _pointed_noun(spec: Spec, ent: EntitySpec) -> str | None:
+    """The noun of the row a label names by pointing at it, the person aside ("{order} to
+    {to_holder}" → "order"), or None."""
+    templates = _templates(spec, ent)
+    parts = _SLOT.split(templates[1]) if len(templates) > 1 else []
+    if len(parts) != 3 or parts[0] or parts[2] or parts[1] not in {f.name for f in ent.fields}:
+        return None
+    f = ent.field_named(parts[1])
+    return noun(said(spec.entity(f.ref))) if f.type == "reference" and f.ref and f.ref != ent.name else None
+
+
+def _of_pointed(spec: Spec, ent: EntitySpec, said_after: str) -> str | None:
+    """What a row pointed at holds, said after the noun of the row that moves it ("of General
+    admission tickets for …" of "for the order of General admission tickets for …"), where no day
+    follows (a person after a day reads as the day's); None otherwise."""
+    pointed = _pointed_noun(spec, ent)
+    lead = f"for the {pointed} of "
+    if pointed is None or not said_after.startswith(lead) or SPOKEN_DAY.search(said_after):
+        return None
+    return said_after[len(f"for the {pointed} "):]
 
 
 # A person's name as a label writes it: capitalised words ("Rachel Randolph", "Seán O'Brien").
@@ -516,6 +541,10 @@ def _read_towards(spec: Spec, ent: EntitySpec, text: str, thing: str, mine: bool
     body = m["body"][len(thing) + 1:]
     quoted = re.fullmatch(r'"(?P<rest>[^"]+)"', body)
     rest = quoted["rest"] if quoted else _read_around(spec, ent, m["body"], _templates(spec, ent)[1:])
+    pointed = _pointed_noun(spec, ent)
+    if not rest and pointed is not None and body.startswith("of ") and _of_pointed(
+            spec, ent, f"for the {pointed} {body}") == body:  # "transfer of General admission tickets for …"
+        rest = _read_around(spec, ent, f"{thing} for the {pointed} {body}", _templates(spec, ent)[1:])
     if not rest:
         return None
     if m["who"] == "me":
