@@ -635,3 +635,18 @@ def test_a_row_argument_with_a_proper_name_is_said_before_its_noun() -> None:
                                      "amount": 120000, "manager": RefText("Grace Okafor")})
     said = render(approvals, Ask("write", steps=(draft,)), 0)
     assert 'the manager "Grace Okafor"' in said and parse(approvals, said).steps[0].args["manager"] == RefText("Grace Okafor")
+
+
+def test_a_text_that_repeats_the_rows_name_is_said_as_that() -> None:
+    """A new ticket's summary that is its issue's name is "with that as the summary", never
+    'for the common issue "Desk phone problem" with the summary "Desk phone problem"'; read back
+    to the issue's name. Two rows named leave "that" unsaid, and a "that" with no row is refused."""
+    desk = build_spec(load_seed(SEEDS / "suite" / "helpdesk.yaml"))
+    step = AskStep("raise_ticket", {"issue_type": RefText("Desk phone problem"), "summary": "Desk phone problem",
+                                    "description": "No dial tone since Monday", "priority": "high"})
+    text = render(desk, Ask("write", steps=(step,)), 0)
+    assert 'for the common issue "Desk phone problem" with that as the summary, the details' in text, text
+    assert parse(desk, text).steps[0].args == step.args
+    other = AskStep("raise_ticket", {**step.args, "summary": "Phone dead at reception"})
+    said = render(desk, Ask("write", steps=(other,)), 0)
+    assert "that as" not in said and parse(desk, said).steps[0].args == other.args

@@ -104,6 +104,17 @@ def _day_of(param: ParamSpec, value: Any, said_as: str) -> str | None:
     return f"{of_lead(said_as)} of {without_this_year(param.type, param_text(param, value))}"
 
 
+class SameAsNamed(str):
+    """A text argument read as "that as the summary": the name of the row the sentence named
+    before it, filled in by the frame that knows that row (`frames_read`)."""
+
+
+def same_as_named(param: ParamSpec) -> str:
+    """A text said as the name of the row named before it: "that as the summary", never 'the
+    summary "Desk phone problem"' after 'for the common issue "Desk phone problem"'."""
+    return f"that as the {noun(said(param))}"
+
+
 def named_before_noun(param: ParamSpec, value: RefText) -> bool:
     """Whether a row an argument names goes by a proper name that reads before the argument's own
     noun ("the Docklands Off-Peak plan"): a row that is no person, named by its label alone, for an

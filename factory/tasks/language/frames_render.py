@@ -9,7 +9,7 @@ from typing import Any
 
 from factory.spec.model import ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language import grammar
-from factory.tasks.language.arg_phrases import arg_phrase
+from factory.tasks.language.arg_phrases import arg_phrase, same_as_named
 from factory.tasks.language.arg_words import DAY_WORDS, bare_item
 from factory.tasks.language.asks import MADE, ONLY, ParseError, RefText
 from factory.tasks.language.frame_params import COUNT, echoed
@@ -49,6 +49,12 @@ def _unechoed(spec: Spec, f: Frame, p: ParamSpec, text: str) -> str:
         if short is not None and text.startswith(f"{owner}{thing} "):
             return f"{owner}{short} {text[len(owner) + len(thing) + 1:]}"
     return text
+
+
+def _names_again(p: ParamSpec, value: Any, named: list[str]) -> bool:
+    """Whether a text argument repeats the name of the one row the sentence names ("summary"
+    "Desk phone problem" of the common issue "Desk phone problem"): said "that as the summary"."""
+    return p.type in ("string", "text") and isinstance(value, str) and len(named) == 1 and value == named[0]
 
 
 def _value_text(spec: Spec, p: ParamSpec, value: Any, role: str) -> str:
@@ -124,7 +130,9 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
         rest = [n for n in rest if n not in f.span]
         named_day = False
     if rest:  # "… with the note "Back at 10" and the reason "travel""; a range's end goes with its start
-        items = [arg_phrase(params[n], args[n], article=REST_ARTICLE)
+        named = [v.text for k, v in args.items() if k in f.params() and isinstance(v, RefText) and v.by is None]
+        items = [same_as_named(params[n]) if _names_again(params[n], args[n], named) else
+                 arg_phrase(params[n], args[n], article=REST_ARTICLE)
                  + (f" to {param_text(params[end], args[end])}" if (end := params[n].range_end or "") in args else "")
                  for n in rest]
         # "with" takes a noun first ("with the note … and out of 50", never "with out of 50"); a

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
-from factory.tasks.language.arg_phrases import dated_noun, named_before_noun
+from factory.tasks.language.arg_phrases import SameAsNamed, dated_noun, named_before_noun, same_as_named
 from factory.tasks.language.arg_words import bare_word, measured, named_as, noun_state, of_lead, split_label
 from factory.tasks.language.asks import MADE, ONLY, AskStep, ParseError, Question, RefText
 from factory.tasks.language.frames import IT
@@ -200,6 +200,11 @@ def _said_at(workflow: WorkflowSpec, text: str, pos: int, lead: str) -> tuple[Pa
     found = _graded_at(workflow, lowered, pos) or _split_label_at(workflow, text, pos)
     if found is not None:
         return found
+    for p in workflow.params:  # "that as the summary" (`arg_phrases.same_as_named`)
+        again = same_as_named(p) if p.type in ("string", "text") else ""
+        end = pos + len(again)
+        if again and text.lower().startswith(again, pos) and (end == len(text) or not text[end].isalnum()):
+            return p, SameAsNamed(""), end
     before = _named_before_at(workflow, text, pos) if lead else None
     if before is not None:  # "the Docklands Off-Peak plan" (`arg_phrases.named_before_noun`)
         return before
