@@ -209,12 +209,12 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
         more = parse_args(workflow, m["_rest"], refs, separators=separators, lead=REST_ARTICLE, subject_first=False)
         if set(more) & set(args):
             raise ParseError(f"an argument is given twice in {m.string[:60]!r}")
-        named = [v.text for k, v in args.items() if k in f.params() and isinstance(v, RefText) and v.by is None]
+        said_rows = [v.text for k, v in args.items() if k in f.params() and isinstance(v, RefText) and v.by is None]
         for k, v in more.items():
             if isinstance(v, SameAsNamed):  # "with that as the summary": the one row named before it
-                if len(named) != 1:
+                if len(said_rows) != 1:
                     raise ParseError(f"{m.string[:60]!r} says \"that\" with no one row named before it")
-                more[k] = named[0]
+                more[k] = said_rows[0]
         args.update(more)
     chooser = currency_chooser(workflow.params)
     if chooser is not None and chooser.name not in args:  # "a declared value of £22,000" chose GBP
