@@ -134,3 +134,25 @@ def test_a_text_of_several_sentences_ends_on_the_instructions_own_stop() -> None
     assert typed_in("Screenshot attached. It says access denied.") == "Screenshot attached. It says access denied"
     assert typed_in("Lost in the post.") == "Lost in the post"
     assert typed_in("Still waiting...") == "Still waiting..."
+
+
+def test_the_users_words_after_the_apps_own_are_drawn_for_the_text_they_fill() -> None:
+    """A reopen writes "Reopened: " + the reason on a reply: the world's reasons are what follows
+    the app's words ("It worked for a day and now it is back"), drawn for a new reopen, never a
+    pool's reason from another domain; told as 'The reason is "…".' after a seed phrasing."""
+    from factory.tasks.language.intent_extras import extras_sentence, read_extras
+    world = _world()
+    world["comment"] = [{"id": 1, "ticket": 10, "body": "Reopened: It worked for a day and now it is back."},
+                        {"id": 2, "ticket": 11, "body": "Reopened: Same error again this morning"},
+                        {"id": 3, "ticket": 12, "body": "Reopened: Only half fixed, the second screen still flickers"},
+                        {"id": 4, "ticket": 12, "body": "Could you send a screenshot of the error?"}]
+    proposer = _desk(world)
+    proposer.fake = Faker("en_US")
+    reopen = next(w for w in proposer.spec.workflows if w.name == "reopen")
+    reason = next(p for p in reopen.params if p.name == "reason")
+    drawn = {proposer._text(reason, "reopen") for _ in range(30)}
+    assert drawn <= {"It worked for a day and now it is back", "Same error again this morning",
+                     "Only half fixed, the second screen still flickers"} and len(drawn) >= 2, drawn
+    told = extras_sentence(reopen, {"reason": "Same error again this morning"}, proposer.spec)
+    assert told == 'The reason is "Same error again this morning".'
+    assert read_extras(proposer.spec, reopen, told[:-1]) == {"reason": "Same error again this morning"}

@@ -16,7 +16,7 @@ from factory.tasks.language.frames import frame
 from factory.tasks.language.parse import LIST_SEPARATORS, my_phrases, parse_args
 from factory.tasks.language.render import render_list
 from factory.tasks.language.row_names import name_of, read_name
-from factory.tasks.language.spoken import noun, said
+from factory.tasks.language.spoken import field_noun, noun, said
 from factory.tasks.language.things import person
 from factory.tasks.language.values import param_text, scan_value, this_year, without_this_year
 
@@ -97,7 +97,8 @@ def _told(workflow: WorkflowSpec, rest: dict[str, Any]) -> str | None:
         return None
     name, value = next(iter(rest.items()))
     p = next(q for q in workflow.params if q.name == name)
-    words = noun(said(p)).split()
+    # a label that is a question ("What's still wrong") is told by the noun it asks for ("reason")
+    words = noun(said(p)).split() if re.fullmatch(r"[a-z ]+", noun(said(p))) else field_noun(p).split()
     if (p.type not in ("string", "text") or not isinstance(value, str) or p.values or not words
             or not all(re.fullmatch(r"[a-z]+", w) for w in words) or not grammar.is_noun(words[-1])
             or any(w in grammar.PREPOSITIONS or grammar.is_participle(w) for w in words)):

@@ -143,17 +143,21 @@ class TextsMixin(ProposerBase):
     def _written_on(self, workflow: str, param: str) -> list[tuple[str, str, Row]]:
         """Each value of `_written` with the entity and the row that hold it (once per run)."""
         if (workflow, param) not in self._written_rows:
-            fields: set[tuple[str, str]] = set()
+            fields: set[tuple[str, str, str]] = set()  # (entity, field, the app's own words before the text)
             for e in (e for w in self.spec.workflows if w.name == workflow for e in w.effects):
                 if e.kind == "set" and e.field and e.to == param:
-                    fields.add((e.entity, e.field))
-                fields |= {(e.entity, f) for f, source in (e.values or {}).items() if source == param}
+                    fields.add((e.entity, e.field, ""))
+                fields |= {(e.entity, f, "") for f, source in (e.values or {}).items() if source == param}
+                # "'Reopened: ' + reason": the user's words are what follows the app's own
+                fields |= {(e.entity, f, m[1]) for f, source in (e.values or {}).items()
+                           for m in [re.fullmatch(rf"\s*'([^']+)'\s*\+\s*{re.escape(param)}\s*", str(source))] if m}
             found: list[tuple[str, str, Row]] = []
-            for entity, fname in sorted(fields):
+            for entity, fname, lead in sorted(fields):
                 ent = self.spec.entity(entity)
                 f = ent.field_named(fname)
                 if f.type in ("string", "text") and fname not in ent.display_fields:
-                    found += [(str(r[f.column]), entity, r) for r in self.world.rows(entity) if r.get(f.column)]
+                    found += [(str(r[f.column])[len(lead):], entity, r) for r in self.world.rows(entity)
+                              if r.get(f.column) and str(r[f.column]).startswith(lead) and len(str(r[f.column])) > len(lead)]
             self._written_rows[(workflow, param)] = found
         return self._written_rows[(workflow, param)]
 
