@@ -12,6 +12,7 @@ import math
 
 from factory.spec.model import Spec
 from factory.tasks.diversity import NearKey, near_key, split_near_duplicates
+from factory.tasks.language.day_order import said_in_order
 from factory.tasks.propose.proposer import Draft, Plan, Proposer
 
 
@@ -19,12 +20,15 @@ def distinct(spec: Spec, proposer: Proposer, drafts: list[Draft]) -> tuple[list[
     """The drafts without near-duplicates (`diversity.near_key`), each dropped one replaced by a
     fresh draft of its kind when the proposer finds one; and the goals dropped."""
     seen: set[NearKey] = set()
+    for draft in drafts:  # every goal with its days in the world's order, before anything reads it
+        draft.goal = said_in_order(spec, draft.goal)
     kept, dropped = split_near_duplicates(spec, drafts, seen)
     for draft in dropped:
         for _ in range(3):
             fresh = proposer.regenerate(draft)
             if fresh is None:
                 break
+            fresh.goal = said_in_order(spec, fresh.goal)
             key = near_key(spec, fresh)
             if key not in seen and fresh.goal not in {d.goal for d in kept}:
                 seen.add(key)

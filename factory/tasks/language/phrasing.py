@@ -57,6 +57,7 @@ from factory.tasks.language.asks import (
     joint_ref,
 )
 from factory.tasks.language.conds_said import render_conds
+from factory.tasks.language.day_order import read_in_order
 
 # The seed's phrasings build on the parts of the language (parse, render),
 # never on this module, so `parse` can try them without an import cycle.
@@ -120,8 +121,8 @@ def _render(spec: Spec, ask: Ask, variant: int) -> str:
 
 def parse(spec: Spec, text: str) -> Ask:
     """The `Ask` behind an instruction, from the spec alone; ParseError when nothing fits."""
-    with spoken_in(spec):
-        return _parse(spec, text)
+    with spoken_in(spec):  # days said in the world's order are read month first (`day_order`)
+        return _parse(spec, read_in_order(spec, text))
 
 
 

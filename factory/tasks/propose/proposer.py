@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from factory import progress
 from factory.tasks.draft import Draft
+from factory.tasks.language.day_order import said_in_order
 from factory.tasks.language.intents import unusable_phrasings
 from factory.tasks.language.phrasing import Ask, render
 from factory.tasks.propose.base import Options
@@ -143,7 +144,7 @@ class Proposer(CompoundMixin, ReadWritesMixin, ReadsMixin, WritesMixin, SetupsMi
         if step is None:
             return False
         draft.ask = Ask("write", steps=(step,))
-        draft.goal = render(self.spec, draft.ask, draft.variant)
+        draft.goal = said_in_order(self.spec, render(self.spec, draft.ask, draft.variant))
         draft.form = "generic"
         return True
 
