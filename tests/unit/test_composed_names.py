@@ -359,3 +359,18 @@ def test_a_holder_named_after_someone_is_theirs_whoever_asks(gym: Spec) -> None:
     text = render(gym, Ask("read", question=q), 0)
     assert text.startswith("How many payments does Wendy Walker's Titanic Quarter Off-Peak membership"), text
     assert parse(gym, text).question == q
+
+
+def test_an_order_named_without_its_day_keeps_its_count_in_words() -> None:
+    """ "my order of 4 Courtyard tickets for Twelfth Night in the Yard" (its day left out where
+    that names it alone), never "… for Twelfth Night in the Yard ×4"; a refund request for it says
+    it so too; both read back."""
+    tickets = build_spec(load_seed(SUITE / "ticketing.yaml"))
+    for entity, label, mine, said in (
+            ("order", "Courtyard · Twelfth Night in the Yard ×4", True,
+             "my order of 4 Courtyard tickets for Twelfth Night in the Yard"),
+            ("refund", "Refund for Courtyard · Twelfth Night in the Yard ×4", False,
+             "the refund request for the order of 4 Courtyard tickets for Twelfth Night in the Yard")):
+        text = name_of(tickets, entity, RefText(label, mine=mine), "subject")
+        assert text == said and "×" not in text
+        assert read_name(tickets, entity, text).text == label

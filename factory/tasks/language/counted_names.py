@@ -82,13 +82,28 @@ def count_shape(spec: Spec, ent: EntitySpec, template: str, day_words: Callable[
     return CountShape(template, ref_f.name, ref_f.ref, count_f.name, unit, date_field, words)
 
 
-def _values(shape: CountShape, text: str) -> dict[str, str] | None:
+def _head(shape: CountShape) -> str:
+    """The template without its day ("{tier} ×{quantity}"): how a row is named where its day is
+    left out (`UserView.short_labels`)."""
     parts = _SLOT.split(shape.template)
+    return "".join(p if i % 2 == 0 else f"{{{p}}}" for i, p in enumerate(parts[:4]))
+
+
+def _values(shape: CountShape, text: str) -> dict[str, str] | None:
+    for template in (shape.template, *((_head(shape),) if shape.date_field is not None else ())):
+        found = _filled(shape, template, text)
+        if found is not None:
+            return found
+    return None
+
+
+def _filled(shape: CountShape, template: str, text: str) -> dict[str, str] | None:
+    parts = _SLOT.split(template)
     pattern = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts))
     m = re.fullmatch(pattern, text)
     if m is None or not re.fullmatch(r"\d{1,6}", m[shape.count_field]):
         return None
-    if shape.date_field is not None and not re.fullmatch(_DAY, m[shape.date_field]):
+    if shape.date_field is not None and shape.date_field in m.groupdict() and not re.fullmatch(_DAY, m[shape.date_field]):
         return None
     return m.groupdict()
 
@@ -112,14 +127,14 @@ def counted(shape: CountShape, text: str, around: Around, named: Named) -> str |
         if inner is None or not inner.startswith("the ") or '"' in inner:
             return None
         body = f"{n} {unit} for {inner}"
-    day = f" {shape.day_words} {values[shape.date_field]}" if shape.date_field is not None else ""
+    day = f" {shape.day_words} {values[shape.date_field]}" if values.get(shape.date_field or "") else ""
     return f"of {body}{day}"
 
 
 def read_counted(shape: CountShape, said_text: str, thing_of: Callable[[str], str], read_around: ReadAround,
                  read_named: ReadAround, check: Callable[[str], str | None]) -> str | None:
     """The label whose `counted` words are `said_text` (what follows the noun), or None."""
-    day = rf"(?: {re.escape(shape.day_words)} (?P<day>{_DAY}))" if shape.date_field else ""
+    day = rf"(?: {re.escape(shape.day_words)} (?P<day>{_DAY}))?" if shape.date_field else ""
     m = re.fullmatch(rf"of (?P<n>\d{{1,6}}) (?P<body>.+?){day}", said_text)
     if m is None:
         return None
@@ -135,9 +150,9 @@ def read_counted(shape: CountShape, said_text: str, thing_of: Callable[[str], st
             if ref is None:
                 continue
             values = {shape.ref_field: ref, shape.count_field: m["n"]}
-            if shape.date_field is not None:
+            if shape.date_field is not None and m["day"]:
                 values[shape.date_field] = m["day"]
-            label = _fill(shape.template, values)
+            label = _fill(shape.template if shape.date_field is None or m["day"] else _head(shape), values)
             if check(label) == said_text:
                 return label
     return None
