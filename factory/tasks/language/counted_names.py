@@ -136,8 +136,8 @@ def read_counted(shape: CountShape, said_text: str, thing_of: Callable[[str], st
     """The label whose `counted` words are `said_text` (what follows the noun), or None."""
     day = rf"(?: {re.escape(shape.day_words)} (?P<day>{_DAY}))?" if shape.date_field else ""
     m = re.fullmatch(rf"of (?P<n>\d{{1,6}}) (?P<body>.+?){day}", said_text)
-    if m is None:
-        return None
+    if m is None or (shape.date_field and not m["day"] and f" {shape.day_words} " in m["body"]):
+        return None  # a day said where it cannot be read is no name left without its day
     units = {grammar.singular(shape.unit), shape.unit}
     for unit in sorted(units, key=len, reverse=True):
         candidates = []
