@@ -89,7 +89,7 @@ def kind_param(workflow: WorkflowSpec, heads: list[str]) -> ParamSpec | None:
     """The one enum parameter that says what kind of thing a run makes, when each of its values can
     stand before the thing's noun `heads` (`spoken.stands_before`); left out, the thing is said
     without it ("Post an assignment")."""
-    kinds = [p for p in workflow.params if p.type == "enum" and not p.say and p.values
+    kinds = [p for p in workflow.params if p.type == "enum" and (not p.say or classifies(noun(said(p)))) and p.values
              and (classifies(noun(said(p))) or names_things(p.values))
              and all(stands_before(v.replace("_", " "), heads) for v in p.values)]
     return kinds[0] if len(kinds) == 1 else None
