@@ -557,7 +557,7 @@ def test_a_choice_labelled_by_a_kind_that_holds_it_is_said_in_it() -> None:
     desk = build_spec(load_seed(SEEDS / "suite" / "helpdesk.yaml"))
     q = Question("count", "issue_type", conds=(Cond("category", '"hardware"'),))
     for variant, said in ((0, "How many common issues are in the hardware category?"),
-                          (1, "Can you count the common issues in the hardware category?")):
+                          (1, "How many common issues are in the hardware category?")):
         assert render(desk, Ask("read", question=q), variant) == said
         assert parse(desk, said).question == q
 
@@ -574,7 +574,7 @@ def test_a_compound_adjective_before_its_noun_takes_a_hyphen() -> None:
     leases = build_spec(load_seed(SEEDS / "suite" / "leases.yaml"))
     q = Question("count", "property", conds=(Cond("property_type", '"purpose built"'),))
     text = render(leases, Ask("read", question=q), 1)
-    assert text == "Can you count the purpose-built properties?", text
+    assert text == "How many purpose-built properties are there?", text
     assert parse(leases, text).question == q
 
 

@@ -590,7 +590,7 @@ def test_a_state_said_by_an_irregular_participle_is_no_thing_a_row_has() -> None
     """"Withdrawn" is a state ("withdrawn books"), never a thing a row has ("books with no
     withdrawn"), and takes no "un-" ("books not withdrawn"); "Paid" takes it ("unpaid")."""
     library = build_spec(load_seed(SEEDS.parent / "tests" / "fixtures" / "library.yaml"))
-    for value, said in (("yes", "withdrawn books"), ("no", "books not withdrawn")):
+    for value, said in (("yes", "withdrawn books"), ("no", "books are not withdrawn")):
         q = Question("count", "book", conds=(Cond("withdrawn", value),))
         text = render(library, Ask("read", question=q), 0)
         assert said in text and "no withdrawn" not in text and "unwithdrawn" not in text, text
@@ -677,12 +677,12 @@ def test_a_row_is_in_the_place_it_is_kept() -> None:
     notes = build_spec(load_seed(SEEDS / "mock.yaml"))
     cases = [
         (mail, Question("count", "message", conds=(Cond("folder", '"archive"'), Cond("category", '"promotions"'))),
-         'Can you count my messages in the folder "archive" with the category "promotions"?'),
+         'How many of my messages are in the folder "archive" with the category "promotions"?'),
         (notes, Question("sum", "note", "priority", conds=(Cond("notebook", '"Work notes"'), Cond("status", '"active"'))),
          'What is the total priority of my active notes in the Work notes notebook?'),
         # said in the order a person says them, whatever the order proposed: the place first
         (mail, Question("count", "message", conds=(Cond("category", '"promotions"'), Cond("folder", '"archive"'))),
-         'Can you count my messages in the folder "archive" with the category "promotions"?'),
+         'How many of my messages are in the folder "archive" with the category "promotions"?'),
         # a state said before the noun, wherever it was among the conditions
         (notes, Question("max", "note", "priority", conds=(Cond("notebook", '"Work notes"'), Cond("pinned", "no"))),
          'Which of my unpinned notes in the Work notes notebook has the highest priority?'),
@@ -700,15 +700,15 @@ def test_a_proper_name_is_said_before_its_noun_and_a_place_alone() -> None:
     flats = build_spec(load_seed(SEEDS / "suite" / "leases.yaml"))
     cases = [
         (cars, Question("count", "vehicle", conds=(Cond("branch", '"London Heathrow T5"'),)),
-         "Can you count the cars at the London Heathrow T5 branch?"),  # its label "Parked at" gives "at"
-        (flats, Question("count", "unit", conds=(Cond("city", '"London"'),)), "Can you count the flats in London?"),
+         "How many cars are at the London Heathrow T5 branch?"),  # its label "Parked at" gives "at"
+        (flats, Question("count", "unit", conds=(Cond("city", '"London"'),)), "How many flats are in London?"),
         (flats, Question("count", "unit", conds=(Cond("city", '"London"'), Cond("property", '"Albion Court"'))),
-         'Can you count the flats in London with the property "Albion Court"?'),
+         'How many flats are in London with the property "Albion Court"?'),
     ]
     _said_and_read_back(cases)
     titled = Question("count", "viewing", conds=(Cond("unit", '"Flat 19, Ropewalk Apartments"'),))
     said = render(flats, Ask("read", question=titled), 1)
-    assert said == "Can you count the viewing appointments for Flat 19, Ropewalk Apartments?"
+    assert said == "How many viewing appointments for Flat 19, Ropewalk Apartments are there?"
     assert parse(flats, said).question == titled
 
 
@@ -731,7 +731,7 @@ def test_a_verb_with_a_preposition_takes_its_row_inside() -> None:
             text = render_step(world, step, variant)
             assert parse(world, text).steps == (step,), text
     count = Question("count", "wishlist_item", conds=(Cond("wishlist", '"Work trips"'),))
-    assert render(stay, Ask("read", question=count), 1) == 'Can you count my saved listings in the Work trips wishlist?'
+    assert render(stay, Ask("read", question=count), 1) == 'How many of my saved listings are in the Work trips wishlist?'
     pick = AskStep("cancel_booking", {}, ("booking", Question("min", "booking", "nights")))
     assert "Plans changed, so:" in purposes_for(stay, Ask("read_write", steps=(pick, save)))
 
@@ -739,9 +739,9 @@ def test_a_verb_with_a_preposition_takes_its_row_inside() -> None:
 def test_a_state_with_no_un_word_is_said_not() -> None:
     """"the books not withdrawn", never "with withdrawn set to no"; each reads back."""
     library = build_spec(load_seed(SEEDS.parent / "tests" / "fixtures" / "library.yaml"))
-    cases = [(Question("count", "book", conds=(Cond("withdrawn", "no"),)), "Can you count the books not withdrawn?"),
+    cases = [(Question("count", "book", conds=(Cond("withdrawn", "no"),)), "How many books are not withdrawn?"),
              (Question("count", "book", conds=(Cond("genre", '"history"'), Cond("withdrawn", "no"))),
-              "Can you count the history books not withdrawn?")]
+              "How many history books are not withdrawn?")]
     for q, said in cases:
         assert render(library, Ask("read", question=q), 1) == said
         for variant in (0, 1):
@@ -782,7 +782,7 @@ def test_rows_are_counted_for_the_row_they_belong_to() -> None:
     library = build_spec(load_seed(SEEDS.parent / "tests" / "fixtures" / "library.yaml"))
     count = Question("count", "hold", conds=(Cond("book", '"The Clockwork Fox"'),))
     assert render(library, Ask("read", question=count), 0) == 'How many holds does the book "The Clockwork Fox" have?'
-    assert render(library, Ask("read", question=count), 1) == 'Can you count the holds for the book "The Clockwork Fox"?'
+    assert render(library, Ask("read", question=count), 1) == 'How many holds for the book "The Clockwork Fox" are there?'
     least = Question("min", "hold", "position", conds=(Cond("book", '"Salt and Iron"'),))
     assert render(library, Ask("read", question=least), 0) == (
         'Which of the holds for the book "Salt and Iron" has the lowest queue position?')
@@ -810,7 +810,7 @@ def test_a_state_said_as_a_phrase_follows_the_noun_bare() -> None:
     """"the copies on loan", not "the copies with the status "on loan""; each reads back."""
     library = build_spec(load_seed(SEEDS.parent / "tests" / "fixtures" / "library.yaml"))
     q = Question("count", "copy", conds=(Cond("status", '"on loan"'),))
-    assert render(library, Ask("read", question=q), 1) == "Can you count the copies on loan?"
+    assert render(library, Ask("read", question=q), 1) == "How many copies are on loan?"
     both = Question("count", "copy", conds=(Cond("book", '"Salt and Iron"'), Cond("status", '"in repair"')))
     for question in (q, both):
         for variant in (0, 1):
@@ -819,14 +819,14 @@ def test_a_state_said_as_a_phrase_follows_the_noun_bare() -> None:
 
 
 def test_a_row_is_picked_by_whose_field_equals_a_value() -> None:
-    """"Can you count the models whose model is "Golf"?", "Which of the Ford models whose transmission is
+    """"How many models are there whose model is "Golf"?", "Which of the Ford models whose transmission is
     "manual" …", never "the models with the make "Ford""; a maker's name goes before the noun
     ("the Ford models"); a shape "whose" cannot say (a range, a place, a yes/no) keeps its own
     words. Each reads back."""
     rental = build_spec(load_seed(SEEDS / "suite" / "car_rental.yaml"))
     ford = Cond("make", '"Ford"')
     cases = [(Question("count", "car_model", conds=(Cond("model_name", '"Golf"'),)), 1,
-              'Can you count the models whose model is "Golf"?'),
+              'How many models are there whose model is "Golf"?'),
              (Question("max", "car_model", "daily_rate", conds=(ford, Cond("transmission", '"manual"'))), 0,
               'Which of the Ford models whose transmission is "manual" has the highest daily rate?'),
              (Question("sum", "car_model", "seats", conds=(ford,)), 0, None)]
@@ -842,7 +842,7 @@ def test_a_row_is_picked_by_whose_field_equals_a_value() -> None:
 
 
 def test_a_value_of_several_words_or_a_code_goes_before_the_noun() -> None:
-    """"Can you count the upper year courses?", "How many EUR invoices do I have?", never "the courses whose
+    """"How many upper year courses are there?", "How many EUR invoices do I have?", never "the courses whose
     level is "upper year""; each reads back to its question."""
     courses = build_spec(load_seed(SEEDS / "suite" / "courses.yaml"))
     invoicing = build_spec(load_seed(SEEDS / "suite" / "invoicing.yaml"))

@@ -57,7 +57,7 @@ def test_the_kind_of_a_thing_made_for_a_row_goes_before_its_noun() -> None:
 
 def test_a_makers_name_goes_before_its_noun(cars: Spec) -> None:
     cases = [
-        (Question("count", "car_model", conds=(Cond("make", '"Ford"'),)), "Can you count the Ford models?"),
+        (Question("count", "car_model", conds=(Cond("make", '"Ford"'),)), "How many Ford models are there?"),
         (Question("max", "car_model", "daily_rate", conds=(Cond("make", '"Volkswagen"'),)),
          "Which of the Volkswagen models has the highest daily rate?"),
     ]
@@ -149,12 +149,12 @@ def test_a_count_of_one_in_a_seed_phrasing_takes_a_singular_noun() -> None:
 
 
 def test_a_span_of_a_rows_date_is_said_bare_and_rows_not_held_are_the() -> None:
-    """"Can you count my shifts between May 16, 2026 and June 9, 2026?", never "with a date between …";
+    """"How many of my shifts are between May 16, 2026 and June 9, 2026?", never "with a date between …";
     a manager's question over the team's requests says "the", never "my"."""
     hr = build_spec(load_seed(SUITE / "hr_leave.yaml"))
     shift = next(e.name for e in hr.entities if e.display == "{worker}, {work_date} {pattern}")
     span = Question("count", shift, conds=(Cond("work_date", "May 16, 2026", "June 9, 2026"),))
-    assert render(hr, Ask("read", question=span), 1) == "Can you count my shifts between May 16, 2026 and June 9, 2026?"
+    assert render(hr, Ask("read", question=span), 1) == "How many of my shifts are between May 16, 2026 and June 9, 2026?"
     team = Question("min", "leave_request", "end_on", conds=(Cond("status", '"pending"'),), mine=False)
     for q in (span, team):
         for variant in (0, 1):

@@ -141,7 +141,8 @@ _KIND_OF_BARE = re.compile(rf'^What (?P<kind>{_CLASSIFIER}) of (?P<thing>[a-z]+)
 _POSSESSIVE = re.compile(r"^What (?:is|are) (?P<named>the [A-Z][^\"?]*?)'s (?P<field>[a-z][^\"?]*)\?$")
 _MINE_ARE = re.compile(r"^How many of my (.+?) are (.+)\?$")
 _THE_ARE = re.compile(r"^How many of the (.+?) are (.+)\?$")
-_ARE_IN = re.compile(rf"^How many (?!of )(.+?) are ((?:{'|'.join(sorted(grammar.WHERE_PREPOSITIONS))}) .+)\?$")
+_THERE_WHOSE = re.compile(r"^How many (?!of )(.+?) (are there|do I have) (whose .+)\?$")
+_ARE_IN = re.compile(rf"^How many (?!of )(.+?) are ((?:{'|'.join(sorted(grammar.WHERE_PREPOSITIONS | {'not'}))}) .+)\?$")
 
 
 def parse_question(spec: Spec, text: str) -> Question | None:
@@ -159,6 +160,9 @@ def parse_question(spec: Spec, text: str) -> Question | None:
     the_are = _THE_ARE.match(text)  # "How many of the plans are off-peak only?"
     if the_are is not None and said_quality(the_are[2]):
         text = f"How many {the_are[1]} {the_are[2]} are there?"
+    whose = _THERE_WHOSE.match(text)  # "How many models are there whose model is "Golf"?" (`render_question`)
+    if whose is not None:
+        text = f"How many {whose[1]} {whose[3]} {whose[2]}?"
     are_in = _ARE_IN.match(text)  # "How many branches are in Bristol?" asks "How many branches in Bristol are there?"
     if are_in is not None:
         text = f"How many {are_in[1]} {are_in[2]} are there?"

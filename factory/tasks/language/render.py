@@ -275,17 +275,17 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
         held = _holder(spec, ent, q.conds) if not adj and variant % 2 == 0 else None
         if held is not None:  # "How many statements does my Savings account (··9357) have?"
             return f"How many {plural} does {held} have?"
+        # a count is asked "How many …?", as people ask one, never "Count …" nor "Can you count …?"
         if adj and not rest:  # only the status: "How many active cards do I have?"
-            if variant % 2:
-                return f"Can you count {scope} {adj}{plural}?"
             return f"How many {adj}{plural} {'do I have' if scope == 'my' else 'are there'}?"
-        if variant % 2:
-            return f"Can you count {scope} {plural}{after_noun(spec, q.entity, q.conds)}?"  # a request, never a bare command
+        after = after_noun(spec, q.entity, q.conds)
+        if after.startswith(" whose "):  # "How many models are there whose model is "Golf"?"
+            return f"How many {plural} {'do I have' if scope == 'my' else 'are there'}{after}?"
         if with_conds(conds) == f" {conds}" and scope == "my":  # "How many of my shifts are for the Transport
             return f"How many of my {plural} are {conds}?"        # department?", never "… do I have?"
         if with_conds(conds) == f" {conds}" and said_quality(conds):  # "How many of the plans are off-peak only?"
             return f"How many of {scope} {plural} are {conds}?"
-        if with_conds(conds) == f" {conds}" and conds.split(" ", 1)[0] in grammar.WHERE_PREPOSITIONS:
+        if with_conds(conds) == f" {conds}" and conds.split(" ", 1)[0] in grammar.WHERE_PREPOSITIONS | {"not"}:
             return f"How many {plural} are {conds}?"  # "How many branches are in Bristol?", "… tiers are on sale?"
         if with_conds(conds) == f" {conds}":  # "How many cars for the … branch are there?", not "have for"
             return f"How many {plural} {conds} are there?"
