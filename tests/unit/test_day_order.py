@@ -52,3 +52,15 @@ def test_an_irish_gyms_instruction_says_the_day_first_and_parses(gym: Spec) -> N
     span = Question("count", "payment", conds=(Cond("paid_on", "May 16, 2026", "June 9, 2026"),))
     text = said_in_order(gym, render(gym, Ask("read", question=span), 0))
     assert "16 May 2026" in text and parse(gym, text).question == span, text
+
+
+def test_two_days_of_one_month_say_it_once_and_read_back(gym: Spec) -> None:
+    """ "between 1 and 7 September 2023", "from 24 to 26 June", never "between 1 September 2023 and
+    7 September 2023"; read back to the same question."""
+    span = Question("count", "payment", conds=(Cond("paid_on", "September 1, 2023", "September 7, 2023"),))
+    text = said_in_order(gym, render(gym, Ask("read", question=span), 0))
+    assert "between 1 and 7 September 2023" in text, text
+    assert parse(gym, text).question == span
+    apart = Question("count", "payment", conds=(Cond("paid_on", "December 14, 2025", "January 19, 2026"),))
+    text = said_in_order(gym, render(gym, Ask("read", question=apart), 0))
+    assert "between 14 December 2025 and 19 January 2026" in text and parse(gym, text).question == apart

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 
 from factory.spec.model import Spec
 
@@ -50,7 +51,7 @@ def day_first(spec: Spec) -> bool:
     return _HOMES[key]
 
 
-def _outside_quotes(text: str, pattern: re.Pattern[str], say: str) -> str:
+def _outside_quotes(text: str, pattern: re.Pattern[str], say: str | Callable[[re.Match[str]], str]) -> str:
     parts = _QUOTED.split(text)
     return "".join(part if i % 2 else pattern.sub(say, part) for i, part in enumerate(parts))
 
@@ -68,14 +69,33 @@ def from_day_first(text: str) -> str:
     return _outside_quotes(once, _DAY_MONTH, r"\g<month> \g<day>")
 
 
+# Two days of one month said as a range: "between 1 and 7 September 2023", "from 24 to 26 June".
+_RANGE = re.compile(rf"\b(?P<w1>between|from) (?P<d1>\d{{1,2}}) (?P<m>{_MONTHS})(?P<y1> \d{{4}})? "
+                    rf"(?P<w2>and|to) (?P<d2>\d{{1,2}}) (?P=m)(?P<y2> \d{{4}})?\b")
+_SHARED = re.compile(rf"\b(?P<w1>between|from) (?P<d1>\d{{1,2}}) (?P<w2>and|to) (?P<d2>\d{{1,2}}) "
+                     rf"(?P<m>{_MONTHS})(?P<y> \d{{4}})?\b")
+
+
+def _shared_month(m: re.Match[str]) -> str:
+    if m["y1"] and m["y1"] != m["y2"]:
+        return m[0]
+    return f"{m['w1']} {m['d1']} {m['w2']} {m['d2']} {m['m']}{m['y2'] or ''}"
+
+
+def _each_month(m: re.Match[str]) -> str:
+    year = m["y"] or ""  # each day with the year: it reads the same, as a range or a span
+    return f"{m['w1']} {m['d1']} {m['m']}{year} {m['w2']} {m['d2']} {m['m']}{year}"
+
+
 def said_in_order(spec: Spec, text: str) -> str:
-    """An instruction with its days in the world's order (the last step of saying it)."""
-    return to_day_first(text) if day_first(spec) else text
+    """An instruction with its days in the world's order (the last step of saying it), a month
+    two days share said once ("between 1 and 7 September 2023")."""
+    return _outside_quotes(to_day_first(text), _RANGE, _shared_month) if day_first(spec) else text
 
 
 def read_in_order(spec: Spec, text: str) -> str:
     """An instruction with its days month first again (the first step of reading it)."""
-    return from_day_first(text) if day_first(spec) else text
+    return from_day_first(_outside_quotes(text, _SHARED, _each_month)) if day_first(spec) else text
 
 
 __all__ = ["MONTH_FIRST", "day_first", "from_day_first", "read_in_order", "said_in_order", "to_day_first"]
