@@ -140,6 +140,10 @@ class UserView:
         spec = self.entity(entity)
         slots = _FIELD.findall(spec.display)
         out: list[str] = []
+        lead = re.fullmatch(r"\{(?P<code>[a-z_][a-z0-9_]*)\}[ ·:,–-]+\S.*", spec.display)
+        code = next((g for g in spec.fields if lead and g.name == lead["code"]), None)
+        if code is not None and code.unique and code.type == "string" and row.get(code.column):
+            out.append(str(row[code.column]))  # a row known by its own code: "INC-122", not "INC-122 New starter equipment"
         dated = _LAST_SLOT.fullmatch(spec.display)
         last = next((g for g in spec.fields if dated and g.name == dated["last"]), None)
         if dated is not None and last is not None and last.type in ("date", "datetime"):

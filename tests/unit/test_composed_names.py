@@ -375,3 +375,18 @@ def test_an_order_named_without_its_day_keeps_its_count_in_words() -> None:
         text = name_of(tickets, entity, RefText(label, mine=mine), "subject")
         assert text == said and "×" not in text
         assert read_name(tickets, entity, text).text == label
+
+
+def test_a_row_known_by_its_own_code_is_said_by_it_alone() -> None:
+    """ "my ticket INC-122", never "my ticket INC-122 (New starter equipment)", where the code
+    names it alone (`UserView.short_labels` offers the code of a label that opens on a unique one);
+    the whole label still reads as before; both read back."""
+    desk = build_spec(load_seed(SUITE / "helpdesk.yaml"))
+    for label, said in (("INC-122", "my ticket INC-122"),
+                        ("INC-122 New starter equipment", "my ticket INC-122 (New starter equipment)")):
+        text = name_of(desk, "ticket", RefText(label, mine=True), "subject")
+        assert text == said
+        assert read_name(desk, "ticket", text).text == label
+    rows = {"ticket": [{"id": 1, "number": "INC-122", "summary": "New starter equipment", "requester_id": 7}]}
+    view = UserView(desk, sqlite3.connect(":memory:"), _rows=rows, _by_id={"ticket": {1: rows["ticket"][0]}})
+    assert "INC-122" in view.short_labels("ticket", rows["ticket"][0])

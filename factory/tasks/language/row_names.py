@@ -212,6 +212,16 @@ def _pointing(ent: EntitySpec, parts: list[str], thing: str) -> str | None:
 _CODE = re.compile(r"[A-Z0-9][A-Za-z0-9/#.-]*\d[A-Za-z0-9/#.-]*")
 
 
+def _own_code(ent: EntitySpec, text: str) -> bool:
+    """Whether `text` is a row's own code alone, where its label opens on a unique code field and
+    goes on with more ("INC-122" of "{number} {summary}": `UserView.short_labels`)."""
+    parts = _SLOT.split(ent.display)
+    if len(parts) < 5 or parts[0] or parts[1] not in {f.name for f in ent.fields} or not _CODE.fullmatch(text):
+        return False
+    first = ent.field_named(parts[1])
+    return first.unique and first.type == "string" and parts[2].strip(" ·:,–-") == ""
+
+
 def _code_first(ent: EntitySpec, parts: list[str], text: str) -> tuple[str, str] | None:
     """A label that is the row's own code, a mark, then a title ("INC-16 MFA codes not arriving",
     template "{number} {summary}"): the code and the title, said "the ticket INC-16 (MFA codes not
@@ -345,6 +355,8 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
         return ref.text  # money goes to "Sunvale Energy"; a person is named by their name ("to Liam O'Connor")
     if role in ("source", "dest") and ent.visibility == "public" and not mine and _PLACE_NAME.fullmatch(ref.text):
         return ref.text  # a place everyone knows goes "from Busan to Los Angeles", never "from the port "Busan""
+    if _own_code(ent, ref.text):  # "the ticket INC-122": a row known by its code, said by it alone
+        return f"{owner}{thing} {ref.text}"
     split = _template_split(ent, ref.text)
     if split is not None:
         return f"{owner}{split[0]} {thing} ({split[1]})"
@@ -565,6 +577,9 @@ def read_name(spec: Spec, entity: str, text: str) -> RefText:
     towards = _read_towards(spec, ent, text, thing, mine)
     if towards is not None:
         return towards
+    coded = re.fullmatch(rf"{re.escape(thing)} (?P<code>{_CODE.pattern})", text, re.IGNORECASE)
+    if coded is not None and _own_code(ent, coded["code"]):  # "ticket INC-122"
+        return RefText(coded["code"], mine=mine)
     shape = person_template(spec, ent)
     whose = re.fullmatch(rf'(?P<who>[A-Z][^"]*?)\'s {re.escape(thing)}(?: "(?P<rest>[^"]+)")?', text, re.IGNORECASE)
     if shape is not None and whose is not None and mine is None and bool(whose["rest"]) == bool(shape[1]):
