@@ -21,7 +21,7 @@ from factory.spec.roles import sees
 
 _FIELD = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 # A display that ends on a field after some words or marks ("{plan} since {started_on}").
-_LAST_SLOT = re.compile(r"(?P<head>.*\})(?P<sep>[^{}]+)\{(?P<last>[a-z_][a-z0-9_]*)\}")
+_LAST_SLOT = re.compile(r"(?P<head>.*\})(?P<sep>[^{}]+)\{(?P<last>[a-z_][a-z0-9_]*)\}(?P<close>\)?)")
 
 Row = dict[str, Any]
 
@@ -146,7 +146,8 @@ class UserView:
             out.append(str(row[code.column]))  # a row known by its own code: "INC-122", not "INC-122 New starter equipment"
         dated = _LAST_SLOT.fullmatch(spec.display)
         last = next((g for g in spec.fields if dated and g.name == dated["last"]), None)
-        if dated is not None and last is not None and last.type in ("date", "datetime"):
+        if dated is not None and last is not None and last.type in ("date", "datetime") \
+                and bool(dated["close"]) == dated["sep"].endswith("("):  # "… ({submitted_on})" too
             out.append(self.label(entity, row, template=dated["head"]))  # without its day: "Flat 18, Maple Terrace"
         for i, name in enumerate(slots):
             f = next((g for g in spec.fields if g.name == name), None)

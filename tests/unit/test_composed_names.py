@@ -390,3 +390,16 @@ def test_a_row_known_by_its_own_code_is_said_by_it_alone() -> None:
     rows = {"ticket": [{"id": 1, "number": "INC-122", "summary": "New starter equipment", "requester_id": 7}]}
     view = UserView(desk, sqlite3.connect(":memory:"), _rows=rows, _by_id={"ticket": {1: rows["ticket"][0]}})
     assert "INC-122" in view.short_labels("ticket", rows["ticket"][0])
+
+
+@pytest.mark.parametrize(("label", "mine", "said"), [
+    ("Flat 6, The Tannery", True, "my application for Flat 6, The Tannery"),
+    ("Melissa Bullock for Flat 6, The Tannery", False, "Melissa Bullock's application for Flat 6, The Tannery"),
+])
+def test_a_row_for_another_named_without_its_bracketed_day(label: str, mine: bool, said: str) -> None:
+    """An application labelled "{applicant} for {unit} ({submitted_on})", named without its day
+    where that names it alone: "my application for Flat 6, The Tannery", never "… (June 15)"."""
+    leases = build_spec(load_seed(SUITE / "leases.yaml"))
+    text = name_of(leases, "application", RefText(label, mine=mine), "subject")
+    assert text == said
+    assert read_name(leases, "application", text).text == label

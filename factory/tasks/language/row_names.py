@@ -371,6 +371,9 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
         undated = _undated_lead(spec, ent, whose[1], thing) if whose[1] else None
         if undated is not None:  # "Sinead O'Neill's Docklands Unlimited membership"
             return f"{whose[0]}'s {undated[1]} {kind_noun(spec, ent) or thing}"
+        undated_for = _undated_for(spec, ent, whose[1]) if whose[1] else None
+        if undated_for is not None:  # "Melissa Bullock's application for Flat 6, The Tannery"
+            return f"{whose[0]}'s {thing} {undated_for}"
         return f'{whose[0]}\'s {thing}' + (f' "{whose[1]}"' if whose[1] else "")
     around = _around(spec, ent, ref.text, _templates(spec, ent))
     if around is not None:  # a label made of fields, said as words around the noun, never quoted:
@@ -388,6 +391,9 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
     lead = _undated_lead(spec, ent, ref.text, thing)
     if lead is not None:  # "my Titanic Quarter Off-Peak membership", its day left out where that names it alone
         return f"{owner}{lead[1]} {kind_noun(spec, ent) or thing}"
+    undated_for = _undated_for(spec, ent, ref.text)
+    if undated_for is not None:  # "my application for Flat 6, The Tannery"
+        return f"{owner}{thing} {undated_for}"
     if titled(ref.text, thing):
         return ref.text  # a name that is its noun as a title and a number: "Flat 23, Maple Terrace"
     if _says_its_noun(ref.text, thing):
@@ -407,7 +413,7 @@ def _undated_lead(spec: Spec, ent: EntitySpec, text: str, thing: str) -> tuple[s
     if '"' in text:
         return None
     for template in _templates(spec, ent)[1:] or _templates(spec, ent):
-        m = _LAST_FIELD.fullmatch(template)
+        m = _LAST_FIELD.fullmatch(template.removesuffix(")") if template.endswith("})") else template)
         parts = _SLOT.split(m["head"]) if m is not None else []
         last = next((f for f in ent.fields if m is not None and f.name == m["last"]), None)
         if last is None or last.type not in ("date", "datetime") or len(parts) != 3 or parts[0] or parts[2]:
@@ -415,6 +421,24 @@ def _undated_lead(spec: Spec, ent: EntitySpec, text: str, thing: str) -> tuple[s
         lead = _lead(spec, ent, parts[1], text, thing)
         if lead is not None:
             return parts[1], lead
+    return None
+
+
+def _undated_for(spec: Spec, ent: EntitySpec, text: str) -> str | None:
+    """For a label that ends on its day after the row it is for (the person aside: "{applicant}
+    for {unit} ({submitted_on})"), "for <that row>" when `text` is that row's name alone (`UserView.
+    short_labels` leaves the day out): "my application for Flat 6, The Tannery"; None otherwise."""
+    if '"' in text or not _PLACE_LIKE.fullmatch(text):
+        return None
+    for template in _templates(spec, ent)[1:] or _templates(spec, ent):
+        m = _LAST_FIELD.fullmatch(template.removesuffix(")") if template.endswith("})") else template)
+        parts = _SLOT.split(m["head"]) if m is not None else []
+        last = next((f for f in ent.fields if m is not None and f.name == m["last"]), None)
+        if last is None or last.type not in ("date", "datetime") or len(parts) != 3 or parts[0] or parts[2]:
+            continue
+        f = ent.field_named(parts[1])
+        if f.type == "reference" and f.ref and f.ref != ent.name and not person(spec, f.ref):
+            return f"for {text}"
     return None
 
 
@@ -589,6 +613,9 @@ def read_name(spec: Spec, entity: str, text: str) -> RefText:
     someone = re.fullmatch(r'(?P<who>[A-Z][^"]*?)\'s (?P<body>[^"]+)', text)
     if shape is not None and shape[1] and someone is not None and mine is None:
         rest_said = _read_around(spec, ent, someone["body"], _templates(spec, ent)[1:])
+        after_for = someone["body"][len(thing) + 5:] if someone["body"].lower().startswith(thing + " for ") else ""
+        if rest_said is None and after_for and _undated_for(spec, ent, after_for) == f"for {after_for}":
+            rest_said = after_for  # "Melissa Bullock's application for Flat 6, The Tannery"
         if rest_said is None:  # "Sinead O'Neill's Docklands Unlimited membership" (`_undated_lead`)
             rest_said = next((_as_shown(ent, found[0], lead) for noun_said in (thing, kind_noun(spec, ent) or thing)
                               if someone["body"].lower().endswith(" " + noun_said)
@@ -620,6 +647,9 @@ def read_name(spec: Spec, entity: str, text: str) -> RefText:
     belongs = _read_belongs(spec, ent, thing, text, mine)
     if belongs is not None:
         return belongs
+    after_for = text[len(thing) + 5:] if text.lower().startswith(thing + " for ") else ""
+    if after_for and _undated_for(spec, ent, after_for) == f"for {after_for}":
+        return RefText(after_for, mine=mine)  # "my application for Flat 6, The Tannery"
     for noun_said in dict.fromkeys((thing, kind_noun(spec, ent) or thing)):
         lead_said = text[: -len(noun_said) - 1] if text.lower().endswith(" " + noun_said) else ""
         undated = _undated_lead(spec, ent, lead_said, thing) if lead_said else None
