@@ -353,12 +353,13 @@ def test_a_row_named_without_its_day_says_its_lead_before_the_noun(gym: Spec, en
 
 
 def test_a_holder_named_after_someone_is_theirs_whoever_asks(gym: Spec) -> None:
-    """ "How many payments does Wendy Walker's … membership since February 2, 2026 have?", never
-    "… does my membership for Wendy Walker, … have?" said by the front desk."""
+    """ "How many payments are there for Wendy Walker's … membership since February 2, 2026?" (a
+    name that ends on a day is never followed by "have"), never "… does my membership for Wendy
+    Walker, … have?" said by the front desk."""
     q = Question("count", "payment",
                  conds=(Cond("membership", '"Wendy Walker, Titanic Quarter Off-Peak since February 2, 2026"'),))
     text = render(gym, Ask("read", question=q), 0)
-    assert text.startswith("How many payments does Wendy Walker's Titanic Quarter Off-Peak membership"), text
+    assert text.startswith("How many payments are there for Wendy Walker's Titanic Quarter Off-Peak membership"), text
     assert parse(gym, text).question == q
 
 

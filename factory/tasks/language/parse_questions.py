@@ -19,6 +19,7 @@ from factory.tasks.language.modifiers import bool_adjective, bool_feature
 from factory.tasks.language.parse import DIRECTIONS, DIRS, my_phrases
 from factory.tasks.language.parse_conds import entity_and_conds, entity_by, field_by, parse_conds
 from factory.tasks.language.render import holder_field, says_its_noun
+from factory.tasks.language.row_labels import SPOKEN_DAY
 from factory.tasks.language.row_names import kind_noun, name_of, read_name
 from factory.tasks.language.spoken import field_noun, noun, said, spoken_plural
 from factory.tasks.language.words import my_only
@@ -198,9 +199,16 @@ def parse_question(spec: Spec, text: str) -> Question | None:
 _HELD_COUNT = re.compile(rf"^How many (?P<plural>[a-z][a-z -]*?) does (?P<named>(?:my |the |{_WHOSE}).+) have\?$")
 
 
+_THERE_FOR = re.compile(rf"^How many (?P<plural>[a-z][a-z -]*?) are there for (?P<named>(?:my |the |{_WHOSE}).+)\?$")
+
+
 def _held_count(spec: Spec, text: str) -> Question | None:
-    """"How many statements does my Savings account (··9357) have?": a count of the rows that name
-    the row said as their holder (`render._holder`); None when the text is no such question."""
+    """"How many statements does my Savings account (··9357) have?", or "How many payments are
+    there for …?" where the holder's name ends on a day: a count of the rows that name the row said
+    as their holder (`render._holder`); None when the text is no such question."""
+    there = _THERE_FOR.match(text)
+    if there is not None and SPOKEN_DAY.search(there["named"]):
+        text = f"How many {there['plural']} does {there['named']} have?"
     m = _HELD_COUNT.match(text)
     if m is None:
         return None

@@ -29,7 +29,7 @@ from factory.tasks.language.frames_render import render_frame
 from factory.tasks.language.lookup_said import be, head_noun, lookup_said
 from factory.tasks.language.measures import count_noun, times_done
 from factory.tasks.language.modifiers import adjective
-from factory.tasks.language.row_labels import person_split
+from factory.tasks.language.row_labels import SPOKEN_DAY, person_split
 from factory.tasks.language.row_names import name_of
 from factory.tasks.language.spoken import (
     a,
@@ -273,6 +273,8 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
         return lookup_said(field, named, variant, ent)
     if q.op == "count":
         held = _holder(spec, ent, q.conds) if not adj and variant % 2 == 0 else None
+        if held is not None and SPOKEN_DAY.search(held):  # "How many payments are there for Wendy
+            return f"How many {plural} are there for {held}?"  # Walker's membership since 2 February?"
         if held is not None:  # "How many statements does my Savings account (··9357) have?"
             return f"How many {plural} does {held} have?"
         # a count is asked "How many …?", as people ask one, never "Count …" nor "Can you count …?"
