@@ -892,12 +892,12 @@ def test_a_moment_labelled_by_a_verb_is_named_by_the_act_s_noun() -> None:
 
 
 def test_a_row_whose_name_says_its_noun_is_asked_about_by_name() -> None:
-    """"What is the availability date of Flat 34, Harbour View?", never "… of the flat "Flat 34,
+    """"When is Flat 34, Harbour View available from?", never "… of the flat "Flat 34,
     Harbour View""; a name that does not start with its own noun keeps its noun, before it when
     it is a proper name ("the Albion Court property")."""
     flats = build_spec(load_seed(SEEDS / "suite" / "leases.yaml"))
     q = Question("lookup", "unit", "available_from", RefText("Flat 34, Harbour View"))
-    assert render(flats, Ask("read", question=q), 0) == "What is the availability date of Flat 34, Harbour View?"
+    assert render(flats, Ask("read", question=q), 0) == "When is Flat 34, Harbour View available from?"
     for variant in (0, 1):
         assert parse(flats, render(flats, Ask("read", question=q), variant)).question == q
     other = Question("lookup", "property", "city", RefText("Albion Court"))

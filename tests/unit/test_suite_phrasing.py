@@ -286,3 +286,14 @@ def test_a_long_model_name_still_goes_before_its_noun() -> None:
     text = render(desk, Ask("read", question=q), 0)
     assert text == "What is the total cost of the Lenovo ThinkPad T14 Gen 5 assets?", text
     assert parse(desk, text).question == q
+
+
+def test_a_day_labelled_by_a_state_and_its_bound_is_asked_in_those_words() -> None:
+    """ "When is Flat 14, The Tannery available from?", never "What is the availability date of
+    …?"; both forms read back."""
+    leases = build_spec(load_seed(SUITE / "leases.yaml"))
+    q = Question("lookup", "unit", "available_from", RefText("Flat 14, The Tannery"))
+    said = [render(leases, Ask("read", question=q), v) for v in (0, 1)]
+    assert said == ["When is Flat 14, The Tannery available from?",
+                    "Can you tell me when Flat 14, The Tannery is available from?"], said
+    assert all(parse(leases, text).question == q for text in said)

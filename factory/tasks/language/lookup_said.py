@@ -59,6 +59,9 @@ def lookup_said(field: FieldSpec, named: str, variant: int, entity: EntitySpec |
         # "the date placed of"; "issue date": "When was the invoice "X" issued?", not "the issue date of"
         verb = when[1] if when is not None else done
         return f"Can you tell me when {named} was {verb}?" if variant % 2 else f"When was {named} {verb}?"
+    until = when_label(field)
+    if until is not None:  # "When is Flat 14, The Tannery available from?", never "the availability date of"
+        return f"Can you tell me when {named} is {until}?" if variant % 2 else f"When is {named} {until}?"
     priced = entity or currency_of
     if priced is not None and prices_in(priced, field):  # "What currency is the … event in?"
         return f"Can you tell me what currency {named} is in?" if variant % 2 else f"What currency is {named} in?"
@@ -73,6 +76,19 @@ def lookup_said(field: FieldSpec, named: str, variant: int, entity: EntitySpec |
         return f"What {be(f)} {named}'s {f}?"
     # asked as a person asks a colleague; "Look up the … of …" read as a form's wording
     return f"Can you tell me the {f} {of} {named}?" if variant % 2 else f"What {be(f)} the {f} {of} {named}?"
+
+
+def when_label(field: FieldSpec) -> str | None:
+    """A day labelled by a state and the preposition of its bound ("Available from", "Valid
+    until", "Frozen until"): asked with those words ("When is … available from?"); None otherwise."""
+    words = field.label.lower().split()
+    if field.type not in ("date", "datetime") or len(words) != 2 or words[1] not in ("from", "until", "till", "since"):
+        return None
+    state = words[0]
+    if not re.fullmatch(r"[a-z]+", state) or not (grammar.is_participle(state) or (
+            grammar.is_adjective(state) and not grammar.noun_only(state))):
+        return None
+    return " ".join(words)
 
 
 def prices_in(entity: EntitySpec, field: FieldSpec) -> bool:

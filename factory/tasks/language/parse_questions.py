@@ -13,7 +13,7 @@ from factory.tasks.language import grammar
 from factory.tasks.language.arg_words import CLASSIFIERS
 from factory.tasks.language.asks import ONLY, Cond, ParseError, Question, RefText
 from factory.tasks.language.conds_said import bool_phrase, said_bare, said_quality
-from factory.tasks.language.lookup_said import done_on, possessive, prices_in
+from factory.tasks.language.lookup_said import done_on, possessive, prices_in, when_label
 from factory.tasks.language.measures import count_noun, times_done
 from factory.tasks.language.modifiers import bool_adjective, bool_feature
 from factory.tasks.language.parse import DIRECTIONS, DIRS, my_phrases
@@ -67,8 +67,31 @@ _SAID_LOOKUPS = [
     (re.compile(r"^When was (?P<named>.+) (?P<when>[a-z]+)\?$"), lambda f, w: field_noun(f) == w),
     (re.compile(r"^Look up when (?P<named>.+) was (?P<when>[a-z]+)\.$"), lambda f, w: field_noun(f) == w),
 ]
+# "When is … available from?", and "Can you tell me when … is available from?" as `parse_question`
+# has already put it ("Look up when … is available from.")
+_WHEN_IS = re.compile(r"^(?:When is (?P<named>.+) (?P<until>[a-z]+ [a-z]+)\?|"
+                      r"Look up when (?P<told>.+) is (?P<until2>[a-z]+ [a-z]+)\.)$")
+
+
+def _when_is(spec: Spec, text: str) -> Question | None:
+    """"When is Flat 14, The Tannery available from?" (`lookup_said.when_label`): the lookup of the
+    one day field so labelled that the named row has; None when the text is no such question."""
+    m = _WHEN_IS.match(text)
+    if m is None:
+        return None
+    named, until = (m["named"], m["until"]) if m["named"] else (m["told"], m["until2"])
+    for f in (f for e in spec.entities for f in e.fields if when_label(f) == until):
+        try:
+            q = parse_question(spec, f"What is the {field_noun(f)} of {named}?")
+        except ParseError:
+            continue
+        if q is not None and q.field == f.name:
+            return q
+    return None
+
+
 def _said_lookup(spec: Spec, text: str) -> Question | None:
-    phrased = _is_phrase(spec, text) or _currency_of(spec, text)
+    phrased = _is_phrase(spec, text) or _currency_of(spec, text) or _when_is(spec, text)
     if phrased is not None:
         return phrased
     for pattern, said_as in _SAID_LOOKUPS:
