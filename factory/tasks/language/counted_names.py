@@ -127,7 +127,8 @@ def counted(shape: CountShape, text: str, around: Around, named: Named) -> str |
         if inner is None or not inner.startswith("the ") or '"' in inner:
             return None
         body = f"{n} {unit} for {inner}"
-    day = f" {shape.day_words} {values[shape.date_field]}" if values.get(shape.date_field or "") else ""
+    when = values.get(shape.date_field or "")
+    day = f" {shape.day_words} {when}" if when else ""
     return f"of {body}{day}"
 
 
