@@ -406,37 +406,39 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
     return f'{owner}{thing} "{ref.text}"'
 
 
-def _undated_lead(spec: Spec, ent: EntitySpec, text: str, thing: str) -> tuple[str, str] | None:
-    """For a label that ends on its day after one field (the person aside: "{member}, {plan} since
-    {started_on}"), that field and its value said before the noun when `text` is the value alone
-    (`UserView.short_labels` leaves the day out: "Titanic Quarter Off-Peak"); None otherwise."""
-    if '"' in text:
-        return None
+def _undated_fields(spec: Spec, ent: EntitySpec) -> list[str]:
+    """The one field a label has before its day, for each of its templates (the person aside):
+    "plan" of "{member}, {plan} since {started_on}", "unit" of "{applicant} for {unit}
+    ({submitted_on})"; what a name left without its day (`UserView.short_labels`) is made of."""
+    found = []
     for template in _templates(spec, ent)[1:] or _templates(spec, ent):
         m = _LAST_FIELD.fullmatch(template.removesuffix(")") if template.endswith("})") else template)
         parts = _SLOT.split(m["head"]) if m is not None else []
         last = next((f for f in ent.fields if m is not None and f.name == m["last"]), None)
-        if last is None or last.type not in ("date", "datetime") or len(parts) != 3 or parts[0] or parts[2]:
-            continue
-        lead = _lead(spec, ent, parts[1], text, thing)
+        if last is not None and last.type in ("date", "datetime") and len(parts) == 3 and not parts[0] and not parts[2]:
+            found.append(parts[1])
+    return found
+
+
+def _undated_lead(spec: Spec, ent: EntitySpec, text: str, thing: str) -> tuple[str, str] | None:
+    """That field (`_undated_fields`) and its value said before the noun, when `text` is the value
+    alone ("Titanic Quarter Off-Peak": "my Titanic Quarter Off-Peak membership"); None otherwise."""
+    if '"' in text:
+        return None
+    for name in _undated_fields(spec, ent):
+        lead = _lead(spec, ent, name, text, thing)
         if lead is not None:
-            return parts[1], lead
+            return name, lead
     return None
 
 
 def _undated_for(spec: Spec, ent: EntitySpec, text: str) -> str | None:
-    """For a label that ends on its day after the row it is for (the person aside: "{applicant}
-    for {unit} ({submitted_on})"), "for <that row>" when `text` is that row's name alone (`UserView.
-    short_labels` leaves the day out): "my application for Flat 6, The Tannery"; None otherwise."""
+    """"for <that row>" when that field (`_undated_fields`) is a row that is no person and `text`
+    is its name alone: "my application for Flat 6, The Tannery"; None otherwise."""
     if '"' in text or not _PLACE_LIKE.fullmatch(text):
         return None
-    for template in _templates(spec, ent)[1:] or _templates(spec, ent):
-        m = _LAST_FIELD.fullmatch(template.removesuffix(")") if template.endswith("})") else template)
-        parts = _SLOT.split(m["head"]) if m is not None else []
-        last = next((f for f in ent.fields if m is not None and f.name == m["last"]), None)
-        if last is None or last.type not in ("date", "datetime") or len(parts) != 3 or parts[0] or parts[2]:
-            continue
-        f = ent.field_named(parts[1])
+    for name in _undated_fields(spec, ent):
+        f = ent.field_named(name)
         if f.type == "reference" and f.ref and f.ref != ent.name and not person(spec, f.ref):
             return f"for {text}"
     return None
