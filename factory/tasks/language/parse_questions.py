@@ -13,6 +13,7 @@ from factory.tasks.language import grammar
 from factory.tasks.language.arg_words import CLASSIFIERS
 from factory.tasks.language.asks import ONLY, Cond, ParseError, Question, RefText
 from factory.tasks.language.conds_said import bool_phrase, said_bare, said_quality
+from factory.tasks.language.label_parts import kind_noun
 from factory.tasks.language.lookup_said import done_on, possessive, prices_in, when_label
 from factory.tasks.language.measures import count_noun, times_done
 from factory.tasks.language.modifiers import bool_adjective, bool_feature
@@ -20,7 +21,7 @@ from factory.tasks.language.parse import DIRECTIONS, DIRS, my_phrases
 from factory.tasks.language.parse_conds import entity_and_conds, entity_by, field_by, parse_conds
 from factory.tasks.language.render import holder_field, says_its_noun
 from factory.tasks.language.row_labels import SPOKEN_DAY
-from factory.tasks.language.row_names import kind_noun, name_of, read_name
+from factory.tasks.language.row_names import name_of, read_name
 from factory.tasks.language.spoken import field_noun, noun, said, spoken_plural
 from factory.tasks.language.words import my_only
 
