@@ -842,12 +842,13 @@ def test_a_row_is_picked_by_whose_field_equals_a_value() -> None:
 
 
 def test_a_value_of_several_words_or_a_code_goes_before_the_noun() -> None:
-    """"How many upper year courses are there?", "How many EUR invoices do I have?", never "the courses whose
+    """"How many upper year courses are there?", "How many euro invoices do I have?" (a currency by
+    the word people use before a noun, never "EUR invoices"), never "the courses whose
     level is "upper year""; each reads back to its question."""
     courses = build_spec(load_seed(SEEDS / "suite" / "courses.yaml"))
     invoicing = build_spec(load_seed(SEEDS / "suite" / "invoicing.yaml"))
     cases = [(courses, Question("count", "course", conds=(Cond("level", '"upper year"'),)), "upper year courses"),
-             (invoicing, Question("count", "invoice", conds=(Cond("currency", '"EUR"'),)), "EUR invoices")]
+             (invoicing, Question("count", "invoice", conds=(Cond("currency", '"EUR"'),)), "euro invoices")]
     for spec, q, said in cases:
         for variant in range(2):
             text = render(spec, Ask("read", question=q), variant)

@@ -105,6 +105,9 @@ def adjective(entity: EntitySpec, conds: tuple[Cond, ...]) -> tuple[str, tuple[C
     if named_place(f, word):
         return "", conds  # a place follows its noun: "the venues in the United Kingdom"
     if f.type == "enum" and first.upper is None and [c.field for c in _owners(entity, word)] == [f.name]:
+        money = currency_word(f, word)
+        if money is not None:  # "my euro payments", never "my EUR payments"
+            return money + " ", conds[1:]
         name = _name_value(entity, word, f)
         if name is not None:  # "the United Kingdom venues", "the Dublin Docklands plans"
             return name + " ", conds[1:]
@@ -136,6 +139,19 @@ def _a_name_of(entity: EntitySpec, written: str) -> bool:
         return False
     words = written.lower().split()
     return not (set(words) & set(noun(said(entity)).split()) or (len(words[-1]) == 1 and words[-1].isalpha()))
+
+
+# What people call a currency before a noun ("euro payments", "sterling invoices"), by ISO code.
+CURRENCY_WORDS = {"USD": "dollar", "EUR": "euro", "GBP": "sterling", "CAD": "Canadian dollar",
+                  "AUD": "Australian dollar", "INR": "rupee"}
+
+
+def currency_word(f: FieldSpec | ParamSpec, value: str) -> str | None:
+    """A value of a field whose every value is a currency code, said as people call that currency
+    before a noun ("euro" of "EUR"); None for any other value."""
+    if f.type != "enum" or not f.values or not set(f.values) <= set(CURRENCY_WORDS):
+        return None
+    return CURRENCY_WORDS.get(value)
 
 
 def graded(f: FieldSpec | ParamSpec, word: str) -> str | None:
@@ -303,6 +319,10 @@ def read_adjective(entity: EntitySpec, text: str, plural: bool) -> Cond | None:
     if not text.lower().endswith(" " + name):
         return None
     word = text[: -len(name) - 1]
+    for f in entity.fields:  # "euro payments" (`currency_word`)
+        code = next((v for v in f.values or [] if currency_word(f, v) == word), None) if f.type == "enum" else None
+        if code is not None:
+            return Cond(f.name, f'"{code}"')
     compound = re.fullmatch(r"(?P<value>[a-z]+)-(?P<label>[a-z]+)", word)
     if compound is not None:  # "low-priority tickets"
         for f in entity.fields:
