@@ -297,3 +297,17 @@ def test_a_day_labelled_by_a_state_and_its_bound_is_asked_in_those_words() -> No
     assert said == ["When is Flat 14, The Tannery available from?",
                     "Can you tell me when Flat 14, The Tannery is available from?"], said
     assert all(parse(leases, text).question == q for text in said)
+
+
+def test_the_place_a_named_row_is_in_is_asked_where_it_is() -> None:
+    """ "What city is the Whiteladies Mews property in?", "What country is the Harbourfront Rooms
+    venue in?", never "the … property's city"; both forms read back."""
+    leases = build_spec(load_seed(SUITE / "leases.yaml"))
+    tickets = build_spec(load_seed(SUITE / "ticketing.yaml"))
+    for spec, q, said in ((leases, Question("lookup", "property", "city", RefText("Whiteladies Mews")),
+                           "What city is the Whiteladies Mews property in?"),
+                          (tickets, Question("lookup", "venue", "country", RefText("Harbourfront Rooms")),
+                           "What country is the Harbourfront Rooms venue in?")):
+        assert render(spec, Ask("read", question=q), 0) == said
+        for variant in (0, 1):
+            assert parse(spec, render(spec, Ask("read", question=q), variant)).question == q

@@ -16,6 +16,7 @@ from factory.tasks.language.arg_words import CLASSIFIERS
 from factory.tasks.language.conds_said import bool_phrase
 from factory.tasks.language.measures import count_noun, times_done
 from factory.tasks.language.modifiers import bool_adjective, bool_feature
+from factory.tasks.language.row_labels import _by_name
 from factory.tasks.language.spoken import field_noun, of_word, own_field_noun
 
 
@@ -65,6 +66,10 @@ def lookup_said(field: FieldSpec, named: str, variant: int, entity: EntitySpec |
     priced = entity or currency_of
     if priced is not None and prices_in(priced, field):  # "What currency is the … event in?"
         return f"Can you tell me what currency {named} is in?" if variant % 2 else f"What currency is {named} in?"
+    if in_place(field) and entity is not None and _by_name(entity):
+        # a row known by its own name is a place or a body that is somewhere: "What city is the
+        # Whiteladies Mews property in?", never "the … property's city"; "my contact details" are in no city
+        return f"Can you tell me what {f} {named} is in?" if variant % 2 else f"What {f} is {named} in?"
     kind = _QUOTED_THING.match(named) if field.type == "enum" and f in CLASSIFIERS else None
     if kind is not None:  # "What kind of assignment is "Midterm"?", never "the kind of the assignment"
         return f"What {f} of {kind['thing']} is {kind['name']}?"
@@ -89,6 +94,17 @@ def when_label(field: FieldSpec) -> str | None:
             grammar.is_adjective(state) and not grammar.noun_only(state))):
         return None
     return " ".join(words)
+
+
+# Kinds of place a row is in (a closed class of English): asked "What city is … in?".
+PLACE_KINDS = frozenset(["city", "country", "town", "region", "county", "state", "province", "district",
+                         "neighbourhood", "neighborhood", "area", "suburb"])
+
+
+def in_place(field: FieldSpec) -> bool:
+    """Whether a field names the place a row is in ("City", "Country"): a choice or a text whose
+    noun is a kind of place."""
+    return field.type in ("enum", "string") and field_noun(field) in PLACE_KINDS
 
 
 def prices_in(entity: EntitySpec, field: FieldSpec) -> bool:

@@ -14,13 +14,13 @@ from factory.tasks.language.arg_words import CLASSIFIERS
 from factory.tasks.language.asks import ONLY, Cond, ParseError, Question, RefText
 from factory.tasks.language.conds_said import bool_phrase, said_bare, said_quality
 from factory.tasks.language.label_parts import kind_noun
-from factory.tasks.language.lookup_said import done_on, possessive, prices_in, when_label
+from factory.tasks.language.lookup_said import done_on, in_place, possessive, prices_in, when_label
 from factory.tasks.language.measures import count_noun, times_done
 from factory.tasks.language.modifiers import bool_adjective, bool_feature
 from factory.tasks.language.parse import DIRECTIONS, DIRS, my_phrases
 from factory.tasks.language.parse_conds import entity_and_conds, entity_by, field_by, parse_conds
 from factory.tasks.language.render import holder_field, says_its_noun
-from factory.tasks.language.row_labels import SPOKEN_DAY
+from factory.tasks.language.row_labels import SPOKEN_DAY, _by_name
 from factory.tasks.language.row_names import name_of, read_name
 from factory.tasks.language.spoken import field_noun, noun, said, spoken_plural
 from factory.tasks.language.words import my_only
@@ -92,7 +92,7 @@ def _when_is(spec: Spec, text: str) -> Question | None:
 
 
 def _said_lookup(spec: Spec, text: str) -> Question | None:
-    phrased = _is_phrase(spec, text) or _currency_of(spec, text) or _when_is(spec, text)
+    phrased = _is_phrase(spec, text) or _currency_of(spec, text) or _when_is(spec, text) or _place_of(spec, text)
     if phrased is not None:
         return phrased
     for pattern, said_as in _SAID_LOOKUPS:
@@ -123,6 +123,21 @@ def _said_lookup(spec: Spec, text: str) -> Question | None:
 
 
 _CURRENCY = re.compile(r"^(?:What currency is (?P<named>.+)|Can you tell me what currency (?P<told>.+) is) in\?$")
+
+
+_IN_PLACE = re.compile(r"^(?:What (?P<kind>[a-z]+) is (?P<named>.+)|"
+                       r"Can you tell me what (?P<kind2>[a-z]+) (?P<told>.+) is) in\?$")
+
+
+def _place_of(spec: Spec, text: str) -> Question | None:
+    """"What city is the Whiteladies Mews property in?" (`lookup_said.in_place`): the lookup of the
+    place field of that kind the named row has; None for another text."""
+    m = _IN_PLACE.match(text)
+    if m is None:
+        return None
+    kind, named = (m["kind"], m["named"]) if m["named"] else (m["kind2"], m["told"])
+    return next((q for ent in spec.entities if _by_name(ent) for f in ent.fields if in_place(f) and field_noun(f) == kind
+                 for q in [_field_of(spec, ent, f, named)] if q is not None), None)
 
 
 def _currency_of(spec: Spec, text: str) -> Question | None:
