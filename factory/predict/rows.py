@@ -17,6 +17,7 @@ from urllib.parse import quote
 
 from factory.spec.labels import LABEL_DEPTH, clock_label, currency_of, money_label, value_label
 from factory.spec.model import EntitySpec, FieldSpec, Spec
+from factory.spec.naming import CODE
 from factory.spec.roles import sees
 
 _FIELD = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
@@ -142,7 +143,7 @@ class UserView:
         out: list[str] = []
         lead = re.fullmatch(r"\{(?P<code>[a-z_][a-z0-9_]*)\}[ ·:,–-]+\S.*", spec.display)
         code = next((g for g in spec.fields if lead and g.name == lead["code"]), None)
-        if code is not None and code.unique and code.type == "string" and row.get(code.column):
+        if code is not None and code.unique and code.type == "string" and CODE.fullmatch(str(row.get(code.column) or "")):
             out.append(str(row[code.column]))  # a row known by its own code: "INC-122", not "INC-122 New starter equipment"
         dated = _LAST_SLOT.fullmatch(spec.display)
         last = next((g for g in spec.fields if dated and g.name == dated["last"]), None)

@@ -51,6 +51,10 @@ class _Labelled(Protocol):
     label: str
 
 
+# A code a row is known by: letters and digits, a dash or a slash, no space ("INC-16", "BWL-1042").
+CODE = re.compile(r"[A-Z0-9][A-Za-z0-9/#.-]*\d[A-Za-z0-9/#.-]*")
+
+
 def identifier(field: _Labelled) -> bool:
     """Fields that name a row rather than measure it (last four digits, numbers, codes): a person
     never asks which row has the "highest" of them, nor counts by them, and the app shows them as

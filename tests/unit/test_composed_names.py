@@ -404,3 +404,15 @@ def test_a_row_for_another_named_without_its_bracketed_day(label: str, mine: boo
     text = name_of(leases, "application", RefText(label, mine=mine), "subject")
     assert text == said
     assert read_name(leases, "application", text).text == label
+
+
+def test_a_unique_name_with_a_space_is_no_code_to_name_a_row_by() -> None:
+    """ "Flat 22" is unique in the lettings world, but it is a name, not a code: a flat is never
+    named by it alone ("take Flat 1 off the market" leaves out the building), as "INC-122" names
+    its ticket. The short-label rule and the renderer share one shape (`naming.CODE`)."""
+    leases = build_spec(load_seed(SUITE / "leases.yaml"))
+    rows = {"property": [{"id": 1, "name": "Kelvin House"}],
+            "unit": [{"id": 22, "unit_no": "Flat 22", "property_id": 1}]}
+    view = UserView(leases, sqlite3.connect(":memory:"), _rows=rows,
+                    _by_id={e: {r["id"]: r for r in rs} for e, rs in rows.items()})
+    assert "Flat 22" not in view.short_labels("unit", rows["unit"][0])

@@ -12,7 +12,7 @@ import re
 
 from factory.spec.labels import enum_label
 from factory.spec.model import EntitySpec, Spec
-from factory.spec.naming import identifier
+from factory.spec.naming import CODE, identifier
 from factory.tasks.language import grammar
 from factory.tasks.language.row_labels import (
     _LAST_FIELD,
@@ -154,8 +154,7 @@ def _pointing(ent: EntitySpec, parts: list[str], thing: str) -> str | None:
     return words[-1]
 
 
-# A code a row is known by: letters and digits, a dash or a slash, no space ("INC-16", "BWL-1042").
-_CODE = re.compile(r"[A-Z0-9][A-Za-z0-9/#.-]*\d[A-Za-z0-9/#.-]*")
+_CODE = CODE  # a code a row is known by ("INC-16"): `naming.CODE`
 
 
 def _own_code(ent: EntitySpec, text: str) -> bool:
