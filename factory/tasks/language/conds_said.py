@@ -100,7 +100,7 @@ def ref_said(spec: Spec, field: FieldSpec, value: str) -> str | None:
 # brackets or quotes (a list or a code stays quoted after the noun).
 PROPER_NAME = re.compile(r"[A-Z0-9][\w&'.-]*(?: [A-Za-z0-9&][\w&'.-]*){0,5}")
 # Places a row is in, said by the place's name alone ("the flats in London").
-PLACES = frozenset(["city", "country", "town", "region", "neighbourhood", "neighborhood", "district", "area"])
+PLACES = grammar.PLACE_NOUNS
 
 
 def name_first(spec: Spec, ent: EntitySpec, field: FieldSpec, value: str) -> str | None:

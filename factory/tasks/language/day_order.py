@@ -17,11 +17,11 @@ from collections import Counter
 from collections.abc import Callable
 
 from factory.spec.model import Spec
+from factory.tasks.language.row_labels import _MONTHS
 
 # The currencies of the countries that write the month first (the United States; Canada mostly).
 MONTH_FIRST = frozenset(["USD", "CAD"])
 
-_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 _MONTH_DAY_YEAR = re.compile(rf"\b(?P<month>{_MONTHS}) (?P<day>\d{{1,2}}), (?P<year>\d{{4}})\b")
 _MONTH_DAY = re.compile(rf"\b(?P<month>{_MONTHS}) (?P<day>\d{{1,2}})\b")
 _DAY_MONTH_YEAR = re.compile(rf"\b(?P<day>\d{{1,2}}) (?P<month>{_MONTHS}) (?P<year>\d{{4}})\b")

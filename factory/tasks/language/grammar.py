@@ -31,6 +31,10 @@ PREPOSITIONS = frozenset([
     "inside", "into", "like", "near", "of", "off", "on", "onto", "out", "outside", "over", "past", "per", "since",
     "through", "throughout", "till", "to", "toward", "towards", "under", "until", "up", "upon", "via", "with",
     "within", "without"])
+# Kinds of place a row is in ("city", "area"), and those whose every member is a proper name (a
+# country is always named, an area may be "interior"): closed classes of English.
+PLACE_NOUNS = frozenset(["city", "country", "town", "region", "neighbourhood", "neighborhood", "district", "area"])
+NAMED_PLACE_NOUNS = frozenset(["city", "country", "town", "state", "province", "county"])
 # Prepositions of place and state: rows "in Bristol", "on sale", "under review" are counted by
 # where they are ("How many … are on sale?"), never as a kind ("How many … on sale are there?").
 WHERE_PREPOSITIONS = frozenset(["in", "at", "on", "under", "off", "inside", "outside", "within"])

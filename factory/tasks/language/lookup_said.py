@@ -96,15 +96,12 @@ def when_label(field: FieldSpec) -> str | None:
     return " ".join(words)
 
 
-# Kinds of place a row is in (a closed class of English): asked "What city is … in?".
-PLACE_KINDS = frozenset(["city", "country", "town", "region", "county", "state", "province", "district",
-                         "neighbourhood", "neighborhood", "area", "suburb"])
 
 
 def in_place(field: FieldSpec) -> bool:
     """Whether a field names the place a row is in ("City", "Country"): a choice or a text whose
     noun is a kind of place."""
-    return field.type in ("enum", "string") and field_noun(field) in PLACE_KINDS
+    return field.type in ("enum", "string") and field_noun(field) in grammar.PLACE_NOUNS | grammar.NAMED_PLACE_NOUNS
 
 
 def prices_in(entity: EntitySpec, field: FieldSpec) -> bool:

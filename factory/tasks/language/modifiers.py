@@ -172,12 +172,12 @@ def graded(f: FieldSpec | ParamSpec, word: str) -> str | None:
 # A brand or maker said before its noun ("Ford models"): capitalised words, no quotes or commas.
 _BRAND = re.compile(r"[A-Z][\w&'.-]*(?: [A-Z0-9][\w&'.-]*){0,5}")
 # Fields that say where a row is ("London"): a place follows its noun ("the branches in London").
-_PLACES = frozenset(["city", "country", "town", "region", "neighbourhood", "neighborhood", "district", "area"])
+_PLACES = grammar.PLACE_NOUNS
 
 
 # Kinds of place whose every member is a proper name (a country is always named, an area may be
 # "interior"): a closed class of the language, not a record of seeds.
-_NAMED_PLACES = frozenset(["city", "country", "town", "state", "province", "county"])
+_NAMED_PLACES = grammar.NAMED_PLACE_NOUNS
 
 
 def named_place(field: FieldSpec, value: str) -> bool:
