@@ -22,6 +22,7 @@ from factory.tasks.language.intents import intent_forms, parse_intent, render_in
 from factory.tasks.language.phrasing import Ask, AskStep, Cond, Question, RefText, parse, render
 from factory.tasks.language.resolve import find_rows
 from factory.tasks.language.row_names import name_of, read_name
+from factory.tasks.propose.base import ProposerBase
 
 SUITE = Path(__file__).resolve().parents[2] / "seeds" / "suite"
 
@@ -121,14 +122,14 @@ def test_a_seed_phrasing_says_its_moment_after_at_with_the_time_first(gym: Spec)
 
 def test_a_row_it_is_for_is_said_bare_when_its_name_cannot_lead() -> None:
     """"my viewing appointment for Flat 26, Harbour View on June 19 …" (a name with a comma
-    cannot go before a noun), "Tom Whitaker's application for Flat 26, Harbour View (June 4)";
+    cannot go before a noun), "Tom Whitaker's application for Flat 26, Harbour View from June 4";
     a label of marks and counts stays quoted."""
     leases = build_spec(load_seed(SUITE / "leases.yaml"))
     for entity, label, mine, said in [
             ("viewing", "Flat 26, Harbour View at June 19 at 7:45 PM", True,
              "my viewing appointment for Flat 26, Harbour View on June 19 at 7:45 PM"),
             ("application", "Tom Whitaker for Flat 26, Harbour View (June 4)", False,
-             "Tom Whitaker's application for Flat 26, Harbour View (June 4)")]:
+             "Tom Whitaker's application for Flat 26, Harbour View from June 4")]:
         assert name_of(leases, entity, RefText(label, mine=mine), "subject") == said
         assert read_name(leases, entity, said).text == label
     tickets = build_spec(load_seed(SUITE / "ticketing.yaml"))
@@ -416,3 +417,19 @@ def test_a_unique_name_with_a_space_is_no_code_to_name_a_row_by() -> None:
     view = UserView(leases, sqlite3.connect(":memory:"), _rows=rows,
                     _by_id={e: {r["id"]: r for r in rs} for e, rs in rows.items()})
     assert "Flat 22" not in view.short_labels("unit", rows["unit"][0])
+
+
+def test_a_row_the_run_makes_is_named_by_its_own_code_alone() -> None:
+    """A ticket a task's setup makes is said "the ticket INC-171", as one already there is: its
+    code is unique, so it names it alone though no row answers to it yet; a code some row already
+    has does not."""
+    desk = build_spec(load_seed(SUITE / "helpdesk.yaml"))
+    rows = {"ticket": [{"id": 1, "number": "INC-122", "summary": "New starter equipment", "requester_id": 7}]}
+    view = UserView(desk, sqlite3.connect(":memory:"), _rows=rows, _by_id={"ticket": {1: rows["ticket"][0]}})
+    proposer = object.__new__(ProposerBase)
+    proposer.spec, proposer.world = desk, view
+    made = {"id": 2, "number": "INC-171", "summary": "Wi-Fi won't connect", "requester_id": 7}
+    assert proposer._spoken_name("ticket", made, 7, new=True) == "INC-171"
+    clash = {**made, "number": "INC-122"}  # a code some row has already: the whole label
+    assert proposer._spoken_name("ticket", clash, 7, new=True) != "INC-122"
+    assert proposer._spoken_name("ticket", rows["ticket"][0], 7) == "INC-122"

@@ -509,15 +509,38 @@ def test_a_value_that_is_a_name_is_written_as_one(seed: str, entity: str, field:
 
 
 def test_a_superlative_follows_its_row_where_the_act_ends_on_it() -> None:
-    """"Hold the ticket tier for the Night Market Sessions event with the lowest price", never
-    "Hold whichever ticket tier … has the lowest price"; read back to the same find-then-act."""
+    """"Hold the ticket tier for the Night Market Sessions event with the lowest capacity", never
+    "Hold whichever ticket tier … has the lowest capacity"; read back to the same find-then-act."""
     tickets = build_spec(load_seed(SEEDS / "suite" / "ticketing.yaml"))
     for op, word in (("max", "highest"), ("min", "lowest")):
-        step = AskStep("hold_tier", {}, ("tier", Question(op, "tier", "price",
+        step = AskStep("hold_tier", {}, ("tier", Question(op, "tier", "capacity",
                                                           conds=(Cond("event", '"Night Market Sessions"'),))))
         text = render(tickets, Ask("read_write", steps=(step,)), 0)
-        assert text == f"Hold the ticket tier for the Night Market Sessions event with the {word} price.", text
+        assert text == f"Hold the ticket tier for the Night Market Sessions event with the {word} capacity.", text
         assert parse(tickets, text).steps[0] == step
+
+
+def test_a_row_ranked_by_its_price_is_the_cheapest_or_the_most_expensive() -> None:
+    """A row's one price ranks it as people rank what they buy: "Hold the most expensive ticket
+    tier for …", "Which of … is the cheapest?", "Find the cheapest …, then …"; each read back."""
+    tickets = build_spec(load_seed(SEEDS / "suite" / "ticketing.yaml"))
+    for op, word in (("max", "most expensive"), ("min", "cheapest")):
+        q = Question(op, "tier", "price", conds=(Cond("event", '"Night Market Sessions"'),))
+        step = AskStep("hold_tier", {}, ("tier", q))
+        text = render(tickets, Ask("read_write", steps=(step,)), 0)
+        assert text == f"Hold the {word} ticket tier for the Night Market Sessions event.", text
+        assert parse(tickets, text).steps[0] == step
+        asked = render(tickets, Ask("read", question=q), 0)
+        assert asked == f"Which of the ticket tiers for the Night Market Sessions event is the {word}?", asked
+        assert parse(tickets, asked).question == q
+        sold = AskStep("sell_at_door", {"buyer": RefText("Danny Sharp", mine=False), "quantity": 3}, ("tier", q))
+        said = render(tickets, Ask("read_write", steps=(sold,)), 0)
+        assert f"the {word} ticket tier" in said, said
+        back = parse(tickets, said).steps[0]
+        assert (back.workflow, back.pick, back.args["quantity"]) == ("sell_at_door", ("tier", q), "3"), back
+    plans = build_spec(load_seed(SEEDS / "suite" / "gym.yaml"))  # a joining fee and a monthly fee: neither alone
+    q = Question("min", "plan", "monthly_fee")
+    assert "cheapest" not in render(plans, Ask("read", question=q), 0)
 
 
 def test_a_text_labelled_by_a_noun_and_whom_it_is_for_goes_after_the_noun() -> None:
@@ -650,3 +673,29 @@ def test_a_text_that_repeats_the_rows_name_is_said_as_that() -> None:
     other = AskStep("raise_ticket", {**step.args, "summary": "Phone dead at reception"})
     said = render(desk, Ask("write", steps=(other,)), 0)
     assert "that as" not in said and parse(desk, said).steps[0].args == other.args
+
+
+def test_things_a_row_counts_are_said_as_the_users_own() -> None:
+    """"Transfer my 3 VIP tickets for Canal Street Pride Party to …", never "Transfer tickets for
+    my order of 3 VIP tickets for …": the label's noun is what the order counts; read back."""
+    tickets = build_spec(load_seed(SEEDS / "suite" / "ticketing.yaml"))
+    for label, said in (("VIP · Canal Street Pride Party ×3", "my 3 VIP tickets for Canal Street Pride Party"),
+                        ("General admission · Night Market Sessions ×1",
+                         "my 1 General admission ticket for Night Market Sessions")):
+        step = AskStep("transfer_tickets", {"order": RefText(label, mine=True),
+                                            "recipient": RefText("Hana Sato", mine=False)})
+        for variant in range(3):
+            text = render(tickets, Ask("write", steps=(step,)), variant)
+            assert f"ransfer {said} to Hana Sato" in text, text
+            assert "order" not in text, text
+            assert parse(tickets, text).steps[0].args["order"].text == label, text
+
+
+def test_words_written_on_a_row_are_asked_on_it() -> None:
+    """"the note on my transfer …", never "the note of my transfer …"."""
+    tickets = build_spec(load_seed(SEEDS / "suite" / "ticketing.yaml"))
+    label = "General admission · Canal Street Pride Party ×3 to Cindy Beard"
+    q = Question("lookup", "transfer", "note", target=RefText(label, mine=True))
+    text = render(tickets, Ask("read", question=q), 0)
+    assert text.startswith("What is the note on my transfer"), text
+    assert parse(tickets, text).question.target.text == label

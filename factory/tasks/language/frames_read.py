@@ -33,7 +33,7 @@ from factory.tasks.language.row_labels import titled
 from factory.tasks.language.row_names import read_name
 from factory.tasks.language.spoken import noun, said
 from factory.tasks.language.things import own_lookup, person
-from factory.tasks.language.unit_fold import fold_shape, unfold
+from factory.tasks.language.unit_fold import fold_shape, held_shape, held_unfold, unfold
 from factory.tasks.language.values import MONEY, TIME, currency_chooser, scan_value
 from factory.tasks.language.words import my_only
 
@@ -119,6 +119,10 @@ def parse_frame(spec: Spec, text: str, mine: dict[str, str], separators: tuple[s
         unfolded = unfold(f, shape, text) if shape is not None and m is None else None
         if unfolded is not None:  # "Buy 3 General admission tickets for …" (`unit_fold`)
             m = frame_pattern(f).match(unfolded)
+        held = held_shape(spec, f, workflow) if m is None else None
+        unheld = held_unfold(f, held, text) if held is not None else None
+        if unheld is not None:  # "Transfer my 3 VIP tickets for …" (`unit_fold.held_shape`)
+            m = frame_pattern(f).match(unheld)
         if m is None:
             continue
         try:

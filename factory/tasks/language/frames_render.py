@@ -32,7 +32,7 @@ from factory.tasks.language.row_labels import SPOKEN_DAY
 from factory.tasks.language.row_names import name_of
 from factory.tasks.language.spoken import noun, param_said, said
 from factory.tasks.language.things import own_lookup
-from factory.tasks.language.unit_fold import fold_shape, folded, unfold
+from factory.tasks.language.unit_fold import fold_shape, folded, held_folded, held_shape, held_unfold, unfold
 from factory.tasks.language.values import param_text, priced, said_by_amount, without_this_year
 
 
@@ -156,6 +156,14 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
 def _folded(spec: Spec, f: Frame, workflow: WorkflowSpec, text: str, rows: dict[int, str]) -> str:
     """"Buy 3 General admission tickets for …" where the frame says "Buy 3 tickets to the General
     admission ticket tier for …" (`unit_fold`), kept only when it reads back to the same words."""
+    held = held_shape(spec, f, workflow)
+    if held is not None and held.row_piece in rows:
+        unit = f.pieces[held.noun_piece].lead
+        whole = unit + f.pieces[held.row_piece].lead + rows[held.row_piece]
+        said_held = held_folded(rows[held.row_piece], held, unit.strip())
+        candidate = text.replace(whole, f" {said_held}") if said_held and text.count(whole) == 1 else None
+        if candidate is not None and held_unfold(f, held, candidate) == text:
+            return candidate  # "Transfer my 3 VIP tickets for …", never "Transfer tickets for my order of 3 VIP tickets"
     shape = fold_shape(spec, f, workflow)
     if shape is None or shape.row_piece not in rows:
         return text

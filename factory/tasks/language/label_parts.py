@@ -157,7 +157,7 @@ def _pointing(ent: EntitySpec, parts: list[str], thing: str) -> str | None:
 _CODE = CODE  # a code a row is known by ("INC-16"): `naming.CODE`
 
 
-def _own_code(ent: EntitySpec, text: str) -> bool:
+def own_code(ent: EntitySpec, text: str) -> bool:
     """Whether `text` is a row's own code alone, where its label opens on a unique code field and
     goes on with more ("INC-122" of "{number} {summary}": `UserView.short_labels`)."""
     parts = _SLOT.split(ent.display)
@@ -185,13 +185,17 @@ def _code_first(ent: EntitySpec, parts: list[str], text: str) -> tuple[str, str]
 def _for_sep(spec: Spec, ent: EntitySpec, parts: list[str], word: str | None) -> str | None:
     """Where a label leads with the row it is for and that row's name cannot go before the noun
     (a name with a comma: "Flat 26, Harbour View"), what follows that name: the label's own
-    bracket ("… for Flat 26, Harbour View (June 4)") or the joining word ("… on June 19 at …");
+    bracket ("… for Flat 26, Harbour View (June 4)"), "from" where the bracket holds the day it
+    was made ("… for Flat 6, The Tannery from June 15"), or the joining word ("… on June 19 at …");
     None for any other label."""
     f = ent.field_named(parts[1])
     if f.type != "reference" or not f.ref or f.ref == ent.name or person(spec, f.ref):
         return None
     if parts[2].strip() == "(":
-        return parts[2]
+        day = ent.field_named(parts[3]) if len(parts) == 5 and parts[4] == ")" else None
+        # the day a record was made, said as people date one ("my application for Flat 6, The
+        # Tannery from 15 June"), never in the app's brackets
+        return " from " if day is not None and day.type in ("date", "datetime") else parts[2]
     return f" {word} " if word else None
 
 

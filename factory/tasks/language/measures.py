@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from factory.spec.model import FieldSpec, ParamSpec
+from factory.spec.model import EntitySpec, FieldSpec, ParamSpec
 from factory.tasks.language import grammar
 from factory.tasks.language.spoken import noun, said
 
@@ -89,3 +89,17 @@ def rate_per(param: FieldSpec | ParamSpec) -> str | None:
     unit = next((u for u, said_as in _RATE_UNITS if set(words) & set(said_as)), None)
     return None if unit is None else f"{'an' if unit == 'hour' else 'a'} {unit}"
 
+
+
+# Nouns of what a row costs the one who pays for it: a row ranked by one is "the cheapest" or
+# "the most expensive", as people rank things they buy.
+PRICE_NOUNS = frozenset(["price", "cost", "fare", "rent", "rate", "fee"])
+CHEAPEST, DEAREST = "cheapest", "most expensive"
+
+
+def price_field(entity: EntitySpec) -> FieldSpec | None:
+    """The one amount a row costs ("Price", "Cost", "Monthly rent"): a money field whose noun ends
+    on a price noun, where the row has exactly one; None otherwise (a plan with a joining fee and
+    a monthly fee is cheap by neither alone)."""
+    found = [f for f in entity.fields if f.type == "money" and noun(said(f)).split()[-1:] in ([w] for w in PRICE_NOUNS)]
+    return found[0] if len(found) == 1 else None

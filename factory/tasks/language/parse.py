@@ -20,7 +20,7 @@ from factory.tasks.language.frames import IT
 from factory.tasks.language.frames_read import parse_frame
 from factory.tasks.language.measures import with_unit
 from factory.tasks.language.parse_conds import entity_and_conds, field_by, parse_conds, same
-from factory.tasks.language.parse_picks import pick_ranked, pick_whichever
+from factory.tasks.language.parse_picks import pick_ranked, pick_superlative, pick_whichever
 from factory.tasks.language.parse_shaped import _said_at
 from factory.tasks.language.registers import drop_context
 from factory.tasks.language.render import bulk_sentence, lower_first, pick_verb, split_verb
@@ -198,7 +198,8 @@ def parse_step(spec: Spec, text: str) -> AskStep:
         if whole is not None and text in (f"{whole}.", f"Please {lower_first(whole)}.", f"Could you {lower_first(whole)}?"):
             return AskStep(w.name, {})
     framed = (_pick_framed(spec, text) or pick_whichever(spec, text, my_phrases(spec), LIST_SEPARATORS, parse_args)
-              or pick_ranked(spec, text, my_phrases(spec), LIST_SEPARATORS, parse_args))
+              or pick_ranked(spec, text, my_phrases(spec), LIST_SEPARATORS, parse_args)
+              or pick_superlative(spec, text, my_phrases(spec), LIST_SEPARATORS, parse_args))
     if framed is not None:
         return framed
     m = _PICK_THEN.match(text)

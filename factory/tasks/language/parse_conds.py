@@ -24,7 +24,7 @@ from factory.tasks.language.conds_said import (
     ref_said,
     said_bare,
 )
-from factory.tasks.language.measures import count_noun
+from factory.tasks.language.measures import count_noun, price_field
 from factory.tasks.language.modifiers import bool_feature, kind_said, named_place, read_adjective
 from factory.tasks.language.row_names import read_name
 from factory.tasks.language.spoken import entity_noun, field_noun, own_field_noun, recency_field, spoken_plural
@@ -76,33 +76,48 @@ def entity_and_conds(spec: Spec, text: str, plural: bool) -> tuple[EntitySpec, t
 
 # Stands for the field a row is "the most recent" by (`spoken.recency_field`, `unranked`).
 WHEN = "(its date)"
+# Stands for the field a row is "the cheapest" by (`measures.price_field`, `unranked`).
+PRICE = "(its price)"
 
 
 # "…that has been lent the most times" and "…that is the most recent" (`render.ranked`), read as
 # the rankings they are: by the field "times lent", by the entity's plain date (`WHEN`).
 _RANKED = re.compile(r"\bhas been (?P<done>[a-z]+) the (?P<dir>most|fewest) times\b"
-                     r"|\bis the (?P<age>most recent|oldest)\b")
+                     r"|\bis the (?P<age>most recent|oldest)\b|\bis the (?P<price>cheapest|most expensive)\b")
 _QUOTED = re.compile(r'("[^"]*")')
 # "Find my most recent message in the folder "inbox", then …" (`render.render_step`): a quoted
 # name may hold a comma, so the words up to ", then" are read quote by quote.
-_AGED_FIND = re.compile(r'\b(?P<find>[Ff]ind) (?P<scope>my|the) (?P<age>most recent|oldest) '
+_AGED_FIND = re.compile(r'\b(?P<find>[Ff]ind) (?P<scope>my|the) (?P<age>most recent|oldest|cheapest|most expensive) '
                         r'(?P<rest>(?:[^",]|"[^"]*")+?), then ')
+# The row a superlative ranks by: its plain date ("most recent"), its price ("cheapest").
+_AGES = {"most recent": ("latest", WHEN), "oldest": ("earliest", WHEN),
+         "most expensive": ("highest", PRICE), "cheapest": ("lowest", PRICE)}
 
 
 def unranked(text: str) -> str:
     """Rankings said as people say them, written the way every other ranking is ("has the most
     times lent", "has the latest {WHEN}"); nothing inside quotes (a row's name) is touched."""
     def one(m: re.Match[str]) -> str:
-        if m["age"]:
-            return f"has the {'latest' if m['age'] == 'most recent' else 'earliest'} {WHEN}"
+        if m["age"] or m["price"]:
+            return _has_the(m["age"] or m["price"])
         return f"has the {m['dir']} times {m['done']}"
 
-    text = _AGED_FIND.sub(lambda m: f"{m['find']} {m['scope']} {m['rest']} that has the "
-                          f"{'latest' if m['age'] == 'most recent' else 'earliest'} {WHEN}, then ", text)
+    text = _AGED_FIND.sub(lambda m: f"{m['find']} {m['scope']} {m['rest']} that {_has_the(m['age'])}, then ", text)
     return "".join(part if part.startswith('"') else _RANKED.sub(one, part) for part in _QUOTED.split(text))
 
 
+def _has_the(age: str) -> str:
+    """A superlative as the ranking it is: "has the latest (its date)", "has the lowest (its price)"."""
+    word, by = _AGES[age]
+    return f"has the {word} {by}"
+
+
 def field_by(ent: EntitySpec, text: str) -> str:
+    if text == PRICE:
+        price = price_field(ent)
+        if price is None:
+            raise ParseError(f"{ent.label} has no one price to be the cheapest by")
+        return price.name
     if text == WHEN:
         when = recency_field(ent)
         if when is None:

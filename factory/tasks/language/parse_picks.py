@@ -19,6 +19,7 @@ from factory.spec.model import Spec
 from factory.tasks.language.asks import ONLY, AskStep, ParseError, Question, RefText
 from factory.tasks.language.frames import IT
 from factory.tasks.language.frames_read import parse_frame
+from factory.tasks.language.measures import CHEAPEST, DEAREST, price_field
 from factory.tasks.language.parse_conds import entity_and_conds, field_by
 
 _DIRECTIONS = {"highest": "max", "lowest": "min", "latest": "max", "earliest": "min", "most": "max", "fewest": "min"}
@@ -74,6 +75,38 @@ def pick_ranked(spec: Spec, text: str, mine: dict[str, str], separators: tuple[s
     return None
 
 
+_SUPERLATIVE = re.compile(rf"\b(?:the|my) (?P<sup>{CHEAPEST}|{DEAREST}) ")
+
+
+def pick_superlative(spec: Spec, text: str, mine: dict[str, str], separators: tuple[str, ...],
+                     parse_args: Any) -> AskStep | None:
+    """The find-then-act step a sentence says by a superlative before its row ("Hold the most
+    expensive ticket tier for the Fennel & Rye event": `render.whichever`), ranked by the row's
+    one price (`measures.price_field`), or None. Where the row's words end is not marked: each
+    word boundary is tried, the farthest first, until the row and the act both read."""
+    body = text[:-1] if text.endswith((".", "?")) else text
+    for sup in _SUPERLATIVE.finditer(body):
+        head, rest = body[:sup.start()], body[sup.end():]
+        ends = sorted((m.start() for m in re.finditer(r"[ ,]", rest)), reverse=True)
+        for end in [len(rest), *ends]:
+            try:
+                ent, conds = entity_and_conds(spec, rest[:end], plural=False)
+            except ParseError:
+                continue
+            price = price_field(ent)
+            act = head + IT + rest[end:]
+            try:
+                found = parse_frame(spec, act[:1].upper() + act[1:], mine, separators, parse_args, it=ent.name) \
+                    if price is not None else None
+            except ParseError:
+                continue
+            param = next((k for k, v in found[1].items() if v == RefText(IT, ONLY)), None) if found else None
+            if found is not None and price is not None and param is not None:
+                q = Question("max" if sup["sup"] == DEAREST else "min", ent.name, price.name, conds=conds)
+                return AskStep(found[0], {k: v for k, v in found[1].items() if k != param}, (param, q))
+    return None
+
+
 def _act(spec: Spec, entity: str, head: str, rest: str, mine: dict[str, str], separators: tuple[str, ...],
          parse_args: Any) -> tuple[str, str, dict[str, Any], str] | None:
     """The ranking's field and the act around the row found ("it"): each word boundary after the
@@ -95,4 +128,4 @@ def _act(spec: Spec, entity: str, head: str, rest: str, mine: dict[str, str], se
     return None
 
 
-__all__ = ["pick_ranked", "pick_whichever"]
+__all__ = ["pick_ranked", "pick_superlative", "pick_whichever"]

@@ -27,7 +27,7 @@ from factory.tasks.language.conds_said import (
 from factory.tasks.language.frames import IT, frame
 from factory.tasks.language.frames_render import render_frame
 from factory.tasks.language.lookup_said import be, head_noun, lookup_said
-from factory.tasks.language.measures import count_noun, times_done
+from factory.tasks.language.measures import CHEAPEST, DEAREST, count_noun, price_field, times_done
 from factory.tasks.language.modifiers import adjective
 from factory.tasks.language.row_labels import SPOKEN_DAY, person_split
 from factory.tasks.language.row_names import name_of
@@ -177,14 +177,16 @@ def _word(spec: Spec, entity: str, field: str, op: str) -> str:
 
 def ranked(spec: Spec, entity: str, field: str, op: str) -> str:
     """What the row found has the most or least of: "has the highest balance", "has the most
-    guests", for a count of times "has been lent the most times", and by its plain date "is the
-    most recent" (`parse_conds.unranked` reads the last two back)."""
+    guests", for a count of times "has been lent the most times", by its plain date "is the most
+    recent", by its price "is the cheapest" (`parse_conds.unranked` reads the last three back)."""
     f = spec.entity(entity).field_named(field)
     done = times_done(f)
     if done is not None:
         return f"has been {done} the {_word(spec, entity, field, op)} times"
     if recency_field(spec.entity(entity)) is f:  # "the message that is the most recent", not "has the latest day"
         return "is the most recent" if op == "max" else "is the oldest"
+    if price_field(spec.entity(entity)) is f:  # "the tier that is the cheapest", not "has the lowest price"
+        return f"is the {DEAREST if op == 'max' else CHEAPEST}"
     # a count is ranked by the things counted: "has the most reopens", never "the most reopen count"
     return f"has the {_word(spec, entity, field, op)} {count_noun(f) or field_noun(f)}"
 
@@ -363,10 +365,15 @@ def whichever(spec: Spec, ent: EntitySpec, adj: str, which: str, rank: str, act:
     recent", said "Find …, then …"). `parse_picks.pick_whichever` reads it back."""
     outside = re.sub(r'"[^"]*"', lambda m: " " * len(m.group(0)), act)
     places = list(_IT_WORD.finditer(outside))
-    if not act or len(places) != 1 or not rank.startswith("has "):
+    priced = rank.removeprefix("is the ") in (CHEAPEST, DEAREST)
+    if not act or len(places) != 1 or not (rank.startswith("has ") or priced):
         return None
     mine = (scope or scope_word(ent)) == "my"
-    if rank.startswith("has the ") and " with " not in which and not which.startswith(" whose "):
+    if priced and (" with " in which or which.startswith(" whose ")):
+        return None  # "the cheapest tier with …" would read its conditions as the act's
+    if priced:  # "Hold the most expensive ticket tier for the … event" (`parse_picks.pick_superlative`)
+        said_row = f"{'my' if mine else 'the'} {rank.removeprefix('is the ')} {adj}{noun(said(ent))}{which}"
+    elif rank.startswith("has the ") and " with " not in which and not which.startswith(" whose "):
         # "Buy 1 ticket in the ticket tier for the … event with the highest price", as people put
         # a superlative; "whichever" only where a "with" or "whose" is said already
         said_row = f"{'my' if mine else 'the'} {adj}{noun(said(ent))}{which} with {rank.removeprefix('has ')}"
@@ -411,7 +418,7 @@ def render_step(spec: Spec, step: AskStep, variant: int) -> str:
         chosen = whichever(spec, ent, adj, which, ranked(spec, q.entity, q.field, q.op), act, scope)
         if chosen is not None:  # "Retire whichever car for the Heathrow T5 branch has the latest service date."
             return chosen
-        if act and age in ("most recent", "oldest"):  # "Find my most recent unread message in …, then …"
+        if act and age in ("most recent", "oldest", CHEAPEST, DEAREST):  # "Find my most recent unread message in …, then …"
             return f"Find {scope} {age} {adj}{noun(said(ent))}{which}, then {lower_first(act)}."
         if act:
             return (f"Find {scope} {adj}{noun(said(ent))}{which} that "

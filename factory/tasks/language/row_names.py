@@ -23,7 +23,6 @@ from factory.tasks.language.label_parts import (
     _for_sep,
     _joining,
     _lead,
-    _own_code,
     _placed,
     _pointed_noun,
     _pointing,
@@ -32,6 +31,7 @@ from factory.tasks.language.label_parts import (
     _undated_for,
     _undated_lead,
     kind_noun,
+    own_code,
 )
 from factory.tasks.language.row_labels import (
     _PLACE_LIKE,
@@ -95,7 +95,8 @@ def _around(spec: Spec, ent: EntitySpec, text: str, templates: list[str]) -> tup
             return lead, f"{word} {rest}"
         sep = _for_sep(spec, ent, parts, word) if m else None
         if m and sep is not None and lead is None and rest and _PLACE_LIKE.fullmatch(m[1]) and '"' not in rest:
-            return "", f"for {m[1]}{sep}{rest}"  # "my viewing appointment for Flat 26, Harbour View on June 19 …"
+            # "my viewing appointment for Flat 26, Harbour View on June 19 …", "my application for … from June 15"
+            return "", f"for {m[1]}{sep}{rest.removesuffix(')') if sep != parts[2] else rest}"
     return None
 
 
@@ -137,7 +138,7 @@ def _read_around(spec: Spec, ent: EntitySpec, text: str, templates: list[str]) -
         m = re.fullmatch(rf"{re.escape(thing)} for (?P<lead>[^\"]+?){re.escape(sep)}(?P<rest>[^\"]+)", text,
                          re.IGNORECASE) if sep else None
         if m is not None and _lead(spec, ent, parts[1], m["lead"], thing) is None and _PLACE_LIKE.fullmatch(m["lead"]):
-            return f"{m['lead']}{parts[2]}{m['rest']}"
+            return f"{m['lead']}{parts[2]}{m['rest']}" + (parts[4] if sep != parts[2] else "")
     return None
 
 
@@ -196,7 +197,7 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
         return ref.text  # money goes to "Sunvale Energy"; a person is named by their name ("to Liam O'Connor")
     if role in ("source", "dest") and ent.visibility == "public" and not mine and _PLACE_NAME.fullmatch(ref.text):
         return ref.text  # a place everyone knows goes "from Busan to Los Angeles", never "from the port "Busan""
-    if _own_code(ent, ref.text):  # "the ticket INC-122": a row known by its code, said by it alone
+    if own_code(ent, ref.text):  # "the ticket INC-122": a row known by its code, said by it alone
         return f"{owner}{thing} {ref.text}"
     split = _template_split(ent, ref.text)
     if split is not None:
@@ -379,7 +380,7 @@ def read_name(spec: Spec, entity: str, text: str) -> RefText:
     if towards is not None:
         return towards
     coded = re.fullmatch(rf"{re.escape(thing)} (?P<code>{_CODE.pattern})", text, re.IGNORECASE)
-    if coded is not None and _own_code(ent, coded["code"]):  # "ticket INC-122"
+    if coded is not None and own_code(ent, coded["code"]):  # "ticket INC-122"
         return RefText(coded["code"], mine=mine)
     shape = person_template(spec, ent)
     whose = re.fullmatch(rf'(?P<who>[A-Z][^"]*?)\'s {re.escape(thing)}(?: "(?P<rest>[^"]+)")?', text, re.IGNORECASE)

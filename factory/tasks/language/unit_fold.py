@@ -7,6 +7,10 @@ The shape is grammar, read from the frame and the seed: a verb, a count, the cou
 it ("ticket tier", "room type", "seat class"). The row's name then modifies the counted noun, and
 what followed the row's noun follows it. `unfold` reads the folded sentence back into the frame's
 own words, so `frames_read` parses it unchanged.
+
+A row that counts the very things a label's verb acts on is said as those things, the user's own:
+"Transfer my 3 VIP tickets for Canal Street Pride Party to …", never "Transfer tickets for my order
+of 3 VIP tickets for …" (`held_shape`); `held_unfold` reads it back the same way.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from dataclasses import dataclass
 
 from factory.spec.model import Spec, WorkflowSpec
 from factory.tasks.language import grammar
+from factory.tasks.language.counted_names import count_shape
 from factory.tasks.language.frame_params import COUNT, classes_things
 from factory.tasks.language.frames import Frame
 from factory.tasks.language.spoken import noun, said
@@ -76,3 +81,54 @@ def unfold(f: Frame, fold: Fold, text: str) -> str | None:
         return None
     lead = f.pieces[fold.row_piece].lead
     return f"{m['head']} {m['unit']}{lead}the {m['pre']} {fold.row_noun}{m['post']}"
+
+
+@dataclass(frozen=True)
+class HeldFold:
+    """Where a frame says the things a row counts, then that row: the noun's piece (" tickets"),
+    the row's piece (" for " + the order) and the row's noun ("order")."""
+
+    noun_piece: int
+    row_piece: int
+    row_noun: str
+
+
+def held_shape(spec: Spec, f: Frame, workflow: WorkflowSpec) -> HeldFold | None:
+    """The held fold of `f` ("Transfer tickets for my order of 3 VIP tickets for …"): the verb, the
+    label's own plural noun, then " for " the row acted on, whose label counts that noun (a count
+    shape whose unit it is); None otherwise."""
+    pieces = f.pieces
+    for i in range(1, len(pieces) - 1):
+        things, row = pieces[i], pieces[i + 1]
+        if things.param is not None or row.role != "subject" or row.lead != " for ":
+            continue
+        if any(p.param is not None for p in pieces[:i]):
+            return None
+        p = next((q for q in workflow.params if q.name == row.param), None)
+        ent = spec.entity(p.ref) if p is not None and p.ref else None
+        shape = count_shape(spec, ent, ent.display, lambda _label: []) if ent is not None else None
+        if shape is None or things.lead.strip().lower() != shape.unit:
+            return None
+        return HeldFold(i, i + 1, noun(said(ent)))
+    return None
+
+
+def held_folded(row_text: str, fold: HeldFold, unit: str) -> str | None:
+    """The things a row counts said as the user's own ("my 3 VIP tickets for Canal Street Pride
+    Party" of "my order of 3 VIP tickets for …"), where the name is said so; None otherwise."""
+    m = re.fullmatch(rf"(?P<det>my|the) {re.escape(fold.row_noun)} of (?P<rest>[^\"]+)", row_text)
+    one = grammar.singular(unit)
+    if m is None or not re.search(rf"\b(?:{re.escape(unit)}|{re.escape(one)})\b", m["rest"]):
+        return None
+    return f"{m['det']} {m['rest']}"
+
+
+def held_unfold(f: Frame, fold: HeldFold, text: str) -> str | None:
+    """A held-folded sentence in the frame's own words ("Transfer tickets for my order of 3 VIP
+    tickets for …"), or None when `text` is not said so."""
+    head = "".join(re.escape(p.lead) for p in f.pieces[:fold.noun_piece])
+    m = re.match(rf"(?P<head>{head}) (?P<det>my|the) (?P<rest>.+)$", text, re.IGNORECASE)
+    if m is None:
+        return None
+    things, row = f.pieces[fold.noun_piece].lead, f.pieces[fold.row_piece].lead
+    return f"{m['head']}{things}{row}{m['det']} {fold.row_noun} of {m['rest']}"

@@ -34,6 +34,7 @@ from factory.tasks.draft import Draft
 from factory.tasks.language import grammar
 from factory.tasks.language.asks import ONLY, Ask, AskStep, Cond, Question, RefText, joint_ref
 from factory.tasks.language.intents import intent_forms, slot_key, slot_said
+from factory.tasks.language.label_parts import own_code
 from factory.tasks.language.lint import DATE_ISO, Change, Hit, lint_goal
 from factory.tasks.language.render import bulk_sentence
 from factory.tasks.language.resolve import find_rows, select
@@ -127,14 +128,18 @@ class ProposerBase:
         """How a goal names a row by its label: dates in words, this year's without the year, and
         without the time of day where the day alone tells it from every other row the user sees
         ("logged on May 11", not "logged on May 11 at 9:00 AM"); a `new` row (one the run makes)
-        is in no row's way yet, so its day must name none."""
+        is in no row's way yet, so its day must name none, and a shorter name only where it is the
+        row's own unique code ("the ticket INC-171")."""
         label = self._label(entity, row)
         full = spoken_label(label, self.spec.today[:4])
-        for shorter in ([] if new else self.world.short_labels(entity, row)):
+        ent = self.spec.entity(entity)
+        for shorter in self.world.short_labels(entity, row):
+            if new and not own_code(ent, shorter):
+                continue  # a row the run makes is in no row's way yet; only its unique code names it for sure
             # the row it belongs to, or a row it names said by its own shorter name, where that
             # names this row alone ("my tenancy for Flat 5, Kelvin House", never "… from August 10")
             said_short = spoken_label(shorter, self.spec.today[:4])
-            if [r["id"] for r in find_rows(self.world, entity, user_id, RefText(said_short))] == [row["id"]]:
+            if [r["id"] for r in find_rows(self.world, entity, user_id, RefText(said_short))] == ([] if new else [row["id"]]):
                 return said_short
         for short in (said_once(spoken_label(label, self.spec.today[:4], timeless=True)),
                       spoken_label(label, self.spec.today[:4], timeless=True), said_once(full)):

@@ -28,7 +28,7 @@ from factory.tasks.language.phrasing import (
     render,
 )
 from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, answer, comparable, find_rows, select
-from factory.tasks.language.spoken import additive, noun, said, spoken_label
+from factory.tasks.language.spoken import additive, noun, said
 from factory.tasks.language.words import my_only
 from factory.tasks.propose.base import ORDERED, ProposerBase
 from factory.tasks.propose.unit_rates import unit_rates
@@ -217,7 +217,9 @@ class ReadsMixin(ProposerBase):
                 # a row named after the asker is theirs: "my payments for Ashley Vega's membership"
                 # said by Ashley is no one's way to ask; a condition names the rows of others
                 return None
-            return Cond(f.name, f'"{spoken_label(label, self.spec.today[:4])}"')
+            # the row as goals name it: by its code alone where that names it ("replies for the
+            # ticket INC-114", never "… INC-114 (Outlook or mailbox problem)")
+            return Cond(f.name, f'"{self._spoken_name(f.ref, target, user.id)}"')
         if f.type == "money" and f.currency_field:
             return None  # an amount compared across rows in several currencies says nothing
         if f.type == "enum" and repeats_noun(str(raw).replace("_", " "), noun(said(ent)).split()):
