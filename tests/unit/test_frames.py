@@ -699,3 +699,20 @@ def test_words_written_on_a_row_are_asked_on_it() -> None:
     text = render(tickets, Ask("read", question=q), 0)
     assert text.startswith("What is the note on my transfer"), text
     assert parse(tickets, text).question.target.text == label
+
+
+@pytest.mark.parametrize(("seed", "entity", "field", "value", "said"), [
+    ("leases", "unit", "property", "Maple Terrace", "How many flats are at Maple Terrace?"),
+    ("ticketing", "event", "venue", "The Danforth Hall", "How many events are at The Danforth Hall?"),
+])
+def test_rows_of_a_place_are_at_it(seed: str, entity: str, field: str, value: str, said: str) -> None:
+    """What belongs to a row that is somewhere (it has a city or an address) is "at" it by its
+    name: "the flats at Maple Terrace", never "the flats for the Maple Terrace property"."""
+    spec = build_spec(load_seed(SEEDS / "suite" / f"{seed}.yaml"))
+    q = Question("count", entity, conds=(Cond(field, f'"{value}"'),))
+    texts = [render(spec, Ask("read", question=q), v) for v in range(2)]
+    assert said in texts, texts
+    assert all(parse(spec, t).question == q for t in texts)
+    plans = build_spec(load_seed(SEEDS / "suite" / "helpdesk.yaml"))  # an asset's model is no place
+    assert " at " not in render(plans, Ask("read", question=Question("count", "asset", conds=(
+        Cond("model", '"Dell Latitude 5440"'),))), 1)

@@ -59,6 +59,8 @@ def render_conds(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
             parts.append(str(kind_said(f, stored.value[1:-1].replace("_", " "))))  # "in the hardware category"
         elif c.upper is None and phrase_state(ent, f, c.value) is not None:  # "the copies on loan"
             parts.append(str(phrase_state(ent, f, c.value)))
+        elif not parts and not tied and c.upper is None and (at := at_place(spec, ent, f, stored.value)) is not None:
+            parts.append(f"at {at}")  # "the flats at Maple Terrace", never "the flats for the Maple Terrace property"
         elif not parts and not tied and c.upper is None and (named := ref_said(spec, f, stored.value)) is not None:
             parts.append(f"{lead_word(f)} {named}")  # "my bookings for the Spin class session on June 6 at …"
         elif not parts and not tied and c.upper is None and (first := name_first(spec, ent, f, stored.value)) is not None:
@@ -126,6 +128,32 @@ def name_first(spec: Spec, ent: EntitySpec, field: FieldSpec, value: str) -> str
     if name in PLACES:
         return place_said(inner) if bare_place(ent) is field else None
     return f"the {inner} {name}"
+
+
+def located(spec: Spec, entity: str) -> bool:
+    """Whether rows of `entity` are places: each is somewhere (it has a city, a country, an
+    address), so what belongs to one is "at" it ("the flats at Maple Terrace")."""
+    return any(field_noun(f) in grammar.PLACE_NOUNS | grammar.NAMED_PLACE_NOUNS | {"address"}
+               for f in spec.entity(entity).fields)
+
+
+def place_field(spec: Spec, ent: EntitySpec) -> FieldSpec | None:
+    """The one field naming the place a row belongs to (`located`): a flat's property, an event's
+    venue; None where a row has none or two (a trip's origin and destination)."""
+    found = [f for f in ent.fields if f.type == "reference" and f.ref and f.ref != ent.name
+             and lead_word(f) == "for" and not person(spec, f.ref) and located(spec, f.ref)]
+    return found[0] if len(found) == 1 else None
+
+
+def at_place(spec: Spec, ent: EntitySpec, field: FieldSpec, value: str) -> str | None:
+    """A first condition naming the place a row belongs to by the place's proper name, said
+    after "at" as people say where a thing is: "Maple Terrace", "The Danforth Hall"; None where
+    `field` is no such place or the value no proper name (`PROPER_NAME`, a word that joins
+    conditions)."""
+    inner = value[1:-1] if len(value) > 2 and value[0] == value[-1] == '"' else ""
+    if place_field(spec, ent) is not field or not PROPER_NAME.fullmatch(inner) or re.search(r" (?:and|with) ", inner):
+        return None
+    return inner if all(w[:1].isupper() or not w[:1].isalpha() or w in grammar.CLOSED for w in inner.split()) else None
 
 
 def enum_place(value: str) -> str:

@@ -13,6 +13,7 @@ from factory.tasks.language.asks import Cond, ParseError
 from factory.tasks.language.conds_said import (
     PLACES,
     PROPER_NAME,
+    at_place,
     bare_place,
     bool_phrase,
     day_field,
@@ -20,6 +21,7 @@ from factory.tasks.language.conds_said import (
     lead_word,
     not_state,
     phrase_state,
+    place_field,
     place_said,
     ref_said,
     said_bare,
@@ -157,6 +159,7 @@ def parse_conds(ent: EntitySpec, text: str | None, spec: Spec | None = None) -> 
             pos += len(" and ")
             continue
         first = None if conds else ((_ref_named_at(spec, ent, text, pos) if spec is not None else None)
+                                    or (_at_place_at(spec, ent, text, pos) if spec is not None else None)
                                     or _name_first_at(ent, text, pos))
         if first is not None:  # "for the Heathrow T5 branch", "in London" (`render.name_first`)
             cond, pos = first
@@ -236,6 +239,17 @@ def _ref_named_at(spec: Spec, ent: EntitySpec, text: str, pos: int) -> tuple[Con
         if ref_said(spec, f, value) == named:
             return Cond(f.name, value), pos + ends[0]
     return None
+
+
+def _at_place_at(spec: Spec, ent: EntitySpec, text: str, pos: int) -> tuple[Cond, int] | None:
+    """A first condition naming the place a row belongs to after "at" ("at Maple Terrace":
+    `conds_said.at_place`), read only as it is written."""
+    f = place_field(spec, ent)
+    if f is None or not text.startswith("at ", pos):
+        return None
+    ends = [m.start() for m in re.finditer(r" (?:and|with) ", text[pos:])] + [len(text) - pos]
+    named = text[pos + len("at "):pos + ends[0]]
+    return (Cond(f.name, f'"{named}"'), pos + ends[0]) if at_place(spec, ent, f, f'"{named}"') == named else None
 
 
 def _name_first_at(ent: EntitySpec, text: str, pos: int) -> tuple[Cond, int] | None:
