@@ -3,6 +3,7 @@ run reads like a person wrote it and parses back to the same ask."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -716,3 +717,19 @@ def test_rows_of_a_place_are_at_it(seed: str, entity: str, field: str, value: st
     plans = build_spec(load_seed(SEEDS / "suite" / "helpdesk.yaml"))  # an asset's model is no place
     assert " at " not in render(plans, Ask("read", question=Question("count", "asset", conds=(
         Cond("model", '"Dell Latitude 5440"'),))), 1)
+
+
+def test_a_count_labelled_by_what_was_done_is_asked_of_the_things_done_to() -> None:
+    """A tier's "Sold" counts tickets: "How many tickets have been sold in the VIP ticket tier for
+    …?", "… has the most tickets sold", never "the number sold"; each read back."""
+    tickets = build_spec(load_seed(SEEDS / "suite" / "ticketing.yaml"))
+    tier = RefText("VIP · Brixton Beats Weekender", mine=False)
+    for q, said in (
+            (Question("lookup", "tier", "sold", target=tier),
+             "How many tickets have been sold in the VIP ticket tier for Brixton Beats Weekender?"),
+            (Question("min", "tier", "sold", conds=(Cond("event", '"Night Market Sessions"'),)),
+             "Which of the ticket tiers for the Night Market Sessions event has the fewest tickets sold?")):
+        text = render(tickets, Ask("read", question=q), 0)
+        assert text == said, text
+        want = replace(q, target=replace(tier, mine=None)) if q.target else q
+        assert parse(tickets, text).question == want

@@ -23,7 +23,7 @@ import re
 from factory.spec.model import Spec, WorkflowSpec
 from factory.tasks.language.asks import ONLY, Ask, AskStep, Question, RefText
 from factory.tasks.language.lookup_said import be
-from factory.tasks.language.measures import count_noun, times_done
+from factory.tasks.language.measures import count_noun, done_count, times_done
 from factory.tasks.language.render import lower_first, render_question, render_step
 from factory.tasks.language.row_names import name_of, read_name
 from factory.tasks.language.seed_context import spoken_in
@@ -260,7 +260,8 @@ def its_field(spec: Spec, steps: tuple[AskStep, ...], q: Question) -> str | None
     if q.op != "lookup" or q.field is None or q.target is None:
         return None
     f = spec.entity(q.entity).field_named(q.field)
-    if f.type == "bool" or count_noun(f) is not None or times_done(f) is not None:
+    if f.type == "bool" or count_noun(f) is not None or times_done(f) is not None \
+            or done_count(spec.entity(q.entity), f) is not None:  # "how many tickets have been sold in …?"
         return None
     named = {a for s in steps for p in _workflow(spec, s.workflow).params if p.ref == q.entity
              for a in [s.args.get(p.name)] if isinstance(a, RefText)}

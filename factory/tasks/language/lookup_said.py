@@ -14,7 +14,7 @@ from factory.spec.model import EntitySpec, FieldSpec
 from factory.tasks.language import grammar
 from factory.tasks.language.arg_words import CLASSIFIERS
 from factory.tasks.language.conds_said import bool_phrase
-from factory.tasks.language.measures import count_noun, times_done
+from factory.tasks.language.measures import count_noun, done_count, times_done
 from factory.tasks.language.modifiers import bool_adjective, bool_feature
 from factory.tasks.language.row_labels import _by_name
 from factory.tasks.language.spoken import field_noun, of_word, own_field_noun
@@ -47,6 +47,9 @@ def lookup_said(field: FieldSpec, named: str, variant: int, entity: EntitySpec |
     feature = bool_feature(field) if field.type == "bool" else None
     if feature is not None:
         return f"Does {named} have {feature}?"
+    done_to = done_count(entity, field) if entity is not None else None
+    if done_to is not None:  # "How many tickets have been sold in the VIP ticket tier for …?"
+        return f"How many {done_to[0]} have been {done_to[1]} in {named}?"
     counted = count_noun(field)
     if counted is not None:
         return f"How many {counted} does {named} have?"

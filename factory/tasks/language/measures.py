@@ -10,6 +10,7 @@ import re
 
 from factory.spec.model import EntitySpec, FieldSpec, ParamSpec
 from factory.tasks.language import grammar
+from factory.tasks.language.frame_params import classes_things
 from factory.tasks.language.spoken import noun, said
 
 
@@ -103,3 +104,15 @@ def price_field(entity: EntitySpec) -> FieldSpec | None:
     a monthly fee is cheap by neither alone)."""
     found = [f for f in entity.fields if f.type == "money" and noun(said(f)).split()[-1:] in ([w] for w in PRICE_NOUNS)]
     return found[0] if len(found) == 1 else None
+
+
+def done_count(entity: EntitySpec, field: FieldSpec) -> tuple[str, str] | None:
+    """A whole number labelled by one participle ("Sold") on a row that classes things ("ticket
+    tier"): the things and what was done to them, ("tickets", "sold"), asked "How many tickets
+    have been sold in …?" and ranked "has the most tickets sold", never "the number sold"; None
+    for any other field."""
+    words = field.label.lower().split()
+    if field.type != "int" or len(words) != 1 or not grammar.is_participle(words[0]) or grammar.is_noun(words[0]):
+        return None
+    thing = classes_things(noun(said(entity)))
+    return (grammar.plural(thing), words[0]) if thing else None

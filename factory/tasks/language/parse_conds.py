@@ -26,7 +26,7 @@ from factory.tasks.language.conds_said import (
     ref_said,
     said_bare,
 )
-from factory.tasks.language.measures import count_noun, price_field
+from factory.tasks.language.measures import count_noun, done_count, price_field
 from factory.tasks.language.modifiers import bool_feature, kind_said, named_place, read_adjective
 from factory.tasks.language.row_names import read_name
 from factory.tasks.language.spoken import entity_noun, field_noun, own_field_noun, recency_field, spoken_plural
@@ -126,7 +126,9 @@ def field_by(ent: EntitySpec, text: str) -> str:
             raise ParseError(f"{ent.label} has no plain date to be the most recent by")
         return when.name
     for f in ent.fields:
-        counted = count_noun(f)
+        counted, done_to = count_noun(f), done_count(ent, f)
+        if done_to is not None and same(" ".join(done_to), text):  # "tickets sold"
+            return f.name
         if same(f.label, text) or same(field_noun(f), text) or same(own_field_noun(ent, f), text) or (
                 counted is not None and (same(f"number of {counted}", text) or same(counted, text))):
             return f.name

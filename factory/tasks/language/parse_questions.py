@@ -15,7 +15,7 @@ from factory.tasks.language.asks import ONLY, Cond, ParseError, Question, RefTex
 from factory.tasks.language.conds_said import bool_phrase, said_bare, said_quality
 from factory.tasks.language.label_parts import kind_noun
 from factory.tasks.language.lookup_said import done_on, in_place, possessive, prices_in, when_label
-from factory.tasks.language.measures import count_noun, times_done
+from factory.tasks.language.measures import count_noun, done_count, times_done
 from factory.tasks.language.modifiers import bool_adjective, bool_feature
 from factory.tasks.language.parse import DIRECTIONS, DIRS, my_phrases
 from factory.tasks.language.parse_conds import entity_and_conds, entity_by, field_by, parse_conds
@@ -91,8 +91,31 @@ def _when_is(spec: Spec, text: str) -> Question | None:
     return None
 
 
+_DONE_COUNT = re.compile(r"^How many (?P<things>[a-z]+) have been (?P<done>[a-z]+) in (?P<named>.+)\?$")
+
+
+def _done_count(spec: Spec, text: str) -> Question | None:
+    """"How many tickets have been sold in the VIP ticket tier for …?" (`measures.done_count`): the
+    lookup of the one field of the named row so counted; None when the text is no such question."""
+    m = _DONE_COUNT.match(text)
+    if m is None:
+        return None
+    for e in spec.entities:
+        for f in e.fields:
+            if done_count(e, f) != (m["things"], m["done"]):
+                continue
+            try:
+                q = parse_question(spec, f"What is the {field_noun(f)} of {m['named']}?")
+            except ParseError:
+                continue
+            if q is not None and (q.entity, q.field) == (e.name, f.name):
+                return q
+    return None
+
+
 def _said_lookup(spec: Spec, text: str) -> Question | None:
-    phrased = _is_phrase(spec, text) or _currency_of(spec, text) or _when_is(spec, text) or _place_of(spec, text)
+    phrased = (_is_phrase(spec, text) or _currency_of(spec, text) or _when_is(spec, text) or _place_of(spec, text)
+               or _done_count(spec, text))
     if phrased is not None:
         return phrased
     for pattern, said_as in _SAID_LOOKUPS:

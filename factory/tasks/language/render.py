@@ -27,7 +27,7 @@ from factory.tasks.language.conds_said import (
 from factory.tasks.language.frames import IT, frame
 from factory.tasks.language.frames_render import render_frame
 from factory.tasks.language.lookup_said import be, head_noun, lookup_said
-from factory.tasks.language.measures import CHEAPEST, DEAREST, count_noun, price_field, times_done
+from factory.tasks.language.measures import CHEAPEST, DEAREST, count_noun, done_count, price_field, times_done
 from factory.tasks.language.modifiers import adjective
 from factory.tasks.language.row_labels import SPOKEN_DAY, person_split
 from factory.tasks.language.row_names import name_of
@@ -187,6 +187,9 @@ def ranked(spec: Spec, entity: str, field: str, op: str) -> str:
         return "is the most recent" if op == "max" else "is the oldest"
     if price_field(spec.entity(entity)) is f:  # "the tier that is the cheapest", not "has the lowest price"
         return f"is the {DEAREST if op == 'max' else CHEAPEST}"
+    done_to = done_count(spec.entity(entity), f)
+    if done_to is not None:  # "has the most tickets sold", never "has the highest number sold"
+        return f"has the {'most' if op == 'max' else 'fewest'} {done_to[0]} {done_to[1]}"
     # a count is ranked by the things counted: "has the most reopens", never "the most reopen count"
     return f"has the {_word(spec, entity, field, op)} {count_noun(f) or field_noun(f)}"
 
