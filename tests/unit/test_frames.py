@@ -733,3 +733,15 @@ def test_a_count_labelled_by_what_was_done_is_asked_of_the_things_done_to() -> N
         assert text == said, text
         want = replace(q, target=replace(tier, mine=None)) if q.target else q
         assert parse(tickets, text).question == want
+
+
+def test_rows_counted_by_the_day_of_an_act_are_counted_by_the_act() -> None:
+    """"How many assets were bought between …?" (the label "Bought" says the act), never "How many
+    of the assets have a purchase date between …?"; a day that is no act keeps its noun."""
+    desk = build_spec(load_seed(SEEDS / "suite" / "helpdesk.yaml"))
+    for field, said in (("purchased_on", "How many assets were bought between "),
+                        ("warranty_until", "How many of the assets have a warranty end date between ")):
+        q = Question("count", "asset", conds=(Cond(field, "September 1, 2023", "September 7, 2023"),))
+        text = render(desk, Ask("read", question=q), 0)
+        assert text.startswith(said), text
+        assert parse(desk, text).question == q

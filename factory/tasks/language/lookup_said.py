@@ -14,7 +14,7 @@ from factory.spec.model import EntitySpec, FieldSpec
 from factory.tasks.language import grammar
 from factory.tasks.language.arg_words import CLASSIFIERS
 from factory.tasks.language.conds_said import bool_phrase
-from factory.tasks.language.measures import count_noun, done_count, times_done
+from factory.tasks.language.measures import count_noun, day_act, done_count, times_done
 from factory.tasks.language.modifiers import bool_adjective, bool_feature
 from factory.tasks.language.row_labels import _by_name
 from factory.tasks.language.spoken import field_noun, of_word, own_field_noun
@@ -123,16 +123,9 @@ _QUOTED_THING = re.compile(r'the (?P<thing>[a-z][a-z -]*?) (?P<name>"[^"]+"(?: [
 
 
 def done_on(field: FieldSpec) -> str | None:
-    """The act a date field is the day of, as a participle: "Decided" → decided, "Serviced on" →
-    serviced, "Issue date" → issued; None for a noun that is no act ("Decision date") or a longer
-    label ("Pattern start date")."""
-    if field.type not in ("date", "datetime") or field.say:
-        return None
-    label = field.label.lower().split()  # "Decided", "Serviced on": the label says the act itself
-    if label and grammar.is_participle(label[0]) and all(w in ("on", "at") for w in label[1:]):
-        return label[0]
-    m = re.fullmatch(r"([a-z]+) date", field_noun(field))
-    return grammar.participle(m[1]) if m is not None and grammar.is_verb(m[1]) else None
+    """The act a date field is the day of (`measures.day_act`), where the seed gives the field no
+    spoken noun of its own: "Decided" → decided, "Issue date" → issued."""
+    return None if field.say else day_act(field)
 
 
 def possessive(named: str) -> bool:

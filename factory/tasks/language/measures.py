@@ -11,7 +11,7 @@ import re
 from factory.spec.model import EntitySpec, FieldSpec, ParamSpec
 from factory.tasks.language import grammar
 from factory.tasks.language.frame_params import classes_things
-from factory.tasks.language.spoken import noun, said
+from factory.tasks.language.spoken import field_noun, noun, said
 
 
 def times_done(field: FieldSpec | ParamSpec) -> str | None:
@@ -116,3 +116,24 @@ def done_count(entity: EntitySpec, field: FieldSpec) -> tuple[str, str] | None:
         return None
     thing = classes_things(noun(said(entity)))
     return (grammar.plural(thing), words[0]) if thing else None
+
+
+def day_act(field: FieldSpec | ParamSpec) -> str | None:
+    """The act a day field is the day of, as a participle, read from its label or its noun:
+    "Bought" → bought, "Serviced on" → serviced, "Issue date" → issued; None for a noun that is
+    no act ("Decision date") or a longer label ("Pattern start date")."""
+    if field.type not in ("date", "datetime"):
+        return None
+    label = field.label.lower().split()  # "Decided", "Serviced on": the label says the act itself
+    if label and grammar.is_participle(label[0]) and all(w in ("on", "at") for w in label[1:]):
+        return label[0]
+    m = re.fullmatch(r"([a-z]+) date", field_noun(field))
+    # a verb of beginning or ending is what a row does, not what is done to it: a trip "starts"
+    # on its start date, never "was started"
+    if m is None or not grammar.is_verb(m[1]) or m[1] in _ASPECTUAL:
+        return None
+    return grammar.participle(m[1])
+
+
+_ASPECTUAL = frozenset(["start", "begin", "end", "finish", "stop", "expire", "commence", "cease", "resume",
+                        "continue", "lapse"])

@@ -15,14 +15,14 @@ from factory.tasks.language.asks import ONLY, Cond, ParseError, Question, RefTex
 from factory.tasks.language.conds_said import bool_phrase, said_bare, said_quality
 from factory.tasks.language.label_parts import kind_noun
 from factory.tasks.language.lookup_said import done_on, in_place, possessive, prices_in, when_label
-from factory.tasks.language.measures import count_noun, done_count, times_done
+from factory.tasks.language.measures import count_noun, day_act, done_count, times_done
 from factory.tasks.language.modifiers import bool_adjective, bool_feature
 from factory.tasks.language.parse import DIRECTIONS, DIRS, my_phrases
 from factory.tasks.language.parse_conds import entity_and_conds, entity_by, field_by, parse_conds
 from factory.tasks.language.render import holder_field, says_its_noun
 from factory.tasks.language.row_labels import SPOKEN_DAY, _by_name
 from factory.tasks.language.row_names import name_of, read_name
-from factory.tasks.language.spoken import field_noun, noun, said, spoken_plural
+from factory.tasks.language.spoken import a, field_noun, noun, said, spoken_plural
 from factory.tasks.language.words import my_only
 
 # Who a row is said to belong to: "my ", "the ", or a person's name ("Ada Brennan's ").
@@ -238,6 +238,9 @@ def parse_question(spec: Spec, text: str) -> Question | None:
     owned = _POSSESSIVE.match(text)  # "What is the History department's office?" (`lookup_said.possessive`)
     if owned is not None and possessive(owned["named"]):
         text = f"What is the {owned['field']} of {owned['named']}?"
+    done = _DONE_BETWEEN.match(text)  # "How many assets were bought between …?" (`render_question`)
+    if done is not None:
+        return _done_between(spec, done)
     held = _held_count(spec, text)  # before a count field's lookup, which has the same words
     if held is not None:
         return held
@@ -253,6 +256,31 @@ def parse_question(spec: Spec, text: str) -> Question | None:
             return _question(spec, op, m)
         except ParseError as exc:
             problem = exc
+    if problem is not None:
+        raise problem
+    return None
+
+
+_DONE_BETWEEN = re.compile(r"^How many (?P<mine>of my )?(?P<plural>[A-Za-z][^\"?]*?) were (?P<act>[a-z]+) "
+                           r"between (?P<span>.+)\?$")
+
+
+def _done_between(spec: Spec, m: re.Match[str]) -> Question | None:
+    """The count of rows whose day of an act falls in a span, said "were <act> between …": read
+    as "have a <day> between …" of the one day field whose act it is (`measures.day_act`)."""
+    problem: ParseError | None = None
+    for e in spec.entities:
+        for f in e.fields:
+            if day_act(f) != m["act"]:
+                continue
+            scope = "my" if m["mine"] else "the"
+            try:
+                q = parse_question(spec, f"How many of {scope} {m['plural']} have {a(field_noun(f))} between {m['span']}?")
+            except ParseError as exc:
+                problem = exc
+                continue
+            if q is not None and q.entity == e.name and len(q.conds) == 1 and q.conds[0].field == f.name:
+                return q
     if problem is not None:
         raise problem
     return None

@@ -19,6 +19,7 @@ from factory.tasks.language.arg_phrases import arg_phrase
 from factory.tasks.language.asks import ONLY, AskStep, Cond, ParseError, Question, RefText
 from factory.tasks.language.conds_said import (
     after_noun,
+    day_field,
     lead_word,
     render_conds,
     said_quality,
@@ -27,7 +28,7 @@ from factory.tasks.language.conds_said import (
 from factory.tasks.language.frames import IT, frame
 from factory.tasks.language.frames_render import render_frame
 from factory.tasks.language.lookup_said import be, head_noun, lookup_said
-from factory.tasks.language.measures import CHEAPEST, DEAREST, count_noun, done_count, price_field, times_done
+from factory.tasks.language.measures import CHEAPEST, DEAREST, count_noun, day_act, done_count, price_field, times_done
 from factory.tasks.language.modifiers import adjective
 from factory.tasks.language.row_labels import SPOKEN_DAY, person_split
 from factory.tasks.language.row_names import name_of
@@ -283,6 +284,11 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
         if held is not None:  # "How many statements does my Savings account (··9357) have?"
             return f"How many {plural} does {held} have?"
         # a count is asked "How many …?", as people ask one, never "Count …" nor "Can you count …?"
+        span = q.conds[0] if len(q.conds) == 1 and q.conds[0].upper is not None and not adj else None
+        act = day_act(ent.field_named(span.field)) if span is not None and day_field(ent) is not ent.field_named(
+            span.field) else None
+        if span is not None and act is not None:  # "How many assets were bought between 1 and 7 September?"
+            return f"How many {'of my ' if scope == 'my' else ''}{plural} were {act} between {span.value} and {span.upper}?"
         if adj and not rest:  # only the status: "How many active cards do I have?"
             return f"How many {adj}{plural} {'do I have' if scope == 'my' else 'are there'}?"
         after = after_noun(spec, q.entity, q.conds)
