@@ -745,3 +745,17 @@ def test_rows_counted_by_the_day_of_an_act_are_counted_by_the_act() -> None:
         text = render(desk, Ask("read", question=q), 0)
         assert text.startswith(said), text
         assert parse(desk, text).question == q
+
+
+def test_a_day_labelled_by_a_state_and_its_bound_is_said_with_them_in_a_list() -> None:
+    """"Relist Flat 9, Maple Terrace, available from July 8", never "… with an availability date of
+    July 8" (the label "Available from"; its `say:` names the noun a lookup uses); read back."""
+    leases = build_spec(load_seed(SEEDS / "suite" / "leases.yaml"))
+    flat = RefText("Flat 9, Maple Terrace", mine=False)
+    for args, said in (({"unit": flat, "available_from": "2026-07-08"}, "Maple Terrace, available from July 8"),
+                       ({"unit": flat, "asking_rent": 72000, "available_from": "2026-07-08"},
+                        "with an asking rent of £720 and available from July 8")):
+        text = render(leases, Ask("write", steps=(AskStep("relist", args),)), 0)
+        assert said in text, text
+        back = parse(leases, text).steps[0].args
+        assert back["available_from"] == "July 8, 2026" and back["unit"].text == flat.text, back

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from factory.spec.model import ParamSpec, WorkflowSpec
+from factory.spec.model import FieldSpec, ParamSpec, WorkflowSpec
 from factory.tasks.language import grammar
 from factory.tasks.language.measures import count_noun, value_first
 from factory.tasks.language.modifiers import stands_before
@@ -32,10 +32,27 @@ def names_things(values: list[str]) -> bool:
 
 
 def bare_item(item: str) -> bool:
-    """An argument said without a noun of its own ("out of 50", "due April 19"): "with" cannot
-    take it."""
-    first = item.split()[0]
-    return first in grammar.PREPOSITIONS or first == "due"
+    """An argument said without a noun of its own ("out of 50", "due April 19", "available from
+    July 8"): "with" cannot take it."""
+    words = item.split()
+    return words[0] in grammar.PREPOSITIONS or words[0] == "due" or (
+        len(words) > 2 and words[1] in _BOUNDS and (grammar.is_participle(words[0]) or grammar.is_adjective(words[0])))
+
+
+_BOUNDS = frozenset(["from", "until", "till", "since"])  # a day's side of a state: "available from"
+
+
+def when_label(field: FieldSpec | ParamSpec) -> str | None:
+    """A day labelled by a state and the preposition of its bound ("Available from", "Valid
+    until", "Frozen until"): asked with those words ("When is … available from?"); None otherwise."""
+    words = field.label.lower().split()
+    if field.type not in ("date", "datetime") or len(words) != 2 or words[1] not in ("from", "until", "till", "since"):
+        return None
+    state = words[0]
+    if not re.fullmatch(r"[a-z]+", state) or not (grammar.is_participle(state) or (
+            grammar.is_adjective(state) and not grammar.noun_only(state))):
+        return None
+    return " ".join(words)
 
 
 def due_word(param: ParamSpec) -> bool:
@@ -53,9 +70,12 @@ DAY_WORDS = frozenset(["until", "till", "by", "before", "after", "since"])
 
 def bare_word(param: ParamSpec) -> str | None:
     """The word a date is said after in a list instead of a noun: "due" for a due date (`due_word`),
-    the label itself where it is one word of `DAY_WORDS` ("Until" → "until July 5"); else None."""
+    the label itself where it is one word of `DAY_WORDS` ("Until" → "until July 5") or a state and
+    its bound ("Available from" → "available from July 8", `when_label`); else None."""
     if due_word(param):
         return "due"
+    if when_label(param) is not None:
+        return when_label(param)
     words = noun(said(param)).split()
     if param.type in ("date", "datetime") and not param.say and len(words) == 1 and words[0] in DAY_WORDS:
         return words[0]

@@ -12,7 +12,7 @@ import re
 from factory.spec.labels import CURRENCIES
 from factory.spec.model import EntitySpec, FieldSpec
 from factory.tasks.language import grammar
-from factory.tasks.language.arg_words import CLASSIFIERS
+from factory.tasks.language.arg_words import CLASSIFIERS, when_label
 from factory.tasks.language.conds_said import bool_phrase
 from factory.tasks.language.measures import count_noun, day_act, done_count, times_done
 from factory.tasks.language.modifiers import bool_adjective, bool_feature
@@ -84,21 +84,6 @@ def lookup_said(field: FieldSpec, named: str, variant: int, entity: EntitySpec |
         return f"What {be(f)} {named}'s {f}?"
     # asked as a person asks a colleague; "Look up the … of …" read as a form's wording
     return f"Can you tell me the {f} {of} {named}?" if variant % 2 else f"What {be(f)} the {f} {of} {named}?"
-
-
-def when_label(field: FieldSpec) -> str | None:
-    """A day labelled by a state and the preposition of its bound ("Available from", "Valid
-    until", "Frozen until"): asked with those words ("When is … available from?"); None otherwise."""
-    words = field.label.lower().split()
-    if field.type not in ("date", "datetime") or len(words) != 2 or words[1] not in ("from", "until", "till", "since"):
-        return None
-    state = words[0]
-    if not re.fullmatch(r"[a-z]+", state) or not (grammar.is_participle(state) or (
-            grammar.is_adjective(state) and not grammar.noun_only(state))):
-        return None
-    return " ".join(words)
-
-
 
 
 def in_place(field: FieldSpec) -> bool:
