@@ -759,3 +759,16 @@ def test_a_day_labelled_by_a_state_and_its_bound_is_said_with_them_in_a_list() -
         assert said in text, text
         back = parse(leases, text).steps[0].args
         assert back["available_from"] == "July 8, 2026" and back["unit"].text == flat.text, back
+
+
+def test_a_cost_and_a_kind_are_asked_as_people_ask_them() -> None:
+    """"How much did the asset BWL-1044 cost?" and "What type of asset is BWL-1044?", never "What
+    is the cost of …" or "the type of the asset …"; both read back."""
+    desk = build_spec(load_seed(SEEDS / "suite" / "helpdesk.yaml"))
+    for field, said in (("purchase_cost", "How much did the asset BWL-1044 cost?"),
+                        ("kind", "What type of asset is BWL-1044?")):
+        q = Question("lookup", "asset", field, target=RefText("BWL-1044", mine=False))
+        text = render(desk, Ask("read", question=q), 0)
+        assert text == said, text
+        back = parse(desk, text).question
+        assert (back.field, back.target.text) == (field, "BWL-1044"), back

@@ -11,6 +11,7 @@ import re
 
 from factory.spec.labels import CURRENCIES
 from factory.spec.model import EntitySpec, FieldSpec
+from factory.spec.naming import CODE
 from factory.tasks.language import grammar
 from factory.tasks.language.arg_words import CLASSIFIERS, when_label
 from factory.tasks.language.conds_said import bool_phrase
@@ -67,6 +68,8 @@ def lookup_said(field: FieldSpec, named: str, variant: int, entity: EntitySpec |
     if until is not None:  # "When is Flat 14, The Tannery available from?", never "the availability date of"
         return f"Can you tell me when {named} is {until}?" if variant % 2 else f"When is {named} {until}?"
     priced = entity or currency_of
+    if field.type == "money" and f == "cost":  # "How much did the asset BWL-1044 cost?"
+        return f"Can you tell me how much {named} cost?" if variant % 2 else f"How much did {named} cost?"
     if priced is not None and prices_in(priced, field):  # "What currency is the … event in?"
         return f"Can you tell me what currency {named} is in?" if variant % 2 else f"What currency is {named} in?"
     if in_place(field) and entity is not None and _by_name(entity):
@@ -76,6 +79,9 @@ def lookup_said(field: FieldSpec, named: str, variant: int, entity: EntitySpec |
     kind = _QUOTED_THING.match(named) if field.type == "enum" and f in CLASSIFIERS else None
     if kind is not None:  # "What kind of assignment is "Midterm"?", never "the kind of the assignment"
         return f"What {f} of {kind['thing']} is {kind['name']}?"
+    coded = _CODED_THING.fullmatch(named) if field.type == "enum" and f in CLASSIFIERS else None
+    if coded is not None:  # "What type of asset is BWL-1012?", never "the type of the asset BWL-1012"
+        return f"What {f} of {coded['thing']} is {coded['code']}?"
     if field.type == "enum" and f in CLASSIFIERS and possessive(named):  # "What kind of port is Los Angeles?"
         name, _, thing = named.removeprefix("the ").rpartition(" ")
         return f"What {f} of {thing} is {name}?"
@@ -105,6 +111,10 @@ def prices_in(entity: EntitySpec, field: FieldSpec) -> bool:
 
 # A row named "the <noun> "<label>" …", whose kind is asked after its noun (`_lookup`).
 _QUOTED_THING = re.compile(r'the (?P<thing>[a-z][a-z -]*?) (?P<name>"[^"]+"(?: [^"?]+)?)$')
+
+
+# A row named by its code after its noun ("the asset BWL-1012"), whose kind is asked of the code.
+_CODED_THING = re.compile(rf"the (?P<thing>[a-z][a-z -]*?) (?P<code>{CODE.pattern})")
 
 
 def done_on(field: FieldSpec) -> str | None:

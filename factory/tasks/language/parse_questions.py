@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from factory.spec.model import EntitySpec, FieldSpec, Spec
+from factory.spec.naming import CODE
 from factory.tasks.language import grammar
 from factory.tasks.language.arg_words import CLASSIFIERS
 from factory.tasks.language.asks import ONLY, Cond, ParseError, Question, RefText
@@ -201,6 +202,8 @@ def _is_phrase(spec: Spec, text: str) -> Question | None:
 _CLASSIFIER = "|".join(sorted(CLASSIFIERS))
 _KIND_OF = re.compile(rf'^What (?P<kind>{_CLASSIFIER}) of (?P<thing>[a-z][a-z -]*?) is (?P<name>"[^"]+"(?: [^"?]+)?)\?$')
 _KIND_OF_BARE = re.compile(rf'^What (?P<kind>{_CLASSIFIER}) of (?P<thing>[a-z]+) is (?P<name>[A-Z][^"?]*)\?$')
+_KIND_OF_CODE = re.compile(rf'^What (?P<kind>{_CLASSIFIER}) of (?P<thing>[a-z][a-z -]*?) is (?P<code>{CODE.pattern})\?$')
+_COST = re.compile(r"^(?:How much did (?P<named>.+) cost|Can you tell me how much (?P<told>.+) cost)\?$")
 _POSSESSIVE = re.compile(r"^What (?:is|are) (?P<named>the [A-Z][^\"?]*?)'s (?P<field>[a-z][^\"?]*)\?$")
 _MINE_ARE = re.compile(r"^How many of my (.+?) are (.+)\?$")
 _THE_ARE = re.compile(r"^How many of the (.+?) are (.+)\?$")
@@ -232,6 +235,12 @@ def parse_question(spec: Spec, text: str) -> Question | None:
     kind = _KIND_OF.match(text)  # "What kind of assignment is "Midterm"?" asks the kind of the assignment "Midterm"
     if kind is not None:
         text = f"What is the {kind['kind']} of the {kind['thing']} {kind['name']}?"
+    coded_kind = _KIND_OF_CODE.match(text)  # "What type of asset is BWL-1012?": of the asset BWL-1012
+    if coded_kind is not None:
+        text = f"What is the {coded_kind['kind']} of the {coded_kind['thing']} {coded_kind['code']}?"
+    cost = _COST.match(text)  # "How much did the asset BWL-1044 cost?" (`lookup_said`)
+    if cost is not None:
+        text = f"What is the cost of {cost['named'] or cost['told']}?"
     bare_kind = _KIND_OF_BARE.match(text)  # "What kind of port is Los Angeles?": of the Los Angeles port
     if bare_kind is not None:
         text = f"What is the {bare_kind['kind']} of the {bare_kind['name']} {bare_kind['thing']}?"
