@@ -215,7 +215,7 @@ def _template(spec: Spec, workflow: str) -> str:
     # a phrasal verb and the thing it moves; a part of a row's name is no row ("leave" of a leave request)
     ("helpdesk", "hand_over_queue", "Hand over the queue from <from_tech> to <to_tech>"),
     ("hr_leave", "request_leave", "Request <leave_type> leave"),
-    ("gym", "sign_up", "Sign up <member>"),
+    ("gym", "sign_up", "Sign up <member> for <plan>"),  # a phrasal verb's own preposition
     # a row the run makes takes "a"; a desk named on a booking is a detail, not the thing booked
     ("project_tracker", "request_review", "Request a review for <issue>"),
     ("freight", "book_shipment", "Book a shipment from <origin> to <destination>"),
@@ -647,13 +647,14 @@ def test_a_mark_on_the_verbs_own_scale_is_said_out_of_its_top() -> None:
 
 
 def test_a_row_argument_with_a_proper_name_is_said_before_its_noun() -> None:
-    """ "Sign up Jamie Osborne with the Docklands Off-Peak plan", never 'with the plan "Docklands
-    Off-Peak"'; a person's part keeps the name after it ("the manager Grace Okafor"); both read back."""
+    """ "Sign up Jamie Osborne for the Docklands Off-Peak plan" (the phrasal verb's own
+    preposition), never 'for the plan "Docklands Off-Peak"'; a person's part keeps the name after
+    it ("the manager Grace Okafor"); both read back."""
     gym = build_spec(load_seed(SEEDS / "suite" / "gym.yaml"))
     step = AskStep("sign_up", {"member": RefText("Jamie Osborne"), "plan": RefText("Docklands Off-Peak")})
     text = render(gym, Ask("write", steps=(step,)), 0)
-    assert text == "Sign up Jamie Osborne with the Docklands Off-Peak plan.", text
-    assert parse(gym, text).steps[0].args == step.args
+    assert text == "Sign up Jamie Osborne for the Docklands Off-Peak plan.", text
+    assert {k: v.text for k, v in parse(gym, text).steps[0].args.items()} == {k: v.text for k, v in step.args.items()}
     approvals = build_spec(load_seed(SEEDS.parent / "tests" / "fixtures" / "approvals.yaml"))
     draft = AskStep("draft_report", {"title": "Taxi rides", "period_start": "2026-05-21", "period_end": "2026-05-22",
                                      "amount": 120000, "manager": RefText("Grace Okafor")})

@@ -336,6 +336,12 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
         pieces.insert(3, Piece(" " + verb_list[1], None, PARTICLE_AFTER))
     pieces = _scored(workflow, verb_list[0], _counted_kind(spec, workflow, pieces))
     placed = {pc.param for pc in pieces if pc.param}
+    complement = grammar.PHRASAL_COMPLEMENTS.get(verb)
+    rest_refs = [p for p in workflow.params if p.ref and p.required and p.name not in placed and p.ref != "user"]
+    if complement is not None and len(rest_refs) == 1 and not settings:
+        # "Sign up Jamie Osborne for the Docklands Off-Peak plan", never "… with the … plan"
+        pieces.append(Piece(f" {complement} ", rest_refs[0].name, "thing"))
+        placed.add(rest_refs[0].name)
     settings = tuple(n for n in settings if n not in placed)
     kinds = {"money": "amount", "date": "date"}
     one = kinds.get(params[settings[0]].type, "") if len(settings) == 1 else ""

@@ -57,6 +57,10 @@ PREPOSITIONAL_VERBS = frozenset([("ask", "for"), ("apply", "for"), ("wait", "for
 INTRANSITIVE = {"enroll": "in", "enrol": "in", "register": "for", "subscribe": "to", "reply": "to", "respond": "to",
                 "react": "to", "object": "to", "consent": "to", "qualify": "for", "wait": "for", "comment": "on",
                 "listen": "to", "opt": "into", "apply": "for", "vote": "on", "bid": "on"}
+# Verbs that take the thing a person is put down for after their own preposition: "sign Jamie up
+# for the plan", "enrol Ana in the course", "subscribe Lee to the newsletter".
+PHRASAL_COMPLEMENTS = {"sign up": "for", "register": "for", "enrol": "in", "enroll": "in", "subscribe": "to",
+                       "put down": "for"}
 # Dative verbs: their second object is the person a thing goes to ("assign the ticket to Mei Lin",
 # "give the shift to Tom"), said with "to".
 DATIVE_VERBS = frozenset(["assign", "reassign", "give", "hand", "transfer", "issue", "send", "pass", "delegate",
