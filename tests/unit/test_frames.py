@@ -773,3 +773,17 @@ def test_a_cost_and_a_kind_are_asked_as_people_ask_them() -> None:
         assert text == said, text
         back = parse(desk, text).question
         assert (back.field, back.target.text) == (field, "BWL-1044"), back
+
+
+@pytest.mark.parametrize(("label", "mine", "said"), [
+    ("Paula Mitchell: Reformer Pilates at June 16 at 7:00 AM (Dublin Docklands)", False, "Take Paula Mitchell off"),
+    ("Reformer Pilates at June 16 at 7:00 AM (Dublin Docklands)", True, "Take me off"),
+])
+def test_a_verb_of_leaving_is_said_of_the_one_who_leaves(label: str, mine: bool, said: str) -> None:
+    """"Take Paula Mitchell off the waitlist for …" said by the desk, never "Leave Paula Mitchell's
+    waitlist spot for …" (which says the desk leaves it); read back to the same row."""
+    gym = build_spec(load_seed(SEEDS / "suite" / "gym.yaml"))
+    step = AskStep("leave_waitlist", {"entry": RefText(label, mine=mine)})
+    text = render(gym, Ask("write", steps=(step,)), 0)
+    assert text.startswith(f"{said} the waitlist for the Reformer Pilates class at Dublin Docklands"), text
+    assert parse(gym, text).steps[0].args["entry"].text == label

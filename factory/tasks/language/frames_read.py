@@ -31,6 +31,7 @@ from factory.tasks.language.frames import (
 from factory.tasks.language.measures import rate_per, with_unit
 from factory.tasks.language.row_labels import titled
 from factory.tasks.language.row_names import read_name
+from factory.tasks.language.self_moves import move_shape, unmoved
 from factory.tasks.language.spoken import noun, said
 from factory.tasks.language.things import own_lookup, person
 from factory.tasks.language.unit_fold import fold_shape, held_shape, held_unfold, unfold
@@ -110,10 +111,13 @@ def parse_frame(spec: Spec, text: str, mine: dict[str, str], separators: tuple[s
     whole = text
     for workflow in (w for w in spec.workflows if not w.system):
         f = frame(spec, workflow)
-        if f is None or not whole.lower().startswith(f.pieces[0].lead.lower() + " "):
+        move = move_shape(spec, f, workflow) if f is not None else None
+        back = unmoved(whole, move) if move is not None else None  # "Take Paula off the waitlist …" (`self_moves`)
+        if f is None or not (back or whole).lower().startswith(f.pieces[0].lead.lower() + " "):
             continue
         said_its = its_form(f) if it is not None else None
-        text = whole.replace(said_its[1], said_its[0], 1) if said_its else whole  # "adjust its allowance …"
+        text = back or whole
+        text = text.replace(said_its[1], said_its[0], 1) if said_its else text  # "adjust its allowance …"
         shape = fold_shape(spec, f, workflow)
         m = frame_pattern(f).match(text)
         unfolded = unfold(f, shape, text) if shape is not None and m is None else None

@@ -30,6 +30,7 @@ from factory.tasks.language.measures import rate_per, with_unit
 from factory.tasks.language.modifiers import modifier_said
 from factory.tasks.language.row_labels import SPOKEN_DAY
 from factory.tasks.language.row_names import name_of
+from factory.tasks.language.self_moves import move_shape, moved, unmoved
 from factory.tasks.language.spoken import noun, param_said, said
 from factory.tasks.language.things import own_lookup
 from factory.tasks.language.unit_fold import fold_shape, folded, held_folded, held_shape, held_unfold, unfold
@@ -156,6 +157,10 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
 def _folded(spec: Spec, f: Frame, workflow: WorkflowSpec, text: str, rows: dict[int, str]) -> str:
     """"Buy 3 General admission tickets for …" where the frame says "Buy 3 tickets to the General
     admission ticket tier for …" (`unit_fold`), kept only when it reads back to the same words."""
+    move = move_shape(spec, f, workflow)
+    said_moved = moved(text, move) if move is not None else None
+    if move is not None and said_moved is not None and unmoved(said_moved, move) == text:
+        return said_moved  # "Take Paula Mitchell off the waitlist for …", never "Leave Paula Mitchell's waitlist spot"
     held = held_shape(spec, f, workflow)
     if held is not None and held.row_piece in rows:
         unit = f.pieces[held.noun_piece].lead

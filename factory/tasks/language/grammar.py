@@ -61,6 +61,9 @@ INTRANSITIVE = {"enroll": "in", "enrol": "in", "register": "for", "subscribe": "
 # for the plan", "enrol Ana in the course", "subscribe Lee to the newsletter".
 PHRASAL_COMPLEMENTS = {"sign up": "for", "register": "for", "enrol": "in", "enroll": "in", "subscribe": "to",
                        "put down": "for"}
+# Verbs of leaving a place one is in ("Leave waitlist", "Quit team"): said of the one who leaves,
+# "take Paula off the waitlist", never "leave Paula's waitlist spot" (`self_moves`).
+LEAVING_VERBS = frozenset(["leave", "quit", "exit"])
 # Dative verbs: their second object is the person a thing goes to ("assign the ticket to Mei Lin",
 # "give the shift to Tom"), said with "to".
 DATIVE_VERBS = frozenset(["assign", "reassign", "give", "hand", "transfer", "issue", "send", "pass", "delegate",
