@@ -433,3 +433,19 @@ def test_a_row_the_run_makes_is_named_by_its_own_code_alone() -> None:
     clash = {**made, "number": "INC-122"}  # a code some row has already: the whole label
     assert proposer._spoken_name("ticket", clash, 7, new=True) != "INC-122"
     assert proposer._spoken_name("ticket", rows["ticket"][0], 7) == "INC-122"
+
+
+def test_a_transfer_to_the_user_is_said_as_the_things_that_came_to_them() -> None:
+    """"the 3 General admission tickets for Canal Street Pride Party transferred to me", never
+    "the transfer of … to me"; the sender's own is still "my transfer of … to Rachel Randolph";
+    both read back, in a lookup too."""
+    tickets = build_spec(load_seed(SUITE / "ticketing.yaml"))
+    label = "General admission · Canal Street Pride Party ×3"
+    said = name_of(tickets, "transfer", RefText(label, mine=True), "subject")
+    assert said == "the 3 General admission tickets for Canal Street Pride Party transferred to me", said
+    assert read_name(tickets, "transfer", said).text == label
+    sent = name_of(tickets, "transfer", RefText(f"{label} to Rachel Randolph", mine=True), "subject")
+    assert sent.startswith("my transfer of ") and sent.endswith(" to Rachel Randolph"), sent
+    q = Question("lookup", "transfer", "note", target=RefText(label, mine=True))
+    text = render(tickets, Ask("read", question=q), 0)
+    assert text.endswith("transferred to me?") and parse(tickets, text).question.target.text == label, text

@@ -340,6 +340,8 @@ def _question(spec: Spec, op: str, m: re.Match[str]) -> Question:
         for e in spec.entities:
             # its noun, or the kind its label opens on ("the Spin class on June 19 …": a class session)
             nouns = [n for n in (noun(said(e)), kind_noun(spec, e)) if n]
+            # or the act it is, of things said after it ("the … tickets transferred to me": a transfer)
+            nouns += [grammar.participle(n) for n in nouns if " " not in n and grammar.is_verb(n)]
             if any(re.search(rf"\b{re.escape(n)}\b", m["named"], re.IGNORECASE) for n in nouns):
                 try:  # "my enrollment for the BIOL1020-A-F25 section" names an enrollment, not a section
                     fits.append((e, read_name(spec, e.name, m["named"])))

@@ -312,7 +312,10 @@ def _towards(spec: Spec, ent: EntitySpec, text: str, thing: str, mine: bool) -> 
     around = _around(spec, ent, rest, _templates(spec, ent)[1:])
     det = "my " if mine and who != "me" else "the "
     of_row = _of_pointed(spec, ent, around[1]) if around is not None and not around[0] else None
-    if of_row is not None:  # "the transfer of General admission tickets for … to me": what it moves, then where
+    done = grammar.participle(thing) if of_row is not None and who == "me" and grammar.is_verb(thing) else None
+    if done is not None:  # "the General admission tickets for … transferred to me", as the one they came to says it
+        return f"the {of_row.removeprefix('of ')} {done} {word} me"
+    if of_row is not None:  # "my transfer of General admission tickets for … to Rachel Randolph": what it moves, then where
         return f"{det}{thing} {of_row} {word} {who}"
     if around is not None and around[1]:
         # the person right after the noun, then what it is of: "the transfer to me for the order
@@ -376,8 +379,13 @@ def read_name(spec: Spec, entity: str, text: str) -> RefText:
     for owner, flag in (("my ", True), ("the ", False)):
         if text.lower().startswith(owner):
             text, mine = text[len(owner):], flag
+    word = object_person(spec, ent)
+    done = grammar.participle(thing) if word is not None and grammar.is_verb(thing) else None
+    came = re.fullmatch(rf"(?P<what>[^\"]+) {re.escape(done)} {word} me", text) if done and mine is False else None
+    if came is not None:  # "the General admission tickets for … transferred to me" (`_towards`)
+        text = f"{thing} of {came['what']} {word} me"
     towards = _read_towards(spec, ent, text, thing, mine)
-    if towards is not None:
+    if towards is not None and (came is None or _towards(spec, ent, towards.text, thing, True) == f"the {came[0]}"):
         return towards
     coded = re.fullmatch(rf"{re.escape(thing)} (?P<code>{_CODE.pattern})", text, re.IGNORECASE)
     if coded is not None and own_code(ent, coded["code"]):  # "ticket INC-122"
