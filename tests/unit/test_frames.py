@@ -787,3 +787,12 @@ def test_a_verb_of_leaving_is_said_of_the_one_who_leaves(label: str, mine: bool,
     text = render(gym, Ask("write", steps=(step,)), 0)
     assert text.startswith(f"{said} the waitlist for the Reformer Pilates class at Dublin Docklands"), text
     assert parse(gym, text).steps[0].args["entry"].text == label
+
+
+def test_a_day_of_an_act_done_by_the_holder_is_no_passive() -> None:
+    """An application's "Applied on" is the applicant's act ("apply for"): "How many of my
+    applications were applied between …" is no English; the day keeps its noun."""
+    leases = build_spec(load_seed(SEEDS / "suite" / "leases.yaml"))
+    q = Question("count", "application", conds=(Cond("submitted_on", "June 4, 2026", "June 19, 2026"),), mine=True)
+    text = render(leases, Ask("read", question=q), 0)
+    assert "applied between" not in text and "between June 4" in text, text

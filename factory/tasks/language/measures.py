@@ -126,11 +126,13 @@ def day_act(field: FieldSpec | ParamSpec) -> str | None:
         return None
     label = field.label.lower().split()  # "Decided", "Serviced on": the label says the act itself
     if label and grammar.is_participle(label[0]) and all(w in ("on", "at") for w in label[1:]):
-        return label[0]
+        # a verb that takes its thing after a preposition ("apply for") is done by the row's
+        # holder, not to the row: an application is never "applied"
+        return None if grammar.participle_of(label[0]) in grammar.INTRANSITIVE else label[0]
     m = re.fullmatch(r"([a-z]+) date", field_noun(field))
     # a verb of beginning or ending is what a row does, not what is done to it: a trip "starts"
     # on its start date, never "was started"
-    if m is None or not grammar.is_verb(m[1]) or m[1] in _ASPECTUAL:
+    if m is None or not grammar.is_verb(m[1]) or m[1] in _ASPECTUAL or m[1] in grammar.INTRANSITIVE:
         return None
     return grammar.participle(m[1])
 
