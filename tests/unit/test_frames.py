@@ -360,7 +360,8 @@ def test_a_clause_label_is_said_as_a_noun_in_a_list() -> None:
                                   "amount_claimed": 22000})
     text = render(insurance, Ask("write", steps=(step,)), 0)
     # a day this year goes without the year ("an incident date of September 1") and reads back as this year's
-    assert "with an incident date of September 1, the description" in text and "happened on" not in text, text
+    assert "a collision claim of $220 for my policy" in text and "happened on" not in text, text
+    assert "with an incident date of September 1 and the description" in text, text
     assert parse(insurance, text).steps[0].args["incident_on"] == "September 1, 2026", text
     later = AskStep("file_claim", {**step.args, "incident_on": "2025-12-30"})
     text = render(insurance, Ask("write", steps=(later,)), 0)
@@ -796,3 +797,17 @@ def test_a_day_of_an_act_done_by_the_holder_is_no_passive() -> None:
     q = Question("count", "application", conds=(Cond("submitted_on", "June 4, 2026", "June 19, 2026"),), mine=True)
     text = render(leases, Ask("read", question=q), 0)
     assert "applied between" not in text and "between June 4" in text, text
+
+
+def test_a_sum_made_is_said_by_its_amount_and_in_its_rows_currency() -> None:
+    """"Take a payment of £40 for Lisa Duncan's … membership" (the kind left to its default), never
+    "… with an amount of £40" nor the older form's "$40" for a sterling membership; read back."""
+    gym = build_spec(load_seed(SEEDS / "suite" / "gym.yaml"))
+    member = RefText("Lisa Duncan, Titanic Quarter Unlimited", mine=False, currency="GBP")
+    for args, said in (({"membership": member, "amount": 4000}, "Take a payment of £40 for Lisa Duncan's"),
+                       ({"membership": member, "amount": 4000, "kind": "joining fee"},
+                        "Take a joining fee payment of £40 for Lisa Duncan's")):
+        text = render(gym, Ask("write", steps=(AskStep("take_payment", args),)), 0)
+        assert text.startswith(said), text
+        back = parse(gym, text).steps[0].args
+        assert back["amount"] == "£40" and back.get("kind") == args.get("kind"), back

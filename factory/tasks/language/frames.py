@@ -260,6 +260,10 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
                           and p.type in ("string", "text")), None) if makes else None
             if named is not None:  # a thing made is named right after its noun: 'Post an assignment "Quiz 2" for …'
                 pieces.append(Piece(" ", named.name, "named"))
+            worth = next((p for p in workflow.params if p.type == "money" and p.required
+                          and noun(said(p)) == "amount"), None) if makes and named is None else None
+            if worth is not None:  # a sum made is said by its amount: "Take a payment of £40 for …"
+                pieces.append(Piece(" of ", worth.name, "amount"))
             pieces.append(Piece(" for ", subject, "subject"))
         rest_lead = " with "
     else:

@@ -196,7 +196,8 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
         if any(pc.param == subject for pc in f.pieces) and ent.name in refs:
             args[subject] = RefText(my_only(ent), ONLY)  # "Update my contact details": the user's only one
     missing = [pc.param for pc in f.pieces if pc.param and params[pc.param].required and pc.param not in args
-               and pc.param not in found_by_app and pc.role != COUNT]
+               and pc.param not in found_by_app and pc.role != COUNT
+               and not (pc.role in (KIND, KIND_A) and params[pc.param].default is not None)]
     if missing:
         raise ParseError(f"the sentence does not say its {', '.join(missing)}")
     if m["_one"] if len(f.settings) == 1 else None:

@@ -68,7 +68,8 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
     """The run `args` of `workflow` as a sentence (no final stop), or ParseError when it cannot be said."""
     params = priced(workflow.params, args, workflow.subject)
     missing = [pc.param for pc in f.pieces if pc.param and params[pc.param].required and pc.param not in args
-               and pc.role != COUNT]  # "Buy tickets": the app's own default count
+               and pc.role != COUNT and not (pc.role in (KIND, KIND_A) and params[pc.param].default is not None)]
+    # "Buy tickets": the app's own default count; "Take a payment": its own default kind
     if missing:
         raise ParseError(f"a sentence of {workflow.label!r} says its {', '.join(missing)}")
     out = []

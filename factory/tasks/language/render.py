@@ -137,6 +137,8 @@ def render_sentence(spec: Spec, workflow: WorkflowSpec, args: dict[str, Any], st
             return (f"Please {lower_first(body)}." if style % 3 == 1 else
                     f"Could you {lower_first(body)}?" if style % 3 == 2 else f"{body}.")
     phrase, rest = _subject_phrase(spec, workflow, args)
+    # an amount in the currency of the row the run is for (`values.priced`), as a frame says it
+    workflow = workflow.model_copy(update={"params": list(priced(workflow.params, args, workflow.subject).values())})
     # each value with its article, as a frame's list says it ("with the title "Taxi rides", the amount $150")
     items = render_list(workflow, rest, lead="the ") if rest else ""
     if style % 3 == 1:
