@@ -92,6 +92,9 @@ class Frame:
         return {p.param for p in self.pieces if p.param} | set(self.settings)
 
 
+# A row a phrasal verb takes after its own preposition, said as the row everyone calls it by ("for
+# the Docklands Off-Peak plan", never "for my … plan" said by the desk that manages it).
+COMPLEMENT = "complement"
 KIND, KIND_A = "kind", "kind_a"  # a value said before the noun of the thing made, bare or after "a"/"an"
 
 
@@ -344,7 +347,7 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
     rest_refs = [p for p in workflow.params if p.ref and p.required and p.name not in placed and p.ref != "user"]
     if complement is not None and len(rest_refs) == 1 and not settings:
         # "Sign up Jamie Osborne for the Docklands Off-Peak plan", never "… with the … plan"
-        pieces.append(Piece(f" {complement} ", rest_refs[0].name, "thing"))
+        pieces.append(Piece(f" {complement} ", rest_refs[0].name, COMPLEMENT))
         placed.add(rest_refs[0].name)
     settings = tuple(n for n in settings if n not in placed)
     kinds = {"money": "amount", "date": "date"}

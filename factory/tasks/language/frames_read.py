@@ -6,6 +6,7 @@ and the workflow and arguments of a sentence found among the spec's frames (`par
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from factory.spec.labels import currency_in
@@ -16,6 +17,7 @@ from factory.tasks.language.arg_words import DAY_WORDS
 from factory.tasks.language.asks import ONLY, ParseError, RefText
 from factory.tasks.language.frame_params import COUNT, echoed
 from factory.tasks.language.frames import (
+    COMPLEMENT,
     IT,
     KIND,
     KIND_A,
@@ -190,6 +192,8 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
         if p.ref and owned != named:
             raise ParseError(f"{m[p.name]!r} is not how this sentence names its {p.label.lower()}")
         args[p.name] = read_name(spec, p.ref, said_as) if p.ref else whole_value(p, _with_year(spec, p, m[p.name]))
+        if piece.role == COMPLEMENT:  # "for the … plan" says no one's own (`frames.COMPLEMENT`)
+            args[p.name] = replace(args[p.name], mine=None)
     subject = workflow.subject
     if subject in params and subject not in args and subject not in found_by_app and params[subject].ref:
         ent = spec.entity(params[subject].ref or "")

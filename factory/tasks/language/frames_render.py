@@ -5,6 +5,7 @@ pieces do not place after "with", a span "from … to …", and the row found sa
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from factory.spec.model import ParamSpec, Spec, WorkflowSpec
@@ -14,6 +15,7 @@ from factory.tasks.language.arg_words import DAY_WORDS, bare_item
 from factory.tasks.language.asks import MADE, ONLY, ParseError, RefText
 from factory.tasks.language.frame_params import COUNT, echoed
 from factory.tasks.language.frames import (
+    COMPLEMENT,
     IT,
     KIND,
     KIND_A,
@@ -59,6 +61,8 @@ def _names_again(p: ParamSpec, value: Any, named: list[str]) -> bool:
 
 
 def _value_text(spec: Spec, p: ParamSpec, value: Any, role: str) -> str:
+    if p.ref and isinstance(value, RefText) and role == COMPLEMENT:
+        return name_of(spec, p.ref, replace(value, mine=False), "subject")
     if p.ref and isinstance(value, RefText):
         return name_of(spec, p.ref, value, role)
     return without_this_year(p.type, param_text(p, value))  # "June 18", "June 18 at 9:00 AM" this year
