@@ -811,3 +811,19 @@ def test_a_sum_made_is_said_by_its_amount_and_in_its_rows_currency() -> None:
         assert text.startswith(said), text
         back = parse(gym, text).steps[0].args
         assert back["amount"] == "£40" and back.get("kind") == args.get("kind"), back
+
+
+def test_a_payment_is_said_by_its_sum_its_means_and_its_day_by_its_act() -> None:
+    """"Pay £750 rent for my tenancy, by debit card" (a verb of paying takes the sum; "Paid by"
+    gives "by"), "… leaving on July 23" ("Leaving on"), never "with an amount of £750 and the
+    payment method "debit card"" nor "a leaving date of July 23"; each read back."""
+    leases = build_spec(load_seed(SEEDS / "suite" / "leases.yaml"))
+    lease = RefText("my tenancy", by=ONLY)
+    for step, said in ((AskStep("pay_rent", {"lease": lease, "amount": 75000, "method": "debit card"}),
+                        "Pay £750 rent for my tenancy, by debit card."),
+                       (AskStep("give_notice", {"lease": lease, "leaving_on": "2026-07-23"}), ", leaving on July 23.")):
+        text = render(leases, Ask("write", steps=(step,)), 0)
+        assert text.endswith(said), text
+        back = parse(leases, text).steps[0].args
+        assert all(back[k] for k in step.args if k != "lease"), back
+    assert parse(leases, "Pay £750 rent for my tenancy, by debit card.").steps[0].args["method"] == "debit card"

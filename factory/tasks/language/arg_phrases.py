@@ -59,6 +59,8 @@ def arg_phrase(param: ParamSpec, value: Any, joiner: str = " ", article: str = "
         number = param_text(param, value) if param.type == "money" else with_unit(param, param_text(param, value))
         return f"{of_lead(head)} of {number}" + (f" {trailer}" if trailer else "")
     if joiner == " " and (word := bare_word(param)) is not None and value is not None:
+        if param.type == "enum":  # "by debit card": a choice of how, said as a word, not a quoted value
+            return f"{word} {str(value).replace('_', ' ')}"
         return f"{word} {without_this_year(param.type, param_text(param, value))}"  # "due April 19", "until July 5"
     state = noun_state(param) if joiner == " " and value in (True, False, "yes", "no") else None
     if state is not None:  # "the tank full", "the tank not full", never "the tank full set to no"

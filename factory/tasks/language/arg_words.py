@@ -36,7 +36,8 @@ def bare_item(item: str) -> bool:
     July 8"): "with" cannot take it."""
     words = item.split()
     return words[0] in grammar.PREPOSITIONS or words[0] == "due" or (
-        len(words) > 2 and words[1] in _BOUNDS and (grammar.is_participle(words[0]) or grammar.is_adjective(words[0])))
+        len(words) > 2 and words[1] in _BOUNDS and (grammar.is_participle(words[0]) or grammar.is_adjective(words[0])))\
+        or (len(words) > 2 and words[1] in ("on", "at") and grammar.is_gerund(words[0]))
 
 
 _BOUNDS = frozenset(["from", "until", "till", "since"])  # a day's side of a state: "available from"
@@ -69,13 +70,20 @@ DAY_WORDS = frozenset(["until", "till", "by", "before", "after", "since"])
 
 
 def bare_word(param: ParamSpec) -> str | None:
-    """The word a date is said after in a list instead of a noun: "due" for a due date (`due_word`),
-    the label itself where it is one word of `DAY_WORDS` ("Until" → "until July 5") or a state and
-    its bound ("Available from" → "available from July 8", `when_label`); else None."""
+    """The word a value is said after in a list instead of a noun: "due" for a due date
+    (`due_word`), the label itself where it is one word of `DAY_WORDS` ("Until" → "until July 5"),
+    a state and its bound ("Available from" → "available from July 8", `when_label`), an act and
+    its moment ("Leaving on" → "leaving on July 23"), "by" for a choice of how ("Paid by" → "by
+    debit card"); else None."""
     if due_word(param):
         return "due"
     if when_label(param) is not None:
         return when_label(param)
+    label = param.label.lower().split()
+    if param.type == "enum" and len(label) == 2 and label[1] == "by" and grammar.is_participle(label[0]):
+        return "by"  # "Paid by": "by debit card", never "the payment method "debit card""
+    if param.type in ("date", "datetime") and len(label) == 2 and label[1] in ("on", "at") and grammar.is_gerund(label[0]):
+        return " ".join(label)  # "Leaving on": "leaving on July 23", never "a leaving date of July 23"
     words = noun(said(param)).split()
     if param.type in ("date", "datetime") and not param.say and len(words) == 1 and words[0] in DAY_WORDS:
         return words[0]

@@ -253,7 +253,11 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
             made_part = not makes and bool(after) and any(
                 part_of(after, noun(said(spec.entity(e.entity))).split()) for e in workflow.effects if e.kind == "create")
             kind = kind_param(workflow, after) if after and ((makes and article in ("a", "an")) or made_part) else None
-            if kind is not None and made_part:  # "Log windscreen damage for the rental …"
+            paid = next((p for p in workflow.params if p.type == "money" and p.required and noun(said(p)) == "amount"),
+                        None) if verb in grammar.PAYING_VERBS and after and not makes and kind is None else None
+            if paid is not None:  # "Pay £750 rent for my tenancy", never "Pay the rent … with an amount of £750"
+                pieces += [Piece(" ", paid.name, "amount"), Piece(" " + " ".join(after))]
+            elif kind is not None and made_part:  # "Log windscreen damage for the rental …"
                 pieces += [Piece(" ", kind.name, KIND, tuple(kind.values or ())), Piece(" " + " ".join(after))]
             elif kind is not None:  # "Post a quiz assignment for my section …": the kind before its noun
                 pieces += [Piece(" ", kind.name, KIND_A, tuple(kind.values or ())), Piece(" " + " ".join(after))]

@@ -146,7 +146,9 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
         nominal = next((i for i, item in enumerate(items) if not bare_item(item)), None)
         if nominal is None:
             # "…, due April 19 and out of 50"; an end said by its own word follows its row: "until July 5"
-            out.append((" " if items[0].split()[0] in DAY_WORDS else ", ") + grammar.listed(items))
+            first = items[0].split()
+            out.append((" " if first[0] in DAY_WORDS and first[1:2] and first[1][:1].isupper() else ", ")
+                       + grammar.listed(items))
         else:
             items.insert(0, items.pop(nominal))
             # after a row named by its day, a comma: "… logged on May 2 at 9:00 AM, with the

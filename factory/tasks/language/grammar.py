@@ -64,6 +64,8 @@ PHRASAL_COMPLEMENTS = {"sign up": "for", "register": "for", "enrol": "in", "enro
 # Verbs of leaving a place one is in ("Leave waitlist", "Quit team"): said of the one who leaves,
 # "take Paula off the waitlist", never "leave Paula's waitlist spot" (`self_moves`).
 LEAVING_VERBS = frozenset(["leave", "quit", "exit"])
+# Verbs of paying: the sum is their object, what it pays for follows bare ("Pay £750 rent for …").
+PAYING_VERBS = frozenset(["pay", "donate", "tip", "contribute"])
 # Dative verbs: their second object is the person a thing goes to ("assign the ticket to Mei Lin",
 # "give the shift to Tom"), said with "to".
 DATIVE_VERBS = frozenset(["assign", "reassign", "give", "hand", "transfer", "issue", "send", "pass", "delegate",
@@ -241,6 +243,13 @@ def participle_of(word: str) -> str | None:
 def is_participle(word: str) -> bool:
     """A past participle ("spent", "assigned", "held"), which says a state, not a thing."""
     return (participle_of(word) is not None and not is_verb(word)) or word.lower() in ("read", "set", "put", "cut", "shut")
+
+
+def is_gerund(word: str) -> bool:
+    """A verb's -ing form ("leaving", "starting"), which with a preposition says when something
+    happens ("leaving on July 23")."""
+    w = word.lower()
+    return w.endswith("ing") and any(w in lemminflect.getInflection(lemma, tag="VBG") for lemma in lemmas(w, "VERB"))
 
 
 def participle_clause(words: list[str]) -> bool:

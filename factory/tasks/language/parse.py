@@ -151,7 +151,12 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
                 pos += len("set to ")
             quoted = text.startswith('"', pos)
             person_name = PERSON_NAME.match(text, pos) if p.ref == "user" and not quoted else None
-            if person_name is not None:  # "the customs broker Vikram Iyer" (`values.param_text`)
+            chosen = next((v for v in sorted(p.values or [], key=len, reverse=True)
+                           if lowered.startswith(v.replace("_", " ").lower(), pos)), None) \
+                if p.type == "enum" and not quoted and hit is not None and hit[1] == bare_word(p) else None
+            if chosen is not None:  # "by debit card" (`arg_phrases.arg_phrase`): the value as a word
+                value, pos = chosen, pos + len(chosen)
+            elif person_name is not None:  # "the customs broker Vikram Iyer" (`values.param_text`)
                 value, pos = person_name[0], person_name.end()
             else:
                 value, pos = scan_value(p.type if not quoted else "string", text, pos)
