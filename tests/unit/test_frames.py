@@ -827,3 +827,14 @@ def test_a_payment_is_said_by_its_sum_its_means_and_its_day_by_its_act() -> None
         back = parse(leases, text).steps[0].args
         assert all(back[k] for k in step.args if k != "lease"), back
     assert parse(leases, "Pay £750 rent for my tenancy, by debit card.").steps[0].args["method"] == "debit card"
+
+
+def test_an_amount_is_asked_how_much() -> None:
+    """"How much was my monthly fee payment on May 1, 2026?", never "What is the amount of …"."""
+    gym = build_spec(load_seed(SEEDS / "suite" / "gym.yaml"))
+    q = Question("lookup", "payment", "amount", target=RefText("Monthly fee, May 1, 2026", mine=True))
+    for variant, said in ((0, "How much was my monthly fee payment on May 1, 2026?"),
+                          (1, "Can you tell me how much my monthly fee payment on May 1, 2026 was?")):
+        text = render(gym, Ask("read", question=q), variant)
+        assert text == said, text
+        assert parse(gym, text).question == replace(q, target=replace(q.target, mine=None))

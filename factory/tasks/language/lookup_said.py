@@ -70,6 +70,8 @@ def lookup_said(field: FieldSpec, named: str, variant: int, entity: EntitySpec |
     priced = entity or currency_of
     if field.type == "money" and f == "cost":  # "How much did the asset BWL-1044 cost?"
         return f"Can you tell me how much {named} cost?" if variant % 2 else f"How much did {named} cost?"
+    if field.type == "money" and f == "amount":  # "How much was my monthly fee payment on 1 April?"
+        return f"Can you tell me how much {named} was?" if variant % 2 else f"How much was {named}?"
     if priced is not None and prices_in(priced, field):  # "What currency is the … event in?"
         return f"Can you tell me what currency {named} is in?" if variant % 2 else f"What currency is {named} in?"
     if in_place(field) and entity is not None and _by_name(entity):

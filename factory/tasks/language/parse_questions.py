@@ -203,6 +203,7 @@ _CLASSIFIER = "|".join(sorted(CLASSIFIERS))
 _KIND_OF = re.compile(rf'^What (?P<kind>{_CLASSIFIER}) of (?P<thing>[a-z][a-z -]*?) is (?P<name>"[^"]+"(?: [^"?]+)?)\?$')
 _KIND_OF_BARE = re.compile(rf'^What (?P<kind>{_CLASSIFIER}) of (?P<thing>[a-z]+) is (?P<name>[A-Z][^"?]*)\?$')
 _KIND_OF_CODE = re.compile(rf'^What (?P<kind>{_CLASSIFIER}) of (?P<thing>[a-z][a-z -]*?) is (?P<code>{CODE.pattern})\?$')
+_AMOUNT = re.compile(r"^(?:How much was (?P<named>.+)|Can you tell me how much (?P<told>.+) was)\?$")
 _COST = re.compile(r"^(?:How much did (?P<named>.+) cost|Can you tell me how much (?P<told>.+) cost)\?$")
 _POSSESSIVE = re.compile(r"^What (?:is|are) (?P<named>the [A-Z][^\"?]*?)'s (?P<field>[a-z][^\"?]*)\?$")
 _MINE_ARE = re.compile(r"^How many of my (.+?) are (.+)\?$")
@@ -241,6 +242,9 @@ def parse_question(spec: Spec, text: str) -> Question | None:
     cost = _COST.match(text)  # "How much did the asset BWL-1044 cost?" (`lookup_said`)
     if cost is not None:
         text = f"What is the cost of {cost['named'] or cost['told']}?"
+    worth = _AMOUNT.match(text)  # "How much was my monthly fee payment on 1 April?" (`lookup_said`)
+    if worth is not None:
+        text = f"What is the amount of {worth['named'] or worth['told']}?"
     bare_kind = _KIND_OF_BARE.match(text)  # "What kind of port is Los Angeles?": of the Los Angeles port
     if bare_kind is not None:
         text = f"What is the {bare_kind['kind']} of the {bare_kind['name']} {bare_kind['thing']}?"
