@@ -23,6 +23,7 @@ from factory.tasks.language.phrasing import Ask, AskStep, Cond, Question, RefTex
 from factory.tasks.language.resolve import find_rows
 from factory.tasks.language.row_names import name_of, read_name
 from factory.tasks.propose.base import ProposerBase
+from factory.tasks.propose.proposer import Proposer
 
 SUITE = Path(__file__).resolve().parents[2] / "seeds" / "suite"
 
@@ -449,3 +450,16 @@ def test_a_transfer_to_the_user_is_said_as_the_things_that_came_to_them() -> Non
     q = Question("lookup", "transfer", "note", target=RefText(label, mine=True))
     text = render(tickets, Ask("read", question=q), 0)
     assert text.endswith("transferred to me?") and parse(tickets, text).question.target.text == label, text
+
+
+def test_an_amount_for_a_row_with_no_amount_of_its_own_is_in_that_rows_currency() -> None:
+    """A new tier for a Dublin event is priced in euros ("the event's currency"): the event has no
+    amount, only its currency, and the run acts on no row; never "$40" for it."""
+    tickets = build_spec(load_seed(SUITE / "ticketing.yaml"))
+    rows = {"event": [{"id": 3, "name": "Saoirse Nolan: Live at the Quay", "currency": "EUR"}]}
+    view = UserView(tickets, sqlite3.connect(":memory:"), _rows=rows, _by_id={"event": {3: rows["event"][0]}})
+    proposer = object.__new__(Proposer)
+    proposer.spec, proposer.world = tickets, view
+    add_tier = next(w for w in tickets.workflows if w.name == "add_tier")
+    assert proposer._currency("event", rows["event"][0]) == "EUR"
+    assert proposer._run_currency(add_tier, {"event": 3, "name": "Balcony"}) == "EUR"

@@ -113,12 +113,17 @@ class ProposerBase:
 
     def _currency(self, entity: str, row: Row) -> str | None:
         """The ISO code of the row's amounts: its currency field's value, else a fixed one."""
-        for f in self.spec.entity(entity).fields:
+        fields = self.spec.entity(entity).fields
+        for f in fields:
             if f.type == "money" and f.currency_field and row.get(f.currency_field):
                 return str(row[f.currency_field])
             if f.type == "money" and f.currency:
                 return f.currency
-        return None
+        # a row with no amount of its own still says the currency its amounts are made in (an
+        # event "priced in the event's currency")
+        chooser = next((f for f in fields if f.type == "enum" and f.values
+                        and all(re.fullmatch(r"[A-Z]{3}", v) for v in f.values)), None)
+        return str(row[chooser.column]) if chooser is not None and row.get(chooser.column) else None
 
     def _unique_label(self, entity: str, row: Row, user_id: int) -> bool:
         label = self._label(entity, row)

@@ -363,7 +363,14 @@ class ValuesMixin(FittingMixin):
                 return str(values.get(p.name, p.default or "USD"))
         subject = next((p for p in workflow.params if p.name == workflow.subject and p.ref), None)
         row = self.world.row(subject.ref or "", values[subject.name]) if subject and subject.name in values else None
-        return (self._currency(subject.ref or "", row) if subject and row else None) or "USD"
+        if subject is not None:
+            return (self._currency(subject.ref or "", row) if row else None) or "USD"
+        # no row acted on: the one currency the rows the run names share ("a tier for my event",
+        # priced in the event's currency)
+        found = {c for p in workflow.params if p.ref and p.ref != "user" and p.name in values
+                 for r in [self.world.row(p.ref, values[p.name])] if r is not None
+                 for c in [self._currency(p.ref, r)] if c}
+        return found.pop() if len(found) == 1 else "USD"
 
     def _near_counts(self, workflow: WorkflowSpec, values: dict[str, Any]) -> None:
         """Half the time, a whole number a rule compares with a row's ("the odometer reads at least
