@@ -838,3 +838,16 @@ def test_an_amount_is_asked_how_much() -> None:
         text = render(gym, Ask("read", question=q), variant)
         assert text == said, text
         assert parse(gym, text).question == replace(q, target=replace(q.target, mine=None))
+
+
+def test_a_fee_or_a_price_is_asked_how_much() -> None:
+    """"How much is the joining fee for the Docklands Off-Peak plan?", "How much is the rent for
+    Flat 9, Maple Terrace?", never "the … plan's joining fee"; both read back."""
+    for seed, entity, field, label, said in (
+            ("gym", "plan", "joining_fee", "Docklands Off-Peak", "How much is the joining fee for the Docklands Off-Peak plan?"),
+            ("leases", "unit", "monthly_rent", "Flat 9, Maple Terrace", "How much is the rent for Flat 9, Maple Terrace?")):
+        spec = build_spec(load_seed(SEEDS / "suite" / f"{seed}.yaml"))
+        q = Question("lookup", entity, field, target=RefText(label, mine=False))
+        text = render(spec, Ask("read", question=q), 0)
+        assert text == said, text
+        assert parse(spec, text).question == replace(q, target=RefText(label))

@@ -15,7 +15,7 @@ from factory.spec.naming import CODE
 from factory.tasks.language import grammar
 from factory.tasks.language.arg_words import CLASSIFIERS, when_label
 from factory.tasks.language.conds_said import bool_phrase
-from factory.tasks.language.measures import count_noun, day_act, done_count, times_done
+from factory.tasks.language.measures import PRICE_NOUNS, count_noun, day_act, done_count, times_done
 from factory.tasks.language.modifiers import bool_adjective, bool_feature
 from factory.tasks.language.row_labels import _by_name
 from factory.tasks.language.spoken import field_noun, of_word, own_field_noun
@@ -72,6 +72,9 @@ def lookup_said(field: FieldSpec, named: str, variant: int, entity: EntitySpec |
         return f"Can you tell me how much {named} cost?" if variant % 2 else f"How much did {named} cost?"
     if field.type == "money" and f == "amount":  # "How much was my monthly fee payment on 1 April?"
         return f"Can you tell me how much {named} was?" if variant % 2 else f"How much was {named}?"
+    if field.type == "money" and f.split()[-1] in PRICE_NOUNS and f.split()[-1] != "rate":
+        # "How much is the joining fee for the … plan?", never "the … plan's joining fee"
+        return f"Can you tell me how much the {f} for {named} is?" if variant % 2 else f"How much is the {f} for {named}?"
     if priced is not None and prices_in(priced, field):  # "What currency is the … event in?"
         return f"Can you tell me what currency {named} is in?" if variant % 2 else f"What currency is {named} in?"
     if in_place(field) and entity is not None and _by_name(entity):

@@ -203,6 +203,8 @@ _CLASSIFIER = "|".join(sorted(CLASSIFIERS))
 _KIND_OF = re.compile(rf'^What (?P<kind>{_CLASSIFIER}) of (?P<thing>[a-z][a-z -]*?) is (?P<name>"[^"]+"(?: [^"?]+)?)\?$')
 _KIND_OF_BARE = re.compile(rf'^What (?P<kind>{_CLASSIFIER}) of (?P<thing>[a-z]+) is (?P<name>[A-Z][^"?]*)\?$')
 _KIND_OF_CODE = re.compile(rf'^What (?P<kind>{_CLASSIFIER}) of (?P<thing>[a-z][a-z -]*?) is (?P<code>{CODE.pattern})\?$')
+_PRICE = re.compile(r"^(?:How much is the (?P<field>[a-z][a-z -]*?) for (?P<named>.+)|"
+                    r"Can you tell me how much the (?P<field2>[a-z][a-z -]*?) for (?P<told>.+) is)\?$")
 _AMOUNT = re.compile(r"^(?:How much was (?P<named>.+)|Can you tell me how much (?P<told>.+) was)\?$")
 _COST = re.compile(r"^(?:How much did (?P<named>.+) cost|Can you tell me how much (?P<told>.+) cost)\?$")
 _POSSESSIVE = re.compile(r"^What (?:is|are) (?P<named>the [A-Z][^\"?]*?)'s (?P<field>[a-z][^\"?]*)\?$")
@@ -242,6 +244,9 @@ def parse_question(spec: Spec, text: str) -> Question | None:
     cost = _COST.match(text)  # "How much did the asset BWL-1044 cost?" (`lookup_said`)
     if cost is not None:
         text = f"What is the cost of {cost['named'] or cost['told']}?"
+    priced_at = _PRICE.match(text)  # "How much is the joining fee for the … plan?" (`lookup_said`)
+    if priced_at is not None:
+        text = f"What is the {priced_at['field'] or priced_at['field2']} of {priced_at['named'] or priced_at['told']}?"
     worth = _AMOUNT.match(text)  # "How much was my monthly fee payment on 1 April?" (`lookup_said`)
     if worth is not None:
         text = f"What is the amount of {worth['named'] or worth['told']}?"
