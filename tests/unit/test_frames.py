@@ -851,3 +851,14 @@ def test_a_fee_or_a_price_is_asked_how_much() -> None:
         text = render(spec, Ask("read", question=q), 0)
         assert text == said, text
         assert parse(spec, text).question == replace(q, target=RefText(label))
+
+
+def test_a_giving_verb_on_someones_row_gives_to_them() -> None:
+    """"Offer Ashley Vega the place for the Reformer Pilates class …", never "Offer the place for
+    Ashley Vega's waitlist spot for …"; read back to the same row."""
+    gym = build_spec(load_seed(SEEDS / "suite" / "gym.yaml"))
+    label = "Ashley Vega: Reformer Pilates at June 17 at 7:00 PM (Dublin Docklands)"
+    step = AskStep("move_up", {"entry": RefText(label, mine=False)})
+    text = render(gym, Ask("write", steps=(step,)), 0)
+    assert text.startswith("Offer Ashley Vega the place for the Reformer Pilates class at Dublin Docklands"), text
+    assert parse(gym, text).steps[0].args["entry"].text == label

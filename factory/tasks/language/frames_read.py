@@ -33,7 +33,7 @@ from factory.tasks.language.frames import (
 from factory.tasks.language.measures import rate_per, with_unit
 from factory.tasks.language.row_labels import titled
 from factory.tasks.language.row_names import read_name
-from factory.tasks.language.self_moves import move_shape, unmoved
+from factory.tasks.language.self_moves import gift_shape, move_shape, ungiven, unmoved
 from factory.tasks.language.spoken import noun, said
 from factory.tasks.language.things import own_lookup, person
 from factory.tasks.language.unit_fold import fold_shape, held_shape, held_unfold, unfold
@@ -114,7 +114,9 @@ def parse_frame(spec: Spec, text: str, mine: dict[str, str], separators: tuple[s
     for workflow in (w for w in spec.workflows if not w.system):
         f = frame(spec, workflow)
         move = move_shape(spec, f, workflow) if f is not None else None
-        back = unmoved(whole, move) if move is not None else None  # "Take Paula off the waitlist …" (`self_moves`)
+        gift = gift_shape(spec, f, workflow) if f is not None else None
+        back = (unmoved(whole, move) if move is not None else None) or (  # "Take Paula off the waitlist …"
+            ungiven(whole, gift) if gift is not None else None)  # "Offer Ashley Vega the place …" (`self_moves`)
         if f is None or not (back or whole).lower().startswith(f.pieces[0].lead.lower() + " "):
             continue
         said_its = its_form(f) if it is not None else None

@@ -32,7 +32,7 @@ from factory.tasks.language.measures import rate_per, with_unit
 from factory.tasks.language.modifiers import modifier_said
 from factory.tasks.language.row_labels import SPOKEN_DAY
 from factory.tasks.language.row_names import name_of
-from factory.tasks.language.self_moves import move_shape, moved, unmoved
+from factory.tasks.language.self_moves import gift_shape, given, move_shape, moved, ungiven, unmoved
 from factory.tasks.language.spoken import noun, param_said, said
 from factory.tasks.language.things import own_lookup
 from factory.tasks.language.unit_fold import fold_shape, folded, held_folded, held_shape, held_unfold, unfold
@@ -168,6 +168,10 @@ def _folded(spec: Spec, f: Frame, workflow: WorkflowSpec, text: str, rows: dict[
     said_moved = moved(text, move) if move is not None else None
     if move is not None and said_moved is not None and unmoved(said_moved, move) == text:
         return said_moved  # "Take Paula Mitchell off the waitlist for …", never "Leave Paula Mitchell's waitlist spot"
+    gift = gift_shape(spec, f, workflow)
+    said_given = given(text, gift) if gift is not None else None
+    if gift is not None and said_given is not None and ungiven(said_given, gift) == text:
+        return said_given  # "Offer Ashley Vega the place for …", never "Offer the place for Ashley Vega's waitlist spot"
     held = held_shape(spec, f, workflow)
     if held is not None and held.row_piece in rows:
         unit = f.pieces[held.noun_piece].lead

@@ -1,12 +1,18 @@
-"""A verb of moving oneself ("Leave waitlist", "Quit team") said as people say it of the one who
-moves: "Take Paula Mitchell off the waitlist for the Spin class …" (a desk acting for a member),
-"Take me off the waitlist for …" (the member), never "Leave Paula Mitchell's waitlist spot for …",
-which says the desk leaves it.
+"""Verbs said of the person a row belongs to, as people say them.
+
+A verb of moving oneself ("Leave waitlist", "Quit team") is said of the one who moves: "Take
+Paula Mitchell off the waitlist for the Spin class …" (a desk acting for a member), "Take me off
+the waitlist for …" (the member), never "Leave Paula Mitchell's waitlist spot for …", which says
+the desk leaves it.
 
 The shape is grammar: the label is one such verb and a noun that is part of the noun of the row
 acted on ("waitlist" of a "waitlist spot"), and the row is said as someone's ("my …", "Paula
 Mitchell's …"). `unmoved` reads the sentence back into the frame's own words, so `frames_read`
 parses it unchanged.
+
+A giving verb ("Offer the place") acting on someone's row gives to that person: "Offer Ashley Vega
+the place for the Reformer Pilates class …", never "Offer the place for Ashley Vega's waitlist
+spot for …" (`gift_shape`, read back by `ungiven`).
 """
 
 from __future__ import annotations
@@ -68,3 +74,44 @@ def unmoved(text: str, move: Move) -> str | None:
     if m is None:
         return None
     return f"{move.verb} {'my' if m['me'] else m['who'] + chr(39) + 's'} {move.thing} {m['rest']}"
+
+
+@dataclass(frozen=True)
+class Gift:
+    """A frame that gives something to the holder of the row it names: the verb and what is given
+    as the frame says them ("Offer", " the place") and the row's noun ("waitlist spot")."""
+
+    head: str
+    thing: str
+
+
+def gift_shape(spec: Spec, f: Frame, workflow: WorkflowSpec) -> Gift | None:
+    """The gift of `f`: a giving verb (`grammar.DATIVE_VERBS`), the label's own object, then "for"
+    the row acted on; None otherwise."""
+    pieces = f.pieces
+    if len(pieces) < 3 or pieces[0].param is not None or pieces[1].param is not None:
+        return None
+    verb, given, row = pieces[0], pieces[1], pieces[2]
+    if verb.lead.lower() not in grammar.DATIVE_VERBS or row.role != "subject" or row.lead != " for ":
+        return None
+    if not given.lead.startswith(" the "):
+        return None
+    p = next((q for q in workflow.params if q.name == row.param), None)
+    if p is None or not p.ref:
+        return None
+    return Gift(verb.lead + given.lead, noun(said(spec.entity(p.ref))))
+
+
+def given(text: str, gift: Gift) -> str | None:
+    """"Offer Ashley Vega the place for the Spin class …" of "Offer the place for Ashley Vega's
+    waitlist spot for the Spin class …", or None where the row is not said as someone's."""
+    verb, _, what = gift.head.partition(" ")
+    m = re.match(rf"{re.escape(gift.head)} for (?P<who>{_PERSON})'s {re.escape(gift.thing)} (?P<rest>for .+)$", text)
+    return f"{verb} {m['who']} {what} {m['rest']}" if m is not None else None
+
+
+def ungiven(text: str, gift: Gift) -> str | None:
+    """The frame's own words of a `given` sentence, or None when `text` is not said so."""
+    verb, _, what = gift.head.partition(" ")
+    m = re.match(rf"{re.escape(verb)} (?P<who>{_PERSON}) {re.escape(what)} (?P<rest>for .+)$", text)
+    return f"{gift.head} for {m['who']}'s {gift.thing} {m['rest']}" if m is not None else None
