@@ -665,13 +665,13 @@ def test_a_row_argument_with_a_proper_name_is_said_before_its_noun() -> None:
 
 def test_a_text_that_repeats_the_rows_name_is_said_as_that() -> None:
     """A new ticket's summary that is its issue's name is "with that as the summary", never
-    'for the common issue "Desk phone problem" with the summary "Desk phone problem"'; read back
-    to the issue's name. Two rows named leave "that" unsaid, and a "that" with no row is refused."""
+    'Report a "Desk phone problem" with the summary "Desk phone problem"'; read back to the
+    issue's name. Two rows named leave "that" unsaid, and a "that" with no row is refused."""
     desk = build_spec(load_seed(SEEDS / "suite" / "helpdesk.yaml"))
     step = AskStep("raise_ticket", {"issue_type": RefText("Desk phone problem"), "summary": "Desk phone problem",
                                     "description": "No dial tone since Monday", "priority": "high"})
     text = render(desk, Ask("write", steps=(step,)), 0)
-    assert 'for the common issue "Desk phone problem" with that as the summary, the details' in text, text
+    assert 'Report a "Desk phone problem" with that as the summary, the details' in text, text
     assert parse(desk, text).steps[0].args == step.args
     other = AskStep("raise_ticket", {**step.args, "summary": "Phone dead at reception"})
     said = render(desk, Ask("write", steps=(other,)), 0)
@@ -862,3 +862,18 @@ def test_a_giving_verb_on_someones_row_gives_to_them() -> None:
     text = render(gym, Ask("write", steps=(step,)), 0)
     assert text.startswith("Offer Ashley Vega the place for the Reformer Pilates class at Dublin Docklands"), text
     assert parse(gym, text).steps[0].args["entry"].text == label
+
+
+def test_a_kind_from_the_apps_list_is_said_before_the_thing_made() -> None:
+    """'Report a "VPN keeps dropping" problem', 'Report an "Application keeps crashing" problem',
+    'Report a "Desk phone problem"' (the noun said once), never 'Report a problem for the common
+    issue "…"'; each reads back to the same row."""
+    desk = build_spec(load_seed(SEEDS / "suite" / "helpdesk.yaml"))
+    for name, said in (("VPN keeps dropping", 'Report a "VPN keeps dropping" problem with'),
+                       ("Application keeps crashing", 'Report an "Application keeps crashing" problem with'),
+                       ("Desk phone problem", 'Report a "Desk phone problem" with')):
+        step = AskStep("raise_ticket", {"issue_type": RefText(name), "summary": "Phone dead at reception",
+                                        "description": "Since Monday", "priority": "high"})
+        text = render(desk, Ask("write", steps=(step,)), 0)
+        assert text.startswith(said) and "common issue" not in text, text
+        assert parse(desk, text).steps[0].args == step.args

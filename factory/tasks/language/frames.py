@@ -95,7 +95,10 @@ class Frame:
 # A row a phrasal verb takes after its own preposition, said as the row everyone calls it by ("for
 # the Docklands Off-Peak plan", never "for my … plan" said by the desk that manages it).
 COMPLEMENT = "complement"
-KIND, KIND_A = "kind", "kind_a"  # a value said before the noun of the thing made, bare or after "a"/"an"
+KIND, KIND_A = "kind", "kind_a"
+# A row of the app's list of kinds said before the noun of the thing made: 'a "VPN keeps dropping"
+# problem' (`_catalog`); the piece's one value is that noun.
+KIND_REF = "kind_ref"  # a value said before the noun of the thing made, bare or after "a"/"an"
 
 
 def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
@@ -326,6 +329,12 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
             elif obj.ref == "user":
                 noun_piece = pieces.pop()
                 pieces += [Piece(" ", obj.name, "thing"), Piece(" as" + noun_piece.lead)]
+            elif _catalog(spec, obj) and own_article in ("a", "an") and len(after) == 1 \
+                    and pieces[-1].lead == f" {own_article} {after[0]}":
+                # a kind of thing made, from the app's list of kinds, said before its noun as a
+                # kind is ('Report a "VPN keeps dropping" problem'), the noun said once where the
+                # name ends on it ('Report a "Desk phone problem"'), never 'for the common issue "…"'
+                pieces[-1] = Piece(" ", obj.name, KIND_REF, (after[0],))
             else:  # in a container ("Write a note in my notebook"), else for a thing ("Place a hold for the book")
                 held_in = noun(said(spec.entity(obj.ref or ""))).split()[-1:] in ([w] for w in _CONTAINERS)
                 pieces.append(Piece(" in " if held_in else " for ", obj.name, "thing"))
@@ -363,6 +372,14 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
     span = ranges[0] if len(ranges) == 1 and not set(ranges[0]) & placed_or_set else None
     return Frame(workflow.name, tuple(pieces), settings, " to " if len(settings) == 1 else ": set the ", rest_lead, one,
                  span, _span_noun(params, span))
+
+
+def _catalog(spec: Spec, p: ParamSpec) -> bool:
+    """Whether `p` picks a row of a list of kinds everyone sees: rows named by their name alone
+    ("Desk phone problem"), no person, nothing of anyone's."""
+    ent = spec.entity(p.ref or "")
+    return ent.visibility == "public" and not ent.builtin and not person(spec, ent.name) and bool(
+        re.fullmatch(r"\{?name\}?", ent.display))
 
 
 def _counted_kind(spec: Spec, workflow: WorkflowSpec, pieces: list[Piece]) -> list[Piece]:

@@ -21,6 +21,7 @@ from factory.tasks.language.frames import (
     IT,
     KIND,
     KIND_A,
+    KIND_REF,
     PARTICLE_AFTER,
     PARTICLE_BEFORE,
     REST_ARTICLE,
@@ -61,6 +62,8 @@ def frame_pattern(f: Frame) -> re.Pattern[str]:
                 parts.append(f"{re.escape(piece.lead)}(?:an? (?P<{piece.param}>{words})|an?)")
             else:  # "Request sick leave", or "Request leave"
                 parts.append(f"(?:{re.escape(piece.lead)}(?P<{piece.param}>{words}))?")
+        elif piece.role == KIND_REF:  # 'a "VPN keeps dropping" problem', 'a "Desk phone problem"'
+            parts.append(f'{re.escape(piece.lead)}an? "(?P<{piece.param}>[^"]+)"(?: {re.escape(piece.values[0])})?')
         elif piece.role == COUNT:  # "Buy 4 tickets", "Buy 1 ticket", or "Buy tickets" with none said
             after = f.pieces[f.pieces.index(piece) + 1].lead.strip()
             parts.append(f"(?:{re.escape(piece.lead)}(?P<{piece.param}>\\d+)(?= {re.escape(grammar.singular(after))}\\b|"
@@ -163,6 +166,9 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
         p = params[piece.param]
         if piece.role in (KIND, KIND_A):
             args[p.name] = next(v for v in p.values or [] if v.replace("_", " ") == m[p.name].lower())
+            continue
+        if piece.role == KIND_REF:  # a row of a list of kinds, by its name (`frames.KIND_REF`)
+            args[p.name] = RefText(m[p.name])
             continue
         if it is not None and m[p.name] == IT and p.ref == it:
             args[p.name] = RefText(IT, ONLY)

@@ -19,6 +19,7 @@ from factory.tasks.language.frames import (
     IT,
     KIND,
     KIND_A,
+    KIND_REF,
     PARTICLE_AFTER,
     PARTICLE_BEFORE,
     REST_ARTICLE,
@@ -92,6 +93,11 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
         elif piece.role in (KIND, KIND_A) and piece.param in args:
             word = modifier_said(str(args[piece.param]).replace("_", " "))
             out.append(piece.lead + (grammar.with_article(word) if piece.role == KIND_A else word))
+        elif piece.role == KIND_REF and piece.param in args:  # 'a "VPN keeps dropping" problem'
+            name = args[piece.param].text if isinstance(args[piece.param], RefText) else str(args[piece.param])
+            thing = piece.values[0]
+            said_kind = f'"{name}"' if name.lower().split()[-1:] == [thing] else f'"{name}" {thing}'
+            out.append(f"{piece.lead}{grammar.with_article(name).split()[0]} {said_kind}")
         elif piece.role == SCORE and piece.param in args:  # "4 out of 5"
             out.append(f"{piece.lead}{args[piece.param]} out of {piece.values[0]}")
         elif piece.role == COUNT and piece.param in args:
