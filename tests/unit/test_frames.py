@@ -764,10 +764,10 @@ def test_a_day_labelled_by_a_state_and_its_bound_is_said_with_them_in_a_list() -
 
 
 def test_a_cost_and_a_kind_are_asked_as_people_ask_them() -> None:
-    """"How much did the asset BWL-1044 cost?" and "What type of asset is BWL-1044?", never "What
+    """"How much did asset BWL-1044 cost?" and "What type of asset is BWL-1044?", never "What
     is the cost of …" or "the type of the asset …"; both read back."""
     desk = build_spec(load_seed(SEEDS / "suite" / "helpdesk.yaml"))
-    for field, said in (("purchase_cost", "How much did the asset BWL-1044 cost?"),
+    for field, said in (("purchase_cost", "How much did asset BWL-1044 cost?"),
                         ("kind", "What type of asset is BWL-1044?")):
         q = Question("lookup", "asset", field, target=RefText("BWL-1044", mine=False))
         text = render(desk, Ask("read", question=q), 0)
@@ -877,3 +877,23 @@ def test_a_kind_from_the_apps_list_is_said_before_the_thing_made() -> None:
         text = render(desk, Ask("write", steps=(step,)), 0)
         assert text.startswith(said) and "common issue" not in text, text
         assert parse(desk, text).steps[0].args == step.args
+
+
+def test_a_row_known_by_its_code_takes_no_article() -> None:
+    """"Take ticket INC-151", "Has ticket INC-151 been escalated?", "How many replies are there for
+    ticket INC-151?", as people name a flight or a room, never "the ticket INC-151"; each reads
+    back to the same row, and "my ticket INC-151" stays the user's own."""
+    desk = build_spec(load_seed(SEEDS / "suite" / "helpdesk.yaml"))
+    ticket = RefText("INC-151", mine=False)
+    for ask, said in (
+            (Ask("write", steps=(AskStep("take_ticket", {"ticket": ticket}),)), "Take ticket INC-151."),
+            (Ask("read", question=Question("lookup", "ticket", "escalated", target=ticket)),
+             "Has ticket INC-151 been escalated?"),
+            (Ask("read", question=Question("count", "comment", conds=(Cond("ticket", '"INC-151"'),))),
+             "How many replies are there for ticket INC-151?")):
+        texts = [render(desk, ask, v) for v in range(2)]
+        assert said in texts, texts
+        back = parse(desk, said)
+        assert (back.steps[0].args["ticket"] == ticket) if ask.steps else back.question.op == ask.question.op
+    mine = render(desk, Ask("write", steps=(AskStep("rate", {"ticket": RefText("INC-151", mine=True), "rating": 4}),)), 0)
+    assert "my ticket INC-151" in mine and parse(desk, mine).steps[0].args["ticket"] == RefText("INC-151", mine=True), mine

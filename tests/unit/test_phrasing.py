@@ -473,7 +473,7 @@ def test_fields_are_asked_about_as_people_speak_of_them() -> None:
     read = next(f for f in mail.entity("message").fields if f.type == "bool" and f.label.lower() == "read")
     guests = next(f for f in stay.entity("listing").fields if f.label.lower() == "guests")
     cases = [
-        (mail, Question("lookup", "message", read.name, target=RefText("Hi there")), 'Is my message "Hi there" read?'),
+        (mail, Question("lookup", "message", read.name, target=RefText("Hi there")), 'Has my message "Hi there" been read?'),
         (stay, Question("lookup", "listing", "wifi", target=RefText("Loft")), "have wifi?"),
         (stay, Question("lookup", "listing", guests.name, target=RefText("Loft")), "How many guests does"),
         (stay, Question("max", "listing", guests.name, conds=(Cond("country", '"Spain"'),)),
@@ -708,7 +708,7 @@ def test_a_proper_name_is_said_before_its_noun_and_a_place_alone() -> None:
     _said_and_read_back(cases)
     titled = Question("count", "viewing", conds=(Cond("unit", '"Flat 19, Ropewalk Apartments"'),))
     said = render(flats, Ask("read", question=titled), 1)
-    assert said == "How many viewing appointments for Flat 19, Ropewalk Apartments are there?"
+    assert said == "How many viewing appointments are there for Flat 19, Ropewalk Apartments?"
     assert parse(flats, said).question == titled
 
 
@@ -782,7 +782,7 @@ def test_rows_are_counted_for_the_row_they_belong_to() -> None:
     library = build_spec(load_seed(SEEDS.parent / "tests" / "fixtures" / "library.yaml"))
     count = Question("count", "hold", conds=(Cond("book", '"The Clockwork Fox"'),))
     assert render(library, Ask("read", question=count), 0) == 'How many holds does the book "The Clockwork Fox" have?'
-    assert render(library, Ask("read", question=count), 1) == 'How many holds for the book "The Clockwork Fox" are there?'
+    assert render(library, Ask("read", question=count), 1) == 'How many holds are there for the book "The Clockwork Fox"?'
     least = Question("min", "hold", "position", conds=(Cond("book", '"Salt and Iron"'),))
     assert render(library, Ask("read", question=least), 0) == (
         'Which of the holds for the book "Salt and Iron" has the lowest queue position?')

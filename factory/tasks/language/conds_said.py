@@ -14,7 +14,7 @@ from factory.tasks.language.arg_phrases import bool_flag
 from factory.tasks.language.asks import Cond, ParseError, RefText
 from factory.tasks.language.modifiers import bool_adjective, bool_feature, kind_said, named_place
 from factory.tasks.language.row_labels import titled
-from factory.tasks.language.row_names import name_of
+from factory.tasks.language.row_names import code_named, name_of
 from factory.tasks.language.spoken import a, field_noun, noun, said
 from factory.tasks.language.things import person
 
@@ -92,6 +92,8 @@ def ref_said(spec: Spec, field: FieldSpec, value: str) -> str | None:
         return None
     if named == inner and titled(inner, noun(said(spec.entity(field.ref)))) and not re.search(r" (?:and|with) ", inner):
         return named  # a proper name of a numbered thing: "the tenancies for Flat 14, The Tannery"
+    if code_named(spec, field.ref, named):
+        return named  # "the replies for ticket INC-114"
     if not (named.startswith("the ") or re.match(r"[A-Z][^\"]*'s ", named)) or '"' in named \
             or re.search(r" (?:and|with) ", named):
         return None  # "the Spin class session …", "Ashley Vega's Docklands Off-Peak membership …"

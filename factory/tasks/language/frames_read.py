@@ -33,7 +33,7 @@ from factory.tasks.language.frames import (
 )
 from factory.tasks.language.measures import rate_per, with_unit
 from factory.tasks.language.row_labels import titled
-from factory.tasks.language.row_names import read_name
+from factory.tasks.language.row_names import code_named, read_name
 from factory.tasks.language.self_moves import gift_shape, move_shape, ungiven, unmoved
 from factory.tasks.language.spoken import noun, said
 from factory.tasks.language.things import own_lookup, person
@@ -189,7 +189,8 @@ def _args(spec: Spec, f: Frame, workflow: WorkflowSpec, m: re.Match[str], refs: 
             continue  # "Freeze my membership …": the row the app finds itself, left out of the call
         # "my …", "the …", or someone's ("Félix Gagnon's submission "…"", `row_names.person_split`)
         owned = m[p.name].lower().startswith(("my ", "the ")) or bool(_SOMEONES.match(m[p.name])) or (
-            p.ref is not None and titled(m[p.name], noun(said(spec.entity(p.ref)))))  # "Flat 20, Ropewalk Apartments"
+            p.ref is not None and titled(m[p.name], noun(said(spec.entity(p.ref))))) or (  # "Flat 20, Ropewalk Apartments"
+            p.ref is not None and code_named(spec, p.ref, m[p.name]))  # "ticket INC-151"
         # Rows are "my …" / "the …", except one paid by name; a shared row stays "the tool "X"" even
         # as the thing acted on (`name_of`).
         named = piece.role != "object" or (p.ref is not None and spec.entity(p.ref).visibility == "public")

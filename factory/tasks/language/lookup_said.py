@@ -43,6 +43,8 @@ def lookup_said(field: FieldSpec, named: str, variant: int, entity: EntitySpec |
     read?" (a yes/no state), "Does the listing "Loft" have wifi?" (a thing a row has), "How many
     travellers does my trip "Rome" have?" (a count); `parse.parse_question` reads each back."""
     state = (bool_adjective(field, "yes") or bool_phrase(field)) if field.type == "bool" else None
+    if state is not None and " " not in state and grammar.is_participle(state) and bool_adjective(field, "yes"):
+        return f"Has {named} been {state}?"  # a state an act leaves: "Has ticket INC-8 been escalated?"
     if state is not None:  # "Is the plan "X" off-peak only?", "Is the dish "Y" on tonight?"
         return f"Is {named} {state}?"
     feature = bool_feature(field) if field.type == "bool" else None
@@ -119,7 +121,7 @@ _QUOTED_THING = re.compile(r'the (?P<thing>[a-z][a-z -]*?) (?P<name>"[^"]+"(?: [
 
 
 # A row named by its code after its noun ("the asset BWL-1012"), whose kind is asked of the code.
-_CODED_THING = re.compile(rf"the (?P<thing>[a-z][a-z -]*?) (?P<code>{CODE.pattern})")
+_CODED_THING = re.compile(rf"(?:the )?(?!my )(?P<thing>[a-z][a-z -]*?) (?P<code>{CODE.pattern})")
 
 
 def done_on(field: FieldSpec) -> str | None:

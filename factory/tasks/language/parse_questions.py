@@ -29,6 +29,8 @@ from factory.tasks.language.words import my_only
 # Who a row is said to belong to: "my ", "the ", or a person's name ("Ada Brennan's ").
 _WHOSE = r"[A-Z][^\"?]*?'s "
 _OWNED = rf"(?:my |the |{_WHOSE})[^\"]*"
+# A row said by its noun and its code, with no article ("ticket INC-151": `row_names.name_of`).
+_CODED = rf"[a-z][a-z -]*? {CODE.pattern}"
 
 
 _Q_PATTERNS = [
@@ -43,8 +45,8 @@ _Q_PATTERNS = [
     ("count", re.compile(r"^(?:Can you count|Count) (?:my|the) (?P<plural>[A-Za-z0-9][A-Za-z0-9-]* .+?)[.?]$")),
     ("count", re.compile(r"^How many (?P<plural>[A-Za-z0-9][A-Za-z0-9-]* .+?) (?:do I have|are there)\?$")),
     ("sum", re.compile(r"^What is the total (?P<field>.+?) (?:of|across) (?:my|the) (?P<plural>.+?)(?: with (?P<conds>.+))?\?$")),
-    ("named", re.compile(rf'^What is the (?P<field>.+?) (?:of|for|on) (?P<named>(?:my |the |{_WHOSE})[^"]+)\?$')),  # name_of
-    ("named", re.compile(rf'^Look up the (?P<field>.+?) (?:of|for|on) (?P<named>(?:my |the |{_WHOSE})[^"]+)\.$')),
+    ("named", re.compile(rf'^What is the (?P<field>.+?) (?:of|for|on) (?P<named>(?:my |the |{_WHOSE})[^"]+|{_CODED})\?$')),
+    ("named", re.compile(rf'^Look up the (?P<field>.+?) (?:of|for|on) (?P<named>(?:my |the |{_WHOSE})[^"]+|{_CODED})\.$')),
     # a name quoted with words around it: `my rental "X" from May 7`, `Ada Brennan's hold "X"` (row_names)
     ("named", re.compile(rf'^What is the (?P<field>.+?) (?:of|for|on) (?P<named>{_OWNED}"[^"]+"(?: [^"]+)?)\?$')),
     ("named", re.compile(rf'^Look up the (?P<field>.+?) (?:of|for|on) (?P<named>{_OWNED}"[^"]+"(?: [^"]+)?)\.$')),
@@ -61,6 +63,9 @@ _Q_PATTERNS = [
 # <row>?" and kept only when the field is one said that way.
 _SAID_LOOKUPS = [
     (re.compile(r"^Is (?P<named>.+) (?P<field>[a-z]+)\?$"), lambda f, w: bool_adjective(f, "yes") == w),
+    # a state an act leaves: "Has ticket INC-8 been escalated?" (`lookup_said.lookup_said`)
+    (re.compile(r"^Has (?P<named>.+) been (?P<field>[a-z]+)\?$"),
+     lambda f, w: bool_adjective(f, "yes") == w and grammar.is_participle(w)),
     (re.compile(r"^Does (?P<named>.+) have (?P<field>[a-z][a-z -]*)\?$"), lambda f, w: bool_feature(f) == w),
     (re.compile(r"^How many (?P<field>[a-z]+) does (?P<named>.+) have\?$"), lambda f, w: count_noun(f) == w),
     (re.compile(r"^How many (?P<field>times) has (?P<named>.+) been (?P<done>[a-z]+)\?$"),
@@ -240,7 +245,7 @@ def parse_question(spec: Spec, text: str) -> Question | None:
         text = f"What is the {kind['kind']} of the {kind['thing']} {kind['name']}?"
     coded_kind = _KIND_OF_CODE.match(text)  # "What type of asset is BWL-1012?": of the asset BWL-1012
     if coded_kind is not None:
-        text = f"What is the {coded_kind['kind']} of the {coded_kind['thing']} {coded_kind['code']}?"
+        text = f"What is the {coded_kind['kind']} of {coded_kind['thing']} {coded_kind['code']}?"
     cost = _COST.match(text)  # "How much did the asset BWL-1044 cost?" (`lookup_said`)
     if cost is not None:
         text = f"What is the cost of {cost['named'] or cost['told']}?"
@@ -262,6 +267,9 @@ def parse_question(spec: Spec, text: str) -> Question | None:
     held = _held_count(spec, text)  # before a count field's lookup, which has the same words
     if held is not None:
         return held
+    there_then = _THERE_THEN.match(text)  # "How many ticket tiers are there for the … event?" (`render_question`)
+    if there_then is not None:
+        text = f"How many {there_then['plural']} {there_then['conds']} are there?"
     looked = _said_lookup(spec, text)
     if looked is not None:
         return looked
@@ -304,7 +312,8 @@ def _done_between(spec: Spec, m: re.Match[str]) -> Question | None:
     return None
 
 
-_HELD_COUNT = re.compile(rf"^How many (?P<plural>[a-z][a-z -]*?) does (?P<named>(?:my |the |{_WHOSE}).+) have\?$")
+_THERE_THEN = re.compile(r"^How many (?P<plural>[a-z][a-z -]*?) are there (?P<conds>(?:for|of|from|to|by|with) .+)\?$")
+_HELD_COUNT = re.compile(rf"^How many (?P<plural>[a-z][a-z -]*?) does (?P<named>(?:my |the |{_WHOSE}).+|{_CODED}) have\?$")
 
 
 _THERE_FOR = re.compile(rf"^How many (?P<plural>[a-z][a-z -]*?) are there for (?P<named>(?:my |the |{_WHOSE}).+)\?$")

@@ -302,8 +302,8 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
             return f"How many of {scope} {plural} are {conds}?"
         if with_conds(conds) == f" {conds}" and conds.split(" ", 1)[0] in grammar.WHERE_PREPOSITIONS | {"not"}:
             return f"How many {plural} are {conds}?"  # "How many branches are in Bristol?", "… tiers are on sale?"
-        if with_conds(conds) == f" {conds}":  # "How many cars for the … branch are there?", not "have for"
-            return f"How many {plural} {conds} are there?"
+        if with_conds(conds) == f" {conds}":  # "How many cars are there for the … branch?", not "have for"
+            return f"How many {plural} are there {conds}?"
         return f"How many of {scope} {plural} have {conds}?"
     if q.op == "sum":
         assert q.field is not None

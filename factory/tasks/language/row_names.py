@@ -197,8 +197,8 @@ def name_of(spec: Spec, entity: str, ref: RefText, role: str) -> str:
         return ref.text  # money goes to "Sunvale Energy"; a person is named by their name ("to Liam O'Connor")
     if role in ("source", "dest") and ent.visibility == "public" and not mine and _PLACE_NAME.fullmatch(ref.text):
         return ref.text  # a place everyone knows goes "from Busan to Los Angeles", never "from the port "Busan""
-    if own_code(ent, ref.text):  # "the ticket INC-122": a row known by its code, said by it alone
-        return f"{owner}{thing} {ref.text}"
+    if own_code(ent, ref.text):  # "ticket INC-122": a row known by its code, said by it alone and,
+        return f"{'my ' if mine else ''}{thing} {ref.text}"  # like a flight or a room number, with no article
     split = _template_split(ent, ref.text)
     if split is not None:
         return f"{owner}{split[0]} {thing} ({split[1]})"
@@ -369,6 +369,13 @@ def _read_towards(spec: Spec, ent: EntitySpec, text: str, thing: str, mine: bool
     return RefText(f"{rest}{shape[1]}{m['who']}", mine=mine)
 
 
+def code_named(spec: Spec, entity: str, text: str) -> bool:
+    """Whether `text` names a row by its noun and its own code, with no article ("ticket INC-151")."""
+    ent = spec.entity(entity)
+    m = re.fullmatch(rf"{re.escape(noun(said(ent)))} (?P<code>{_CODE.pattern})", text, re.IGNORECASE)
+    return m is not None and own_code(ent, m["code"])
+
+
 def read_name(spec: Spec, entity: str, text: str) -> RefText:
     """The row a sentence names (`name_of`, read back)."""
     ent = spec.entity(entity)
@@ -388,8 +395,8 @@ def read_name(spec: Spec, entity: str, text: str) -> RefText:
     if towards is not None and (came is None or _towards(spec, ent, towards.text, thing, True) == f"the {came[0]}"):
         return towards
     coded = re.fullmatch(rf"{re.escape(thing)} (?P<code>{_CODE.pattern})", text, re.IGNORECASE)
-    if coded is not None and own_code(ent, coded["code"]):  # "ticket INC-122"
-        return RefText(coded["code"], mine=mine)
+    if coded is not None and own_code(ent, coded["code"]):  # "ticket INC-122", "my ticket INC-122"
+        return RefText(coded["code"], mine=bool(mine))
     shape = person_template(spec, ent)
     whose = re.fullmatch(rf'(?P<who>[A-Z][^"]*?)\'s {re.escape(thing)}(?: "(?P<rest>[^"]+)")?', text, re.IGNORECASE)
     if shape is not None and whose is not None and mine is None and bool(whose["rest"]) == bool(shape[1]):
