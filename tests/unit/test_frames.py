@@ -897,3 +897,16 @@ def test_a_row_known_by_its_code_takes_no_article() -> None:
         assert (back.steps[0].args["ticket"] == ticket) if ask.steps else back.question.op == ask.question.op
     mine = render(desk, Ask("write", steps=(AskStep("rate", {"ticket": RefText("INC-151", mine=True), "rating": 4}),)), 0)
     assert "my ticket INC-151" in mine and parse(desk, mine).steps[0].args["ticket"] == RefText("INC-151", mine=True), mine
+
+
+def test_the_one_thing_a_run_says_to_someone_is_said_saying() -> None:
+    """'Reply to ticket INC-151 saying "Restarted"' and 'Ask for a refund … saying "I moved"',
+    never 'with the message "…"'; read back. A run with more to say keeps its list."""
+    desk = build_spec(load_seed(SEEDS / "suite" / "helpdesk.yaml"))
+    step = AskStep("reply", {"ticket": RefText("INC-151", mine=False), "body": "Restarted, still the same"})
+    text = render(desk, Ask("write", steps=(step,)), 0)
+    assert text == 'Reply to ticket INC-151 saying "Restarted, still the same".', text
+    assert parse(desk, text).steps[0] == step
+    raised = render(desk, Ask("write", steps=(AskStep("raise_ticket", {
+        "issue_type": RefText("VPN keeps dropping"), "summary": "VPN drops", "description": "Since Monday"}),)), 0)
+    assert "saying" not in raised, raised

@@ -119,13 +119,13 @@ def test_a_short_word_the_seed_writes_as_a_word_is_no_abbreviation() -> None:
 
 
 def test_a_list_after_a_row_named_by_its_day_and_a_range_say_what_they_belong_to(freight: Spec) -> None:
-    """"… logged on May 2 at 9:00 AM, with the reason …" (never a reason that reads as the
+    """"… logged on May 2 at 9:00 AM, saying …" (a comma: never a reason that reads as the
     logging's); "for pickup between … and …" says what the two days are."""
     cars = build_spec(load_seed(SUITE / "car_rental.yaml"))
     waive = AskStep("waive_fee", {"damage_report": RefText("Ford Transit Custom SF70 XCT: Rear bumper, May 2 at 9:00 AM",
                                                            mine=False), "reason": "Handover photos back up the renter"})
     text = render(cars, Ask("write", steps=(waive,)), 0)
-    assert 'logged on May 2 at 9:00 AM, with the reason "Handover' in text, text
+    assert 'logged on May 2 at 9:00 AM, saying "Handover' in text, text
     assert parse(cars, text).steps == (waive,), text
     book = render(freight, Ask("write", steps=(_book(2000),)), 0)
     assert "from Singapore to Busan for pickup between July 19" in book, book

@@ -168,3 +168,16 @@ def split_label(param: ParamSpec) -> tuple[str, str] | None:
     if not grammar.is_noun(words[cut - 1]) or grammar.is_participle(words[cut - 1]):
         return None
     return " ".join(words[:cut]), " ".join(words[cut:])
+
+
+# Nouns of words a person says to someone: a run that says only one of them says it "saying "…"".
+SPEECH_NOUNS = frozenset(["message", "reply", "comment", "answer", "reason", "explanation", "response"])
+
+
+def said_words(workflow: WorkflowSpec) -> ParamSpec | None:
+    """The one text of a run that is words said to someone ("Message", "Note", "Reason"), said
+    'saying "…"' where it is all the run adds ('Reply to ticket INC-9 saying "…"'); None where a
+    run has none, or two (which "saying" could not tell apart)."""
+    found = [p for p in workflow.params if p.type in ("string", "text") and not p.say
+             and noun(said(p)).split()[-1:] in ([w] for w in SPEECH_NOUNS) and len(noun(said(p)).split()) <= 2]
+    return found[0] if len(found) == 1 else None

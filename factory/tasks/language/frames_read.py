@@ -88,7 +88,8 @@ def frame_pattern(f: Frame) -> re.Pattern[str]:
     # the rest after "with", or after a comma when none of it is a noun ("…, due April 19 and out of 50")
     days = "|".join(sorted(DAY_WORDS))  # "… until July 5": an end said by its own word (`frames.render_frame`)
     # (lower case meant: "…, Harbour View" goes on naming a row, "…, due April 19" starts the rest)
-    parts.append(f"(?:(?:,?{re.escape(f.rest_lead)}|, (?=(?-i:due |[a-z]+ ))| (?=(?-i:(?:{days}) [A-Z])))(?P<_rest>.+?))?")
+    parts.append(f"(?:(?:,?{re.escape(f.rest_lead)}|, (?=(?-i:due |[a-z]+ ))| (?=(?-i:(?:{days}) [A-Z]))"
+                 f'| (?=saying "))(?P<_rest>.+?))?')  # 'saying "…"' (`arg_words.said_words`)
     return re.compile("".join(parts) + "$", re.IGNORECASE)
 
 
