@@ -511,14 +511,14 @@ def test_a_value_that_is_a_name_is_written_as_one(seed: str, entity: str, field:
 
 
 def test_a_superlative_follows_its_row_where_the_act_ends_on_it() -> None:
-    """"Hold the ticket tier for the Night Market Sessions event with the lowest capacity", never
+    """"Hold the ticket tier for Night Market Sessions with the lowest capacity", never
     "Hold whichever ticket tier … has the lowest capacity"; read back to the same find-then-act."""
     tickets = build_spec(load_seed(SEEDS / "suite" / "ticketing.yaml"))
     for op, word in (("max", "highest"), ("min", "lowest")):
         step = AskStep("hold_tier", {}, ("tier", Question(op, "tier", "capacity",
                                                           conds=(Cond("event", '"Night Market Sessions"'),))))
         text = render(tickets, Ask("read_write", steps=(step,)), 0)
-        assert text == f"Hold the ticket tier for the Night Market Sessions event with the {word} capacity.", text
+        assert text == f"Hold the ticket tier for Night Market Sessions with the {word} capacity.", text
         assert parse(tickets, text).steps[0] == step
 
 
@@ -530,10 +530,10 @@ def test_a_row_ranked_by_its_price_is_the_cheapest_or_the_most_expensive() -> No
         q = Question(op, "tier", "price", conds=(Cond("event", '"Night Market Sessions"'),))
         step = AskStep("hold_tier", {}, ("tier", q))
         text = render(tickets, Ask("read_write", steps=(step,)), 0)
-        assert text == f"Hold the {word} ticket tier for the Night Market Sessions event.", text
+        assert text == f"Hold the {word} ticket tier for Night Market Sessions.", text
         assert parse(tickets, text).steps[0] == step
         asked = render(tickets, Ask("read", question=q), 0)
-        assert asked == f"Which of the ticket tiers for the Night Market Sessions event is the {word}?", asked
+        assert asked == f"Which of the ticket tiers for Night Market Sessions is the {word}?", asked
         assert parse(tickets, asked).question == q
         sold = AskStep("sell_at_door", {"buyer": RefText("Danny Sharp", mine=False), "quantity": 3}, ("tier", q))
         said = render(tickets, Ask("read_write", steps=(sold,)), 0)
@@ -730,7 +730,7 @@ def test_a_count_labelled_by_what_was_done_is_asked_of_the_things_done_to() -> N
             (Question("lookup", "tier", "sold", target=tier),
              "How many tickets have been sold in the VIP ticket tier for Brixton Beats Weekender?"),
             (Question("min", "tier", "sold", conds=(Cond("event", '"Night Market Sessions"'),)),
-             "Which of the ticket tiers for the Night Market Sessions event has the fewest tickets sold?")):
+             "Which of the ticket tiers for Night Market Sessions has the fewest tickets sold?")):
         text = render(tickets, Ask("read", question=q), 0)
         assert text == said, text
         want = replace(q, target=replace(tier, mine=None)) if q.target else q
@@ -910,3 +910,16 @@ def test_the_one_thing_a_run_says_to_someone_is_said_saying() -> None:
     raised = render(desk, Ask("write", steps=(AskStep("raise_ticket", {
         "issue_type": RefText("VPN keeps dropping"), "summary": "VPN drops", "description": "Since Monday"}),)), 0)
     assert "saying" not in raised, raised
+
+
+def test_a_row_other_labels_carry_bare_is_said_bare_in_a_condition() -> None:
+    """Tiers are labelled "VIP · Brixton Beats Weekender", so an event is said bare: "my orders for
+    Lakeshore Folk Revue", never "… for the Lakeshore Folk Revue event"; a title with an article
+    stays quoted; both read back."""
+    tickets = build_spec(load_seed(SEEDS / "suite" / "ticketing.yaml"))
+    for value, said in (('"Lakeshore Folk Revue"', "Which of my orders for Lakeshore Folk Revue has the highest total?"),
+                        ('"The Quiet Harbour"', 'Which of my orders for the event "The Quiet Harbour" has the highest total?')):
+        q = Question("max", "order", "total", conds=(Cond("event", value),), mine=True)
+        text = render(tickets, Ask("read", question=q), 0)
+        assert text == said, text
+        assert parse(tickets, text).question == q

@@ -61,6 +61,8 @@ def render_conds(spec: Spec, entity: str, conds: tuple[Cond, ...]) -> str:
             parts.append(str(phrase_state(ent, f, c.value)))
         elif not parts and not tied and c.upper is None and (at := at_place(spec, ent, f, stored.value)) is not None:
             parts.append(f"at {at}")  # "the flats at Maple Terrace", never "the flats for the Maple Terrace property"
+        elif not parts and not tied and c.upper is None and (bare := bare_for(spec, ent, f, stored.value)) is not None:
+            parts.append(f"for {bare}")  # "my orders for Lakeshore Folk Revue", never "… for the … event"
         elif not parts and not tied and c.upper is None and (named := ref_said(spec, f, stored.value)) is not None:
             parts.append(f"{lead_word(f)} {named}")  # "my bookings for the Spin class session on June 6 at …"
         elif not parts and not tied and c.upper is None and (first := name_first(spec, ent, f, stored.value)) is not None:
@@ -156,6 +158,32 @@ def at_place(spec: Spec, ent: EntitySpec, field: FieldSpec, value: str) -> str |
     if place_field(spec, ent) is not field or not PROPER_NAME.fullmatch(inner) or re.search(r" (?:and|with) ", inner):
         return None
     return inner if all(w[:1].isupper() or not w[:1].isalpha() or w in grammar.CLOSED for w in inner.split()) else None
+
+
+def carried_bare(spec: Spec, entity: str) -> bool:
+    """Whether other rows' labels carry a row of `entity` by its bare name after their own words
+    ("VIP · Brixton Beats Weekender" of a tier: "the VIP ticket tier for Brixton Beats Weekender"),
+    so a sentence says it bare too."""
+    for other in spec.entities:
+        for f in other.fields:
+            if f.type == "reference" and f.ref == entity and other.name != entity and f"{{{f.name}}}" in other.display \
+                    and not other.display.startswith(f"{{{f.name}}}"):
+                return True
+    return False
+
+
+def bare_for(spec: Spec, ent: EntitySpec, field: FieldSpec, value: str) -> str | None:
+    """A first condition naming the one row the rows belong to by its bare proper name, where
+    other labels carry that kind of row bare (`carried_bare`): "Lakeshore Folk Revue" of "my orders
+    for Lakeshore Folk Revue"; None otherwise (a title with an article stays quoted)."""
+    inner = value[1:-1] if len(value) > 2 and value[0] == value[-1] == '"' else ""
+    fors = [f for f in ent.fields if f.type == "reference" and f.ref and f.ref != ent.name and lead_word(f) == "for"
+            and not person(spec, f.ref) and carried_bare(spec, f.ref)
+            and re.fullmatch(r"\{?[a-z_]+\}?", spec.entity(f.ref).display)]  # rows known by one name
+    if fors != [field] or not PROPER_NAME.fullmatch(inner) or re.search(r" (?:and|with|for|at) ", inner) \
+            or inner.split()[0].lower() in ("the", "a", "an") or not inner[:1].isupper():
+        return None
+    return inner
 
 
 def enum_place(value: str) -> str:

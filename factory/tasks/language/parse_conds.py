@@ -14,6 +14,7 @@ from factory.tasks.language.conds_said import (
     PLACES,
     PROPER_NAME,
     at_place,
+    bare_for,
     bare_place,
     bool_phrase,
     day_field,
@@ -162,6 +163,7 @@ def parse_conds(ent: EntitySpec, text: str | None, spec: Spec | None = None) -> 
             continue
         first = None if conds else ((_ref_named_at(spec, ent, text, pos) if spec is not None else None)
                                     or (_at_place_at(spec, ent, text, pos) if spec is not None else None)
+                                    or (_bare_for_at(spec, ent, text, pos) if spec is not None else None)
                                     or _name_first_at(ent, text, pos))
         if first is not None:  # "for the Heathrow T5 branch", "in London" (`render.name_first`)
             cond, pos = first
@@ -252,6 +254,19 @@ def _at_place_at(spec: Spec, ent: EntitySpec, text: str, pos: int) -> tuple[Cond
     ends = [m.start() for m in re.finditer(r" (?:and|with) ", text[pos:])] + [len(text) - pos]
     named = text[pos + len("at "):pos + ends[0]]
     return (Cond(f.name, f'"{named}"'), pos + ends[0]) if at_place(spec, ent, f, f'"{named}"') == named else None
+
+
+def _bare_for_at(spec: Spec, ent: EntitySpec, text: str, pos: int) -> tuple[Cond, int] | None:
+    """A first condition naming the row the rows belong to by its bare name after "for" ("for
+    Lakeshore Folk Revue": `conds_said.bare_for`), read only as it is written."""
+    if not text.startswith("for ", pos):
+        return None
+    ends = [m.start() for m in re.finditer(r" (?:and|with) ", text[pos:])] + [len(text) - pos]
+    named = text[pos + len("for "):pos + ends[0]]
+    for f in ent.fields:
+        if bare_for(spec, ent, f, f'"{named}"') == named:
+            return Cond(f.name, f'"{named}"'), pos + ends[0]
+    return None
 
 
 def _name_first_at(ent: EntitySpec, text: str, pos: int) -> tuple[Cond, int] | None:
