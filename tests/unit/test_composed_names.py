@@ -311,12 +311,12 @@ def test_a_row_is_named_by_the_row_it_belongs_to_where_that_names_it_alone() -> 
 def test_an_order_named_by_what_it_counts_leaves_its_count_and_day_out() -> None:
     """ "my order of VIP tickets for Canal Street Pride Party" (the short name `UserView.short_labels`
     gives an order, its tier's label), never a quoted tier; rows named after the order say it so
-    too, what it moves before whom it goes to ("my transfer of VIP tickets … to Colin Hanna"); all read back."""
+    too, what it moves before whom it goes to ("the VIP tickets … I transferred to Colin Hanna"); all read back."""
     tickets = build_spec(load_seed(SUITE / "ticketing.yaml"))
     for entity, label, mine, said in (
             ("order", "VIP · Canal Street Pride Party", True, "my order of VIP tickets for Canal Street Pride Party"),
             ("transfer", "VIP · Canal Street Pride Party to Colin Hanna", True,
-             "my transfer of VIP tickets for Canal Street Pride Party to Colin Hanna")):
+             "the VIP tickets for Canal Street Pride Party I transferred to Colin Hanna")):
         text = name_of(tickets, entity, RefText(label, mine=mine), "subject")
         assert text == said
         assert read_name(tickets, entity, text).text == label
@@ -438,7 +438,7 @@ def test_a_row_the_run_makes_is_named_by_its_own_code_alone() -> None:
 
 def test_a_transfer_to_the_user_is_said_as_the_things_that_came_to_them() -> None:
     """"the 3 General admission tickets for Canal Street Pride Party transferred to me", never
-    "the transfer of … to me"; the sender's own is still "my transfer of … to Rachel Randolph";
+    "the transfer of … to me"; the sender says "the … I transferred to Rachel Randolph";
     both read back, in a lookup too."""
     tickets = build_spec(load_seed(SUITE / "ticketing.yaml"))
     label = "General admission · Canal Street Pride Party ×3"
@@ -446,7 +446,8 @@ def test_a_transfer_to_the_user_is_said_as_the_things_that_came_to_them() -> Non
     assert said == "the 3 General admission tickets for Canal Street Pride Party transferred to me", said
     assert read_name(tickets, "transfer", said).text == label
     sent = name_of(tickets, "transfer", RefText(f"{label} to Rachel Randolph", mine=True), "subject")
-    assert sent.startswith("my transfer of ") and sent.endswith(" to Rachel Randolph"), sent
+    assert sent == "the 3 General admission tickets for Canal Street Pride Party I transferred to Rachel Randolph", sent
+    assert read_name(tickets, "transfer", sent) == RefText(f"{label} to Rachel Randolph", mine=True)
     q = Question("lookup", "transfer", "note", target=RefText(label, mine=True))
     text = render(tickets, Ask("read", question=q), 0)
     assert text.endswith("transferred to me?") and parse(tickets, text).question.target.text == label, text

@@ -695,12 +695,13 @@ def test_things_a_row_counts_are_said_as_the_users_own() -> None:
 
 
 def test_words_written_on_a_row_are_asked_on_it() -> None:
-    """"the note on my transfer …", never "the note of my transfer …"."""
+    """"the note on the … tickets I transferred to Cindy Beard", never "the note of my transfer …"."""
     tickets = build_spec(load_seed(SEEDS / "suite" / "ticketing.yaml"))
     label = "General admission · Canal Street Pride Party ×3 to Cindy Beard"
     q = Question("lookup", "transfer", "note", target=RefText(label, mine=True))
     text = render(tickets, Ask("read", question=q), 0)
-    assert text.startswith("What is the note on my transfer"), text
+    assert text.startswith("What is the note on the 3 General admission tickets") and text.endswith(
+        "I transferred to Cindy Beard?"), text
     assert parse(tickets, text).question.target.text == label
 
 

@@ -315,7 +315,10 @@ def _towards(spec: Spec, ent: EntitySpec, text: str, thing: str, mine: bool) -> 
     done = grammar.participle(thing) if of_row is not None and who == "me" and grammar.is_verb(thing) else None
     if done is not None:  # "the General admission tickets for … transferred to me", as the one they came to says it
         return f"the {of_row.removeprefix('of ')} {done} {word} me"
-    if of_row is not None:  # "my transfer of General admission tickets for … to Rachel Randolph": what it moves, then where
+    if done is None and of_row is not None and mine and grammar.is_verb(thing):
+        # "the Balcony tickets for Dublin Comedy Gala I transferred to Colin Hanna", as the sender says it
+        return f"the {of_row.removeprefix('of ')} I {grammar.participle(thing)} {word} {who}"
+    if of_row is not None:  # "the transfer of General admission tickets for … to Rachel Randolph": what it moves, then where
         return f"{det}{thing} {of_row} {word} {who}"
     if around is not None and around[1]:
         # the person right after the noun, then what it is of: "the transfer to me for the order
@@ -391,8 +394,13 @@ def read_name(spec: Spec, entity: str, text: str) -> RefText:
     came = re.fullmatch(rf"(?P<what>[^\"]+) {re.escape(done)} {word} me", text) if done and mine is False else None
     if came is not None:  # "the General admission tickets for … transferred to me" (`_towards`)
         text = f"{thing} of {came['what']} {word} me"
+    sent = re.fullmatch(rf"(?P<what>[^\"]+) I {re.escape(done)} {word} (?P<who>{_PERSON})", text) \
+        if done and mine is False else None
+    if sent is not None:  # "the Balcony tickets for … I transferred to Colin Hanna" (`_towards`)
+        text, mine = f"{thing} of {sent['what']} {word} {sent['who']}", True
     towards = _read_towards(spec, ent, text, thing, mine)
-    if towards is not None and (came is None or _towards(spec, ent, towards.text, thing, True) == f"the {came[0]}"):
+    said_back = came[0] if came is not None else sent[0] if sent is not None else None
+    if towards is not None and (said_back is None or _towards(spec, ent, towards.text, thing, True) == f"the {said_back}"):
         return towards
     coded = re.fullmatch(rf"{re.escape(thing)} (?P<code>{_CODE.pattern})", text, re.IGNORECASE)
     if coded is not None and own_code(ent, coded["code"]):  # "ticket INC-122", "my ticket INC-122"
