@@ -924,3 +924,17 @@ def test_a_row_other_labels_carry_bare_is_said_bare_in_a_condition() -> None:
         text = render(tickets, Ask("read", question=q), 0)
         assert text == said, text
         assert parse(tickets, text).question == q
+
+
+def test_a_state_that_cannot_stand_before_its_noun_follows_it() -> None:
+    """A status that is a process ("referencing") or a thing and what was done with it ("notice
+    given") follows its noun: "my applications in referencing", "my tenancies with notice given";
+    a kind ("purpose built") still stands before it; all read back."""
+    leases = build_spec(load_seed(SEEDS / "suite" / "leases.yaml"))
+    for q, said in ((Question("count", "application", conds=(Cond("status", '"referencing"'),)),
+                     "How many of my applications are in referencing?"),
+                    (Question("min", "lease", "deposit", conds=(Cond("status", '"notice given"'),)),
+                     "Which of my tenancies with notice given has the lowest deposit?")):
+        text = render(leases, Ask("read", question=q), 0)
+        assert text == said, text
+        assert parse(leases, text).question == q

@@ -12,7 +12,7 @@ from factory.spec.model import EntitySpec, FieldSpec, Spec
 from factory.tasks.language import grammar
 from factory.tasks.language.arg_phrases import bool_flag
 from factory.tasks.language.asks import Cond, ParseError, RefText
-from factory.tasks.language.modifiers import bool_adjective, bool_feature, kind_said, named_place
+from factory.tasks.language.modifiers import bool_adjective, bool_feature, kind_said, named_place, state_after
 from factory.tasks.language.row_labels import titled
 from factory.tasks.language.row_names import code_named, name_of
 from factory.tasks.language.spoken import a, field_noun, noun, said
@@ -220,10 +220,11 @@ def phrase_state(ent: EntitySpec, field: FieldSpec, value: str) -> str | None:
     """An enum value that is a prepositional phrase ("on loan", "in repair"), said bare after the
     noun ("the copies on loan") when no other field of the entity has that value; else None."""
     inner = value[1:-1] if value.startswith('"') and value.endswith('"') else ""
-    if field.type != "enum" or not _PHRASE_STATE.fullmatch(inner):
+    said_as = inner if _PHRASE_STATE.fullmatch(inner) else state_after(inner, field)  # "in referencing", "notice given"
+    if field.type != "enum" or said_as is None:
         return None
     owners = [f for f in ent.fields if f.type == "enum" and inner in {v.replace("_", " ") for v in f.values or []}]
-    return inner if owners == [field] else None
+    return said_as if owners == [field] else None
 
 
 def lead_word(field: FieldSpec) -> str | None:

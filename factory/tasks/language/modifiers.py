@@ -112,7 +112,7 @@ def adjective(entity: EntitySpec, conds: tuple[Cond, ...]) -> tuple[str, tuple[C
         if name is not None:  # "the United Kingdom venues", "the Dublin Docklands plans"
             return name + " ", conds[1:]
     if (f.type != "enum" or first.upper is not None or [c.field for c in _owners(entity, word)] != [f.name]
-            or not stands_before(word, noun(said(entity)).split())):
+            or not stands_before(word, noun(said(entity)).split()) or state_after(word, f) is not None):
         return "", conds
     scale = graded(f, word)
     if scale is not None:  # "the low-priority tickets", never "the low tickets"
@@ -263,6 +263,26 @@ def compound_modifier(words: str) -> str:
 def modifier_said(word: str) -> str:
     """A value as it is said before a noun: an abbreviation in capitals ("SUV"), else as stored."""
     return " ".join(w.upper() if grammar.acronym(w) else w for w in word.split())
+
+
+# Nouns of the stage a row has reached: their values are states, said after the noun where they
+# cannot stand before it (`state_after`); a kind ("purpose built") stays before it.
+STATE_NOUNS = frozenset(["status", "state", "stage", "phase"])
+
+
+def state_after(value: str, field: FieldSpec) -> str | None:
+    """A state said after its noun, never before it: a process a row is in ("referencing": "the
+    applications in referencing", never "the referencing applications") or a thing and what was
+    done with it ("notice given": "the tenancies with notice given"); None for other values and
+    for a field that says no state."""
+    if noun(said(field)) not in STATE_NOUNS:
+        return None
+    words = value.split()
+    if len(words) == 1 and grammar.is_gerund(words[0]) and not grammar.is_adjective(words[0]):
+        return f"in {value}"
+    if len(words) == 2 and grammar.is_noun(words[0]) and grammar.is_participle(words[1]):
+        return value  # "with" is said before it as before any thing a row has (`conds_said.with_conds`)
+    return None
 
 
 def stands_before(word: str, heads: list[str]) -> bool:

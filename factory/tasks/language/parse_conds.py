@@ -350,7 +350,7 @@ def _phrase_state_at(ent: EntitySpec, text: str, pos: int) -> tuple[Cond, int] |
             said = phrase_state(ent, f, f'"{value.replace("_", " ")}"')
             end = pos + len(said or "")
             if said is not None and text.startswith(said, pos) and (end == len(text) or text.startswith(" and ", end)):
-                return Cond(f.name, f'"{said}"'), end
+                return Cond(f.name, f'"{value.replace("_", " ")}"'), end
     return None
 
 

@@ -9,6 +9,7 @@ the field.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any
 
 from factory.errors import FactoryError
@@ -93,7 +94,10 @@ class ReadsMixin(ProposerBase):
             label = self._label(ent.name, row).lower()
             # a value the row's own name says is no question ("the city of the branch "London King's Cross"")
             fields = [f for f in self._lookup_fields(ent) if row.get(f.column) not in (None, "")
-                      and not (f.type in ("string", "enum") and str(row[f.column]).replace("_", " ").lower() in label)]
+                      and not (f.type in ("string", "enum") and str(row[f.column]).replace("_", " ").lower() in label)
+                      # nor a yes/no its name answers ("Is the Docklands Off-Peak plan off-peak only?")
+                      and not (f.type == "bool" and any(re.search(rf"\b{re.escape(w)}\b", label)
+                                                        for w in f.label.lower().split() if len(w) > 4))]
             if not fields or not self._unique_label(ent.name, row, user.id):
                 return None
             f = self.rng.choice(fields)
