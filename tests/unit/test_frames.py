@@ -938,3 +938,17 @@ def test_a_state_that_cannot_stand_before_its_noun_follows_it() -> None:
         text = render(leases, Ask("read", question=q), 0)
         assert text == said, text
         assert parse(leases, text).question == q
+
+
+def test_a_sum_ranks_largest_and_a_length_is_asked_how_long() -> None:
+    """"Which of my euro payments is the smallest?" (a payment's one amount), "How long is the Spin
+    class at …?" (a "Length (min)"), never "has the lowest amount" or "the length of"; read back."""
+    gym = build_spec(load_seed(SEEDS / "suite" / "gym.yaml"))
+    smallest = Question("min", "payment", "amount", conds=(Cond("currency", '"EUR"'),), mine=True)
+    session = RefText("Spin at June 8 at 6:00 PM (Belfast Titanic Quarter)", mine=False)
+    for q, said in ((smallest, "Which of my euro payments is the smallest?"),
+                    (Question("lookup", "class_session", "duration_min", target=session),
+                     "How long is the Spin class at Belfast Titanic Quarter on June 8 at 6:00 PM?")):
+        text = render(gym, Ask("read", question=q), 0)
+        assert text == said, text
+        assert parse(gym, text).question == (q if q.op != "lookup" else replace(q, target=replace(session, mine=None)))

@@ -70,6 +70,8 @@ def lookup_said(field: FieldSpec, named: str, variant: int, entity: EntitySpec |
     if until is not None:  # "When is Flat 14, The Tannery available from?", never "the availability date of"
         return f"Can you tell me when {named} is {until}?" if variant % 2 else f"When is {named} {until}?"
     priced = entity or currency_of
+    if field.type in ("int", "float") and f in _HOW_LONG:  # "How long is the Spin class at … on 8 June?"
+        return f"Can you tell me how long {named} is?" if variant % 2 else f"How long is {named}?"
     if field.type == "money" and f == "cost":  # "How much did the asset BWL-1044 cost?"
         return f"Can you tell me how much {named} cost?" if variant % 2 else f"How much did {named} cost?"
     if field.type == "money" and f == "amount":  # "How much was my monthly fee payment on 1 April?"
@@ -122,6 +124,10 @@ _QUOTED_THING = re.compile(r'the (?P<thing>[a-z][a-z -]*?) (?P<name>"[^"]+"(?: [
 
 # A row named by its code after its noun ("the asset BWL-1012"), whose kind is asked of the code.
 _CODED_THING = re.compile(rf"(?:the )?(?!my )(?P<thing>[a-z][a-z -]*?) (?P<code>{CODE.pattern})")
+
+
+# Nouns of how long a thing lasts, asked "How long is …?" (`parse_questions` reads them back).
+_HOW_LONG = ("length", "duration")
 
 
 def done_on(field: FieldSpec) -> str | None:

@@ -96,6 +96,7 @@ def rate_per(param: FieldSpec | ParamSpec) -> str | None:
 # "the most expensive", as people rank things they buy.
 PRICE_NOUNS = frozenset(["price", "cost", "fare", "rent", "rate", "fee"])
 CHEAPEST, DEAREST = "cheapest", "most expensive"
+SMALLEST, LARGEST = "smallest", "largest"  # a row ranked by its one amount ("my largest payment")
 
 
 def price_field(entity: EntitySpec) -> FieldSpec | None:
@@ -139,3 +140,10 @@ def day_act(field: FieldSpec | ParamSpec) -> str | None:
 
 _ASPECTUAL = frozenset(["start", "begin", "end", "finish", "stop", "expire", "commence", "cease", "resume",
                         "continue", "lapse"])
+
+
+def amount_field(entity: EntitySpec) -> FieldSpec | None:
+    """The one sum a row is ("Amount" of a payment): a money field said "amount", where the row has
+    exactly one and no price (`price_field`); ranked "the largest", "the smallest"."""
+    found = [f for f in entity.fields if f.type == "money" and noun(said(f)) == "amount"]
+    return found[0] if len(found) == 1 and price_field(entity) is None else None

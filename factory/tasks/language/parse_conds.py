@@ -27,7 +27,7 @@ from factory.tasks.language.conds_said import (
     ref_said,
     said_bare,
 )
-from factory.tasks.language.measures import count_noun, done_count, price_field
+from factory.tasks.language.measures import amount_field, count_noun, done_count, price_field
 from factory.tasks.language.modifiers import bool_feature, kind_said, named_place, read_adjective
 from factory.tasks.language.row_names import read_name
 from factory.tasks.language.spoken import entity_noun, field_noun, own_field_noun, recency_field, spoken_plural
@@ -81,20 +81,23 @@ def entity_and_conds(spec: Spec, text: str, plural: bool) -> tuple[EntitySpec, t
 WHEN = "(its date)"
 # Stands for the field a row is "the cheapest" by (`measures.price_field`, `unranked`).
 PRICE = "(its price)"
+# Stands for the field a row is "the largest" by (`measures.amount_field`, `unranked`).
+AMOUNT = "(its amount)"
 
 
 # "…that has been lent the most times" and "…that is the most recent" (`render.ranked`), read as
 # the rankings they are: by the field "times lent", by the entity's plain date (`WHEN`).
 _RANKED = re.compile(r"\bhas been (?P<done>[a-z]+) the (?P<dir>most|fewest) times\b"
-                     r"|\bis the (?P<age>most recent|oldest)\b|\bis the (?P<price>cheapest|most expensive)\b")
+                     r"|\bis the (?P<age>most recent|oldest)\b|\bis the (?P<price>cheapest|most expensive|largest|smallest)\b")
 _QUOTED = re.compile(r'("[^"]*")')
 # "Find my most recent message in the folder "inbox", then …" (`render.render_step`): a quoted
 # name may hold a comma, so the words up to ", then" are read quote by quote.
-_AGED_FIND = re.compile(r'\b(?P<find>[Ff]ind) (?P<scope>my|the) (?P<age>most recent|oldest|cheapest|most expensive) '
-                        r'(?P<rest>(?:[^",]|"[^"]*")+?), then ')
 # The row a superlative ranks by: its plain date ("most recent"), its price ("cheapest").
 _AGES = {"most recent": ("latest", WHEN), "oldest": ("earliest", WHEN),
-         "most expensive": ("highest", PRICE), "cheapest": ("lowest", PRICE)}
+         "most expensive": ("highest", PRICE), "cheapest": ("lowest", PRICE),
+         "largest": ("highest", AMOUNT), "smallest": ("lowest", AMOUNT)}
+_AGED_FIND = re.compile(rf'\b(?P<find>[Ff]ind) (?P<scope>my|the) (?P<age>{"|".join(_AGES)}) '
+                        r'(?P<rest>(?:[^",]|"[^"]*")+?), then ')
 
 
 def unranked(text: str) -> str:
@@ -116,6 +119,11 @@ def _has_the(age: str) -> str:
 
 
 def field_by(ent: EntitySpec, text: str) -> str:
+    if text == AMOUNT:
+        worth = amount_field(ent)
+        if worth is None:
+            raise ParseError(f"{ent.label} has no one amount to be the largest by")
+        return worth.name
     if text == PRICE:
         price = price_field(ent)
         if price is None:

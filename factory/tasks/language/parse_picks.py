@@ -19,7 +19,7 @@ from factory.spec.model import Spec
 from factory.tasks.language.asks import ONLY, AskStep, ParseError, Question, RefText
 from factory.tasks.language.frames import IT
 from factory.tasks.language.frames_read import parse_frame
-from factory.tasks.language.measures import CHEAPEST, DEAREST, price_field
+from factory.tasks.language.measures import CHEAPEST, DEAREST, LARGEST, SMALLEST, amount_field, price_field
 from factory.tasks.language.parse_conds import entity_and_conds, field_by
 
 _DIRECTIONS = {"highest": "max", "lowest": "min", "latest": "max", "earliest": "min", "most": "max", "fewest": "min"}
@@ -75,7 +75,7 @@ def pick_ranked(spec: Spec, text: str, mine: dict[str, str], separators: tuple[s
     return None
 
 
-_SUPERLATIVE = re.compile(rf"\b(?:the|my) (?P<sup>{CHEAPEST}|{DEAREST}) ")
+_SUPERLATIVE = re.compile(rf"\b(?:the|my) (?P<sup>{CHEAPEST}|{DEAREST}|{LARGEST}|{SMALLEST}) ")
 
 
 def pick_superlative(spec: Spec, text: str, mine: dict[str, str], separators: tuple[str, ...],
@@ -93,7 +93,7 @@ def pick_superlative(spec: Spec, text: str, mine: dict[str, str], separators: tu
                 ent, conds = entity_and_conds(spec, rest[:end], plural=False)
             except ParseError:
                 continue
-            price = price_field(ent)
+            price = amount_field(ent) if sup["sup"] in (LARGEST, SMALLEST) else price_field(ent)
             act = head + IT + rest[end:]
             try:
                 found = parse_frame(spec, act[:1].upper() + act[1:], mine, separators, parse_args, it=ent.name) \
@@ -102,7 +102,7 @@ def pick_superlative(spec: Spec, text: str, mine: dict[str, str], separators: tu
                 continue
             param = next((k for k, v in found[1].items() if v == RefText(IT, ONLY)), None) if found else None
             if found is not None and price is not None and param is not None:
-                q = Question("max" if sup["sup"] == DEAREST else "min", ent.name, price.name, conds=conds)
+                q = Question("max" if sup["sup"] in (DEAREST, LARGEST) else "min", ent.name, price.name, conds=conds)
                 return AskStep(found[0], {k: v for k, v in found[1].items() if k != param}, (param, q))
     return None
 

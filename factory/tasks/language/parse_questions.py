@@ -210,6 +210,21 @@ _KIND_OF_BARE = re.compile(rf'^What (?P<kind>{_CLASSIFIER}) of (?P<thing>[a-z]+)
 _KIND_OF_CODE = re.compile(rf'^What (?P<kind>{_CLASSIFIER}) of (?P<thing>[a-z][a-z -]*?) is (?P<code>{CODE.pattern})\?$')
 _PRICE = re.compile(r"^(?:How much is the (?P<field>[a-z][a-z -]*?) for (?P<named>.+)|"
                     r"Can you tell me how much the (?P<field2>[a-z][a-z -]*?) for (?P<told>.+) is)\?$")
+_HOW_LONG_IS = re.compile(r"^(?:How long is (?P<named>.+)|Can you tell me how long (?P<told>.+) is)\?$")
+
+
+def _lasting(spec: Spec, named: str) -> Question | None:
+    """The lookup of how long the named row lasts: its field said "length" or "duration"."""
+    for noun_said in ("length", "duration"):
+        try:
+            q = parse_question(spec, f"What is the {noun_said} of {named}?")
+        except ParseError:
+            continue
+        if q is not None:
+            return q
+    raise ParseError(f"{named!r} has no length to ask about")
+
+
 _AMOUNT = re.compile(r"^(?:How much was (?P<named>.+)|Can you tell me how much (?P<told>.+) was)\?$")
 _COST = re.compile(r"^(?:How much did (?P<named>.+) cost|Can you tell me how much (?P<told>.+) cost)\?$")
 _POSSESSIVE = re.compile(r"^What (?:is|are) (?P<named>the [A-Z][^\"?]*?)'s (?P<field>[a-z][^\"?]*)\?$")
@@ -252,6 +267,9 @@ def parse_question(spec: Spec, text: str) -> Question | None:
     priced_at = _PRICE.match(text)  # "How much is the joining fee for the … plan?" (`lookup_said`)
     if priced_at is not None:
         text = f"What is the {priced_at['field'] or priced_at['field2']} of {priced_at['named'] or priced_at['told']}?"
+    lasting = _HOW_LONG_IS.match(text)  # "How long is the Spin class …?" (`lookup_said`)
+    if lasting is not None:
+        return _lasting(spec, lasting["named"] or lasting["told"])
     worth = _AMOUNT.match(text)  # "How much was my monthly fee payment on 1 April?" (`lookup_said`)
     if worth is not None:
         text = f"What is the amount of {worth['named'] or worth['told']}?"

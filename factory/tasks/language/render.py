@@ -28,7 +28,18 @@ from factory.tasks.language.conds_said import (
 from factory.tasks.language.frames import IT, frame
 from factory.tasks.language.frames_render import render_frame
 from factory.tasks.language.lookup_said import be, head_noun, lookup_said
-from factory.tasks.language.measures import CHEAPEST, DEAREST, count_noun, day_act, done_count, price_field, times_done
+from factory.tasks.language.measures import (
+    CHEAPEST,
+    DEAREST,
+    LARGEST,
+    SMALLEST,
+    amount_field,
+    count_noun,
+    day_act,
+    done_count,
+    price_field,
+    times_done,
+)
 from factory.tasks.language.modifiers import adjective
 from factory.tasks.language.row_labels import SPOKEN_DAY, person_split
 from factory.tasks.language.row_names import name_of
@@ -190,6 +201,8 @@ def ranked(spec: Spec, entity: str, field: str, op: str) -> str:
         return "is the most recent" if op == "max" else "is the oldest"
     if price_field(spec.entity(entity)) is f:  # "the tier that is the cheapest", not "has the lowest price"
         return f"is the {DEAREST if op == 'max' else CHEAPEST}"
+    if amount_field(spec.entity(entity)) is f:  # "the payment that is the largest", not "has the highest amount"
+        return f"is the {LARGEST if op == 'max' else SMALLEST}"
     done_to = done_count(spec.entity(entity), f)
     if done_to is not None:  # "has the most tickets sold", never "has the highest number sold"
         return f"has the {'most' if op == 'max' else 'fewest'} {done_to[0]} {done_to[1]}"
@@ -376,7 +389,7 @@ def whichever(spec: Spec, ent: EntitySpec, adj: str, which: str, rank: str, act:
     recent", said "Find …, then …"). `parse_picks.pick_whichever` reads it back."""
     outside = re.sub(r'"[^"]*"', lambda m: " " * len(m.group(0)), act)
     places = list(_IT_WORD.finditer(outside))
-    priced = rank.removeprefix("is the ") in (CHEAPEST, DEAREST)
+    priced = rank.removeprefix("is the ") in (CHEAPEST, DEAREST, LARGEST, SMALLEST)
     if not act or len(places) != 1 or not (rank.startswith("has ") or priced):
         return None
     mine = (scope or scope_word(ent)) == "my"
@@ -429,7 +442,7 @@ def render_step(spec: Spec, step: AskStep, variant: int) -> str:
         chosen = whichever(spec, ent, adj, which, ranked(spec, q.entity, q.field, q.op), act, scope)
         if chosen is not None:  # "Retire whichever car for the Heathrow T5 branch has the latest service date."
             return chosen
-        if act and age in ("most recent", "oldest", CHEAPEST, DEAREST):  # "Find my most recent unread message in …, then …"
+        if act and age in ("most recent", "oldest", CHEAPEST, DEAREST, LARGEST, SMALLEST):  # "Find my most recent …, then …"
             return f"Find {scope} {age} {adj}{noun(said(ent))}{which}, then {lower_first(act)}."
         if act:
             return (f"Find {scope} {adj}{noun(said(ent))}{which} that "
