@@ -251,6 +251,8 @@ def frame(spec: Spec, workflow: WorkflowSpec) -> Frame | None:
             makes = any(noun(said(spec.entity(e.entity))).split()[-len(after):] == after
                         for e in workflow.effects if e.kind == "create")
             article = own_article if own_article in ("a", "an") else "" if plural else "a" if makes else "the"
+            if article == "the" and not own_article and verb in grammar.LIGHT_VERBS and len(after) == 1:
+                article = ""  # a light verb's own noun is bare, as the label says it: "Give notice for my tenancy"
             article = grammar.with_article(after[0]).split()[0] if article == "a" else article
             # a word that is part of the noun of the row made ("damage" of a damage report)
             made_part = not makes and bool(after) and any(

@@ -64,6 +64,9 @@ PHRASAL_COMPLEMENTS = {"sign up": "for", "register": "for", "enrol": "in", "enro
 # Verbs of leaving a place one is in ("Leave waitlist", "Quit team"): said of the one who leaves,
 # "take Paula off the waitlist", never "leave Paula's waitlist spot" (`self_moves`).
 LEAVING_VERBS = frozenset(["leave", "quit", "exit"])
+# Light verbs: with a bare noun they make one act ("give notice", "take action", "make contact"),
+# and the noun takes no article.
+LIGHT_VERBS = frozenset(["give", "take", "make", "have", "do"])
 # Verbs of paying: the sum is their object, what it pays for follows bare ("Pay £750 rent for …").
 PAYING_VERBS = frozenset(["pay", "donate", "tip", "contribute"])
 # Dative verbs: their second object is the person a thing goes to ("assign the ticket to Mei Lin",
