@@ -157,8 +157,8 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
         nominal = next((i for i, item in enumerate(items) if not bare_item(item)), None)
         if nominal is None:
             # "…, due April 19 and out of 50"; an end said by its own word follows its row: "until July 5"
-            first = items[0].split()
-            out.append((" " if first[0] in DAY_WORDS and first[1:2] and first[1][:1].isupper() else ", ")
+            opening = items[0].split()
+            out.append((" " if opening[0] in DAY_WORDS and opening[1:2] and opening[1][:1].isupper() else ", ")
                        + grammar.listed(items))
         else:
             items.insert(0, items.pop(nominal))

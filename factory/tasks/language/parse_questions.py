@@ -11,11 +11,11 @@ import re
 from factory.spec.model import EntitySpec, FieldSpec, Spec
 from factory.spec.naming import CODE
 from factory.tasks.language import grammar
-from factory.tasks.language.arg_words import CLASSIFIERS
+from factory.tasks.language.arg_words import CLASSIFIERS, when_label
 from factory.tasks.language.asks import ONLY, Cond, ParseError, Question, RefText
 from factory.tasks.language.conds_said import bool_phrase, said_bare, said_quality
 from factory.tasks.language.label_parts import kind_noun
-from factory.tasks.language.lookup_said import done_on, in_place, possessive, prices_in, when_label
+from factory.tasks.language.lookup_said import done_on, in_place, possessive, prices_in
 from factory.tasks.language.measures import count_noun, day_act, done_count, times_done
 from factory.tasks.language.modifiers import bool_adjective, bool_feature
 from factory.tasks.language.parse import DIRECTIONS, DIRS, my_phrases

@@ -313,7 +313,7 @@ def _towards(spec: Spec, ent: EntitySpec, text: str, thing: str, mine: bool) -> 
     det = "my " if mine and who != "me" else "the "
     of_row = _of_pointed(spec, ent, around[1]) if around is not None and not around[0] else None
     done = grammar.participle(thing) if of_row is not None and who == "me" and grammar.is_verb(thing) else None
-    if done is not None:  # "the General admission tickets for … transferred to me", as the one they came to says it
+    if done is not None and of_row is not None:  # "the General admission tickets for … transferred to me"
         return f"the {of_row.removeprefix('of ')} {done} {word} me"
     if done is None and of_row is not None and mine and grammar.is_verb(thing):
         # "the Balcony tickets for Dublin Comedy Gala I transferred to Colin Hanna", as the sender says it

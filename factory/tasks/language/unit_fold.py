@@ -107,7 +107,7 @@ def held_shape(spec: Spec, f: Frame, workflow: WorkflowSpec) -> HeldFold | None:
         p = next((q for q in workflow.params if q.name == row.param), None)
         ent = spec.entity(p.ref) if p is not None and p.ref else None
         shape = count_shape(spec, ent, ent.display, lambda _label: []) if ent is not None else None
-        if shape is None or things.lead.strip().lower() != shape.unit:
+        if ent is None or shape is None or things.lead.strip().lower() != shape.unit:
             return None
         return HeldFold(i, i + 1, noun(said(ent)))
     return None
