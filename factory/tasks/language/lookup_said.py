@@ -18,7 +18,7 @@ from factory.tasks.language.conds_said import bool_phrase
 from factory.tasks.language.measures import PRICE_NOUNS, count_noun, day_act, done_count, times_done
 from factory.tasks.language.modifiers import bool_adjective, bool_feature
 from factory.tasks.language.row_labels import _by_name
-from factory.tasks.language.spoken import field_noun, of_word, own_field_noun
+from factory.tasks.language.spoken import FOR_NOUNS, field_noun, own_field_noun
 
 
 def be(phrase: str) -> str:
@@ -99,6 +99,29 @@ def lookup_said(field: FieldSpec, named: str, variant: int, entity: EntitySpec |
         return f"What {be(f)} {named}'s {f}?"
     # asked as a person asks a colleague; "Look up the … of …" read as a form's wording
     return f"Can you tell me the {f} {of} {named}?" if variant % 2 else f"What {be(f)} the {f} {of} {named}?"
+
+
+# Words written on a thing: "the note on my transfer", never "the note of my transfer".
+ON_NOUNS = frozenset(["note", "notes", "comment", "comments", "remark", "remarks", "memo", "annotation",
+                      "feedback", "sticker", "caption"])
+
+
+def of_word(noun_text: str) -> str:
+    """The preposition between a field's noun and its row: "for" after a reason or a clause inside
+    the noun ("the amount billed to the renter for …"), "on" after words written on a thing ("the
+    note on my transfer") or a participle ("the fees owed on my enrollment", never "the fees owed
+    of"), else "of"."""
+    words = noun_text.split()
+    last = words[-1]
+    if last in FOR_NOUNS:
+        return "for"
+    if last in ON_NOUNS:
+        return "on"
+    if len(words) > 1 and grammar.is_participle(last) and not grammar.is_noun(last):
+        return "on"
+    if any(grammar.is_participle(w) and not grammar.is_noun(w) for w in words[1:-1]):
+        return "for"  # "the amount billed to the renter for the damage report", never "the renter of the report"
+    return "of"
 
 
 def in_place(field: FieldSpec) -> bool:

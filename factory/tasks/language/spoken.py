@@ -266,9 +266,6 @@ _SPOKEN_NOUNS = {"phone": "phone number", "mobile": "mobile number", "cell": "ce
                  "zip": "zip code", "postcode": "postcode", "dob": "date of birth"}
 # Nouns whose row follows "for", not "of" ("the reason for my blocked dates").
 FOR_NOUNS = frozenset(["reason", "explanation", "justification", "excuse", "motive", "grounds", "cause", "rationale"])
-# Words written on a thing: "the note on my transfer", never "the note of my transfer".
-ON_NOUNS = frozenset(["note", "notes", "comment", "comments", "remark", "remarks", "memo", "annotation",
-                      "feedback", "sticker", "caption"])
 
 
 def param_noun(label: str) -> str:
@@ -317,24 +314,6 @@ def own_field_noun(entity: EntitySpec, field: FieldSpec) -> str:
         return said_noun
     short = " ".join(words[1:])
     return said_noun if any(field_noun(g) == short for g in entity.fields if g is not field) else short
-
-
-def of_word(noun_text: str) -> str:
-    """The preposition between a field's noun and its row: "for" after a reason or a clause inside
-    the noun ("the amount billed to the renter for …"), "on" after words written on a thing ("the
-    note on my transfer") or a participle ("the fees owed on my enrollment", never "the fees owed
-    of"), else "of"."""
-    words = noun_text.split()
-    last = words[-1]
-    if last in FOR_NOUNS:
-        return "for"
-    if last in ON_NOUNS:
-        return "on"
-    if len(words) > 1 and grammar.is_participle(last) and not grammar.is_noun(last):
-        return "on"
-    if any(grammar.is_participle(w) and not grammar.is_noun(w) for w in words[1:-1]):
-        return "for"  # "the amount billed to the renter for the damage report", never "the renter of the report"
-    return "of"
 
 
 _WHEN_NOUNS = frozenset(["date", "day", "time", "date and time"])
