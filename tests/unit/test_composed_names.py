@@ -464,3 +464,21 @@ def test_an_amount_for_a_row_with_no_amount_of_its_own_is_in_that_rows_currency(
     add_tier = next(w for w in tickets.workflows if w.name == "add_tier")
     assert proposer._currency("event", rows["event"][0]) == "EUR"
     assert proposer._run_currency(add_tier, {"event": 3, "name": "Balcony"}) == "EUR"
+
+
+def test_a_row_is_named_without_what_its_brackets_add_where_that_names_it_alone() -> None:
+    """A class labelled "Spin at June 17 at 6:30 AM (Dublin Docklands)" is "the Spin class on June
+    17 at 6:30 AM" where no class at the other club answers to that, and a booking for it "my
+    booking for the Spin class on …"; the whole label is still read, and both read back."""
+    gym = build_spec(load_seed(SUITE / "gym.yaml"))
+    rows = {"class_session": [{"id": 1, "class_type": "Spin", "starts_at": "2026-06-17T06:30", "club": "Dublin Docklands"}]}
+    view = UserView(gym, sqlite3.connect(":memory:"), _rows=rows, _by_id={"class_session": {1: rows["class_session"][0]}})
+    assert "Spin at Jun 17, 2026, 6:30 AM" in view.short_labels("class_session", rows["class_session"][0])
+    for entity, label, mine, said in (
+            ("class_session", "Spin at June 17 at 6:30 AM", False, "the Spin class on June 17 at 6:30 AM"),
+            ("booking", "Spin at June 17 at 6:30 AM", True, "my booking for the Spin class on June 17 at 6:30 AM"),
+            ("class_session", "Spin at June 17 at 6:30 AM (Dublin Docklands)", False,
+             "the Spin class at Dublin Docklands on June 17 at 6:30 AM")):
+        text = name_of(gym, entity, RefText(label, mine=mine), "subject")
+        assert text == said, text
+        assert read_name(gym, entity, text).text == label

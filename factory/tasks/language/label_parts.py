@@ -33,9 +33,14 @@ _MARKS = frozenset(["", ",", ":", ";", "-", "·", "–", "—", "|", "/"])
 
 
 def _templates(spec: Spec, ent: EntitySpec) -> list[str]:
-    """The display templates a row's name may be written by: the whole label, then (for a label
-    that names a person) the rest of it, as the person says their own row or someone's."""
+    """The display templates a row's name may be written by: the whole label, the label without a
+    field its brackets add, then (for a label that names a person) the rest of it, as the person
+    says their own row or someone's."""
     out = [ent.display]
+    aside = re.fullmatch(r"(?P<head>.*\}) \(\{(?P<last>\w+)\}\)", ent.display)
+    if aside is not None and any(f.name == aside["last"] and f.type not in ("date", "datetime", "reference")
+                                 for f in ent.fields):
+        out.append(aside["head"])  # the label without what its brackets add (`UserView.short_labels`)
     shape = person_template(spec, ent)
     if shape is not None and shape[1]:
         field = f"{{{shape[0]}}}"
