@@ -236,3 +236,17 @@ def test_an_errand_is_said_in_its_world_as_a_single_action_is() -> None:
     assert "due April 2 at 10:00 AM" in text and "2026" not in text, text
     back = parse(courses, text)
     assert [s.args["due_at"] for s in back.steps] == ["April 2, 2026 at 10:00 AM", "April 9, 2026 at 10:00 AM"], text
+
+
+def test_a_row_the_step_before_named_is_referred_back_to() -> None:
+    """"Take Paula Mitchell off the waitlist for the Reformer Pilates class on June 16 at 7:00 AM,
+    then cancel that class", never the class named in full twice; read back to the same class."""
+    from factory.tasks.language.errands import NO_PURPOSE
+
+    gym = build_spec(load_seed(Path(__file__).resolve().parents[2] / "seeds" / "suite" / "gym.yaml"))
+    ask = Ask("write", steps=(
+        AskStep("leave_waitlist", {"entry": RefText("Paula Mitchell: Reformer Pilates at June 16 at 7:00 AM", mine=False)}),
+        AskStep("cancel_class", {"class_session": RefText("Reformer Pilates at June 16 at 7:00 AM", mine=False)})))
+    text = render_errand(gym, ask, NO_PURPOSE, 0)
+    assert text.endswith("then cancel that class.") and text.count("Reformer Pilates") == 1, text
+    assert parse(gym, text).steps == ask.steps

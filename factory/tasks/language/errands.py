@@ -22,6 +22,7 @@ import re
 
 from factory.spec.model import Spec, WorkflowSpec
 from factory.tasks.language.asks import ONLY, Ask, AskStep, Question, RefText
+from factory.tasks.language.back_refs import back_ref
 from factory.tasks.language.lookup_said import be
 from factory.tasks.language.measures import count_noun, done_count, times_done
 from factory.tasks.language.render import lower_first, render_question, render_step
@@ -198,8 +199,11 @@ def _errand(spec: Spec, ask: Ask, purpose: str, variant: int) -> str:
     connector = CONNECTORS[(variant // len(OPENERS)) % len(CONNECTORS)]
     if opener == "Could you " and connector.startswith("."):
         connector = ", then "  # a question is one sentence
-    parts = [_part(spec, s) if i == 0 else (same_for(spec, ask.steps[i - 1], s) or _part(spec, s))
-             for i, s in enumerate(ask.steps)]
+    parts: list[str] = []
+    for i, s in enumerate(ask.steps):
+        said_again = same_for(spec, ask.steps[i - 1], s) if i else None
+        # a row the step before named in the same words is "that class" (`back_refs.back_ref`)
+        parts.append(said_again or (back_ref(spec, parts[-1], _part(spec, s), s) if i else _part(spec, s)))
     body = parts[0]
     for part in parts[1:]:
         body += connector + part

@@ -8,6 +8,7 @@ import re
 
 from factory.spec.model import Spec
 from factory.tasks.language.asks import Ask, AskStep, ParseError
+from factory.tasks.language.back_refs import resolve_back_ref
 from factory.tasks.language.errands import ALL_PURPOSES, CONNECTORS, OPENERS, REPORT, read_its, read_same
 from factory.tasks.language.parse import parse_on_made, parse_step
 from factory.tasks.language.parse_questions import parse_question
@@ -26,19 +27,19 @@ def _splits(text: str, connectors: tuple[str, ...]) -> list[tuple[int, int]]:
 
 
 def _steps_of_errand(spec: Spec, body: str, connectors: tuple[str, ...], problem: list[ParseError],
-                     before: AskStep | None = None) -> tuple[AskStep, ...] | None:
+                     before: AskStep | None = None, said_before: str = "") -> tuple[AskStep, ...] | None:
     """The actions of an errand body: the first split into a step that parses and a rest that
     parses as one step or, recursively, as more (every connector outside quotes is tried);
     `before` is the action before the body, which "do the same for …" repeats."""
     for start, end in _splits(body, connectors):
-        head = _one_step(spec, body[:start], problem, before)
+        head = _one_step(spec, body[:start], problem, before, said_before)
         if head is None:
             continue
         tail = body[end:]
-        rest = _one_step(spec, tail, problem, head)
+        rest = _one_step(spec, tail, problem, head, body[:start])
         if rest is not None:
             return (head, rest)
-        more = _steps_of_errand(spec, tail, connectors, problem, head)
+        more = _steps_of_errand(spec, tail, connectors, problem, head, body[:start])
         if more is not None:
             return (head, *more)
     return None
@@ -84,10 +85,15 @@ def parse_compound(spec: Spec, text: str, bare: bool = False) -> Ask | None:
     return Ask(kind, steps=steps, question=question)
 
 
-def _one_step(spec: Spec, part: str, problem: list[ParseError], before: AskStep | None = None) -> AskStep | None:
+def _one_step(spec: Spec, part: str, problem: list[ParseError], before: AskStep | None = None,
+              said_before: str = "") -> AskStep | None:
     """One action of an errand, or None (its reason kept in `problem`); after `before`, "do the
-    same for …" is `before` on another row."""
+    same for …" is `before` on another row, and "that class" a row `said_before` names."""
     try:
+        if said_before:
+            back = resolve_back_ref(spec, said_before, part, lambda t: parse_step(spec, t[:1].upper() + t[1:] + "."))
+            if back is not None:  # "…, then cancel that class" (`back_refs`)
+                return back
         if before is not None:
             same = read_same(spec, before, part)
             if same is not None:
