@@ -953,3 +953,16 @@ def test_a_sum_ranks_largest_and_a_length_is_asked_how_long() -> None:
         text = render(gym, Ask("read", question=q), 0)
         assert text == said, text
         assert parse(gym, text).question == (q if q.op != "lookup" else replace(q, target=replace(session, mine=None)))
+
+
+def test_a_total_of_what_is_paid_is_for_the_rows() -> None:
+    """"What is the total rent for the flats at Maple Terrace?", never "the total rent of the
+    flats"; a cost stays "of" ("the total cost of the assets in use"); both read back."""
+    leases = build_spec(load_seed(SEEDS / "suite" / "leases.yaml"))
+    q = Question("sum", "unit", "monthly_rent", conds=(Cond("property", '"Maple Terrace"'),))
+    text = render(leases, Ask("read", question=q), 0)
+    assert text == "What is the total rent for the flats at Maple Terrace?", text
+    assert parse(leases, text).question == q
+    desk = build_spec(load_seed(SEEDS / "suite" / "helpdesk.yaml"))
+    cost = Question("sum", "asset", "purchase_cost", conds=(Cond("status", '"in use"'),))
+    assert render(desk, Ask("read", question=cost), 0) == "What is the total cost of the assets in use?"

@@ -44,7 +44,8 @@ _Q_PATTERNS = [
     ("count", re.compile(r"^(?:Can you count|Count) (?:my|the) (?P<plural>.+?) with (?P<conds>.+)[.?]$")),
     ("count", re.compile(r"^(?:Can you count|Count) (?:my|the) (?P<plural>[A-Za-z0-9][A-Za-z0-9-]* .+?)[.?]$")),
     ("count", re.compile(r"^How many (?P<plural>[A-Za-z0-9][A-Za-z0-9-]* .+?) (?:do I have|are there)\?$")),
-    ("sum", re.compile(r"^What is the total (?P<field>.+?) (?:of|across) (?:my|the) (?P<plural>.+?)(?: with (?P<conds>.+))?\?$")),
+    ("sum", re.compile(r"^What is the total (?P<field>.+?) (?:of|across|for) (?:my|the) (?P<plural>.+?)"
+                       r"(?: with (?P<conds>.+))?\?$")),
     ("named", re.compile(rf'^What is the (?P<field>.+?) (?:of|for|on) (?P<named>(?:my |the |{_WHOSE})[^"]+|{_CODED})\?$')),
     ("named", re.compile(rf'^Look up the (?P<field>.+?) (?:of|for|on) (?P<named>(?:my |the |{_WHOSE})[^"]+|{_CODED})\.$')),
     # a name quoted with words around it: `my rental "X" from May 7`, `Ada Brennan's hold "X"` (row_names)

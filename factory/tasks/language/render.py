@@ -32,6 +32,7 @@ from factory.tasks.language.measures import (
     CHEAPEST,
     DEAREST,
     LARGEST,
+    PRICE_NOUNS,
     SMALLEST,
     amount_field,
     count_noun,
@@ -326,6 +327,8 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
         total = f if f.startswith("total ") else f"total {f}"  # never "the total total price"
         # "the total amount spent across the budgets": "of" would join the budgets to "spent"
         over = "of" if len(f.split()) == 1 else "across"
+        if f.split()[-1] in PRICE_NOUNS and f.split()[-1] != "cost":
+            over = "for"  # what is paid is paid for things: "the total rent for the flats at Maple Terrace"
         return f"What {be(total)} the {total} {over} {scope} {plural}{after_noun(spec, q.entity, q.conds)}?"
     assert q.field is not None
     which = after_noun(spec, q.entity, q.conds)
