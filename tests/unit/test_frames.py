@@ -683,8 +683,8 @@ def test_things_a_row_counts_are_said_as_the_users_own() -> None:
     my order of 3 VIP tickets for …": the label's noun is what the order counts; read back."""
     tickets = build_spec(load_seed(SEEDS / "suite" / "ticketing.yaml"))
     for label, said in (("VIP · Canal Street Pride Party ×3", "my 3 VIP tickets for Canal Street Pride Party"),
-                        ("General admission · Night Market Sessions ×1",
-                         "my 1 General admission ticket for Night Market Sessions")):
+                        ("General admission · Night Market Sessions ×1",  # one, said without its count
+                         "my General admission ticket for Night Market Sessions")):
         step = AskStep("transfer_tickets", {"order": RefText(label, mine=True),
                                             "recipient": RefText("Hana Sato", mine=False)})
         for variant in range(3):

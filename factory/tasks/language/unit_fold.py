@@ -120,7 +120,8 @@ def held_folded(row_text: str, fold: HeldFold, unit: str) -> str | None:
     one = grammar.singular(unit)
     if m is None or not re.search(rf"\b(?:{re.escape(unit)}|{re.escape(one)})\b", m["rest"]):
         return None
-    return f"{m['det']} {m['rest']}"
+    # one thing is said without its count: "my General admission ticket for …", never "my 1 …"
+    return f"{m['det']} {m['rest'].removeprefix('1 ')}"
 
 
 def held_unfold(f: Frame, fold: HeldFold, text: str) -> str | None:
@@ -131,4 +132,9 @@ def held_unfold(f: Frame, fold: HeldFold, text: str) -> str | None:
     if m is None:
         return None
     things, row = f.pieces[fold.noun_piece].lead, f.pieces[fold.row_piece].lead
-    return f"{m['head']}{things}{row}{m['det']} {fold.row_noun} of {m['rest']}"
+    unit = things.strip()
+    rest = m["rest"]
+    if re.search(rf"\b{re.escape(grammar.singular(unit))}\b", rest) and not re.search(rf"\b{re.escape(unit)}\b", rest) \
+            and not rest[:1].isdigit():
+        rest = f"1 {rest}"  # "my General admission ticket": one of them (`held_folded`)
+    return f"{m['head']}{things}{row}{m['det']} {fold.row_noun} of {rest}"
