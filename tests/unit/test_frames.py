@@ -966,3 +966,15 @@ def test_a_total_of_what_is_paid_is_for_the_rows() -> None:
     desk = build_spec(load_seed(SEEDS / "suite" / "helpdesk.yaml"))
     cost = Question("sum", "asset", "purchase_cost", conds=(Cond("status", '"in use"'),))
     assert render(desk, Ask("read", question=cost), 0) == "What is the total cost of the assets in use?"
+
+
+def test_a_row_other_labels_carry_bare_is_asked_of_by_its_name() -> None:
+    """"What is the status of Dublin Comedy Gala?", never "What is the Dublin Comedy Gala event's
+    status?"; a title with an article stays quoted; read back to the event."""
+    tickets = build_spec(load_seed(SEEDS / "suite" / "ticketing.yaml"))
+    q = Question("lookup", "event", "status", target=RefText("Dublin Comedy Gala"))
+    text = render(tickets, Ask("read", question=q), 0)
+    assert text == "What is the status of Dublin Comedy Gala?", text
+    assert parse(tickets, text).question == q
+    titled = Question("lookup", "event", "status", target=RefText("The Quiet Harbour"))
+    assert '"The Quiet Harbour"' in render(tickets, Ask("read", question=titled), 0)

@@ -172,6 +172,16 @@ def carried_bare(spec: Spec, entity: str) -> bool:
     return False
 
 
+def said_bare_by(spec: Spec, field_said: str) -> EntitySpec | None:
+    """The one kind of row known by one name that other labels carry bare (`carried_bare`) and
+    that has a field said `field_said`: the row a lookup names bare is that kind ("What is the
+    status of Dublin Comedy Gala?" asks of an event); None where no kind or two fit."""
+    fits = [e for e in spec.entities if not e.builtin and re.fullmatch(r"\{?[a-z_]+\}?", e.display)
+            and not person(spec, e.name) and carried_bare(spec, e.name)
+            and any(field_noun(f) == field_said for f in e.fields)]
+    return fits[0] if len(fits) == 1 else None
+
+
 def bare_for(spec: Spec, ent: EntitySpec, field: FieldSpec, value: str) -> str | None:
     """A first condition naming the one row the rows belong to by its bare proper name, where
     other labels carry that kind of row bare (`carried_bare`): "Lakeshore Folk Revue" of "my orders

@@ -13,7 +13,7 @@ from factory.spec.naming import CODE
 from factory.tasks.language import grammar
 from factory.tasks.language.arg_words import CLASSIFIERS, when_label
 from factory.tasks.language.asks import ONLY, Cond, ParseError, Question, RefText
-from factory.tasks.language.conds_said import bool_phrase, said_bare, said_quality
+from factory.tasks.language.conds_said import bool_phrase, said_bare, said_bare_by, said_quality
 from factory.tasks.language.label_parts import kind_noun
 from factory.tasks.language.lookup_said import done_on, in_place, possessive, prices_in
 from factory.tasks.language.measures import count_noun, day_act, done_count, times_done
@@ -389,7 +389,8 @@ def _question(spec: Spec, op: str, m: re.Match[str]) -> Question:
         ent, ref = fits[0]
         return Question("lookup", ent.name, field_by(ent, m["field"]), RefText(ref.text))
     if op == "bare":  # a row whose name starts with its noun: "… of Flat 34, Harbour View?"
-        ent = next((e for e in spec.entities if says_its_noun(spec, e, RefText(m["bare"]))), None)
+        ent = next((e for e in spec.entities if says_its_noun(spec, e, RefText(m["bare"]))), None) or (
+            said_bare_by(spec, m["field"]))  # "… of Dublin Comedy Gala?" (`conds_said.said_bare_by`)
         if ent is None:
             raise ParseError(f"{m['bare']!r} names no kind of row by its first words")
         return Question("lookup", ent.name, field_by(ent, m["field"]), RefText(m["bare"]))

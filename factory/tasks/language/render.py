@@ -18,10 +18,12 @@ from factory.tasks.language import grammar
 from factory.tasks.language.arg_phrases import arg_phrase
 from factory.tasks.language.asks import ONLY, AskStep, Cond, ParseError, Question, RefText
 from factory.tasks.language.conds_said import (
+    PROPER_NAME,
     after_noun,
     day_field,
     lead_word,
     render_conds,
+    said_bare_by,
     said_quality,
     with_conds,
 )
@@ -292,7 +294,13 @@ def render_question(spec: Spec, q: Question, variant: int) -> str:
             named = name_of(spec, q.entity, q.target, "subject")
         except ParseError:  # named by its fields
             named = f'{scope} {label} "{q.target.text}"'
-        return lookup_said(field, named, variant, ent)
+        asked = lookup_said(field, named, variant, ent)
+        if f" {label}'s " in asked and said_bare_by(spec, field_noun(field)) is ent and q.target.by is None \
+                and PROPER_NAME.fullmatch(q.target.text) and q.target.text.split()[0].lower() not in ("the", "a", "an"):
+            # a row other labels carry by its bare name is asked of by it: "What is the status of
+            # Dublin Comedy Gala?", never "What is the Dublin Comedy Gala event's status?"
+            return lookup_said(field, q.target.text, variant, currency_of=ent)
+        return asked
     if q.op == "count":
         held = _holder(spec, ent, q.conds) if not adj and variant % 2 == 0 else None
         if held is not None and SPOKEN_DAY.search(held):  # "How many payments are there for Wendy
