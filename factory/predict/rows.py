@@ -23,7 +23,7 @@ from factory.spec.roles import sees
 _FIELD = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 # A display that ends on a field after some words or marks ("{plan} since {started_on}").
 # A label that ends on one field in brackets after the rest ("{class_type} at {starts_at} ({club})").
-_BRACKETED = re.compile(r"(?P<head>.*\}) \(\{(?P<last>[a-z_][a-z0-9_]*)\}\)")
+BRACKETED = re.compile(r"(?P<head>.*\}) \(\{(?P<last>[a-z_][a-z0-9_]*)\}\)")
 _LAST_SLOT = re.compile(r"(?P<head>.*\})(?P<sep>[^{}]+)\{(?P<last>[a-z_][a-z0-9_]*)\}(?P<close>\)?)")
 
 Row = dict[str, Any]
@@ -147,7 +147,7 @@ class UserView:
         code = next((g for g in spec.fields if lead and g.name == lead["code"]), None)
         if code is not None and code.unique and code.type == "string" and CODE.fullmatch(str(row.get(code.column) or "")):
             out.append(str(row[code.column]))  # a row known by its own code: "INC-122", not "INC-122 New starter equipment"
-        where = _BRACKETED.fullmatch(spec.display)
+        where = BRACKETED.fullmatch(spec.display)
         aside = next((g for g in spec.fields if where and g.name == where["last"]), None)
         if where is not None and aside is not None and aside.type not in ("date", "datetime", "reference"):
             # without what its brackets add, where that names it alone ("Spin at June 17 at 6:30 AM"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from factory.predict.rows import BRACKETED
 from factory.spec.labels import enum_label
 from factory.spec.model import EntitySpec, Spec
 from factory.spec.naming import CODE, identifier
@@ -37,7 +38,7 @@ def _templates(spec: Spec, ent: EntitySpec) -> list[str]:
     field its brackets add, then (for a label that names a person) the rest of it, as the person
     says their own row or someone's."""
     out = [ent.display]
-    aside = re.fullmatch(r"(?P<head>.*\}) \(\{(?P<last>\w+)\}\)", ent.display)
+    aside = BRACKETED.fullmatch(ent.display)  # the same shape `UserView.short_labels` leaves out
     if aside is not None and any(f.name == aside["last"] and f.type not in ("date", "datetime", "reference")
                                  for f in ent.fields):
         out.append(aside["head"])  # the label without what its brackets add (`UserView.short_labels`)

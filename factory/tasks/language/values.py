@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, TypeVar
 
 from factory.predict.rows import date_text, enum_text
 from factory.spec.labels import CURRENCIES, clock_label
-from factory.spec.model import ParamSpec
+from factory.spec.model import FieldSpec, ParamSpec
 from factory.tasks.language.asks import ONLY, ParseError, RefText
 from factory.tasks.language.spoken import money_words
 
@@ -199,8 +199,12 @@ def priced(params: list[ParamSpec], args: dict[str, Any], subject: str | None = 
     return out
 
 
-def currency_chooser(params: list[ParamSpec]) -> ParamSpec | None:
-    """The parameter that picks the currency of the run's amounts (an enum of ISO codes), or None."""
+_Choice = TypeVar("_Choice", ParamSpec, FieldSpec)
+
+
+def currency_chooser(params: Sequence[_Choice]) -> _Choice | None:
+    """The parameter (or field) that picks the currency of the run's (or row's) amounts: an enum
+    of ISO codes; None where there is none."""
     return next((p for p in params if p.type == "enum" and p.values
                  and all(re.fullmatch(r"[A-Z]{3}", v) for v in p.values)), None)
 

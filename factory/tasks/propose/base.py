@@ -40,6 +40,7 @@ from factory.tasks.language.render import bulk_sentence
 from factory.tasks.language.resolve import find_rows, select
 from factory.tasks.language.row_labels import object_person, person_split, person_template
 from factory.tasks.language.spoken import said_once, spoken_label
+from factory.tasks.language.values import currency_chooser
 
 Options = Callable[[str, str, str], list[int]]  # (username, workflow, param) -> offered row ids
 ORDERED = ("money", "int", "date")  # field types a superlative ranks by (reads, read-then-write)
@@ -121,8 +122,7 @@ class ProposerBase:
                 return f.currency
         # a row with no amount of its own still says the currency its amounts are made in (an
         # event "priced in the event's currency")
-        chooser = next((f for f in fields if f.type == "enum" and f.values
-                        and all(re.fullmatch(r"[A-Z]{3}", v) for v in f.values)), None)
+        chooser = currency_chooser(fields)
         return str(row[chooser.column]) if chooser is not None and row.get(chooser.column) else None
 
     def _unique_label(self, entity: str, row: Row, user_id: int) -> bool:

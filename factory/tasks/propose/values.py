@@ -18,6 +18,7 @@ from factory.runtime.step import Step
 from factory.spec.model import EntitySpec, ParamSpec, WorkflowSpec
 from factory.spec.naming import identifier
 from factory.tasks.language.frame_params import set_fields
+from factory.tasks.language.values import currency_chooser
 from factory.tasks.propose.base import fits_param, text_limit
 from factory.tasks.propose.fitting import FittingMixin
 from factory.tasks.propose.sentiment import agreeing, is_rating, leaning
@@ -430,7 +431,7 @@ class ValuesMixin(FittingMixin):
 
 def _chooses_currency(p: ParamSpec) -> bool:
     """Whether the parameter picks the currency of the run's amounts (an enum of ISO codes)."""
-    return p.type == "enum" and bool(p.values) and all(re.fullmatch(r"[A-Z]{3}", v) for v in p.values or [])
+    return currency_chooser([p]) is not None
 
 
 def _stored_in(workflow: WorkflowSpec, param: str) -> list[tuple[str, str]]:
