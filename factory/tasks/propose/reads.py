@@ -17,6 +17,7 @@ from factory.predict.rows import Row
 from factory.spec.model import EntitySpec, FieldSpec
 from factory.spec.naming import identifier
 from factory.tasks.draft import Draft
+from factory.tasks.language import grammar
 from factory.tasks.language.asks import ONLY
 from factory.tasks.language.intents import IntentForm, render_intent
 from factory.tasks.language.modifiers import repeats_noun
@@ -97,7 +98,8 @@ class ReadsMixin(ProposerBase):
                       and not (f.type in ("string", "enum") and str(row[f.column]).replace("_", " ").lower() in label)
                       # nor a yes/no its name answers ("Is the Docklands Off-Peak plan off-peak only?")
                       and not (f.type == "bool" and any(re.search(rf"\b{re.escape(w)}\b", label)
-                                                        for w in f.label.lower().split() if len(w) > 4))]
+                                                        for w in f.label.lower().split()
+                                                        if w not in grammar.CLOSED and "ADV" not in grammar.tags(w)))]
             if not fields or not self._unique_label(ent.name, row, user.id):
                 return None
             f = self.rng.choice(fields)
