@@ -58,7 +58,8 @@ def top_up(spec: Spec, proposer: Proposer, drafts: list[Draft], near: list[str],
         scale = need / max(1, sum(base.compounds().values()))
         more_plan = Plan(read=0, write=0, read_write=0, act_report=0, undo=round(base.undo * scale),
                          find_errand=round(base.find_errand * scale), errand=round(base.errand * scale) + 1,
-                         pair=round(base.pair * scale), redo=round(base.redo * scale), multi=round(base.multi * scale))
+                         pair=round(base.pair * scale), redo=round(base.redo * scale), multi=round(base.multi * scale),
+                         swap=round(base.swap * scale))
         drafts, near, added = _more(spec, proposer, drafts, near, more_plan)
         if not added:
             break

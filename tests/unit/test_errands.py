@@ -3,6 +3,7 @@ manifest's spread (point 6)."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -250,3 +251,39 @@ def test_a_row_the_step_before_named_is_referred_back_to() -> None:
     text = render_errand(gym, ask, NO_PURPOSE, 0)
     assert text.endswith("then cancel that class.") and text.count("Reformer Pilates") == 1, text
     assert parse(gym, text).steps == ask.steps
+
+
+def test_two_things_to_do_are_said_apart_and_a_swap_says_instead() -> None:
+    """Two acts that do not follow from each other are joined "Also," / "and also", never "then";
+    a booking cancelled for another is "…, and book … instead". Both read back as their steps in
+    every opener, and the connectors of one never parse as another's."""
+    from factory.tasks.language.errands import APART, NO_PURPOSE, SWAPPED
+
+    gym = build_spec(load_seed(SEEDS / "suite" / "gym.yaml"))
+    cancel = AskStep("cancel_booking", {"booking": RefText("HIIT at June 22 at 6:30 AM", mine=True)})
+    book = AskStep("book_class", {"class_session": RefText("HIIT at June 18 at 6:30 PM", mine=False)})
+    ask = Ask("write", steps=(cancel, book))
+    for variant in range(len(OPENERS) * len(CONNECTORS)):
+        apart = render_errand(gym, ask, NO_PURPOSE, variant, APART)
+        assert re.search(r"(\. Also, |, and also )", apart) and "then" not in apart, apart
+        assert parse(gym, apart).steps == ask.steps, apart
+        swapped = render_errand(gym, ask, NO_PURPOSE, variant, SWAPPED)
+        assert re.search(r"\w, and book .* instead[.?]$", swapped) and "then" not in swapped, swapped
+        assert parse(gym, swapped).steps == ask.steps, swapped
+
+
+def test_a_second_act_on_the_row_just_acted_on_says_it() -> None:
+    """"Take ticket INC-34, then put it on hold with …": the row the step before acted on is "it"
+    (never named twice), and reads back to that row; after an act that makes a row of that kind,
+    "it" would be the new one, so the row keeps its name."""
+    from factory.tasks.language.errands import NO_PURPOSE
+
+    desk = build_spec(load_seed(SEEDS / "suite" / "helpdesk.yaml"))
+    ticket = RefText("INC-34", mine=False)
+    take = AskStep("take_ticket", {"ticket": ticket})
+    hold = AskStep("put_on_hold", {"ticket": ticket, "question": "Does this happen on other devices too?"})
+    ask = Ask("write", steps=(take, hold))
+    for variant in range(len(OPENERS) * len(CONNECTORS)):
+        text = render_errand(desk, ask, NO_PURPOSE, variant)
+        assert text.count("INC-34") == 1 and re.search(r"put it on hold", text), text
+        assert parse(desk, text).steps == ask.steps, text

@@ -3,7 +3,8 @@ the waitlist for the Reformer Pilates class on 16 June at 7:00 AM, then cancel t
 the class named in full twice.
 
 `back_ref` writes "that <noun>" in place of the row's name where the step before said the same
-words and said that noun once; `resolve_back_ref` reads it back: each name in the step before
+words and said that noun once; `it_again` says "it" of the row the step before acted on too
+("Reply to ticket INC-34 saying …, then escalate it"); `resolve_back_ref` reads it back: each name in the step before
 that reads as a row of that noun, and writes back as the same words, is tried in its place, and
 the step that parses with it is the one meant (the draft gate checks it is the step proposed).
 """
@@ -14,7 +15,8 @@ import re
 from collections.abc import Callable, Iterator
 
 from factory.spec.model import Spec
-from factory.tasks.language.asks import AskStep, ParseError, RefText
+from factory.tasks.language.asks import ONLY, AskStep, ParseError, RefText
+from factory.tasks.language.frames import IT
 from factory.tasks.language.label_parts import kind_noun
 from factory.tasks.language.row_names import name_of, read_name
 from factory.tasks.language.spoken import noun, said
@@ -79,3 +81,25 @@ def resolve_back_ref(spec: Spec, before: str, part: str, parse: Callable[[str], 
             except ParseError:
                 continue
     return None
+
+
+def acted_on(spec: Spec, step: AskStep) -> tuple[str, str, RefText] | None:
+    """(parameter, entity, name) of the row `step` acts on, when it names it by its words."""
+    workflow = next(w for w in spec.workflows if w.name == step.workflow)
+    found = subject_entity(spec, workflow)
+    arg = step.args.get(found[0].name) if found is not None else None
+    if found is None or not isinstance(arg, RefText) or arg.by is not None or arg.text == IT or step.pick is not None:
+        return None
+    return found[0].name, found[1].name, arg
+
+
+def it_again(spec: Spec, before: AskStep, step: AskStep) -> AskStep | None:
+    """`step` with its row said "it" when the step before acted on that row too and makes no row
+    of its kind (whose "it" would be the new one: `parse.parse_on_made`); else None."""
+    mine, theirs = acted_on(spec, step), acted_on(spec, before)
+    if mine is None or theirs is None or mine[1:] != theirs[1:]:
+        return None
+    workflow = next(w for w in spec.workflows if w.name == before.workflow)
+    if any(e.kind == "create" and e.entity == mine[1] for e in workflow.effects):
+        return None
+    return AskStep(step.workflow, {**step.args, mine[0]: RefText(IT, ONLY)})

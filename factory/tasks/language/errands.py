@@ -2,18 +2,19 @@
 
 "I'm going away soon: lock my card "Visa ··4599", then transfer between accounts from account
 "Main Checking ··3808", to account "Emergency Fund ··5290" and amount $200." An errand is two or
-more workflow runs (a find-then-act run among them, for a READ_WRITE) joined by a connector
-(`, then `, `, and then `, `. After that, `) after one of three openers (none, "Please ", "Could
-you … ?"), or one run and then a question about the result (`render_report`: "… Afterwards, what
-is the balance of my account "Emergency Fund ··5290"?", a READ_WRITE too), behind a purpose sentence from a
-closed pool where one fits the act, else with none.
+more workflow runs (a find-then-act run among them, for a READ_WRITE) joined by a connector after
+one of three openers (none, "Please ", "Could you … ?"): in sequence (`, then `, `, and then `,
+`. After that, `), as two things to do (`. Also, `, `, and also `), or a row in place of one
+taken back (`, and … instead`). Or one run and then a question about the result
+(`render_report`: "… Afterwards, what is the balance of my account "Emergency Fund ··5290"?", a
+READ_WRITE too). A purpose sentence from a closed pool goes first where one fits the act, else none.
 
-The pool is closed on purpose: the parser (`parse_errands.parse_compound`) strips a purpose only when it is
-one of these sentences, so the purpose never carries a value the reward must check; a text without
-one is read as an errand only when it reads as no single action. Purposes are picked by what the errand does (the
-first word of its first action's verb phrase), so "lock" reads "I'm going away soon" and "pay"
-reads "It's the end of the month"; a row made and taken straight back says why ("I want to see how
-this works"); a redo and two unrelated actions have none.
+The pool is closed on purpose: the parser (`parse_errands.parse_compound`) strips a purpose only
+when it is one of these sentences, so the purpose never carries a value the reward must check; a
+text without one is read as an errand only when it reads as no single action. Purposes are picked
+by what the errand does (the first word of its first action's verb phrase), so "lock" reads "I'm
+going away soon" and "pay" reads "It's the end of the month"; a row made and taken straight back
+says why ("I want to see how this works"); a redo and two unrelated actions have none.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import re
 
 from factory.spec.model import Spec, WorkflowSpec
 from factory.tasks.language.asks import ONLY, Ask, AskStep, Question, RefText
-from factory.tasks.language.back_refs import back_ref
+from factory.tasks.language.back_refs import back_ref, it_again
 from factory.tasks.language.lookup_said import be
 from factory.tasks.language.measures import count_noun, done_count, times_done
 from factory.tasks.language.render import lower_first, render_question, render_step
@@ -84,6 +85,15 @@ ALL_PURPOSES: tuple[str, ...] = tuple(sorted({p for pool in PURPOSES.values() fo
                                              | set(_WAS_UNDO),
                                              key=lambda p: -len(p)))
 CONNECTORS = (", and then ", ", then ", ". After that, ")
+# Two things to do that do not follow from each other are said as two, not as a sequence:
+# "Buy 4 tickets for A. Also, ask for a refund for my order for B" ("then" would make the second
+# sound like it comes of the first).
+ALSO = (". Also, ", ", and also ")
+# A row taken back and one like it made in its place: "cancel my booking for A, and book B instead".
+INSTEAD, INSTEAD_END = ", and ", " instead"
+ALL_CONNECTORS = CONNECTORS + ALSO
+# How an errand's acts are joined (`render_errand`'s `join`): in sequence, as two things, in place.
+THEN, APART, SWAPPED = "then", "apart", "instead"
 # The same action on another row, said once: "lock my card "A", and then do the same for my card "B"".
 SAME = "do the same for "
 REPORT = " Afterwards, "  # act, then report: the question about the result follows
@@ -185,28 +195,36 @@ def _part(spec: Spec, step: AskStep) -> str:
     return lower_first(text[:-1] if text.endswith(".") else text)
 
 
-def render_errand(spec: Spec, ask: Ask, purpose: str, variant: int) -> str:
+def render_errand(spec: Spec, ask: Ask, purpose: str, variant: int, join: str = THEN) -> str:
     """The errand text of a compound `ask` (two or more steps), behind `purpose` (one of
-    `ALL_PURPOSES`); `variant` picks the opener and the connector."""
+    `ALL_PURPOSES`); `variant` picks the opener and the connector; `join` says how the acts hang
+    together: in sequence (`THEN`), as two things to do (`APART`), or the second in place of the
+    first (`SWAPPED`, two acts)."""
     with spoken_in(spec):
-        return _errand(spec, ask, purpose, variant)
+        return _errand(spec, ask, purpose, variant, join)
 
 
-def _errand(spec: Spec, ask: Ask, purpose: str, variant: int) -> str:
+def _errand(spec: Spec, ask: Ask, purpose: str, variant: int, join: str) -> str:
     if purpose not in ALL_PURPOSES and purpose != NO_PURPOSE:
         raise ValueError(f"{purpose!r} is not one of the purposes the parser knows")
     opener = OPENERS[variant % len(OPENERS)]
-    connector = CONNECTORS[(variant // len(OPENERS)) % len(CONNECTORS)]
+    joins = {THEN: CONNECTORS, APART: ALSO, SWAPPED: (INSTEAD,)}[join]
+    connector = joins[(variant // len(OPENERS)) % len(joins)]
     if opener == "Could you " and connector.startswith("."):
-        connector = ", then "  # a question is one sentence
+        connector = ALSO[-1] if join == APART else ", then "  # a question is one sentence
     parts: list[str] = []
     for i, s in enumerate(ask.steps):
         said_again = same_for(spec, ask.steps[i - 1], s) if i else None
+        again = it_again(spec, ask.steps[i - 1], s) if i and said_again is None else None
+        if again is not None:  # "…, then escalate it": the row the step before acted on
+            parts.append(_part(spec, again))
+            continue
         # a row the step before named in the same words is "that class" (`back_refs.back_ref`)
         parts.append(said_again or (back_ref(spec, parts[-1], _part(spec, s), s) if i else _part(spec, s)))
     body = parts[0]
     for part in parts[1:]:
         body += connector + part
+    body += INSTEAD_END if join == SWAPPED else ""
     text = f"{opener}{body}{'?' if opener == 'Could you ' else '.'}"
     # After a colon the errand runs on in lower case; after a full stop it starts a sentence.
     text = lower_first(text) if purpose.endswith(":") else text[:1].upper() + text[1:]

@@ -291,16 +291,26 @@ def parse_on_made(spec: Spec, text: str, before: str) -> AskStep | None:
     frame's sentence whose row of an entity workflow `before` creates is the pronoun. None when
     `text` is no such sentence."""
     made = [e.entity for w in spec.workflows if w.name == before for e in w.effects if e.kind == "create"]
-    body = text[:-1] if text.endswith(".") else text
     for entity in dict.fromkeys(made):
-        try:
-            found = parse_frame(spec, body, my_phrases(spec), LIST_SEPARATORS, parse_args, it=entity)
-        except ParseError:
-            continue
+        found = parse_on_it(spec, text, entity, RefText(IT, MADE))
         if found is not None:
-            workflow, args = found
-            return AskStep(workflow, {k: RefText(IT, MADE) if v == RefText(IT, ONLY) else v for k, v in args.items()})
+            return found
     return None
+
+
+def parse_on_it(spec: Spec, text: str, entity: str, meant: RefText) -> AskStep | None:
+    """An action whose row of `entity` is said "it", with `meant` in its place (the row the
+    action before made, or the one it acted on: "…, then escalate it"); None when `text` is no
+    such sentence."""
+    body = text[:-1] if text.endswith(".") else text
+    try:
+        found = parse_frame(spec, body, my_phrases(spec), LIST_SEPARATORS, parse_args, it=entity)
+    except ParseError:
+        return None
+    if found is None:
+        return None
+    workflow, args = found
+    return AskStep(workflow, {k: meant if v == RefText(IT, ONLY) else v for k, v in args.items()})
 
 
 def _parse_colon_form(spec: Spec, text: str) -> AskStep:

@@ -8,9 +8,18 @@ import re
 
 from factory.spec.model import Spec
 from factory.tasks.language.asks import Ask, AskStep, ParseError
-from factory.tasks.language.back_refs import resolve_back_ref
-from factory.tasks.language.errands import ALL_PURPOSES, CONNECTORS, OPENERS, REPORT, read_its, read_same
-from factory.tasks.language.parse import parse_on_made, parse_step
+from factory.tasks.language.back_refs import acted_on, resolve_back_ref
+from factory.tasks.language.errands import (
+    ALL_CONNECTORS,
+    ALL_PURPOSES,
+    INSTEAD,
+    INSTEAD_END,
+    OPENERS,
+    REPORT,
+    read_its,
+    read_same,
+)
+from factory.tasks.language.parse import parse_on_it, parse_on_made, parse_step
 from factory.tasks.language.parse_questions import parse_question
 
 
@@ -74,7 +83,11 @@ def parse_compound(spec: Spec, text: str, bare: bool = False) -> Ask | None:
         raise ParseError(f"an errand ends with {ending!r}: {text[-30:]!r}")
     problem: list[ParseError] = []
     single = None if question is None and its is None else _one_step(spec, body[:-1], problem)
-    steps = (single,) if single is not None else _steps_of_errand(spec, body[:-1], CONNECTORS, problem)
+    steps = (single,) if single is not None else _steps_of_errand(spec, body[:-1], ALL_CONNECTORS, problem)
+    if steps is None and question is None and body[:-1].endswith(INSTEAD_END):
+        # "cancel my booking for A, and book B instead": two acts, the second in place of the first
+        steps = _steps_of_errand(spec, body[:-1 - len(INSTEAD_END)], (INSTEAD,), problem)
+        steps = steps if steps is not None and len(steps) == 2 else None
     if steps is None:
         raise problem[-1] if problem else ParseError(f"no actions follow the purpose in {text[:60]!r}")
     if its is not None:  # "… Afterwards, what is its status now?": the row a step named
@@ -101,6 +114,10 @@ def _one_step(spec: Spec, part: str, problem: list[ParseError], before: AskStep 
             made = parse_on_made(spec, part[:1].upper() + part[1:], before.workflow)
             if made is not None:  # "…, then cancel it": the row the action before created
                 return made
+            acted = acted_on(spec, before)
+            again = parse_on_it(spec, part[:1].upper() + part[1:], acted[1], acted[2]) if acted else None
+            if again is not None:  # "…, then escalate it": the row the action before acted on
+                return again
         return parse_step(spec, part[:1].upper() + part[1:] + ".")
     except ParseError as exc:
         problem.append(exc)

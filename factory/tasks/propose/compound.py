@@ -34,27 +34,25 @@ from factory.predict.after import view_after
 from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, WorkflowSpec
 from factory.spec.naming import identifier
+from factory.spec.roles import may_run
 from factory.tasks.draft import Draft
 from factory.tasks.language.asks import MADE, Ask, AskStep, Question, RefText
-from factory.tasks.language.errands import GENERIC, purposes_for, render_errand, render_report
+from factory.tasks.language.errands import APART, GENERIC, SWAPPED, THEN, purposes_for, render_errand, render_report
 from factory.tasks.language.frames import IT
 from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, answer, find_rows
-from factory.tasks.language.spoken import spoken_label, verb_phrase
-from factory.tasks.language.things import person
-from factory.tasks.propose.base import ProposerBase, fits_param
+from factory.tasks.language.spoken import spoken_label
+from factory.tasks.propose.base import fits_param
+from factory.tasks.propose.clashes import ClashesMixin
 
-COMPOUND_CATEGORIES = ("act_report", "undo", "redo", "pair", "find_errand", "errand", "multi_step")
+COMPOUND_CATEGORIES = ("act_report", "undo", "redo", "swap", "pair", "find_errand", "errand", "multi_step")
 REPEATS = 2  # errands of one category running the same workflows in the same order
-# What a workflow that takes a row back starts with (its verb phrase): the undo of undo and redo.
-UNDO_VERBS = frozenset({"cancel", "remove", "delete", "withdraw", "void", "unblock", "unsave", "decline", "drop", "retract",
-                        "revoke", "unenroll", "unassign"})
 
 
 
 # Effect values that are the action's own word, not a result worked out ("today()" is a date stamp).
 _LITERALS = frozenset(["true", "false", "today()", "now()", "me"])
 
-class CompoundMixin(ProposerBase):
+class CompoundMixin(ClashesMixin):
     """Part of `Proposer`: the errands of several actions."""
 
     # ------------------------------------------------------------------ errands ----------------
@@ -63,7 +61,7 @@ class CompoundMixin(ProposerBase):
         """The errands of the plan, by category; a category that cannot fill its share (no
         workflow undoes what another makes, say) leaves it to the two-workflow errands."""
         makers: dict[str, Callable[[], Draft | None]] = {
-            "undo": self._undo, "redo": self._redo, "pair": self._pair, "find_errand": self._find_errand,
+            "undo": self._undo, "redo": self._redo, "swap": self._swap, "pair": self._pair, "find_errand": self._find_errand,
             "errand": self._errand, "multi_step": self._multi, "act_report": self._act_report}
         drafts: list[Draft] = []
         short = 0
@@ -99,6 +97,11 @@ class CompoundMixin(ProposerBase):
             made.append(draft)
         return made
 
+    def _runner(self, *workflows: WorkflowSpec) -> Any | None:
+        """A user whose role may run every one of `workflows` (an errand is one person's), or None."""
+        pool = [u for u in self.users if all(may_run(self.spec, w, u.id) for w in workflows)]
+        return self.rng.choice(pool) if pool else None
+
     def _related(self, step: Step) -> dict[str, set[int]]:
         """Entity → ids of the rows `step` names, the rows they name, and the rows naming them."""
         workflow = self._workflow(step.workflow)
@@ -119,9 +122,6 @@ class CompoundMixin(ProposerBase):
                             r["id"] for r in self.world.rows(ent.name) if r.get(f.column) == value)
         return related
 
-    def _workflow(self, name: str) -> WorkflowSpec:
-        return next(w for w in self.spec.workflows if w.name == name)
-
     def _point(self, workflow: WorkflowSpec, step: Step, user: Any, related: dict[str, set[int]],
                avoid: set[tuple[str, int]]) -> bool:
         """Point one of the step's row parameters at a related row (not one in `avoid`)."""
@@ -138,9 +138,6 @@ class CompoundMixin(ProposerBase):
                 self._fit_subject(workflow, step.params)
                 return True
         return False
-
-    def _named(self, workflow: WorkflowSpec, step: Step) -> set[tuple[str, int]]:
-        return {(p.ref, step.params[p.name]) for p in workflow.params if p.ref and step.params.get(p.name)}
 
     def _errand(self) -> Draft | None:
         """Two different workflows on related rows: lock a card, then move money off its account."""
@@ -159,7 +156,9 @@ class CompoundMixin(ProposerBase):
         subject = next((p for p in workflow.params if p.ref and p.name == workflow.subject), None)
         if subject is None or subject.ref is None:
             return None
-        user = self.rng.choice(self.users)
+        user = self._runner(workflow)
+        if user is None:
+            return None
         a, b = self._fill(workflow, user), self._fill(workflow, user)
         if a is None or b is None or subject.name not in a.params:
             return None
@@ -183,18 +182,9 @@ class CompoundMixin(ProposerBase):
             return None
         return self._errand_draft("write", "pair", user, [a, b], None)
 
-    def _taken_back(self, workflow: WorkflowSpec) -> ParamSpec | None:
-        """The row parameter of a workflow that takes a row back (cancel, remove, unblock …)."""
-        subject = next((p for p in workflow.params if p.ref and p.name == workflow.subject), None)
-        if verb_phrase(workflow).split()[0] not in UNDO_VERBS or subject is None:
-            return None
-        # a row made beside it (a late-cancellation fee) does not make a cancel a make; one of its own kind does
-        return None if any(e.kind == "create" and e.entity == subject.ref for e in workflow.effects) else subject
-
-    def _redo(self) -> Draft | None:
-        """Undo a row, then make it again with other values: the second run creates a row of the
-        entity the first acts on, naming the same rows the undone one names (its payee, its
-        listing)."""
+    def _undo_makes(self) -> list[tuple[WorkflowSpec, ParamSpec, WorkflowSpec]]:
+        """(a workflow that takes a row back, its row parameter, a workflow that makes a row of
+        that kind): the acts a redo and a swap are made of."""
         workflows = self._workflows()
         pairs = []
         for undo in workflows:
@@ -204,11 +194,20 @@ class CompoundMixin(ProposerBase):
             for make in workflows:
                 if make.name != undo.name and any(e.kind == "create" and e.entity == subject.ref for e in make.effects):
                     pairs.append((undo, subject, make))
+        return pairs
+
+    def _redo(self) -> Draft | None:
+        """Undo a row, then make it again with other values: the second run creates a row of the
+        entity the first acts on, naming the same rows the undone one names (its payee, its
+        listing)."""
+        pairs = self._undo_makes()
         if not pairs:
             return None
         undo, subject, make = self.rng.choice(pairs)
         assert subject.ref is not None
-        user = self.rng.choice(self.users)
+        user = self._runner(undo, make)
+        if user is None:
+            return None
         a, b = self._fill(undo, user), self._fill(make, user)
         if a is None or b is None:
             return None
@@ -230,6 +229,58 @@ class CompoundMixin(ProposerBase):
         if again is not None and self._passes(user, [a, again]):
             b = again  # else the old name is still taken (a removed row kept): a new one
         return self._errand_draft("write", "redo", user, [a, b], None, redo=True)
+
+    def _swap(self) -> Draft | None:
+        """Take a row back and make one like it for a row like the one it was for, said "instead"
+        ("Cancel my booking for the HIIT class on 22 June at 6:30 AM, and book the HIIT class on
+        18 June at 6:30 PM instead"): the row it was for and the new one share every part of their
+        name but a day (`_alike`)."""
+        pairs = self._undo_makes()
+        if not pairs:
+            return None
+        undo, subject, make = self.rng.choice(pairs)
+        assert subject.ref is not None
+        user = self._runner(undo, make)
+        if user is None:
+            return None
+        a, b = self._fill(undo, user), self._fill(make, user)
+        if a is None or b is None:
+            return None
+        row = self.world.row(subject.ref, a.params[subject.name])
+        if row is None:
+            return None
+        moved = 0
+        for p in make.params:
+            refs = [f for f in self.spec.entity(subject.ref).fields if f.type == "reference" and f.ref == p.ref
+                    and p.ref != "user" and row.get(f.column)]
+            if not p.ref or p.name not in b.params or len(refs) != 1:
+                continue
+            was = row[refs[0].column]
+            pool = self._candidates(user, make, p)
+            others = sorted(set(pool) & self._alike(p.ref, was))
+            if others and not moved:
+                b.params[p.name] = self.rng.choice(others)
+                moved += 1
+            elif was in pool:
+                b.params[p.name] = was  # the same payee, the same membership
+        if not moved:
+            return None
+        return self._errand_draft("write", "swap", user, [a, b], None, redo=True, generic=True, join=SWAPPED)
+
+    def _alike(self, entity: str, row_id: int) -> set[int]:
+        """The other rows of `entity` named as the row is but for a day or time: the same class
+        at another hour, the same route on another date (its display's other fields all equal);
+        none where the display names no day."""
+        ent = self.spec.entity(entity)
+        row = self.world.row(entity, row_id)
+        shown = [ent.field_named(n) for n in re.findall(r"\{(\w+)\}", ent.display) if any(f.name == n for f in ent.fields)]
+        days = [f for f in shown if f.type in ("date", "datetime")]
+        if row is None or not days:
+            return set()
+        kept = [f for f in shown if f not in days]
+        return {r["id"] for r in self.world.rows(entity) if r["id"] != row_id
+                and all(r.get(f.column) == row.get(f.column) for f in kept)
+                and any(r.get(f.column) != row.get(f.column) for f in days)}
 
     def _same_kind(self, make: WorkflowSpec, entity: str, row: dict[str, Any], step: Step) -> Step | None:
         """The row made again is the one taken back with new dates or numbers: its names, kinds
@@ -268,7 +319,9 @@ class CompoundMixin(ProposerBase):
         make, undo, subject = self.rng.choice(pairs)
         assert subject.ref is not None
         ent = self.spec.entity(subject.ref)
-        user = self.rng.choice(self.users)
+        user = self._runner(make, undo)
+        if user is None:
+            return None
         a, b = self._fill(make, user), self._fill(undo, user)
         made = None if a is None else self._prediction(user, [a])
         if a is None or b is None or made is None or made.failed:
@@ -325,7 +378,9 @@ class CompoundMixin(ProposerBase):
         The answer is read from the predicted database after the run and differs from the
         value before it, so only the action answers it."""
         workflow = self.rng.choice(self._workflows())
-        user = self.rng.choice(self.users)
+        user = self._runner(workflow)
+        if user is None:
+            return None
         step = self._fill(workflow, user)
         if step is None:
             return None
@@ -402,66 +457,19 @@ class CompoundMixin(ProposerBase):
     def _two_calls(self) -> tuple[Any, WorkflowSpec, Step, Step] | None:
         """Two different workflows drawn, one user, and a filled call of each (the same draws, in the
         same order, for an errand and for two unrelated things to do): (user, second workflow, a, b)."""
-        workflows = self._workflows()
+        user = self.rng.choice(self.users)
+        workflows = [w for w in self._workflows() if may_run(self.spec, w, user.id)]  # two things one person does
         if len(workflows) < 2:
             return None
         first, second = self.rng.sample(workflows, 2)
-        user = self.rng.choice(self.users)
         a, b = self._fill(first, user), self._fill(second, user)
         if a is None or b is None:
             return None
         return user, second, a, b
 
-    def _redoes(self, steps: list[Step]) -> bool:
-        """Whether steps act twice on one row (the row one acts on is the row another acts on), or
-        one takes a row back and a later one names it or the row it was for (dropping an
-        enrollment, then enrolling in its section): errands that undo each other."""
-        acted: set[tuple[str, int]] = set()
-        taken: set[tuple[str, int]] = set()
-        removed: list[tuple[str, dict[str, Any]]] = []  # rows a step deletes: (entity, their references)
-        for step in steps:
-            workflow = self._workflow(step.workflow)
-            if self._named(workflow, step) & taken:
-                return True
-            if self._remade(workflow, step, removed):
-                return True  # "leave the waitlist for the 7 AM Spin, then join it again"
-            subject = next((p for p in workflow.params if p.name == workflow.subject and p.ref), None)
-            if subject is None or step.params.get(subject.name) is None:
-                continue
-            row = (subject.ref or "", int(step.params[subject.name]))
-            if row in acted:
-                return True
-            acted.add(row)
-            if self._taken_back(workflow) is not None:
-                found = self.world.row(row[0], row[1]) or self._made.get(row) or {}  # a row the setup made too
-                taken |= {row, *((f.ref, found[f.column]) for f in self.spec.entity(row[0]).fields
-                                 if f.type == "reference" and f.ref and f.ref != "user" and found.get(f.column))}
-        return False
-
-    def _remade(self, workflow: WorkflowSpec, step: Step, removed: list[tuple[str, dict[str, Any]]]) -> bool:
-        """Whether the step makes a row like one an earlier step deleted (the same rows it points
-        at, a person aside), and notes the rows this step deletes for the steps after it."""
-        params = {p.name: p for p in workflow.params}
-        for effect in workflow.effects:
-            if effect.kind == "create" and effect.values:
-                ent = self.spec.entity(effect.entity)
-                made = {fname: step.params.get(src) for fname, src in effect.values.items()
-                        if src in params and params[src].ref and not person(self.spec, params[src].ref or "")}
-                if any(entity == ent.name and any(refs.get(k) == v for k, v in made.items() if v is not None)
-                       for entity, refs in removed):
-                    return True
-        for effect in workflow.effects:
-            target = params.get(effect.target or "")
-            if effect.kind == "delete" and target is not None and target.ref and step.params.get(target.name):
-                row = self.world.row(target.ref, step.params[target.name]) or {}
-                ent = self.spec.entity(target.ref)
-                removed.append((ent.name, {f.name: row.get(f.column) for f in ent.fields
-                                           if f.type == "reference" and f.ref and not person(self.spec, f.ref)}))
-        return False
-
     def _errand_draft(self, kind: str, category: str, user: Any, steps: list[Step], found: AskStep | None,
                       *, redo: bool = False, undo: bool = False, generic: bool = False,
-                      caps: list[str] | None = None) -> Draft | None:
+                      caps: list[str] | None = None, join: str = "") -> Draft | None:
         """The draft of an errand whose steps pass one after the other on the seed, phrased
         purpose first; `found` is the first step's find-then-act ask (READ_WRITE)."""
         if len({(s.workflow, tuple(sorted(s.params.items()))) for s in steps}) < len(steps):
@@ -470,19 +478,24 @@ class CompoundMixin(ProposerBase):
             return None  # "drop my enrollment in X, then enroll in X" is a redo, said as one or not at all
         if not self._passes(user, steps):
             return None
+        if not (redo or undo) and self._overrides(user, steps):
+            return None  # "book the class, then freeze my membership" (which cancels the booking)
         asks: list[AskStep] = [found] if found is not None else []
         for step in steps[len(asks):]:
             ask_step = self._ask_step(self._workflow(step.workflow), step, user)
             if ask_step is None:
                 return None
             asks.append(ask_step)
+        if not undo and not self._names_hold(user, steps, asks):
+            return None  # a name two rows fit once the acts before it ran
         ask = Ask(kind, steps=tuple(asks))
         purpose = self.rng.choice(GENERIC if generic else purposes_for(self.spec, ask, redo, undo))
         variant = self.rng.randrange(9)
         # "book a shipment …, then cancel it": the new row has no name the user has seen; where the
         # act has no sentence to say "it" in, the row's new label
+        join = join or (APART if generic else THEN)
         for said in (self._said_it(ask) if undo else None, ask):
-            goal = render_errand(self.spec, said, purpose, variant) if said is not None else ""
+            goal = render_errand(self.spec, said, purpose, variant, join) if said is not None else ""
             if said is not None and self._reads_back(goal, said):
                 ask = said
                 break

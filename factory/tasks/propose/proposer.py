@@ -64,23 +64,25 @@ class Plan:
     multi: int = 6
     act_report: int = 0
     undo: int = 0
+    swap: int = 0
 
     @classmethod
     def for_total(cls, total: int) -> Plan:
         read = round(total * 0.31)
         read_write, act_report = round(total * 0.08), round(total * 0.04)
-        find_errand, errand = round(total * 0.05), round(total * 0.14)
+        find_errand, errand = round(total * 0.05), round(total * 0.11)
         # making a row and taking it straight back is no errand a user types ("book the class, then
         # cancel it", read as a test of the app in a blind reading): drawn only when asked for
-        pair, redo, undo = round(total * 0.04), round(total * 0.03), 0
+        pair, redo, undo, swap = round(total * 0.04), round(total * 0.03), 0, round(total * 0.03)
         multi = max(1, round(total * 0.02))
-        write = total - read - read_write - find_errand - errand - pair - redo - multi - act_report - undo
-        return cls(read, write, read_write, find_errand, errand, pair, redo, multi, act_report, undo)
+        write = total - read - read_write - find_errand - errand - pair - redo - multi - act_report - undo - swap
+        return cls(read, write, read_write, find_errand, errand, pair, redo, multi, act_report, undo, swap)
 
     def compounds(self) -> dict[str, int]:
         """The errands' shares by category (`compound.COMPOUND_CATEGORIES`)."""
         return {"find_errand": self.find_errand, "errand": self.errand, "pair": self.pair,
-                "redo": self.redo, "multi_step": self.multi, "act_report": self.act_report, "undo": self.undo}
+                "redo": self.redo, "swap": self.swap, "multi_step": self.multi, "act_report": self.act_report,
+                "undo": self.undo}
 
 
 class _Share:

@@ -21,6 +21,7 @@ from factory.tasks.language.frame_params import set_fields
 from factory.tasks.language.values import currency_chooser
 from factory.tasks.propose.base import fits_param, text_limit
 from factory.tasks.propose.fitting import FittingMixin
+from factory.tasks.propose.kind_prices import kind_prices
 from factory.tasks.propose.sentiment import agreeing, is_rating, leaning
 from factory.tasks.propose.text_shapes import fit_text, in_series, next_of, typed_in
 
@@ -100,6 +101,7 @@ class ValuesMixin(FittingMixin):
         self._near_amounts(workflow, values)
         self._near_counts(workflow, values)
         self._near_current(workflow, values)
+        values.update(kind_prices(self.spec, self.world, workflow, values))  # a monthly fee is the monthly fee
         self._fit_subject(workflow, values)  # before the rating is made to agree with the text it picks
         self._agree(workflow, values)
         if not self._from_one_row(workflow, values):
@@ -341,7 +343,7 @@ class ValuesMixin(FittingMixin):
             currency = self._run_currency(workflow, values)
             stored = sorted({int(row[f.column]) for entity, fname in _stored_in(workflow, p.name)
                              for f in [self.spec.entity(entity).field_named(fname)]
-                             for row in self.world.rows(entity)
+                             for row in self._same_kind_rows(workflow, values, entity)
                              if isinstance(row.get(f.column), int) and row[f.column] > 0
                              # amounts in another currency are another size (₹ against $)
                              and (not f.currency_field or row.get(f.currency_field) in (currency, None))})
@@ -355,6 +357,17 @@ class ValuesMixin(FittingMixin):
             high = round(p.max * scale) if p.max is not None else near
             if low <= near <= high:
                 values[p.name] = near
+
+    def _same_kind_rows(self, workflow: WorkflowSpec, values: dict[str, Any], entity: str) -> list[dict[str, Any]]:
+        """The rows of `entity` of the kind the run makes or sets: those whose fields the run also
+        stores an enum in hold the run's value there (a monthly fee payment is sized by other
+        monthly fees, never by day passes); all rows where the run stores no kind, or none is of it."""
+        kinds = [(fname, values[q.name]) for q in workflow.params if q.type == "enum" and q.name in values
+                 for ent, fname in _stored_in(workflow, q.name) if ent == entity]
+        rows = self.world.rows(entity)
+        columns = [(self.spec.entity(entity).field_named(fname).column, value) for fname, value in kinds]
+        alike = [r for r in rows if all(r.get(c) == v for c, v in columns)]
+        return alike or rows
 
     def _run_currency(self, workflow: WorkflowSpec, values: dict[str, Any]) -> str:
         """The currency a run's amounts are in: the one it chooses (a three-letter enum), else

@@ -163,8 +163,10 @@ class WritesMixin(ProposerBase):
 
     def _unneeded(self, workflow: WorkflowSpec, step: Step) -> set[str]:
         """Parameters a person would not mention: a field set to the value the row already has
-        (reward-gen reads the row's own value back, `resolve.steps_of`), or the form's default."""
-        out: set[str] = {p.name for p in workflow.params if p.default is not None and p.type in ("enum", "bool", "string", "int")
+        (reward-gen reads the row's own value back, `resolve.steps_of`), or the form's default
+        where a person assumes it too (a kind, a yes/no, a text): a number is said even when it is
+        the form's ("buy 2 tickets", never "buy tickets" meaning the form's 2)."""
+        out: set[str] = {p.name for p in workflow.params if p.default is not None and p.type in ("enum", "bool", "string")
                          and step.params.get(p.name) == p.default}
         subject = next((p for p in workflow.params if p.name == workflow.subject and p.ref), None)
         if subject is None or subject.ref is None or subject.name not in step.params:
