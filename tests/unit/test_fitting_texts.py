@@ -16,6 +16,7 @@ from factory.builder.build import build_spec
 from factory.predict.rows import UserView
 from factory.seed.loader import load_seed
 from factory.tasks.propose.proposer import Proposer
+from factory.tasks.propose.stored import times_like_stored
 
 SUITE = Path(__file__).resolve().parents[2] / "seeds" / "suite"
 FIXES = ["Reseated the monitor cable and updated the dock firmware", "Cleared the mail queue and the bounced emails went out",
@@ -31,6 +32,7 @@ def _desk(rows: dict[str, list[dict[str, Any]]]) -> Proposer:
     proposer = object.__new__(Proposer)
     proposer.spec, proposer.world, proposer.rng = spec, view, random.Random(3)
     proposer._existing_cache, proposer._written_rows = {}, {}
+    proposer._acting = None  # no run being filled: texts in every voice
     return proposer
 
 
@@ -66,6 +68,28 @@ def test_a_text_the_app_writes_itself_is_never_drawn() -> None:
     assert texts and not [t for t in texts if t.startswith("Reopened:")], texts
 
 
+def test_a_reply_is_drawn_in_the_voice_of_the_role_that_writes_it() -> None:
+    """A reply signed by the one who writes it (`author: me`) takes the words of replies written
+    by that role: a requester never says a technician's "Can you restart and let me know?";
+    with no run being filled, or no reply of that role, every voice stays."""
+    world = _world()
+    spec = build_spec(load_seed(SUITE / "helpdesk.yaml"))
+    tech = next(u for u in spec.users if u.role == "technician")
+    staff = next(u for u in spec.users if u.role == "staff")
+    world["comment"] = [{"id": 1, "ticket": 10, "author": tech.id, "body": "Can you restart and let me know?"},
+                        {"id": 2, "ticket": 11, "author": staff.id, "body": "Restarted, still the same"}]
+    proposer = _desk(world)
+    reply = next(w for w in proposer.spec.workflows if w.name == "reply")
+    message = next(p for p in reply.params if p.type in ("string", "text"))
+    everyone = {t for t, _e, _r in proposer._apt_on("reply", message)}
+    assert everyone == {"Can you restart and let me know?", "Restarted, still the same"}, everyone
+    for user, said in ((staff, "Restarted, still the same"), (tech, "Can you restart and let me know?")):
+        proposer._acting = user
+        assert {t for t, _e, _r in proposer._apt_on("reply", message)} == {said}, user.role
+    proposer._acting = next(u for u in spec.users if u.role == "lead")  # no lead wrote a reply: every voice
+    assert {t for t, _e, _r in proposer._apt_on("reply", message)} == everyone
+
+
 def test_two_moments_set_together_keep_the_gap_the_world_keeps() -> None:
     """Doors an hour before the show, as on every event the world holds; never eighteen days
     before it (a blind reading marked "doors 18 days before the show" as a contradiction)."""
@@ -86,6 +110,24 @@ def test_two_moments_set_together_keep_the_gap_the_world_keeps() -> None:
     values = {"event": 1, "new_doors": "2026-06-06T10:00:00", "new_start": "2026-06-24T09:00:00"}
     proposer._gaps_like_stored(postpone, values)  # a world that keeps no such rows says nothing
     assert values["new_doors"] == "2026-06-06T10:00:00"
+
+
+def test_a_moment_takes_a_time_of_day_the_world_keeps() -> None:
+    """A show postponed keeps its own hour (7:30 PM, never the 9:00 AM a draw without the world
+    gives), its day kept; a field no row says the time of stays as drawn."""
+    spec = build_spec(load_seed(SUITE / "ticketing.yaml"))
+    events = [{"id": i, "name": f"Show {i}", "doors_at": f"2026-0{i}-10T18:30:00", "starts_at": f"2026-0{i}-10T19:{i}0:00"}
+              for i in range(1, 5)]
+    columns = {"event": [{(spec.entity("event").field_named(k).column if k != "id" else "id"): v for k, v in r.items()}
+                         for r in events]}
+    view = UserView(spec, sqlite3.connect(":memory:"), _rows=columns,
+                    _by_id={e: {r["id"]: r for r in rs} for e, rs in columns.items()})
+    postpone = next(w for w in spec.workflows if w.name == "postpone_event")
+    drawn = {"event": 3, "new_doors": "2026-06-24T10:00:00", "new_start": "2026-06-24T09:00:00"}
+    moved = times_like_stored(spec, view, postpone, drawn, random.Random(1))
+    assert moved == {"new_doors": "2026-06-24T18:30:00", "new_start": "2026-06-24T19:30:00"}, moved
+    empty = UserView(spec, sqlite3.connect(":memory:"), _rows={"event": []}, _by_id={"event": {}})
+    assert times_like_stored(spec, empty, postpone, {**drawn, "event": 9}, random.Random(1)) == {}
 
 
 def test_a_new_tickets_summary_says_its_own_issue_and_its_other_texts_stay() -> None:

@@ -545,14 +545,15 @@ def test_a_row_ranked_by_its_price_is_the_cheapest_or_the_most_expensive() -> No
     assert "cheapest" not in render(plans, Ask("read", question=q), 0)
 
 
-def test_a_text_labelled_by_a_noun_and_whom_it_is_for_goes_after_the_noun() -> None:
-    """"with the question "…" for the requester", never "with the question for the requester "…""."""
+def test_a_text_labelled_by_a_noun_and_whom_it_is_for_is_asked_of_them() -> None:
+    """A question for the requester is asked of them: ', asking the requester "…"', never "with
+    the question for the requester "…"" (nor "with the question "…" for the requester")."""
     desk = build_spec(load_seed(SEEDS / "suite" / "helpdesk.yaml"))
     step = AskStep("put_on_hold", {"ticket": RefText("INC-65 (Emails bouncing back)", mine=False),
                                    "question": "Are you in the office tomorrow?"})
     for variant in range(3):
         text = render(desk, Ask("write", steps=(step,)), variant)
-        assert 'with the question "Are you in the office tomorrow?" for the requester' in text, text
+        assert ', asking the requester "Are you in the office tomorrow?"' in text and "question" not in text, text
         assert parse(desk, text).steps[0] == step, text
 
 
@@ -912,6 +913,11 @@ def test_the_one_thing_a_run_says_to_someone_is_said_saying() -> None:
     raised = render(desk, Ask("write", steps=(AskStep("raise_ticket", {
         "issue_type": RefText("VPN keeps dropping"), "summary": "VPN drops", "description": "Since Monday"}),)), 0)
     assert "saying" not in raised, raised
+    # a question is asked, of whom its label says: never 'with the question "…" for the requester'
+    hold = AskStep("put_on_hold", {"ticket": RefText("INC-41", mine=False), "question": "Which file were you opening?"})
+    asked = render(desk, Ask("write", steps=(hold,)), 0)
+    assert asked == 'Put ticket INC-41 on hold, asking the requester "Which file were you opening?".', asked
+    assert parse(desk, asked).steps[0] == hold
 
 
 def test_a_row_other_labels_carry_bare_is_said_bare_in_a_condition() -> None:

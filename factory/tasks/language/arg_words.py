@@ -172,12 +172,30 @@ def split_label(param: ParamSpec) -> tuple[str, str] | None:
 
 # Nouns of words a person says to someone: a run that says only one of them says it "saying "…"".
 SPEECH_NOUNS = frozenset(["message", "reply", "comment", "answer", "reason", "explanation", "response"])
+QUESTION_NOUNS = frozenset(["question", "query"])  # words asked: 'asking "…"'
+SPEECH_VERBS = ("saying", "asking")  # the words that lead speech (`speech`), for the reader
 
 
-def said_words(workflow: WorkflowSpec) -> ParamSpec | None:
-    """The one text of a run that is words said to someone ("Message", "Note", "Reason"), said
-    'saying "…"' where it is all the run adds ('Reply to ticket INC-9 saying "…"'); None where a
-    run has none, or two (which "saying" could not tell apart)."""
-    found = [p for p in workflow.params if p.type in ("string", "text") and not p.say
-             and noun(said(p)).split()[-1:] in ([w] for w in SPEECH_NOUNS) and len(noun(said(p)).split()) <= 2]
+def speech(workflow: WorkflowSpec) -> tuple[ParamSpec, str] | None:
+    """The one text of a run that is words said to someone ("Message", "Reason", "Question for
+    the requester") and the words that lead it where it is all the run adds: 'saying "…"',
+    'asking the requester "…"' ('Put ticket INC-41 on hold, asking the requester "…"'); None where
+    a run has none, or two (which the lead could not tell apart)."""
+    found = []
+    for p in workflow.params:
+        words = noun(said(p)).split()
+        if p.type not in ("string", "text") or p.say or not words:
+            continue
+        to: list[str] = []
+        if len(words) >= 4 and words[1] in ("for", "to") and words[2] == "the":
+            head, to = words[0], words[3:]  # "question for the requester": said to someone
+        elif len(words) <= 2:
+            head = words[-1]
+        else:
+            continue
+        if head in SPEECH_NOUNS:
+            found.append((p, "saying" + (f" to the {' '.join(to)}" if to else "")))
+        elif head in QUESTION_NOUNS:
+            found.append((p, "asking" + (f" the {' '.join(to)}" if to else "")))
     return found[0] if len(found) == 1 else None
+

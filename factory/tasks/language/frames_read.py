@@ -13,7 +13,7 @@ from factory.spec.labels import currency_in
 from factory.spec.model import ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language import grammar
 from factory.tasks.language.arg_phrases import SameAsNamed
-from factory.tasks.language.arg_words import DAY_WORDS
+from factory.tasks.language.arg_words import DAY_WORDS, SPEECH_VERBS
 from factory.tasks.language.asks import ONLY, ParseError, RefText
 from factory.tasks.language.frame_params import COUNT, echoed
 from factory.tasks.language.frames import (
@@ -89,7 +89,7 @@ def frame_pattern(f: Frame) -> re.Pattern[str]:
     days = "|".join(sorted(DAY_WORDS))  # "… until July 5": an end said by its own word (`frames.render_frame`)
     # (lower case meant: "…, Harbour View" goes on naming a row, "…, due April 19" starts the rest)
     parts.append(f"(?:(?:,?{re.escape(f.rest_lead)}|, (?=(?-i:due |[a-z]+ ))| (?=(?-i:(?:{days}) [A-Z]))"
-                 f'| (?=saying "))(?P<_rest>.+?))?')  # 'saying "…"' (`arg_words.said_words`)
+                 f'|,? (?=(?:{"|".join(SPEECH_VERBS)})(?: [a-z]+)* "))(?P<_rest>.+?))?')  # 'saying "…"' (`arg_words.speech`)
     return re.compile("".join(parts) + "$", re.IGNORECASE)
 
 

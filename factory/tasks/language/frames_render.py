@@ -11,7 +11,7 @@ from typing import Any
 from factory.spec.model import ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language import grammar
 from factory.tasks.language.arg_phrases import arg_phrase, same_as_named
-from factory.tasks.language.arg_words import DAY_WORDS, bare_item, said_words
+from factory.tasks.language.arg_words import DAY_WORDS, bare_item, speech
 from factory.tasks.language.asks import MADE, ONLY, ParseError, RefText
 from factory.tasks.language.frame_params import COUNT, echoed
 from factory.tasks.language.frames import (
@@ -141,10 +141,12 @@ def render_frame(spec: Spec, f: Frame, workflow: WorkflowSpec, args: dict[str, A
         out.append(f" {first} {start} {then} {end}")
         rest = [n for n in rest if n not in f.span]
         named_day = False
-    spoken = said_words(workflow)
-    if len(rest) == 1 and spoken is not None and rest[0] == spoken.name and isinstance(args[spoken.name], str):
-        # the one thing said is said as speech is: 'Reply to ticket INC-9 saying "Restarted"'
-        out.append(f'{"," if named_day else ""} saying "{args[spoken.name]}"')  # after a day, a comma
+    spoken = speech(workflow)
+    if len(rest) == 1 and spoken is not None and rest[0] == spoken[0].name and isinstance(args[rest[0]], str):
+        # the one thing said is said as speech is: 'Reply to ticket INC-9 saying "Restarted"',
+        # 'Put ticket INC-41 on hold, asking the requester "…"' (a comma before words asked)
+        comma = "," if named_day or spoken[1] != "saying" else ""  # after a day, a comma
+        out.append(f'{comma} {spoken[1]} "{args[rest[0]]}"')
         rest = []
     if rest:  # "… with the note "Back at 10" and the reason "travel""; a range's end goes with its start
         named = [v.text for k, v in args.items() if k in f.params() and isinstance(v, RefText) and v.by is None]

@@ -14,7 +14,7 @@ from typing import Any
 
 from factory.spec.model import EntitySpec, ParamSpec, Spec, WorkflowSpec
 from factory.tasks.language.arg_phrases import dated_noun
-from factory.tasks.language.arg_words import bare_word, measured, of_lead, said_words
+from factory.tasks.language.arg_words import bare_word, measured, of_lead, speech
 from factory.tasks.language.asks import MADE, ONLY, AskStep, ParseError, Question, RefText
 from factory.tasks.language.frames import IT
 from factory.tasks.language.frames_read import parse_frame
@@ -87,7 +87,7 @@ def parse_args(workflow: WorkflowSpec, text: str | None, spec_of_refs: dict[str,
     names = sorted([*((n.lower(), p) for p in workflow.params for n in {p.label, noun(said(p)), param_noun(said(p)),
                                                                           param_said(p), param_said(p, True)}),
                     *((str(bare_word(p)), p) for p in workflow.params if joiner == " " and bare_word(p)),  # "due", "until"
-                    *(("saying", p) for p in [said_words(workflow)] if p is not None and joiner == " ")],
+                    *((found[1], found[0]) for found in [speech(workflow)] if found is not None and joiner == " ")],
                    key=lambda pair: -len(pair[0]))
     # an amount's noun said apart from the words after it ("a premium of £30 on top")
     amounts = [*names, *((amount_said(p)[0], p) for p in workflow.params if p.type == "money"),

@@ -72,6 +72,7 @@ class ProposerBase:
         self._one_each_cache: dict[str, bool] = {}
         self._keys: dict[str, int] = {}
         self._made: dict[tuple[str, int], Row] = {}  # rows the current draft's setup creates
+        self._acting: Any = None  # the user whose run is being filled: whose voice its texts are in
 
     def close(self) -> None:
         self.world.close()

@@ -44,7 +44,10 @@ from factory.tasks.language.spoken import spoken_label
 from factory.tasks.propose.base import fits_param
 from factory.tasks.propose.clashes import ClashesMixin
 
-COMPOUND_CATEGORIES = ("act_report", "undo", "redo", "swap", "pair", "find_errand", "errand", "multi_step")
+COMPOUND_CATEGORIES = ("act_report", "undo", "redo", "swap", "find_errand", "errand", "pair", "multi_step")
+# Where the categories' shortfall goes, in order: the same act on two rows reads as one errand
+# ("rate my tickets INC-116 and INC-112"); two unrelated things to do come last.
+FALLBACK = ("pair", "multi_step")
 REPEATS = 2  # errands of one category running the same workflows in the same order
 
 
@@ -59,18 +62,19 @@ class CompoundMixin(ClashesMixin):
 
     def _compounds(self, plan: dict[str, int]) -> list[Draft]:
         """The errands of the plan, by category; a category that cannot fill its share (no
-        workflow undoes what another makes, say) leaves it to the two-workflow errands."""
+        workflow undoes what another makes, say) leaves it to the pairs, and what they cannot
+        fill to two unrelated things to do (`FALLBACK`)."""
         makers: dict[str, Callable[[], Draft | None]] = {
             "undo": self._undo, "redo": self._redo, "swap": self._swap, "pair": self._pair, "find_errand": self._find_errand,
             "errand": self._errand, "multi_step": self._multi, "act_report": self._act_report}
         drafts: list[Draft] = []
         short = 0
         for category in COMPOUND_CATEGORIES:
-            want = plan.get(category, 0) + (short if category == "multi_step" else 0)
+            want = plan.get(category, 0) + (short if category in FALLBACK else 0)
             made = self._make(makers[category], want, {d.goal for d in drafts})
             if want and not made:
                 self.skipped.append(f"{category}: no feasible errand found")
-            short += want - len(made) if category != "multi_step" else 0
+            short = want - len(made) if category in FALLBACK else short + want - len(made)
             drafts += made
         return drafts
 
@@ -103,7 +107,9 @@ class CompoundMixin(ClashesMixin):
         return self.rng.choice(pool) if pool else None
 
     def _related(self, step: Step) -> dict[str, set[int]]:
-        """Entity → ids of the rows `step` names, the rows they name, and the rows naming them."""
+        """Entity → ids of the rows `step` names, the rows they name (their parents), the rows
+        naming either (a row's children, and its siblings under one parent: another application
+        for the same flat, a viewing slot of it)."""
         workflow = self._workflow(step.workflow)
         related: dict[str, set[int]] = {}
         for p in workflow.params:
@@ -112,14 +118,16 @@ class CompoundMixin(ClashesMixin):
             value = step.params[p.name]
             related.setdefault(p.ref, set()).add(value)
             row = self.world.row(p.ref, value)
-            for f in self.spec.entity(p.ref).fields:
-                if row is not None and f.type == "reference" and f.ref and f.ref != "user" and row.get(f.column):
-                    related.setdefault(f.ref, set()).add(row[f.column])
-            for ent in self._entities():
-                for f in ent.fields:
-                    if f.type == "reference" and f.ref == p.ref:
-                        related.setdefault(ent.name, set()).update(
-                            r["id"] for r in self.world.rows(ent.name) if r.get(f.column) == value)
+            parents = [(f.ref, row[f.column]) for f in self.spec.entity(p.ref).fields
+                       if row is not None and f.type == "reference" and f.ref and f.ref != "user" and row.get(f.column)]
+            for ref, parent in parents:
+                related.setdefault(ref, set()).add(parent)
+            for entity, named in [(p.ref, value), *parents]:
+                for ent in self._entities():
+                    for f in ent.fields:
+                        if f.type == "reference" and f.ref == entity:
+                            related.setdefault(ent.name, set()).update(
+                                r["id"] for r in self.world.rows(ent.name) if r.get(f.column) == named)
         return related
 
     def _point(self, workflow: WorkflowSpec, step: Step, user: Any, related: dict[str, set[int]],

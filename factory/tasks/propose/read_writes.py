@@ -10,7 +10,6 @@ from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, WorkflowSpec
 from factory.spec.naming import identifier
 from factory.tasks.draft import Draft
 from factory.tasks.language.asks import Ask, AskStep, Question
-from factory.tasks.language.measures import count_noun, unit_of
 from factory.tasks.language.phrasing import render
 from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, comparable, extreme, select
 from factory.tasks.language.spoken import recency_field
@@ -18,12 +17,12 @@ from factory.tasks.propose.base import ORDERED, FindAct, ProposerBase
 
 
 def picks_by(ent: EntitySpec, f: FieldSpec) -> bool:
-    """Whether a person picks a row to act on by this field: its age ("my most recent …", "the
-    oldest …"), an amount ("the highest estimate") or a count or measure ("the most days"). Any
-    other date or number ("the latest service date", "the lowest miles out") is a question one
-    may ask, but no reason to act on the row it finds."""
-    return (f is recency_field(ent) or f.type == "money" or count_noun(f) is not None
-            or (f.type == "int" and unit_of(f) is not None))
+    """Whether a person picks a row to act on by this field: its age ("decline the most recent
+    refund request", "the oldest application in referencing"). An amount or a count ("the
+    tenancy with the highest deposit", "the order with the most tickets") is a question one may
+    ask, but in blind readings no reason to act on the row it finds: which asset comes back from
+    repair does not follow from its price."""
+    return f is recency_field(ent)
 
 
 class ReadWritesMixin(ProposerBase):

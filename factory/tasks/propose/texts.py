@@ -13,6 +13,7 @@ from factory.builder.pools import kind_of, pick
 from factory.predict.rows import Row
 from factory.spec.model import ParamSpec
 from factory.spec.naming import identifier
+from factory.spec.roles import role_of
 from factory.tasks.language.frame_params import set_fields
 from factory.tasks.language.spoken import FOR_NOUNS, field_noun
 from factory.tasks.propose.base import ProposerBase, text_limit
@@ -138,7 +139,20 @@ class TextsMixin(ProposerBase):
             e == ent and str(r.get(self.world.field(ent, f).column)) == v for ent, f, v in states)] or found
         if "question" in field_noun(p).split():
             found = [x for x in found if x[0].rstrip().endswith("?")] or found
-        return found
+        return self._in_voice(workflow, found)
+
+    def _in_voice(self, workflow: str, found: list[tuple[str, str, Row]]) -> list[tuple[str, str, Row]]:
+        """`found` narrowed to the texts written by users of the acting user's role, where the run
+        signs the row it writes (`author: me`): a requester's reply never says "Can you restart
+        and let me know?", a technician's words. All of `found` where none is in that voice."""
+        role = role_of(self.spec, self._acting.id) if self._acting is not None else ""
+        signed = {(e.entity, fname) for w in self.spec.workflows if w.name == workflow for e in w.effects
+                  if e.kind == "create" for fname, source in (e.values or {}).items() if str(source).strip() == "me"}
+        if not role or not signed:
+            return found
+        voiced = [(t, e, r) for t, e, r in found if any(
+            e == ent and role_of(self.spec, int(r.get(self.world.field(ent, f).column) or 0)) == role for ent, f in signed)]
+        return voiced or found
 
     def _written_on(self, workflow: str, param: str) -> list[tuple[str, str, Row]]:
         """Each value of `_written` with the entity and the row that hold it (once per run)."""

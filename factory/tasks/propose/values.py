@@ -23,6 +23,7 @@ from factory.tasks.propose.base import fits_param, text_limit
 from factory.tasks.propose.fitting import FittingMixin
 from factory.tasks.propose.kind_prices import kind_prices
 from factory.tasks.propose.sentiment import agreeing, is_rating, leaning
+from factory.tasks.propose.stored import stored_in, times_like_stored
 from factory.tasks.propose.text_shapes import fit_text, in_series, next_of, typed_in
 
 MONEY_CHOICES = (5, 10, 12, 15, 20, 25, 30, 40, 45, 50, 60, 75, 80, 100, 120, 150, 200, 250)
@@ -56,6 +57,7 @@ class ValuesMixin(FittingMixin):
 
     def _fill(self, workflow: WorkflowSpec, user: Any) -> Step | None:
         values: dict[str, Any] = {}
+        self._acting = user
         # Dates: one regime per fill (soon, the past week, decades ago), since preconditions
         # ask for future bookings, recent returns or birth dates; the prediction screens them.
         regime = self.rng.choice(["soon", "soon", "soon", "recent", "long_ago"])
@@ -95,6 +97,7 @@ class ValuesMixin(FittingMixin):
                 if value is None:
                     return None
                 values[p.name] = value
+        values.update(times_like_stored(self.spec, self.world, workflow, values, self.rng))
         _in_order(workflow, values)
         self._gaps_like_stored(workflow, values)
         self._like_stored(workflow, values)
@@ -320,8 +323,8 @@ class ValuesMixin(FittingMixin):
     def _stored_gap(self, workflow: WorkflowSpec, later: str, earlier: str) -> dt.timedelta | None:
         """The median gap the world's rows keep between the fields `later` and `earlier` are
         stored in (on one entity), or None when fewer than three rows say, or any says otherwise."""
-        for entity, late_field in _stored_in(workflow, later):
-            for other, early_field in _stored_in(workflow, earlier):
+        for entity, late_field in stored_in(workflow, later):
+            for other, early_field in stored_in(workflow, earlier):
                 if other != entity:
                     continue
                 ent = self.spec.entity(entity)
@@ -341,7 +344,7 @@ class ValuesMixin(FittingMixin):
             if p.type not in ("money", "int") or p.name not in values:
                 continue
             currency = self._run_currency(workflow, values)
-            stored = sorted({int(row[f.column]) for entity, fname in _stored_in(workflow, p.name)
+            stored = sorted({int(row[f.column]) for entity, fname in stored_in(workflow, p.name)
                              for f in [self.spec.entity(entity).field_named(fname)]
                              for row in self._same_kind_rows(workflow, values, entity)
                              if isinstance(row.get(f.column), int) and row[f.column] > 0
@@ -363,7 +366,7 @@ class ValuesMixin(FittingMixin):
         stores an enum in hold the run's value there (a monthly fee payment is sized by other
         monthly fees, never by day passes); all rows where the run stores no kind, or none is of it."""
         kinds = [(fname, values[q.name]) for q in workflow.params if q.type == "enum" and q.name in values
-                 for ent, fname in _stored_in(workflow, q.name) if ent == entity]
+                 for ent, fname in stored_in(workflow, q.name) if ent == entity]
         rows = self.world.rows(entity)
         columns = [(self.spec.entity(entity).field_named(fname).column, value) for fname, value in kinds]
         alike = [r for r in rows if all(r.get(c) == v for c, v in columns)]
@@ -445,15 +448,6 @@ class ValuesMixin(FittingMixin):
 def _chooses_currency(p: ParamSpec) -> bool:
     """Whether the parameter picks the currency of the run's amounts (an enum of ISO codes)."""
     return currency_chooser([p]) is not None
-
-
-def _stored_in(workflow: WorkflowSpec, param: str) -> list[tuple[str, str]]:
-    """The (entity, field) pairs a run stores `param` in, as it is: `set x.estimate = estimate`,
-    or a created row's field given the parameter."""
-    out = [(e.entity, e.field) for e in workflow.effects if e.kind == "set" and e.field and e.to == param]
-    out += [(e.entity, fname) for e in workflow.effects if e.kind == "create" and e.values
-            for fname, source in e.values.items() if source == param]
-    return out
 
 
 def _orderings(node: Node) -> list[tuple[str, str]]:
