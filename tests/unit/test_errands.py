@@ -287,3 +287,23 @@ def test_a_second_act_on_the_row_just_acted_on_says_it() -> None:
         text = render_errand(desk, ask, NO_PURPOSE, variant)
         assert text.count("INC-34") == 1 and re.search(r"put it on hold", text), text
         assert parse(desk, text).steps == ask.steps, text
+
+
+def test_two_runs_of_one_workflow_say_the_verb_once() -> None:
+    """"Rate my ticket INC-128 3 out of 5, and my ticket INC-23 2 out of 5": the second run of
+    the same workflow drops the verb both open on, and reads back as two runs; runs of two
+    workflows, or one the reader would take as the other's row, keep their verbs."""
+    from factory.tasks.language.errands import NO_PURPOSE
+
+    desk = build_spec(load_seed(SEEDS / "suite" / "helpdesk.yaml"))
+    first = AskStep("rate", {"ticket": RefText("INC-128", mine=True), "rating": 3})
+    second = AskStep("rate", {"ticket": RefText("INC-23", mine=True), "rating": 2})
+    for variant in range(len(OPENERS) * len(CONNECTORS)):
+        text = render_errand(desk, Ask("write", steps=(first, second)), NO_PURPOSE, variant)
+        assert text.lower().count("rate") == 1 and ", and my ticket INC-23 2 out of 5" in text, text
+        back = parse(desk, text).steps
+        assert [(s.workflow, s.args["ticket"], s.args["rating"]) for s in back] == [
+            ("rate", first.args["ticket"], "3"), ("rate", second.args["ticket"], "2")], text
+    reply = AskStep("reply", {"ticket": RefText("INC-23", mine=True), "body": "Restarted, still the same"})
+    mixed = render_errand(desk, Ask("write", steps=(first, reply)), NO_PURPOSE, 0)
+    assert "reply to" in mixed and "Rate" in mixed, mixed

@@ -92,6 +92,8 @@ ALSO = (". Also, ", ", and also ")
 # A row taken back and one like it made in its place: "cancel my booking for A, and book B instead".
 INSTEAD, INSTEAD_END = ", and ", " instead"
 ALL_CONNECTORS = CONNECTORS + ALSO
+# Two runs of one workflow with the verb said once: "rate my ticket A 3 out of 5, and my ticket B 5 out of 5".
+ALSO_ONE = ", and "
 # How an errand's acts are joined (`render_errand`'s `join`): in sequence, as two things, in place.
 THEN, APART, SWAPPED = "then", "apart", "instead"
 # The same action on another row, said once: "lock my card "A", and then do the same for my card "B"".
@@ -221,14 +223,44 @@ def _errand(spec: Spec, ask: Ask, purpose: str, variant: int, join: str) -> str:
             continue
         # a row the step before named in the same words is "that class" (`back_refs.back_ref`)
         parts.append(said_again or (back_ref(spec, parts[-1], _part(spec, s), s) if i else _part(spec, s)))
-    body = parts[0]
-    for part in parts[1:]:
-        body += connector + part
+    shared = verb_shared(spec, ask.steps, parts) if join != SWAPPED else ""
+    if shared:  # "cancel my booking for A, and my booking for B": the verb said once
+        body = parts[0] + ALSO_ONE + parts[1][len(shared) + 1:]
+    else:
+        body = parts[0]
+        for part in parts[1:]:
+            body += connector + part
     body += INSTEAD_END if join == SWAPPED else ""
     text = f"{opener}{body}{'?' if opener == 'Could you ' else '.'}"
     # After a colon the errand runs on in lower case; after a full stop it starts a sentence.
     text = lower_first(text) if purpose.endswith(":") else text[:1].upper() + text[1:]
     return f"{purpose} {text}" if purpose else text
+
+
+def verb_shared(spec: Spec, steps: tuple[AskStep, ...], parts: list[str]) -> str:
+    """The words of the verb two runs of one workflow both open on ("cancel" of "cancel my booking
+    for A" and "cancel my booking for B"), said once: '' when the errand is not two such runs."""
+    if len(steps) != 2 or steps[0].workflow != steps[1].workflow or any(s.pick for s in steps):
+        return ""
+    verb = set(verb_phrase(_workflow(spec, steps[0].workflow)).split())
+    shared: list[str] = []
+    for mine, theirs in zip(parts[0].split(), parts[1].split(), strict=False):
+        if mine != theirs or mine not in verb:
+            break
+        shared.append(mine)
+    return " ".join(shared) if shared and len(shared) < len(parts[1].split()) else ""
+
+
+def verbs_of(part: str, spec: Spec, workflow: str) -> list[str]:
+    """The leading words of `part` that are its workflow's verb, longest first: what a second run
+    said without its verb takes back (`verb_shared`, read by `parse_errands`)."""
+    verb = set(verb_phrase(_workflow(spec, workflow)).split())
+    words: list[str] = []
+    for word in part.split():
+        if word.lower() not in verb:
+            break
+        words.append(word.lower())
+    return [" ".join(words[:k]) for k in range(len(words), 0, -1)]
 
 
 def same_for(spec: Spec, before: AskStep, step: AskStep) -> str | None:

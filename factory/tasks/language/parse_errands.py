@@ -12,12 +12,14 @@ from factory.tasks.language.back_refs import acted_on, resolve_back_ref
 from factory.tasks.language.errands import (
     ALL_CONNECTORS,
     ALL_PURPOSES,
+    ALSO_ONE,
     INSTEAD,
     INSTEAD_END,
     OPENERS,
     REPORT,
     read_its,
     read_same,
+    verbs_of,
 )
 from factory.tasks.language.parse import parse_on_it, parse_on_made, parse_step
 from factory.tasks.language.parse_questions import parse_question
@@ -84,6 +86,8 @@ def parse_compound(spec: Spec, text: str, bare: bool = False) -> Ask | None:
     problem: list[ParseError] = []
     single = None if question is None and its is None else _one_step(spec, body[:-1], problem)
     steps = (single,) if single is not None else _steps_of_errand(spec, body[:-1], ALL_CONNECTORS, problem)
+    if steps is None and question is None:
+        steps = _verb_once(spec, body[:-1], problem)
     if steps is None and question is None and body[:-1].endswith(INSTEAD_END):
         # "cancel my booking for A, and book B instead": two acts, the second in place of the first
         steps = _steps_of_errand(spec, body[:-1 - len(INSTEAD_END)], (INSTEAD,), problem)
@@ -96,6 +100,20 @@ def parse_compound(spec: Spec, text: str, bare: bool = False) -> Ask | None:
             raise ParseError(f"no row of {text[:40]!r} has a {its['field']!r}")
     kind = "read_write" if question is not None or any(s.pick for s in steps) else "write"
     return Ask(kind, steps=steps, question=question)
+
+
+def _verb_once(spec: Spec, body: str, problem: list[ParseError]) -> tuple[AskStep, AskStep] | None:
+    """Two runs of one workflow, the second without the verb the first opens on ("cancel my booking
+    for A, and my booking for B", `errands.verb_shared`), or None."""
+    for start, end in _splits(body, (ALSO_ONE,)):
+        head = _one_step(spec, body[:start], problem)
+        if head is None:
+            continue
+        for verb in verbs_of(body[:start], spec, head.workflow):
+            tail = _one_step(spec, f"{verb} {body[end:]}", problem, head, body[:start])
+            if tail is not None and tail.workflow == head.workflow:
+                return head, tail
+    return None
 
 
 def _one_step(spec: Spec, part: str, problem: list[ParseError], before: AskStep | None = None,

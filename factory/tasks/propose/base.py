@@ -49,6 +49,9 @@ ORDERED = ("money", "int", "date")  # field types a superlative ranks by (reads,
 FindAct = tuple[Any, Step, AskStep, list[str]]
 
 
+ONE_EACH_SHARE = 0.9  # of the holders of an entity's rows holding one: "my membership" names it
+
+
 class ProposerBase:
     """The state of a proposer over one world (spec + seed database), and shared lookups."""
 
@@ -157,13 +160,19 @@ class ProposerBase:
         return full
 
     def _one_each(self, entity: str) -> bool:
-        """Whether every user who has rows of `entity` has exactly one ("my contact details"): only
-        then does "my <entity>" name a row; a freelancer who happens to have one project still
-        names it, since projects are many."""
+        """Whether a user who holds rows of `entity` holds one, as a rule ("my contact details",
+        "my membership"): every user who sees rows sees one, or nine in ten of the users the rows
+        are held by (their first owner: the member, not the front desk that sees them all) hold
+        exactly one. Only then does "my <entity>" name a row; a freelancer who happens to have one
+        project still names it, since projects are many."""
         key = f"one_each:{entity}"
         if key not in self._one_each_cache:
             counts = [len(self._visible(entity, u.id)) for u in self.users]
-            self._one_each_cache[key] = bool(counts) and max(counts) == 1
+            ent = self.spec.entity(entity)
+            held = Counter(r.get(f"{ent.owner_fields[0]}_id") for r in self.world.rows(entity)) if ent.owner_fields else Counter()
+            held.pop(None, None)
+            as_a_rule = bool(held) and sum(1 for n in held.values() if n == 1) >= ONE_EACH_SHARE * len(held)
+            self._one_each_cache[key] = bool(counts) and (max(counts) == 1 or as_a_rule)
         return self._one_each_cache[key]
 
     def _users_with(self, entity: str) -> list[Any]:
