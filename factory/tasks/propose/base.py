@@ -30,6 +30,7 @@ from factory.predict.overlay import Prediction
 from factory.predict.rows import Row, UserView
 from factory.runtime.step import Step
 from factory.spec.model import EntitySpec, FieldSpec, ParamSpec, Spec, WorkflowSpec
+from factory.spec.roles import may_run
 from factory.tasks.draft import Draft
 from factory.tasks.language import grammar
 from factory.tasks.language.asks import ONLY, Ask, AskStep, Cond, Question, RefText, joint_ref
@@ -184,6 +185,11 @@ class ProposerBase:
     def _workflows(self) -> list[WorkflowSpec]:
         # a workflow without parameters too: one task says what its run does ("Mark every overdue …")
         return [w for w in self.spec.workflows if not w.system and (w.params or bulk_sentence(w) is not None)]
+
+    def _runner(self, *workflows: WorkflowSpec) -> Any | None:
+        """A user whose role may run every one of `workflows` (an errand is one person's), or None."""
+        pool = [u for u in self.users if all(may_run(self.spec, w, u.id) for w in workflows)]
+        return self.rng.choice(pool) if pool else None
 
     def _candidates(self, user: Any, workflow: WorkflowSpec, p: ParamSpec) -> list[int]:
         assert p.ref is not None

@@ -29,20 +29,16 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from factory.errors import FactoryError
-from factory.predict.after import view_after
 from factory.runtime.step import Step
 from factory.spec.model import ParamSpec, WorkflowSpec
-from factory.spec.naming import identifier
 from factory.spec.roles import may_run
 from factory.tasks.draft import Draft
-from factory.tasks.language.asks import MADE, Ask, AskStep, Question, RefText
-from factory.tasks.language.errands import APART, GENERIC, SWAPPED, THEN, purposes_for, render_errand, render_report
+from factory.tasks.language.asks import MADE, Ask, AskStep, RefText
+from factory.tasks.language.errands import APART, GENERIC, SWAPPED, THEN, purposes_for, render_errand
 from factory.tasks.language.frames import IT
-from factory.tasks.language.resolve import AmbiguousError, UnresolvedError, answer, find_rows
-from factory.tasks.language.spoken import spoken_label
+from factory.tasks.language.resolve import find_rows
+from factory.tasks.propose.act_report import ActReportMixin
 from factory.tasks.propose.base import fits_param
-from factory.tasks.propose.clashes import ClashesMixin
 
 COMPOUND_CATEGORIES = ("act_report", "undo", "redo", "swap", "find_errand", "errand", "pair", "multi_step")
 # Where the categories' shortfall goes, in order: the same act on two rows reads as one errand
@@ -52,10 +48,8 @@ REPEATS = 2  # errands of one category running the same workflows in the same or
 
 
 
-# Effect values that are the action's own word, not a result worked out ("today()" is a date stamp).
-_LITERALS = frozenset(["true", "false", "today()", "now()", "me"])
 
-class CompoundMixin(ClashesMixin):
+class CompoundMixin(ActReportMixin):
     """Part of `Proposer`: the errands of several actions."""
 
     # ------------------------------------------------------------------ errands ----------------
@@ -100,11 +94,6 @@ class CompoundMixin(ClashesMixin):
             goals.add(draft.goal)
             made.append(draft)
         return made
-
-    def _runner(self, *workflows: WorkflowSpec) -> Any | None:
-        """A user whose role may run every one of `workflows` (an errand is one person's), or None."""
-        pool = [u for u in self.users if all(may_run(self.spec, w, u.id) for w in workflows)]
-        return self.rng.choice(pool) if pool else None
 
     def _related(self, step: Step) -> dict[str, set[int]]:
         """Entity → ids of the rows `step` names, the rows they name (their parents), the rows
@@ -204,36 +193,41 @@ class CompoundMixin(ClashesMixin):
                     pairs.append((undo, subject, make))
         return pairs
 
-    def _redo(self) -> Draft | None:
-        """Undo a row, then make it again with other values: the second run creates a row of the
-        entity the first acts on, naming the same rows the undone one names (its payee, its
-        listing)."""
+    def _undo_then_make(self) -> tuple[WorkflowSpec, str, Any, Step, Step, dict[str, Any]] | None:
+        """A drawn undo and make (`_undo_makes`), one user who may run both, a filled call of each
+        and the row the undo takes back: (make, that row's entity, user, a, b, row), or None."""
         pairs = self._undo_makes()
         if not pairs:
             return None
         undo, subject, make = self.rng.choice(pairs)
-        assert subject.ref is not None
         user = self._runner(undo, make)
-        if user is None:
+        if user is None or subject.ref is None:
             return None
         a, b = self._fill(undo, user), self._fill(make, user)
-        if a is None or b is None:
+        row = None if a is None else self.world.row(subject.ref, a.params[subject.name])
+        if a is None or b is None or row is None:
             return None
-        row = self.world.row(subject.ref, a.params[subject.name])
-        if row is None:
+        return make, subject.ref, user, a, b, row
+
+    def _redo(self) -> Draft | None:
+        """Undo a row, then make it again with other values: the second run creates a row of the
+        entity the first acts on, naming the same rows the undone one names (its payee, its
+        listing)."""
+        drawn = self._undo_then_make()
+        if drawn is None:
             return None
+        make, entity, user, a, b, row = drawn
         copied = 0
         for p in make.params:
-            refs = [f for f in self.spec.entity(subject.ref).fields if f.type == "reference" and f.ref == p.ref
-                    and p.ref != "user" and row.get(f.column)]
-            if p.ref and p.name in b.params and len(refs) == 1 and row[refs[0].column] in self._candidates(user, make, p):
-                b.params[p.name] = row[refs[0].column]
+            was = self._was_for(entity, row, p)
+            if was is not None and p.name in b.params and was in self._candidates(user, make, p):
+                b.params[p.name] = was
                 copied += 1
         if not copied:
             return None  # nothing ties the new row to the undone one: not a redo
         if all(p.ref and p.ref != "user" for p in make.params if p.name in b.params):
             return None  # nothing but the same rows again ("drop my enrollment in X, then enroll in X"): no redo
-        again = self._same_kind(make, subject.ref, row, b)
+        again = self._same_kind(make, entity, row, b)
         if again is not None and self._passes(user, [a, again]):
             b = again  # else the old name is still taken (a removed row kept): a new one
         return self._errand_draft("write", "redo", user, [a, b], None, redo=True)
@@ -243,27 +237,15 @@ class CompoundMixin(ClashesMixin):
         ("Cancel my booking for the HIIT class on 22 June at 6:30 AM, and book the HIIT class on
         18 June at 6:30 PM instead"): the row it was for and the new one share every part of their
         name but a day (`_alike`)."""
-        pairs = self._undo_makes()
-        if not pairs:
+        drawn = self._undo_then_make()
+        if drawn is None:
             return None
-        undo, subject, make = self.rng.choice(pairs)
-        assert subject.ref is not None
-        user = self._runner(undo, make)
-        if user is None:
-            return None
-        a, b = self._fill(undo, user), self._fill(make, user)
-        if a is None or b is None:
-            return None
-        row = self.world.row(subject.ref, a.params[subject.name])
-        if row is None:
-            return None
+        make, entity, user, a, b, row = drawn
         moved = 0
         for p in make.params:
-            refs = [f for f in self.spec.entity(subject.ref).fields if f.type == "reference" and f.ref == p.ref
-                    and p.ref != "user" and row.get(f.column)]
-            if not p.ref or p.name not in b.params or len(refs) != 1:
+            was = self._was_for(entity, row, p)
+            if was is None or p.ref is None or p.name not in b.params:
                 continue
-            was = row[refs[0].column]
             pool = self._candidates(user, make, p)
             others = sorted(set(pool) & self._alike(p.ref, was))
             if others and not moved:
@@ -274,6 +256,13 @@ class CompoundMixin(ClashesMixin):
         if not moved:
             return None
         return self._errand_draft("write", "swap", user, [a, b], None, redo=True, generic=True, join=SWAPPED)
+
+    def _was_for(self, entity: str, row: dict[str, Any], p: ParamSpec) -> Any | None:
+        """The row of `p`'s entity that `row` (of `entity`) was for, through its one reference to
+        that entity (the payee a payment was to, the class a booking was for), or None."""
+        refs = [f for f in self.spec.entity(entity).fields if f.type == "reference" and f.ref == p.ref
+                and p.ref != "user" and row.get(f.column)]
+        return row[refs[0].column] if p.ref and len(refs) == 1 else None
 
     def _alike(self, entity: str, row_id: int) -> set[int]:
         """The other rows of `entity` named as the row is but for a day or time: the same class
@@ -379,76 +368,6 @@ class CompoundMixin(ClashesMixin):
         if b is None or not self._point(second, b, user, self._related(step), set()):
             return None
         return self._errand_draft("read_write", "find_errand", user, [step, b], ask_step, caps=caps)
-
-    def _act_report(self) -> Draft | None:
-        """Act, then report: one workflow run, then a question about a value it changed on a row
-        it changed ("… Afterwards, what is the balance of my account "Emergency Fund ··5290"?").
-        The answer is read from the predicted database after the run and differs from the
-        value before it, so only the action answers it."""
-        workflow = self.rng.choice(self._workflows())
-        user = self._runner(workflow)
-        if user is None:
-            return None
-        step = self._fill(workflow, user)
-        if step is None:
-            return None
-        prediction = self._prediction(user, [step])
-        if prediction is None or prediction.failed or not prediction.updates:
-            return None
-        tables = {e.table: e for e in self.spec.entities if not e.builtin}
-        choices = [(tables[table], row_id, f) for (table, row_id), columns in prediction.updates.items()
-                   if table in tables for f in tables[table].fields
-                   if f.column in columns and f.type not in ("reference", "bool")  # "what is the reviewed of …"
-                   and f.name not in tables[table].owner_fields
-                   and f.name not in tables[table].display_fields and not identifier(f)
-                   and self._nameable(tables[table], f.name)]
-        if not choices:
-            return None
-        # A value the action itself names is no question: a status it sets to a constant ("cancel"
-        # → cancelled), a value the user typed ("extend to June 12" → its end date). Only a value
-        # the run works out ("its fees owed" after a waiver, a balance after a transfer) is asked.
-        said = {*(p.name for p in workflow.params), *_LITERALS}
-        told = {(e.entity, e.field) for e in workflow.effects if e.kind == "set" and e.field and (
-            (e.to or "").strip() in said or re.fullmatch(r"'[^']*'|\d+(?:\.\d+)?", (e.to or "").strip()))}
-        choices = [c for c in choices if (c[0].name, c[2].name) not in told]
-        if not choices:
-            return None
-        # An amount or a count the run changed says more of the result than a status it set.
-        amounts = [c for c in choices if c[2].type in ("money", "int")]
-        ent, row_id, f = self.rng.choice(amounts or choices)
-        before = self.world.row(ent.name, row_id)
-        if before is None or not self._unique_label(ent.name, before, user.id):
-            return None
-        q = Question("lookup", ent.name, f.name, RefText(spoken_label(self._label(ent.name, before))))
-        try:
-            after = view_after(self.spec, self.seed_db, prediction)
-        except FactoryError:
-            return None
-        try:
-            found = answer(after, q, user.id)
-            if found.value == answer(self.world, q, user.id).value:
-                return None  # the report must need the action
-        except (AmbiguousError, UnresolvedError):
-            return None
-        finally:
-            after.close()
-        ask_step = self._ask_step(workflow, step, user)
-        if ask_step is None:
-            return None
-        # the row acted on keeps the name the action gave it, so the report can say "its"
-        same = [ask_step.args[p.name] for p in workflow.params
-                if p.ref == ent.name and step.params.get(p.name) == row_id and isinstance(ask_step.args.get(p.name), RefText)
-                and ask_step.args[p.name].by is None]
-        if same:
-            q = replace(q, target=same[0])
-        ask = Ask("read_write", steps=(ask_step,), question=q)
-        variant = self.rng.randrange(9)
-        goal = render_report(self.spec, ask, self.rng.choice(purposes_for(self.spec, ask)), variant)
-        if not self._reads_back(goal, ask):
-            return None
-        return Draft(self._key("read-write", "act-report"), "read_write", "act_report", user.username, user.id,
-                     ask, goal, [step], [], answer=found, form="errand", required=self._required(workflow, step),
-                     variant=variant)
 
     def _multi(self) -> Draft | None:
         """Two unrelated workflows: someone with two things to do."""

@@ -17,8 +17,9 @@ draft whose preconditions would fail gets a setup (another workflow run first th
 hold), or another candidate. All choices come from one seeded generator, so the same world gives
 the same drafts.
 
-The proposer is made of parts, one module each over a shared base (see `base.py`): `values`,
-`texts`, `setups`, `reads`, `writes`, `read_writes`, `compound` and `readback`. This module keeps the plan and the
+The proposer is made of parts, one module each over a shared base (see `base.py`): `values`
+(with `kind_prices` and `stored`), `texts`, `setups`, `reads`, `writes`, `read_writes`, `compound`
+(over `act_report` and `clashes`, the rules an errand's acts keep) and `readback`. This module keeps the plan and the
 `Proposer` itself: what it proposes, and the repairs stage two asks of it.
 """
 
