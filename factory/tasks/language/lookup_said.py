@@ -15,6 +15,7 @@ from factory.spec.naming import CODE
 from factory.tasks.language import grammar
 from factory.tasks.language.arg_words import CLASSIFIERS, when_label
 from factory.tasks.language.conds_said import bool_phrase
+from factory.tasks.language.indirect import asked
 from factory.tasks.language.measures import PRICE_NOUNS, count_noun, day_act, done_count, times_done
 from factory.tasks.language.modifiers import bool_adjective, bool_feature
 from factory.tasks.language.row_labels import _by_name
@@ -65,26 +66,26 @@ def lookup_said(field: FieldSpec, named: str, variant: int, entity: EntitySpec |
     if when is not None or done is not None:  # "date placed": "When was the hold "X" placed?", not
         # "the date placed of"; "issue date": "When was the invoice "X" issued?", not "the issue date of"
         verb = when[1] if when is not None else done
-        return f"Can you tell me when {named} was {verb}?" if variant % 2 else f"When was {named} {verb}?"
+        return asked("when", "was", named, f" {verb}", variant)
     until = when_label(field)
     if until is not None:  # "When is Flat 14, The Tannery available from?", never "the availability date of"
-        return f"Can you tell me when {named} is {until}?" if variant % 2 else f"When is {named} {until}?"
+        return asked("when", "is", named, f" {until}", variant)
     priced = entity or currency_of
     if field.type in ("int", "float") and f in _HOW_LONG:  # "How long is the Spin class at … on 8 June?"
-        return f"Can you tell me how long {named} is?" if variant % 2 else f"How long is {named}?"
+        return asked("how long", "is", named, "", variant)
     if field.type == "money" and f == "cost":  # "How much did the asset BWL-1044 cost?"
-        return f"Can you tell me how much {named} cost?" if variant % 2 else f"How much did {named} cost?"
+        return asked("how much", "did", named, " cost", variant)
     if field.type == "money" and f == "amount":  # "How much was my monthly fee payment on 1 April?"
-        return f"Can you tell me how much {named} was?" if variant % 2 else f"How much was {named}?"
+        return asked("how much", "was", named, "", variant)
     if field.type == "money" and f.split()[-1] in PRICE_NOUNS and f.split()[-1] != "rate":
         # "How much is the joining fee for the … plan?", never "the … plan's joining fee"
-        return f"Can you tell me how much the {f} for {named} is?" if variant % 2 else f"How much is the {f} for {named}?"
+        return asked("how much", "is", f"the {f} for {named}", "", variant)
     if priced is not None and prices_in(priced, field):  # "What currency is the … event in?"
-        return f"Can you tell me what currency {named} is in?" if variant % 2 else f"What currency is {named} in?"
+        return asked("what currency", "is", named, " in", variant)
     if in_place(field) and entity is not None and _by_name(entity):
         # a row known by its own name is a place or a body that is somewhere: "What city is the
         # Whiteladies Mews property in?", never "the … property's city"; "my contact details" are in no city
-        return f"Can you tell me what {f} {named} is in?" if variant % 2 else f"What {f} is {named} in?"
+        return asked(f"what {f}", "is", named, " in", variant)
     kind = _QUOTED_THING.match(named) if field.type == "enum" and f in CLASSIFIERS else None
     if kind is not None:  # "What kind of assignment is "Midterm"?", never "the kind of the assignment"
         return f"What {f} of {kind['thing']} is {kind['name']}?"

@@ -14,6 +14,7 @@ from factory.tasks.language import grammar
 from factory.tasks.language.arg_words import CLASSIFIERS, when_label
 from factory.tasks.language.asks import ONLY, Cond, ParseError, Question, RefText
 from factory.tasks.language.conds_said import bool_phrase, said_bare, said_bare_by, said_quality
+from factory.tasks.language.indirect import direct
 from factory.tasks.language.label_parts import kind_noun
 from factory.tasks.language.lookup_said import done_on, in_place, possessive, prices_in
 from factory.tasks.language.measures import count_noun, day_act, done_count, times_done
@@ -75,10 +76,8 @@ _SAID_LOOKUPS = [
     (re.compile(r"^When was (?P<named>.+) (?P<when>[a-z]+)\?$"), lambda f, w: field_noun(f) == w),
     (re.compile(r"^Look up when (?P<named>.+) was (?P<when>[a-z]+)\.$"), lambda f, w: field_noun(f) == w),
 ]
-# "When is … available from?", and "Can you tell me when … is available from?" as `parse_question`
-# has already put it ("Look up when … is available from.")
-_WHEN_IS = re.compile(r"^(?:When is (?P<named>.+) (?P<until>[a-z]+ [a-z]+)\?|"
-                      r"Look up when (?P<told>.+) is (?P<until2>[a-z]+ [a-z]+)\.)$")
+# "When is … available from?" ("Can you tell me when … is available from?" is put so first: `indirect`)
+_WHEN_IS = re.compile(r"^When is (?P<named>.+) (?P<until>[a-z]+ [a-z]+)\?$")
 
 
 def _when_is(spec: Spec, text: str) -> Question | None:
@@ -87,7 +86,7 @@ def _when_is(spec: Spec, text: str) -> Question | None:
     m = _WHEN_IS.match(text)
     if m is None:
         return None
-    named, until = (m["named"], m["until"]) if m["named"] else (m["told"], m["until2"])
+    named, until = m["named"], m["until"]
     for f in (f for e in spec.entities for f in e.fields if when_label(f) == until):
         try:
             q = parse_question(spec, f"What is the {field_noun(f)} of {named}?")
@@ -152,11 +151,10 @@ def _said_lookup(spec: Spec, text: str) -> Question | None:
     return None
 
 
-_CURRENCY = re.compile(r"^(?:What currency is (?P<named>.+)|Can you tell me what currency (?P<told>.+) is) in\?$")
+_CURRENCY = re.compile(r"^What currency is (?P<named>.+) in\?$")
 
 
-_IN_PLACE = re.compile(r"^(?:What (?P<kind>[a-z]+) is (?P<named>.+)|"
-                       r"Can you tell me what (?P<kind2>[a-z]+) (?P<told>.+) is) in\?$")
+_IN_PLACE = re.compile(r"^What (?P<kind>[a-z]+) is (?P<named>.+) in\?$")
 
 
 def _place_of(spec: Spec, text: str) -> Question | None:
@@ -165,7 +163,7 @@ def _place_of(spec: Spec, text: str) -> Question | None:
     m = _IN_PLACE.match(text)
     if m is None:
         return None
-    kind, named = (m["kind"], m["named"]) if m["named"] else (m["kind2"], m["told"])
+    kind, named = m["kind"], m["named"]
     return next((q for ent in spec.entities if _by_name(ent) for f in ent.fields if in_place(f) and field_noun(f) == kind
                  for q in [_field_of(spec, ent, f, named)] if q is not None), None)
 
@@ -176,7 +174,7 @@ def _currency_of(spec: Spec, text: str) -> Question | None:
     m = _CURRENCY.match(text)
     if m is None:
         return None
-    named = m["named"] or m["told"]
+    named = m["named"]
     return next((q for ent in spec.entities for f in ent.fields if prices_in(ent, f)
                  for q in [_field_of(spec, ent, f, named)] if q is not None), None)
 
@@ -209,9 +207,9 @@ _CLASSIFIER = "|".join(sorted(CLASSIFIERS))
 _KIND_OF = re.compile(rf'^What (?P<kind>{_CLASSIFIER}) of (?P<thing>[a-z][a-z -]*?) is (?P<name>"[^"]+"(?: [^"?]+)?)\?$')
 _KIND_OF_BARE = re.compile(rf'^What (?P<kind>{_CLASSIFIER}) of (?P<thing>[a-z]+) is (?P<name>[A-Z][^"?]*)\?$')
 _KIND_OF_CODE = re.compile(rf'^What (?P<kind>{_CLASSIFIER}) of (?P<thing>[a-z][a-z -]*?) is (?P<code>{CODE.pattern})\?$')
-_PRICE = re.compile(r"^(?:How much is the (?P<field>[a-z][a-z -]*?) for (?P<named>.+)|"
-                    r"Can you tell me how much the (?P<field2>[a-z][a-z -]*?) for (?P<told>.+) is)\?$")
-_HOW_LONG_IS = re.compile(r"^(?:How long is (?P<named>.+)|Can you tell me how long (?P<told>.+) is)\?$")
+# The direct forms only: "Can you tell me how much … is?" is put so first (`indirect.direct`).
+_PRICE = re.compile(r"^How much is the (?P<field>[a-z][a-z -]*?) for (?P<named>.+)\?$")
+_HOW_LONG_IS = re.compile(r"^How long is (?P<named>.+)\?$")
 
 
 def _lasting(spec: Spec, named: str) -> Question | None:
@@ -226,8 +224,8 @@ def _lasting(spec: Spec, named: str) -> Question | None:
     raise ParseError(f"{named!r} has no length to ask about")
 
 
-_AMOUNT = re.compile(r"^(?:How much was (?P<named>.+)|Can you tell me how much (?P<told>.+) was)\?$")
-_COST = re.compile(r"^(?:How much did (?P<named>.+) cost|Can you tell me how much (?P<told>.+) cost)\?$")
+_AMOUNT = re.compile(r"^How much was (?P<named>.+)\?$")
+_COST = re.compile(r"^How much did (?P<named>.+) cost\?$")
 _POSSESSIVE = re.compile(r"^What (?:is|are) (?P<named>the [A-Z][^\"?]*?)'s (?P<field>[a-z][^\"?]*)\?$")
 _MINE_ARE = re.compile(r"^How many of my (.+?) are (.+)\?$")
 _THE_ARE = re.compile(r"^How many of the (.+?) are (.+)\?$")
@@ -240,6 +238,7 @@ def parse_question(spec: Spec, text: str) -> Question | None:
     match but whose names do not (e.g. a lookup pattern over "total … of my accounts with …")
     gives way to the next form; the last such problem is raised when no form fits."""
     text = re.sub(r"^What are the ", "What is the ", text)  # "What are the points on licence of …?" (`lookup_said.be`)
+    text = direct(text)  # "Can you tell me how much … is?" asks "How much is …?" (`indirect`)
     # "Can you tell me the status of …?" asks what "Look up the status of ….", still read, does
     text = re.sub(r"^Can you tell me (the .+|when .+)\?$", r"Look up \1.", text)
     # "How many of my shifts are for the Transport department?" (`render.render_question`) asks
@@ -264,16 +263,16 @@ def parse_question(spec: Spec, text: str) -> Question | None:
         text = f"What is the {coded_kind['kind']} of {coded_kind['thing']} {coded_kind['code']}?"
     cost = _COST.match(text)  # "How much did the asset BWL-1044 cost?" (`lookup_said`)
     if cost is not None:
-        text = f"What is the cost of {cost['named'] or cost['told']}?"
+        text = f"What is the cost of {cost['named']}?"
     priced_at = _PRICE.match(text)  # "How much is the joining fee for the … plan?" (`lookup_said`)
     if priced_at is not None:
-        text = f"What is the {priced_at['field'] or priced_at['field2']} of {priced_at['named'] or priced_at['told']}?"
+        text = f"What is the {priced_at['field']} of {priced_at['named']}?"
     lasting = _HOW_LONG_IS.match(text)  # "How long is the Spin class …?" (`lookup_said`)
     if lasting is not None:
-        return _lasting(spec, lasting["named"] or lasting["told"])
+        return _lasting(spec, lasting["named"])
     worth = _AMOUNT.match(text)  # "How much was my monthly fee payment on 1 April?" (`lookup_said`)
     if worth is not None:
-        text = f"What is the amount of {worth['named'] or worth['told']}?"
+        text = f"What is the amount of {worth['named']}?"
     bare_kind = _KIND_OF_BARE.match(text)  # "What kind of port is Los Angeles?": of the Los Angeles port
     if bare_kind is not None:
         text = f"What is the {bare_kind['kind']} of the {bare_kind['name']} {bare_kind['thing']}?"
