@@ -15,6 +15,7 @@ from faker import Faker
 from factory.builder.build import build_spec
 from factory.predict.rows import UserView
 from factory.seed.loader import load_seed
+from factory.spec.model import Spec
 from factory.tasks.propose.proposer import Proposer
 from factory.tasks.propose.stored import times_like_stored
 
@@ -23,12 +24,17 @@ FIXES = ["Reseated the monitor cable and updated the dock firmware", "Cleared th
          "Added the user to the correct security group"]
 
 
-def _desk(rows: dict[str, list[dict[str, Any]]]) -> Proposer:
-    spec = build_spec(load_seed(SUITE / "helpdesk.yaml"))
+def _view(spec: Spec, rows: dict[str, list[dict[str, Any]]]) -> UserView:
+    """A world of `rows` (by field name) in memory, as the proposer reads it."""
     columns = {e: [{(spec.entity(e).field_named(k).column if k != "id" else "id"): v for k, v in r.items()} for r in rs]
                for e, rs in rows.items()}
-    view = UserView(spec, sqlite3.connect(":memory:"), _rows=columns,
+    return UserView(spec, sqlite3.connect(":memory:"), _rows=columns,
                     _by_id={e: {r["id"]: r for r in rs} for e, rs in columns.items()})
+
+
+def _desk(rows: dict[str, list[dict[str, Any]]]) -> Proposer:
+    spec = build_spec(load_seed(SUITE / "helpdesk.yaml"))
+    view = _view(spec, rows)
     proposer = object.__new__(Proposer)
     proposer.spec, proposer.world, proposer.rng = spec, view, random.Random(3)
     proposer._existing_cache, proposer._written_rows = {}, {}
@@ -96,17 +102,14 @@ def test_two_moments_set_together_keep_the_gap_the_world_keeps() -> None:
     spec = build_spec(load_seed(SUITE / "ticketing.yaml"))
     events = [{"id": i, "name": f"Show {i}", "doors_at": f"2026-0{i}-10T18:00:00", "starts_at": f"2026-0{i}-10T19:00:00"}
               for i in range(1, 5)]
-    columns = {"event": [{(spec.entity("event").field_named(k).column if k != "id" else "id"): v for k, v in r.items()}
-                         for r in events]}
-    view = UserView(spec, sqlite3.connect(":memory:"), _rows=columns,
-                    _by_id={e: {r["id"]: r for r in rs} for e, rs in columns.items()})
+    view = _view(spec, {"event": events})
     proposer = object.__new__(Proposer)
     proposer.spec, proposer.world, proposer.rng = spec, view, random.Random(3)
     postpone = next(w for w in spec.workflows if w.name == "postpone_event")
     values: dict[str, Any] = {"event": 1, "new_doors": "2026-06-06T10:00:00", "new_start": "2026-06-24T09:00:00"}
     proposer._gaps_like_stored(postpone, values)
     assert values == {"event": 1, "new_doors": "2026-06-24T08:00:00", "new_start": "2026-06-24T09:00:00"}
-    proposer.world = UserView(spec, sqlite3.connect(":memory:"), _rows={"event": []}, _by_id={"event": {}})
+    proposer.world = _view(spec, {"event": []})
     values = {"event": 1, "new_doors": "2026-06-06T10:00:00", "new_start": "2026-06-24T09:00:00"}
     proposer._gaps_like_stored(postpone, values)  # a world that keeps no such rows says nothing
     assert values["new_doors"] == "2026-06-06T10:00:00"
@@ -118,15 +121,12 @@ def test_a_moment_takes_a_time_of_day_the_world_keeps() -> None:
     spec = build_spec(load_seed(SUITE / "ticketing.yaml"))
     events = [{"id": i, "name": f"Show {i}", "doors_at": f"2026-0{i}-10T18:30:00", "starts_at": f"2026-0{i}-10T19:{i}0:00"}
               for i in range(1, 5)]
-    columns = {"event": [{(spec.entity("event").field_named(k).column if k != "id" else "id"): v for k, v in r.items()}
-                         for r in events]}
-    view = UserView(spec, sqlite3.connect(":memory:"), _rows=columns,
-                    _by_id={e: {r["id"]: r for r in rs} for e, rs in columns.items()})
+    view = _view(spec, {"event": events})
     postpone = next(w for w in spec.workflows if w.name == "postpone_event")
     drawn = {"event": 3, "new_doors": "2026-06-24T10:00:00", "new_start": "2026-06-24T09:00:00"}
     moved = times_like_stored(spec, view, postpone, drawn, random.Random(1))
     assert moved == {"new_doors": "2026-06-24T18:30:00", "new_start": "2026-06-24T19:30:00"}, moved
-    empty = UserView(spec, sqlite3.connect(":memory:"), _rows={"event": []}, _by_id={"event": {}})
+    empty = _view(spec, {"event": []})
     assert times_like_stored(spec, empty, postpone, {**drawn, "event": 9}, random.Random(1)) == {}
 
 

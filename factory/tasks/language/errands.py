@@ -242,13 +242,8 @@ def verb_shared(spec: Spec, steps: tuple[AskStep, ...], parts: list[str]) -> str
     for A" and "cancel my booking for B"), said once: '' when the errand is not two such runs."""
     if len(steps) != 2 or steps[0].workflow != steps[1].workflow or any(s.pick for s in steps):
         return ""
-    verb = set(verb_phrase(_workflow(spec, steps[0].workflow)).split())
-    shared: list[str] = []
-    for mine, theirs in zip(parts[0].split(), parts[1].split(), strict=False):
-        if mine != theirs or mine not in verb:
-            break
-        shared.append(mine)
-    return " ".join(shared) if shared and len(shared) < len(parts[1].split()) else ""
+    return next((verb for verb in verbs_of(parts[0], spec, steps[0].workflow)
+                 if parts[1].startswith(verb + " ") and parts[0].startswith(verb + " ")), "")
 
 
 def verbs_of(part: str, spec: Spec, workflow: str) -> list[str]:

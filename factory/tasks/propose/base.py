@@ -50,6 +50,7 @@ ORDERED = ("money", "int", "date")  # field types a superlative ranks by (reads,
 FindAct = tuple[Any, Step, AskStep, list[str]]
 
 
+PREDICTIONS_KEPT = 256  # recent predictions kept: a draft's gates ask for the same steps again
 ONE_EACH_SHARE = 0.9  # of the holders of an entity's rows holding one: "my membership" names it
 
 
@@ -77,6 +78,7 @@ class ProposerBase:
         self._keys: dict[str, int] = {}
         self._made: dict[tuple[str, int], Row] = {}  # rows the current draft's setup creates
         self._acting: Any = None  # the user whose run is being filled: whose voice its texts are in
+        self._predicted: dict[Any, Prediction | None] = {}  # (user, steps) → prediction (`_prediction`)
 
     def close(self) -> None:
         self.world.close()
@@ -170,7 +172,8 @@ class ProposerBase:
         if key not in self._one_each_cache:
             counts = [len(self._visible(entity, u.id)) for u in self.users]
             ent = self.spec.entity(entity)
-            held = Counter(r.get(f"{ent.owner_fields[0]}_id") for r in self.world.rows(entity)) if ent.owner_fields else Counter()
+            holder = ent.field_named(ent.owner_fields[0]).column if ent.owner_fields else None
+            held = Counter(r.get(holder) for r in self.world.rows(entity)) if holder else Counter()
             held.pop(None, None)
             as_a_rule = bool(held) and sum(1 for n in held.values() if n == 1) >= ONE_EACH_SHARE * len(held)
             self._one_each_cache[key] = bool(counts) and (max(counts) == 1 or as_a_rule)
@@ -205,11 +208,24 @@ class ProposerBase:
 
     def _prediction(self, user: Any, steps: list[Step]) -> Prediction | None:
         """What the effect interpreter predicts the steps do on the seed, None when it cannot
-        run them (a value it cannot read, a row that is not there)."""
+        run them (a value it cannot read, a row that is not there). Kept for the draft being
+        made: its gates ask the same steps and their prefixes again (`clashes.py`)."""
         try:
-            return predict(self.spec, self.seed_db, user.id, steps)
+            key: Any = (user.id, tuple((s.workflow, tuple(sorted(s.params.items()))) for s in steps))
+            hash(key)
+        except TypeError:  # a value that cannot be a key (a list): predicted afresh
+            key = None
+        if key is not None and key in self._predicted:
+            return self._predicted[key]
+        try:
+            found = predict(self.spec, self.seed_db, user.id, steps)
         except FactoryError:
-            return None
+            found = None
+        if key is not None:
+            if len(self._predicted) >= PREDICTIONS_KEPT:
+                self._predicted.clear()
+            self._predicted[key] = found
+        return found
 
     def _passes(self, user: Any, steps: list[Step]) -> bool:
         """Whether every step's preconditions hold, one after the other, on the seed."""
@@ -424,6 +440,9 @@ def fits_param(p: ParamSpec, value: Any) -> bool:
         return value in (p.values or [])
     if p.type == "int":
         return isinstance(value, int) and (p.min is None or value >= p.min) and (p.max is None or value <= p.max)
+    if p.type == "money":  # stored in cents, bounded in units
+        return (isinstance(value, int) and (p.min is None or value >= round(p.min * 100))
+                and (p.max is None or value <= round(p.max * 100)))
     text = str(value)
     return len(text) <= text_limit(p) and '"' not in text and ";" not in text
 

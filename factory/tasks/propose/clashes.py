@@ -164,7 +164,7 @@ class ClashesMixin(ProposerBase):
         tickets", "my General admission tickets for …" fits the new order too)."""
         for k in range(1, len(steps)):
             refs = {name: arg for name, arg in asks[k].args.items()
-                    if isinstance(arg, RefText) and arg.by not in (MADE,) and arg.text != IT}
+                    if isinstance(arg, RefText) and arg.by != MADE and arg.text != IT}
             if not refs:
                 continue
             prediction = self._prediction(user, steps[:k])

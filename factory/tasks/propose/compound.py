@@ -24,7 +24,6 @@ emitted only when its text reads back as exactly its steps.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -270,7 +269,7 @@ class CompoundMixin(ActReportMixin):
         none where the display names no day."""
         ent = self.spec.entity(entity)
         row = self.world.row(entity, row_id)
-        shown = [ent.field_named(n) for n in re.findall(r"\{(\w+)\}", ent.display) if any(f.name == n for f in ent.fields)]
+        shown = [ent.field_named(n) for n in ent.display_fields if any(f.name == n for f in ent.fields)]
         days = [f for f in shown if f.type in ("date", "datetime")]
         if row is None or not days:
             return set()

@@ -13,6 +13,7 @@ from typing import Any
 
 from factory.predict.rows import UserView
 from factory.spec.model import EntitySpec, Spec, WorkflowSpec
+from factory.tasks.propose.base import fits_param
 
 
 def _words(text: str) -> str:
@@ -56,14 +57,10 @@ def kind_prices(spec: Spec, world: UserView, workflow: WorkflowSpec, values: dic
             for q in workflow.params:
                 row = world.row(q.ref, values[q.name]) if q.ref and q.ref != "user" and q.name in values else None
                 amount = None if row is None or q.ref is None else _priced(spec, world, spec.entity(q.ref), row, kinds[0])
-                if amount is not None and _fits(p.min, p.max, amount):
+                if amount is not None and fits_param(p, amount):
                     out[src] = amount
                     break
     return out
-
-
-def _fits(low: float | None, high: float | None, cents: int) -> bool:
-    return (low is None or cents >= round(low * 100)) and (high is None or cents <= round(high * 100))
 
 
 __all__ = ["kind_prices"]

@@ -43,13 +43,10 @@ def times_like_stored(spec: Spec, world: UserView, workflow: WorkflowSpec, value
         for entity, fname in stored_in(workflow, p.name):
             column = spec.entity(entity).field_named(fname).column
             own = acted.get(column) if acted is not None and subject is not None and subject.ref == entity else None
-            times = sorted({_clock(v) for r in world.rows(entity) for v in [r.get(column)] if v})
-            if own:
-                clock = _clock(own)
-            elif len(times) >= MIN_ROWS:
-                clock = rng.choice(times)
-            else:
+            times = [] if own else sorted({_clock(v) for r in world.rows(entity) for v in [r.get(column)] if v})
+            if not own and len(times) < MIN_ROWS:
                 continue
+            clock = _clock(own) if own else rng.choice(times)
             day = dt.datetime.fromisoformat(str(values[p.name])).date()
             out[p.name] = f"{day.isoformat()}T{clock}"
             break
