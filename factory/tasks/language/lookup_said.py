@@ -11,7 +11,6 @@ import re
 
 from factory.spec.labels import CURRENCIES
 from factory.spec.model import EntitySpec, FieldSpec
-from factory.spec.naming import CODE
 from factory.tasks.language import grammar
 from factory.tasks.language.arg_words import CLASSIFIERS, when_label
 from factory.tasks.language.conds_said import bool_phrase
@@ -19,6 +18,7 @@ from factory.tasks.language.indirect import asked
 from factory.tasks.language.measures import PRICE_NOUNS, count_noun, day_act, done_count, times_done
 from factory.tasks.language.modifiers import bool_adjective, bool_feature
 from factory.tasks.language.row_labels import _by_name
+from factory.tasks.language.row_names import CODED_THING
 from factory.tasks.language.spoken import FOR_NOUNS, field_noun, own_field_noun
 
 
@@ -147,7 +147,7 @@ _QUOTED_THING = re.compile(r'the (?P<thing>[a-z][a-z -]*?) (?P<name>"[^"]+"(?: [
 
 
 # A row named by its code after its noun ("the asset BWL-1012"), whose kind is asked of the code.
-_CODED_THING = re.compile(rf"(?:the )?(?!my )(?P<thing>[a-z][a-z -]*?) (?P<code>{CODE.pattern})")
+_CODED_THING = re.compile(rf"(?:the )?(?!my ){CODED_THING}")
 
 
 # Nouns of how long a thing lasts, asked "How long is …?" (`parse_questions` reads them back).

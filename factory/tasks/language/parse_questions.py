@@ -23,7 +23,7 @@ from factory.tasks.language.parse import DIRECTIONS, DIRS, my_phrases
 from factory.tasks.language.parse_conds import entity_and_conds, entity_by, field_by, parse_conds
 from factory.tasks.language.render import holder_field, says_its_noun
 from factory.tasks.language.row_labels import SPOKEN_DAY, _by_name
-from factory.tasks.language.row_names import name_of, read_name
+from factory.tasks.language.row_names import CODED_THING, name_of, read_name
 from factory.tasks.language.spoken import a, field_noun, noun, said, spoken_plural
 from factory.tasks.language.words import my_only
 
@@ -31,7 +31,7 @@ from factory.tasks.language.words import my_only
 _WHOSE = r"[A-Z][^\"?]*?'s "
 _OWNED = rf"(?:my |the |{_WHOSE})[^\"]*"
 # A row said by its noun and its code, with no article ("ticket INC-151": `row_names.name_of`).
-_CODED = rf"[a-z][a-z -]*? {CODE.pattern}"
+_CODED = CODED_THING
 
 
 _Q_PATTERNS = [

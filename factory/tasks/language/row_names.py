@@ -51,6 +51,7 @@ from factory.tasks.language.row_labels import (
 )
 from factory.tasks.language.spoken import noun, said
 from factory.tasks.language.things import person
+from factory.tasks.language.values import PERSON
 from factory.tasks.language.words import my_only
 
 
@@ -339,15 +340,13 @@ def _of_pointed(spec: Spec, ent: EntitySpec, said_after: str) -> str | None:
     return said_after[len(f"for the {pointed} "):]
 
 
-# A person's name as a label writes it: capitalised words ("Rachel Randolph", "Seán O'Brien").
-_PERSON = r"[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)*"
 
 
 def _read_towards(spec: Spec, ent: EntitySpec, text: str, thing: str, mine: bool | None) -> RefText | None:
     """The row `_towards` names, or None (`text` without its "my " or "the ")."""
     word = object_person(spec, ent)
     shape = person_template(spec, ent)
-    first = re.fullmatch(rf"(?P<pre>(?:[^\"]+ )?){re.escape(thing)} {word} (?P<who>me|{_PERSON}) (?P<post>[a-z][^\"]*)",
+    first = re.fullmatch(rf"(?P<pre>(?:[^\"]+ )?){re.escape(thing)} {word} (?P<who>me|{PERSON}) (?P<post>[a-z][^\"]*)",
                          text) if word and shape else None
     if first is not None and shape is not None:  # "transfer to me for the order of …"
         rest = _read_around(spec, ent, f"{first['pre']}{thing} {first['post']}", _templates(spec, ent)[1:])
@@ -372,6 +371,10 @@ def _read_towards(spec: Spec, ent: EntitySpec, text: str, thing: str, mine: bool
     return RefText(f"{rest}{shape[1]}{m['who']}", mine=mine)
 
 
+# A row said by a noun and its own code, with no article ("ticket INC-151"), inside a pattern.
+CODED_THING = rf"(?P<thing>[a-z][a-z -]*?) (?P<code>{_CODE.pattern})"
+
+
 def code_named(spec: Spec, entity: str, text: str) -> bool:
     """Whether `text` names a row by its noun and its own code, with no article ("ticket INC-151")."""
     ent = spec.entity(entity)
@@ -394,7 +397,7 @@ def read_name(spec: Spec, entity: str, text: str) -> RefText:
     came = re.fullmatch(rf"(?P<what>[^\"]+) {re.escape(done)} {word} me", text) if done and mine is False else None
     if came is not None:  # "the General admission tickets for … transferred to me" (`_towards`)
         text = f"{thing} of {came['what']} {word} me"
-    sent = re.fullmatch(rf"(?P<what>[^\"]+) I {re.escape(done)} {word} (?P<who>{_PERSON})", text) \
+    sent = re.fullmatch(rf"(?P<what>[^\"]+) I {re.escape(done)} {word} (?P<who>{PERSON})", text) \
         if done and mine is False else None
     if sent is not None:  # "the Balcony tickets for … I transferred to Colin Hanna" (`_towards`)
         text, mine = f"{thing} of {sent['what']} {word} {sent['who']}", True

@@ -25,9 +25,7 @@ from factory.tasks.language import grammar
 from factory.tasks.language.frame_params import part_of
 from factory.tasks.language.frames import Frame
 from factory.tasks.language.spoken import noun, said, verb_words
-
-# A person as a label writes them ("Paula Mitchell", "Seán O'Brien").
-_PERSON = r"[A-Z][\w'.-]*(?: [A-Z][\w'.-]*)*"
+from factory.tasks.language.values import PERSON
 
 
 @dataclass(frozen=True)
@@ -61,7 +59,7 @@ def move_shape(spec: Spec, f: Frame, workflow: WorkflowSpec) -> Move | None:
 def moved(text: str, move: Move) -> str | None:
     """"Take Paula Mitchell off the waitlist for …" of "Leave Paula Mitchell's waitlist spot for
     …", or None where the row is not said as someone's."""
-    m = re.match(rf"{re.escape(move.verb)} (?:(?P<mine>my)|(?P<who>{_PERSON})'s) {re.escape(move.thing)} (?P<rest>.+)$",
+    m = re.match(rf"{re.escape(move.verb)} (?:(?P<mine>my)|(?P<who>{PERSON})'s) {re.escape(move.thing)} (?P<rest>.+)$",
                  text)
     if m is None:
         return None
@@ -70,7 +68,7 @@ def moved(text: str, move: Move) -> str | None:
 
 def unmoved(text: str, move: Move) -> str | None:
     """The frame's own words of a `moved` sentence, or None when `text` is not said so."""
-    m = re.match(rf"Take (?:(?P<me>me)|(?P<who>{_PERSON})) off the {re.escape(move.place)} (?P<rest>.+)$", text)
+    m = re.match(rf"Take (?:(?P<me>me)|(?P<who>{PERSON})) off the {re.escape(move.place)} (?P<rest>.+)$", text)
     if m is None:
         return None
     return f"{move.verb} {'my' if m['me'] else m['who'] + chr(39) + 's'} {move.thing} {m['rest']}"
@@ -106,12 +104,12 @@ def given(text: str, gift: Gift) -> str | None:
     """"Offer Ashley Vega the place for the Spin class …" of "Offer the place for Ashley Vega's
     waitlist spot for the Spin class …", or None where the row is not said as someone's."""
     verb, _, what = gift.head.partition(" ")
-    m = re.match(rf"{re.escape(gift.head)} for (?P<who>{_PERSON})'s {re.escape(gift.thing)} (?P<rest>for .+)$", text)
+    m = re.match(rf"{re.escape(gift.head)} for (?P<who>{PERSON})'s {re.escape(gift.thing)} (?P<rest>for .+)$", text)
     return f"{verb} {m['who']} {what} {m['rest']}" if m is not None else None
 
 
 def ungiven(text: str, gift: Gift) -> str | None:
     """The frame's own words of a `given` sentence, or None when `text` is not said so."""
     verb, _, what = gift.head.partition(" ")
-    m = re.match(rf"{re.escape(verb)} (?P<who>{_PERSON}) {re.escape(what)} (?P<rest>for .+)$", text)
+    m = re.match(rf"{re.escape(verb)} (?P<who>{PERSON}) {re.escape(what)} (?P<rest>for .+)$", text)
     return f"{gift.head} for {m['who']}'s {gift.thing} {m['rest']}" if m is not None else None

@@ -64,8 +64,11 @@ DATE = re.compile(r"([A-Z][a-z]+) (\d{1,2}), (\d{4})")
 TIME = r" at \d{1,2}:\d{2}(?: [AP]M)?"  # "at 2:00 PM", and the 24-hour "at 14:00" read too
 _TIME = re.compile(r" at (\d{1,2}):(\d{2})(?: ([AP]M))?")
 _QUOTED = re.compile(r'"([^"]*)"')
-# A person's name written bare: capitalised words ("Vikram Iyer", "Liam O'Connor", "Félix Gagnon").
-PERSON_NAME = re.compile(r"[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){1,3}")
+# A person's name written bare: capitalised words ("Vikram Iyer", "Liam O'Connor", "Félix Gagnon");
+# `PERSON` as a label writes one inside a sentence, of any length ("Paula Mitchell's …").
+_NAME_WORD = r"[A-Z][\w'.-]*"
+PERSON = rf"{_NAME_WORD}(?: {_NAME_WORD})*"
+PERSON_NAME = re.compile(rf"{_NAME_WORD}(?: {_NAME_WORD}){{1,3}}")
 _BOOL = re.compile(r"(yes|no)\b", re.IGNORECASE)
 
 
